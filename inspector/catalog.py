@@ -1,0 +1,232 @@
+"""A snapshot of what a server offers, built from the wire JSON it sent (never from SDK models).
+
+Every item is kept exactly as sent (camelCase, unknown fields and all) with the wire entry of the page
+that carried it. Malformed items are kept and marked with their problems: a review must see them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inspector.connection.errors import RpcError
+from inspector.connection.session import Session
+
+Kind = Literal["tool", "resource", "template", "prompt"]
+MAX_PAGES = 500
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    kind: Kind
+    method: str
+    key: str  # the array in the result
+    capability: str
+
+
+LISTS = (
+    ListSpec("tool", "tools/list", "tools", "tools"),
+    ListSpec("resource", "resources/list", "resources", "resources"),
+    ListSpec("template", "resources/templates/list", "resourceTemplates", "resources"),
+    ListSpec("prompt", "prompts/list", "prompts", "prompts"),
+)
+
+
+@dataclass
+class Item:
+    kind: Kind
+    raw: Any  # the wire JSON, as sent
+    seq: int  # wire entry of the response that carried it
+    page: int
+    index: int  # position across all pages
+    problems: list[str] = field(default_factory=list)
+
+    def _str(self, key: str) -> str | None:
+        value = self.raw.get(key) if isinstance(self.raw, dict) else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def name(self) -> str | None:
+        return self._str("name")
+
+    @property
+    def key(self) -> str:
+        """How a reviewer names it: the name (tools, prompts), the URI (resources), or its position."""
+        ident = {"resource": "uri", "template": "uriTemplate"}.get(self.kind, "name")
+        return self._str(ident) or self.name or f"<{self.kind} #{self.index + 1} without a name>"
+
+    @property
+    def description(self) -> str | None:
+        return self._str("description")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default) if isinstance(self.raw, dict) else default
+
+
+@dataclass
+class Listing:
+    spec: ListSpec
+    items: list[Item] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)  # one response entry per page
+    cursors: list[str] = field(default_factory=list)
+    declared: bool = True
+    error: str | None = None  # the list request failed: why
+    error_seq: int | None = None
+    stopped: str | None = None  # pagination stopped early: why (loop, page cap)
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def raw(self) -> list[Any]:
+        return [i.raw for i in self.items]
+
+
+@dataclass
+class ServerSnapshot:
+    target: dict[str, Any]
+    era: str
+    revision: str
+    server_info: dict[str, Any] | None
+    capabilities: dict[str, Any]
+    instructions: str | None
+    hello: dict[str, Any]
+    hello_seq: int
+    notes: list[str]
+    lists: dict[Kind, Listing]
+
+    @property
+    def tools(self) -> Listing:
+        return self.lists["tool"]
+
+    @property
+    def resources(self) -> Listing:
+        return self.lists["resource"]
+
+    @property
+    def templates(self) -> Listing:
+        return self.lists["template"]
+
+    @property
+    def prompts(self) -> Listing:
+        return self.lists["prompt"]
+
+    def tool(self, name: str) -> Item | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    @property
+    def server_name(self) -> str:
+        info = self.server_info or {}
+        name = info.get("name")
+        return name if isinstance(name, str) else "(unnamed server)"
+
+    @property
+    def server_version(self) -> str | None:
+        version = (self.server_info or {}).get("version")
+        return version if isinstance(version, str) else None
+
+
+def _problems(kind: Kind, raw: Any) -> list[str]:
+    if not isinstance(raw, dict):
+        return [f"not an object: {type(raw).__name__}"]
+    out: list[str] = []
+    required = {"tool": "name", "prompt": "name", "resource": "uri", "template": "uriTemplate"}[kind]
+    if not isinstance(raw.get(required), str):
+        out.append(f"no {required}" if required not in raw else f"{required} is not a string")
+    if kind in ("resource", "template") and not isinstance(raw.get("name"), str):
+        out.append("no name")
+    for key in ("title", "description"):
+        if key in raw and not isinstance(raw[key], str):
+            out.append(f"{key} is not a string")
+    if kind == "tool":
+        for key in ("inputSchema", "outputSchema"):
+            if key not in raw:
+                if key == "inputSchema":
+                    out.append("no inputSchema")
+                continue
+            schema = raw[key]
+            if not isinstance(schema, dict):
+                out.append(f"{key} is not an object")
+            elif schema.get("type") != "object" and key == "inputSchema":
+                out.append('inputSchema.type is not "object"')
+        if "annotations" in raw and not isinstance(raw["annotations"], dict):
+            out.append("annotations is not an object")
+    if kind == "prompt" and "arguments" in raw and not isinstance(raw["arguments"], list):
+        out.append("arguments is not an array")
+    return out
+
+
+async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAGES) -> Listing:
+    """Follow cursors until the end, a repeated cursor, or `max_pages`; keep every item as sent."""
+    listing = Listing(spec)
+    seen: set[str] = set()
+    cursor: str | None = None
+    names: dict[str, int] = {}
+    for page in range(max_pages):
+        params = {"cursor": cursor} if cursor is not None else {}
+        try:
+            result, reply = await session.result(spec.method, params)
+        except RpcError as e:
+            listing.error = f"JSON-RPC error {e.code}: {e.message[:200]}"
+            listing.error_seq = e.seq
+            return listing
+        listing.seqs.append(reply.seq)
+        items = result.get(spec.key) if isinstance(result, dict) else None
+        if not isinstance(items, list):
+            listing.error = f"{spec.method} result has no '{spec.key}' array (wire #{reply.seq})"
+            listing.error_seq = reply.seq
+            return listing
+        for raw in items:
+            item = Item(spec.kind, raw, reply.seq, page + 1, len(listing.items), _problems(spec.kind, raw))
+            if spec.kind in ("tool", "prompt") and item.name is not None:
+                if item.name in names:
+                    item.problems.append(f"duplicate name (first at position {names[item.name] + 1})")
+                else:
+                    names[item.name] = item.index
+            listing.items.append(item)
+        nxt = result.get("nextCursor")
+        if nxt is None:
+            return listing
+        if not isinstance(nxt, str):
+            listing.stopped = f"nextCursor is not a string: {nxt!r:.60}"
+            return listing
+        if nxt in seen:
+            listing.stopped = f"pagination loop: cursor {nxt!r:.60} came back (page {page + 1})"
+            return listing
+        seen.add(nxt)
+        listing.cursors.append(nxt)
+        cursor = nxt
+    listing.stopped = f"stopped after {max_pages} pages"
+    return listing
+
+
+async def take_snapshot(session: Session, *, kinds: tuple[Kind, ...] | None = None) -> ServerSnapshot:
+    hello = session.hello
+    assert hello is not None, "open the session first"
+    lists: dict[Kind, Listing] = {}
+    for spec in LISTS:
+        if kinds is not None and spec.kind not in kinds:
+            lists[spec.kind] = Listing(spec, declared=False)
+        elif spec.capability not in hello.capabilities:
+            lists[spec.kind] = Listing(spec, declared=False)
+        else:
+            lists[spec.kind] = await list_all(session, spec)
+    session.tool_schemas = {
+        t.name: t.get("inputSchema") for t in lists["tool"] if t.name and isinstance(t.get("inputSchema"), dict)
+    }
+    return ServerSnapshot(
+        target=session.target.public(),
+        era=hello.era,
+        revision=hello.revision,
+        server_info=hello.server_info,
+        capabilities=hello.capabilities,
+        instructions=hello.instructions,
+        hello=hello.result,
+        hello_seq=hello.seq,
+        notes=list(session.notes),
+        lists=lists,
+    )

@@ -1,0 +1,209 @@
+"""JSON-RPC over one transport: ids, pending requests, timeouts, and requests from the server.
+
+It returns raw messages (dicts as sent by the server): judging them is the caller's business. The
+session and the raw prober both sit on this class, so correlation logic exists once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.connection.errors import ConnectionFailed, RequestTimeout
+from inspector.connection.transport import Delivery, Transport
+
+RequestHandler = Callable[[dict[str, Any], Delivery], Awaitable[dict[str, Any]]]
+NotificationHandler = Callable[[dict[str, Any], Delivery], None]
+
+
+class HandlerError(Exception):
+    """Raised by a request handler to answer with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        err: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            err["data"] = self.data
+        return err
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A response message as received, where it came from, and how long it took."""
+
+    message: dict[str, Any]
+    delivery: Delivery
+    latency: float
+
+    @property
+    def seq(self) -> int:
+        return self.delivery.seq
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        return self.message["error"] if "error" in self.message else None
+
+    @property
+    def result(self) -> Any:
+        return self.message.get("result")
+
+
+class RpcChannel:
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.wire = transport.wire
+        transport.on_message = self._on_message
+        transport.on_closed = self._on_closed
+        self._pending: dict[Any, asyncio.Future[Reply]] = {}
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.failure: ConnectionFailed | None = None
+        self.on_request: RequestHandler | None = None
+        self.on_notification: NotificationHandler | None = None
+        self.on_timeout: Callable[[Any, str], Awaitable[None]] | None = None
+
+    @property
+    def conn(self) -> int:
+        return self.transport.conn
+
+    async def start(self) -> None:
+        await self.transport.start()
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    # ------------------------------------------------------------------------------------ sending
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float,
+        rpc_id: Any = None,
+        message: dict[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
+    ) -> Reply:
+        """Send a request and wait for the response with the same id (an error response is returned too)."""
+        if self.failure:
+            raise self.failure
+        rid = self.next_id() if rpc_id is None else rpc_id
+        if message is None:
+            message = {"jsonrpc": "2.0", "id": rid, "method": method}
+            if params is not None:
+                message["params"] = params
+        else:
+            rid = message.get("id", rid)
+        fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        started = time.monotonic()
+        sender = self._spawn(self.transport.send(message, headers=headers, omit=omit))
+        sender.add_done_callback(lambda t: self._send_done(t, fut))
+        try:
+            reply = await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except TimeoutError:
+            sender.cancel()
+            fut.cancel()
+            if self.on_timeout and not self.failure:
+                with contextlib.suppress(ConnectionFailed):
+                    await self.on_timeout(rid, method)
+            raise RequestTimeout(method, timeout) from None
+        finally:
+            self._pending.pop(rid, None)
+        return Reply(reply.message, reply.delivery, time.monotonic() - started)
+
+    @staticmethod
+    def _send_done(task: asyncio.Task[None], fut: asyncio.Future[Reply]) -> None:
+        if task.cancelled() or fut.done():
+            return
+        exc = task.exception()
+        if exc is not None:
+            fut.set_exception(exc)
+
+    async def send(
+        self,
+        message: Any = None,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
+    ) -> None:
+        """Send a notification, a response, or raw text; nothing is awaited back."""
+        if self.failure:
+            raise self.failure
+        await self.transport.send(message, raw=raw, headers=headers, omit=omit)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        await self.send(msg)
+
+    # ---------------------------------------------------------------------------------- receiving
+    def _on_message(self, msg: Any, delivery: Delivery) -> None:
+        for one in msg if isinstance(msg, list) else [msg]:
+            self._dispatch(one, delivery)
+
+    def _dispatch(self, msg: Any, delivery: Delivery) -> None:
+        if not isinstance(msg, dict):
+            return
+        if "method" in msg:
+            if "id" in msg:
+                self._spawn(self._answer(msg, delivery))
+            elif self.on_notification:
+                self.on_notification(msg, delivery)
+            return
+        rid = msg.get("id")
+        fut = self._pending.get(rid) if isinstance(rid, str | int) else None
+        if fut is not None and not fut.done():
+            fut.set_result(Reply(msg, delivery, 0.0))
+        else:
+            self.wire.line("note", self.conn, f"response #{delivery.seq} matches no pending request (id {rid!r})")
+
+    async def _answer(self, msg: dict[str, Any], delivery: Delivery) -> None:
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": msg.get("id")}
+        try:
+            if self.on_request is None:
+                raise HandlerError(-32601, f"Method not found: {msg.get('method')}")
+            reply["result"] = await self.on_request(msg, delivery)
+        except HandlerError as e:
+            reply["error"] = e.to_json()
+        except Exception as e:  # a handler bug must not kill the connection: answer, and say what broke
+            reply["error"] = {"code": -32603, "message": f"client error: {type(e).__name__}: {e}"}
+        with contextlib.suppress(ConnectionFailed):
+            await self.send(reply)
+
+    def _on_closed(self, failure: ConnectionFailed) -> None:
+        if self.failure is None:
+            self.failure = failure
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(failure)
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_consume_exception)
+        return task
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.transport.aclose()
+
+
+def _consume_exception(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: reported through the request future, never "never retrieved"

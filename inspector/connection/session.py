@@ -1,0 +1,404 @@
+"""An MCP client session that speaks both protocol eras and hides nothing.
+
+Why not the SDK's `Client`: it validates and normalises every result (a malformed tool list raises
+before a reviewer can see it), caches responses, hides HTTP statuses, and `import mcp` alone costs about
+a second. This session is a thin layer over `RpcChannel`: it negotiates the era, stamps the 2026-07-28
+`_meta` and headers, answers the server's requests (sampling, elicitation, roots) through handlers,
+drives multi-round-trip (`input_required`) requests, and returns results exactly as the server sent them.
+
+Eras:
+- legacy (2024-11-05 .. 2025-11-25): `initialize` + `notifications/initialized`, a stateful connection.
+- modern (2026-07-28): no handshake; `server/discover`, and every request carries its own `_meta`.
+`auto` asks `server/discover` first and falls back to `initialize` on anything that is not a modern
+answer (on stdio a fresh process is used when the first one may be stuck in the wrong era).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inspector import __version__
+from inspector.connection.channel import HandlerError, Reply, RpcChannel
+from inspector.connection.errors import (
+    AuthRequired,
+    ConnectionFailed,
+    HttpError,
+    ProtocolError,
+    RequestTimeout,
+    RpcError,
+)
+from inspector.connection.transport import Delivery, HttpTransport, make_transport
+from inspector.connection.wire import Redactor, WireLog
+from inspector.targets import Target
+
+MODERN = "2026-07-28"
+LATEST_LEGACY = "2025-11-25"
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+KNOWN_VERSIONS = (MODERN, *LEGACY_VERSIONS)
+CLIENT_INFO = {"name": "mcp-review", "version": __version__}
+DISCOVER_TIMEOUT = 5.0
+MAX_INPUT_ROUNDS = 8
+META = "io.modelcontextprotocol/"
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+EraChoice = Literal["auto", "legacy", "modern"]
+Era = Literal["legacy", "modern"]
+Json = dict[str, Any]
+
+
+@dataclass
+class ClientHandlers:
+    """How this client answers what the server asks. A handler left None is not declared as a capability.
+
+    Each takes the request's params (wire JSON) and returns the result (wire JSON), or raises
+    `HandlerError` to answer with a JSON-RPC error.
+    """
+
+    sampling: Callable[[Json], Awaitable[Json]] | None = None
+    elicitation: Callable[[Json], Awaitable[Json]] | None = None
+    roots: Callable[[], Awaitable[list[Json]]] | None = None
+
+    def capabilities(self) -> Json:
+        caps: Json = {}
+        if self.roots:
+            caps["roots"] = {"listChanged": False}
+        if self.sampling:
+            caps["sampling"] = {}
+        if self.elicitation:
+            caps["elicitation"] = {"form": {}, "url": {}}
+        return caps
+
+
+def headless_handlers() -> ClientHandlers:
+    """What a client without a person answers: no roots, sampling refused, elicitation declined."""
+
+    async def sampling(_params: Json) -> Json:
+        raise HandlerError(-1, "sampling declined: mcp-review runs headless here, no one can approve it")
+
+    async def elicitation(_params: Json) -> Json:
+        return {"action": "decline"}
+
+    async def roots() -> list[Json]:
+        return []
+
+    return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=roots)
+
+
+@dataclass
+class ServerHello:
+    """What the server said about itself in the handshake (initialize or server/discover), as sent."""
+
+    era: Era
+    revision: str
+    result: Json
+    seq: int
+    server_info: Json | None
+    capabilities: Json
+    instructions: str | None
+    supported_versions: list[str] = field(default_factory=list)
+
+
+def param_header_value(value: Any) -> str:
+    """Mirror an argument into an `Mcp-Param-*` header (2026-07-28), base64 sentinel when unsafe."""
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    safe = text == text.strip() and all(0x20 <= ord(c) < 0x7F for c in text)
+    return text if safe else "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
+
+
+class Session:
+    """One live connection. Use as `async with Session(target) as s:` from a single task."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        era: EraChoice = "auto",
+        handlers: ClientHandlers | None = None,
+        wire: WireLog | None = None,
+        timeout: float | None = None,
+        log_level: str | None = None,
+    ) -> None:
+        self.target = target
+        self.era_choice = era
+        self.handlers = handlers or ClientHandlers()
+        self.wire = wire or WireLog(Redactor(target.secret_values()))
+        self.timeout = timeout or target.timeout
+        self.log_level = log_level
+        self.hello: ServerHello | None = None
+        self.channel: RpcChannel | None = None
+        self.notes: list[str] = []  # how negotiation went, in words
+        self.tool_schemas: dict[str, Json] = {}  # for Mcp-Param-* headers
+        self.notification_listeners: list[Callable[[Json, Delivery], None]] = []
+        self._progress: dict[str, Callable[[Json], None]] = {}
+        self._tokens = itertools.count(1)
+
+    # -------------------------------------------------------------------------------- lifecycle
+    async def __aenter__(self) -> Session:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+    @property
+    def era(self) -> Era:
+        return self.hello.era if self.hello else "legacy"
+
+    @property
+    def revision(self) -> str | None:
+        return self.hello.revision if self.hello else None
+
+    @property
+    def failure(self) -> ConnectionFailed | None:
+        return self.channel.failure if self.channel else None
+
+    async def _connect(self) -> RpcChannel:
+        if self.channel is not None:
+            await self.channel.close()
+        channel = RpcChannel(make_transport(self.target, self.wire))
+        channel.on_request = self._on_request
+        channel.on_notification = self._on_notification
+        channel.on_timeout = self._on_timeout
+        self.channel = channel
+        await channel.start()
+        return channel
+
+    async def open(self) -> ServerHello:
+        try:
+            await self._connect()
+            if self.era_choice != "legacy" and await self._discover():
+                assert self.hello
+                return self.hello
+            if self.era_choice == "modern":
+                raise ProtocolError(f"the server does not speak {MODERN}: {'; '.join(self.notes)}")
+            return await self._initialize_with_retry()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        if self.channel is not None:
+            with contextlib.suppress(Exception):
+                await self.channel.close()
+
+    # ------------------------------------------------------------------------------ negotiation
+    def _meta(self) -> Json:
+        meta: Json = {
+            META + "protocolVersion": MODERN,
+            META + "clientCapabilities": self.handlers.capabilities(),
+            META + "clientInfo": CLIENT_INFO,
+        }
+        if self.log_level:
+            meta[META + "logLevel"] = self.log_level
+        return meta
+
+    async def _discover(self) -> bool:
+        """Ask `server/discover`; True (and `hello` set) when the server speaks 2026-07-28."""
+        assert self.channel
+        try:
+            reply = await self._send("server/discover", {"_meta": self._meta()}, modern=True, timeout=DISCOVER_TIMEOUT)
+        except AuthRequired:
+            raise
+        except RequestTimeout:
+            self.notes.append(f"server/discover: no answer within {DISCOVER_TIMEOUT:g}s")
+            if self.target.kind == "stdio":
+                await self._connect()  # the old process may still be chewing on it: start clean
+            return False
+        except HttpError as e:
+            self.notes.append(f"server/discover: HTTP {e.status}")
+            return False
+        result = reply.result
+        if reply.error is not None or not isinstance(result, dict):
+            err = reply.error or {}
+            self.notes.append(f"server/discover: JSON-RPC error {err.get('code')} ({str(err.get('message'))[:80]})")
+            return False
+        versions = result.get("supportedVersions")
+        if not isinstance(versions, list) or MODERN not in versions:
+            self.notes.append(f"server/discover answered without {MODERN} in supportedVersions: {versions!r}")
+            return False
+        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        info = meta.get(META + "serverInfo") if meta else None
+        self.hello = ServerHello(
+            era="modern",
+            revision=MODERN,
+            result=result,
+            seq=reply.seq,
+            server_info=info if isinstance(info, dict) else None,
+            capabilities=result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {},
+            instructions=result.get("instructions") if isinstance(result.get("instructions"), str) else None,
+            supported_versions=[v for v in versions if isinstance(v, str)],
+        )
+        if isinstance(self.channel.transport, HttpTransport):
+            self.channel.transport.protocol_version = MODERN
+        self.notes.append(f"server/discover: {MODERN} (supported {versions})")
+        return True
+
+    async def _initialize_with_retry(self) -> ServerHello:
+        try:
+            return await self._initialize()
+        except RpcError as e:
+            if self.target.kind != "stdio" or self.era_choice == "legacy":
+                raise ProtocolError(f"initialize failed: JSON-RPC error {e.code}: {e.message[:200]}") from e
+            # Some dual-era servers lock a stdio connection into the modern era after any server/discover.
+            self.notes.append(f"initialize after server/discover failed ({e.code}): retrying on a fresh process")
+            await self._connect()
+            try:
+                return await self._initialize()
+            except RpcError as e2:
+                raise ProtocolError(f"initialize failed: JSON-RPC error {e2.code}: {e2.message[:200]}") from e2
+
+    async def _initialize(self) -> ServerHello:
+        assert self.channel
+        params = {"protocolVersion": LATEST_LEGACY, "capabilities": self.handlers.capabilities(), "clientInfo": CLIENT_INFO}
+        reply = await self.channel.request("initialize", params, timeout=self.timeout)
+        if reply.error is not None:
+            raise RpcError(reply.error, method="initialize", seq=reply.seq, status=reply.delivery.status)
+        result = reply.result
+        if not isinstance(result, dict) or not isinstance(result.get("protocolVersion"), str):
+            raise ProtocolError(f"initialize answered without a protocolVersion (wire #{reply.seq})")
+        version = result["protocolVersion"]
+        if version not in LEGACY_VERSIONS:
+            self.notes.append(f"initialize: the server answered unknown protocolVersion {version!r}")
+        else:
+            self.notes.append(f"initialize: {version}")
+        info = result.get("serverInfo")
+        self.hello = ServerHello(
+            era="legacy",
+            revision=version,
+            result=result,
+            seq=reply.seq,
+            server_info=info if isinstance(info, dict) else None,
+            capabilities=result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {},
+            instructions=result.get("instructions") if isinstance(result.get("instructions"), str) else None,
+            supported_versions=[version],
+        )
+        transport = self.channel.transport
+        if isinstance(transport, HttpTransport):
+            transport.protocol_version = version
+        await self.channel.notify("notifications/initialized")
+        if isinstance(transport, HttpTransport):
+            transport.listen()
+        return self.hello
+
+    # --------------------------------------------------------------------------------- requests
+    def _modern_headers(self, method: str, params: Any) -> dict[str, str]:
+        headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+        key = NAMED_METHODS.get(method)
+        if key and isinstance(params, dict) and isinstance(params.get(key), str):
+            headers["Mcp-Name"] = params[key]
+        if method == "tools/call" and isinstance(params, dict):
+            headers.update(self._param_headers(params.get("name"), params.get("arguments")))
+        return headers
+
+    def _param_headers(self, name: Any, arguments: Any) -> dict[str, str]:
+        schema = self.tool_schemas.get(name) if isinstance(name, str) else None
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(props, dict) or not isinstance(arguments, dict):
+            return {}
+        headers = {}
+        for prop, spec in props.items():
+            header = spec.get("x-mcp-header") if isinstance(spec, dict) else None
+            if isinstance(header, str) and header and prop in arguments and arguments[prop] is not None:
+                headers[f"Mcp-Param-{header}"] = param_header_value(arguments[prop])
+        return headers
+
+    async def _send(self, method: str, params: Any, *, modern: bool, timeout: float) -> Reply:
+        assert self.channel
+        headers = None
+        if modern:
+            params = dict(params) if isinstance(params, dict) else {}
+            params["_meta"] = {**self._meta(), **(params.get("_meta") or {})}
+            if isinstance(self.channel.transport, HttpTransport):
+                headers = self._modern_headers(method, params)
+        return await self.channel.request(method, params, timeout=timeout, headers=headers)
+
+    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
+        """One request as this session's era wants it; the reply is returned even when it is an error."""
+        if self.channel is None:
+            raise ConnectionFailed("not connected")
+        return await self._send(method, params, modern=self.era == "modern", timeout=timeout or self.timeout)
+
+    async def result(self, method: str, params: Any = None, *, timeout: float | None = None) -> tuple[Any, Reply]:
+        """Like `request`, but a JSON-RPC error raises `RpcError`. Drives `input_required` rounds."""
+        reply = await self.complete(method, params, timeout=timeout)
+        if reply.error is not None:
+            raise RpcError(reply.error, method=method, seq=reply.seq, status=reply.delivery.status)
+        return reply.result, reply
+
+    async def complete(
+        self,
+        method: str,
+        params: Json | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: Callable[[Json], None] | None = None,
+    ) -> Reply:
+        """Send a request and, on 2026-07-28, answer `input_required` rounds until a final reply."""
+        params = dict(params or {})
+        token: str | None = None
+        if on_progress is not None:
+            token = f"mcp-review-{next(self._tokens)}"
+            params["_meta"] = {**(params.get("_meta") or {}), "progressToken": token}
+            self._progress[token] = on_progress
+        try:
+            reply = await self.request(method, params, timeout=timeout)
+            for _ in range(MAX_INPUT_ROUNDS):
+                result = reply.result
+                if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
+                    return reply
+                retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+                requests = result.get("inputRequests")
+                if isinstance(requests, dict):
+                    retry["inputResponses"] = {key: await self._fulfil(req) for key, req in requests.items()}
+                if "requestState" in result:
+                    retry["requestState"] = result["requestState"]
+                reply = await self.request(method, retry, timeout=timeout)
+            return reply
+        finally:
+            if token:
+                self._progress.pop(token, None)
+
+    async def _fulfil(self, request: Any) -> Json:
+        """Answer one `inputRequests` entry with the same handlers as a legacy server request."""
+        if not isinstance(request, dict):
+            return {}
+        try:
+            return await self._handle(str(request.get("method")), request.get("params") or {})
+        except HandlerError as e:
+            return {"error": e.to_json()}
+
+    # ------------------------------------------------------------------ what the server asks of us
+    async def _on_request(self, msg: Json, _delivery: Delivery) -> Json:
+        return await self._handle(str(msg.get("method")), msg.get("params") or {})
+
+    async def _handle(self, method: str, params: Any) -> Json:
+        h = self.handlers
+        if method == "ping":
+            return {}
+        if method == "roots/list" and h.roots:
+            return {"roots": await h.roots()}
+        if method == "sampling/createMessage" and h.sampling:
+            return await h.sampling(params)
+        if method == "elicitation/create" and h.elicitation:
+            return await h.elicitation(params)
+        raise HandlerError(-32601, f"Method not found: {method}")
+
+    def _on_notification(self, msg: Json, delivery: Delivery) -> None:
+        params = msg.get("params")
+        if msg.get("method") == "notifications/progress" and isinstance(params, dict):
+            callback = self._progress.get(str(params.get("progressToken")))
+            if callback:
+                callback(params)
+        for listener in self.notification_listeners:
+            listener(msg, delivery)
+
+    async def _on_timeout(self, rpc_id: Any, method: str) -> None:
+        assert self.channel
+        if self.era == "legacy" or self.channel.transport.kind == "stdio":
+            params = {"requestId": rpc_id, "reason": f"mcp-review: no answer to {method} in time"}
+            await self.channel.notify("notifications/cancelled", params)

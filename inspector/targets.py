@@ -1,0 +1,112 @@
+"""What to connect to: a stdio command, a Streamable HTTP URL, or a legacy SSE URL.
+
+A `Target` is plain data (no I/O); `inspector.configs` builds them from mcp.json-style files and the
+CLI builds them from `-- cmd args`, `--url`, `--header`, `--bearer`, `--env`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+TransportKind = Literal["stdio", "http", "sse"]
+
+# Header names whose values are credentials: never logged, never exported.
+SECRET_HEADER_WORDS = ("authorization", "cookie", "token", "secret", "api-key", "apikey", "x-api-key", "password")
+
+
+def is_secret_header(name: str) -> bool:
+    low = name.lower()
+    return any(word in low for word in SECRET_HEADER_WORDS)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One MCP server to review. Secrets (env values, bearer, credential headers) stay in here only."""
+
+    kind: TransportKind
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    bearer: str | None = None
+    verify: bool | str = True  # False: no TLS verification; str: path to a CA bundle
+    timeout: float = 30.0
+    name: str | None = None  # the server's key in a config file
+    source: str | None = None  # the config file it came from
+    demo: bool = False  # the bundled demo server
+
+    def label(self) -> str:
+        """A short human label with no secrets in it."""
+        if self.name:
+            return self.name
+        if self.kind == "stdio":
+            return " ".join(shlex.quote(p) for p in (self.command or "", *self.args))
+        return self.url or "?"
+
+    def secret_values(self) -> set[str]:
+        """Every string that must be masked wherever it would appear in logs or exports."""
+        values = {v for v in self.env.values() if len(v) >= 4}
+        if self.bearer:
+            values.add(self.bearer)
+        values.update(v for k, v in self.headers.items() if is_secret_header(k) and v)
+        return values
+
+    def public(self) -> dict[str, object]:
+        """A description safe to export: env and credential header values masked."""
+        out: dict[str, object] = {"kind": self.kind}
+        if self.name:
+            out["name"] = self.name
+        if self.source:
+            out["source"] = self.source
+        if self.kind == "stdio":
+            out["command"] = self.command
+            out["args"] = list(self.args)
+            if self.env:
+                out["env"] = dict.fromkeys(sorted(self.env), "***")
+            if self.cwd:
+                out["cwd"] = self.cwd
+        else:
+            out["url"] = self.url
+            if self.headers:
+                out["headers"] = {k: ("***" if is_secret_header(k) else v) for k, v in self.headers.items()}
+            if self.bearer:
+                out["bearer"] = "***"
+        return out
+
+    def with_(self, **changes: object) -> Target:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def demo_target() -> Target:
+    """The bundled demo server, run with the interpreter that runs mcp-review."""
+    return Target(kind="stdio", command=sys.executable, args=("-m", "inspector.demo"), name="demo", demo=True)
+
+
+def stdio_target(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> Target:
+    if not argv:
+        raise ValueError("empty command")
+    return Target(kind="stdio", command=argv[0], args=tuple(argv[1:]), env=dict(env or {}), cwd=cwd)
+
+
+def http_target(
+    url: str,
+    *,
+    transport: TransportKind | None = None,
+    headers: dict[str, str] | None = None,
+    bearer: str | None = None,
+) -> Target:
+    kind: TransportKind = transport or ("sse" if url.rstrip("/").endswith("/sse") else "http")
+    return Target(kind=kind, url=url, headers=dict(headers or {}), bearer=bearer)
+
+
+def child_env(target: Target) -> dict[str, str]:
+    """The environment a stdio server starts with: ours plus the target's."""
+    env = dict(os.environ)
+    env.update(target.env)
+    return env

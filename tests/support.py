@@ -1,0 +1,75 @@
+"""Helpers shared by the test suite: start real servers on 127.0.0.1 and stop them cleanly."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "tests" / "servers"
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def fixture_argv(name: str, *extra: str) -> list[str]:
+    """The command line that runs fixture server `tests/servers/<name>.py` over stdio."""
+    return [PYTHON, str(SERVERS / f"{name}.py"), *extra]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode} before listening on {port}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listened on 127.0.0.1:{port} within {timeout}s")
+
+
+@contextlib.contextmanager
+def running(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """Run an HTTP server process until the block ends; its output goes to a log file, not the test."""
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"mcp-review-test-server-{port}.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}, start_new_session=True
+        )
+    try:
+        wait_for_port(port, proc)
+        yield proc
+    finally:
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group, then SIGKILL: no orphans."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def http_fixture(name: str, *extra: str, path: str = "/mcp") -> Iterator[str]:
+    """Run `tests/servers/<name>.py --http --port P` and yield its URL."""
+    port = free_port()
+    with running(fixture_argv(name, "--http", "--port", str(port), *extra), port):
+        yield f"http://127.0.0.1:{port}{path}"
