@@ -209,14 +209,14 @@ async def take_snapshot(session: Session, *, kinds: tuple[Kind, ...] | None = No
     assert hello is not None, "open the session first"
     lists: dict[Kind, Listing] = {}
     for spec in LISTS:
-        if kinds is not None and spec.kind not in kinds:
-            lists[spec.kind] = Listing(spec, declared=False)
-        elif spec.capability not in hello.capabilities:
+        if (kinds is not None and spec.kind not in kinds) or spec.capability not in hello.capabilities:
             lists[spec.kind] = Listing(spec, declared=False)
         else:
             lists[spec.kind] = await list_all(session, spec)
     session.tool_schemas = {
-        t.name: t.get("inputSchema") for t in lists["tool"] if t.name and isinstance(t.get("inputSchema"), dict)
+        t.name: t.get("inputSchema")
+        for t in lists["tool"]
+        if t.name and isinstance(t.get("inputSchema"), dict)
     }
     return ServerSnapshot(
         target=session.target.public(),

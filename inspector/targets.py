@@ -15,7 +15,16 @@ from typing import Literal
 TransportKind = Literal["stdio", "http", "sse"]
 
 # Header names whose values are credentials: never logged, never exported.
-SECRET_HEADER_WORDS = ("authorization", "cookie", "token", "secret", "api-key", "apikey", "x-api-key", "password")
+SECRET_HEADER_WORDS = (
+    "authorization",
+    "cookie",
+    "token",
+    "secret",
+    "api-key",
+    "apikey",
+    "x-api-key",
+    "password",
+)
 
 
 def is_secret_header(name: str) -> bool:

@@ -68,8 +68,8 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def http_fixture(name: str, *extra: str, path: str = "/mcp") -> Iterator[str]:
-    """Run `tests/servers/<name>.py --http --port P` and yield its URL."""
+def http_fixture(name: str, *extra: str, mode: str = "--http", path: str = "/mcp") -> Iterator[str]:
+    """Run `tests/servers/<name>.py --http --port P` (or `--sse`) and yield its URL."""
     port = free_port()
-    with running(fixture_argv(name, "--http", "--port", str(port), *extra), port):
+    with running(fixture_argv(name, mode, "--port", str(port), *extra), port):
         yield f"http://127.0.0.1:{port}{path}"

@@ -51,7 +51,7 @@ class Reply:
 
     @property
     def error(self) -> dict[str, Any] | None:
-        return self.message["error"] if "error" in self.message else None
+        return self.message.get("error", None)
 
     @property
     def result(self) -> Any:
@@ -71,6 +71,7 @@ class RpcChannel:
         self.on_request: RequestHandler | None = None
         self.on_notification: NotificationHandler | None = None
         self.on_timeout: Callable[[Any, str], Awaitable[None]] | None = None
+        self.unmatched: list[tuple[Any, Delivery]] = []  # responses nobody asked for (probes read these)
 
     @property
     def conn(self) -> int:
@@ -164,11 +165,16 @@ class RpcChannel:
                 self.on_notification(msg, delivery)
             return
         rid = msg.get("id")
+        if rid is None and delivery.for_id is not None:
+            rid = delivery.for_id  # an error with id null, on the POST of that request (HTTP)
         fut = self._pending.get(rid) if isinstance(rid, str | int) else None
         if fut is not None and not fut.done():
             fut.set_result(Reply(msg, delivery, 0.0))
         else:
-            self.wire.line("note", self.conn, f"response #{delivery.seq} matches no pending request (id {rid!r})")
+            self.unmatched.append((msg, delivery))
+            self.wire.line(
+                "note", self.conn, f"response #{delivery.seq} matches no pending request (id {rid!r})"
+            )
 
     async def _answer(self, msg: dict[str, Any], delivery: Delivery) -> None:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": msg.get("id")}

@@ -44,6 +44,7 @@ class Delivery:
     seq: int
     exchange: int | None = None
     status: int | None = None
+    for_id: Any = None  # over HTTP: the id of the request whose POST this came back on
 
 
 MessageSink = Callable[[Any, Delivery], None]
@@ -72,7 +73,12 @@ class Transport(ABC):
 
     @abstractmethod
     async def send(
-        self, payload: Any, *, raw: str | None = None, headers: Mapping[str, str] | None = None, omit: Iterable[str] = ()
+        self,
+        payload: Any,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
     ) -> None:
         """Send one message (or `raw` text as is). `headers`/`omit` adjust HTTP headers (probes)."""
 
@@ -85,7 +91,9 @@ class Transport(ABC):
         else:
             self.wire.message("send", self.conn, payload, text, exchange)
 
-    def _receive_text(self, text: str, exchange: int | None = None, status: int | None = None) -> bool:
+    def _receive_text(
+        self, text: str, exchange: int | None = None, status: int | None = None, for_id: Any = None
+    ) -> bool:
         """Parse one received text; deliver it if it is JSON-RPC, else keep it as noise. True if delivered."""
         try:
             msg = json.loads(text)
@@ -96,7 +104,7 @@ class Transport(ABC):
             self.wire.line("noise", self.conn, text[:MAX_LINE_CHARS])
             return False
         entry = self.wire.message("recv", self.conn, msg, text, exchange)
-        self.on_message(msg, Delivery(entry.seq, exchange, status))
+        self.on_message(msg, Delivery(entry.seq, exchange, status, for_id))
         return True
 
 
@@ -162,7 +170,9 @@ class StdioTransport(Transport):
                 stream._buffer[:0] = chunk[idx + 1 :]  # type: ignore[attr-defined]  # put back what follows
                 break
             dropped += len(chunk)
-        self.wire.line("note", self.conn, f"dropped a stdout line of {dropped} bytes (limit {MAX_MESSAGE_BYTES})")
+        self.wire.line(
+            "note", self.conn, f"dropped a stdout line of {dropped} bytes (limit {MAX_MESSAGE_BYTES})"
+        )
 
     async def _read_stdout(self) -> None:
         assert self.proc and self.proc.stdout
@@ -175,7 +185,7 @@ class StdioTransport(Transport):
     async def _read_stderr(self) -> None:
         assert self.proc and self.proc.stderr
         async for line in self._lines(self.proc.stderr):
-            text = line.decode("utf-8", errors="replace").rstrip("\r\n")[:MAX_LINE_CHARS]
+            text = self.wire.redactor.text(line.decode("utf-8", errors="replace").rstrip("\r\n")[:MAX_LINE_CHARS])
             self.stderr_tail.append(text)
             self.wire.line("stderr", self.conn, text)
 
@@ -192,7 +202,12 @@ class StdioTransport(Transport):
             self.on_closed(ServerExited(self.exit_code, list(self.stderr_tail)[-10:]))
 
     async def send(
-        self, payload: Any, *, raw: str | None = None, headers: Mapping[str, str] | None = None, omit: Iterable[str] = ()
+        self,
+        payload: Any,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
     ) -> None:
         assert self.proc and self.proc.stdin
         text = raw if raw is not None else json.dumps(payload, ensure_ascii=False)
@@ -231,10 +246,16 @@ class StdioTransport(Transport):
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self.exit_code = proc.returncode
         took = time.monotonic() - started
-        self.wire.line("note", self.conn, f"server stopped: {self.shutdown} (exit code {self.exit_code}, {took:.2f}s)")
+        self.wire.line(
+            "note", self.conn, f"server stopped: {self.shutdown} (exit code {self.exit_code}, {took:.2f}s)"
+        )
 
     async def _wait_or_signal(self, proc: asyncio.subprocess.Process, grace: float) -> str:
-        for how, sig in (("exited after stdin closed", None), ("SIGTERM", signal.SIGTERM), ("SIGKILL", signal.SIGKILL)):
+        for how, sig in (
+            ("exited after stdin closed", None),
+            ("SIGTERM", signal.SIGTERM),
+            ("SIGKILL", signal.SIGKILL),
+        ):
             if sig is not None:
                 self._signal_group(sig)
             try:
@@ -282,11 +303,23 @@ async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
         yield ev
 
 
+@dataclass(frozen=True)
+class HttpExchange:
+    exchange: int
+    status: int
+    headers: dict[str, str]
+    body: str
+
+    def header(self, name: str) -> str | None:
+        low = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == low), None)
+
+
 def _describe_http_failure(url: str, exc: Exception) -> ConnectionFailed:
     import httpx
 
     cause = exc.__cause__ or exc.__context__
-    if isinstance(exc, httpx.ConnectError) and isinstance(cause, ssl.SSLError) or "SSL" in str(exc):
+    if (isinstance(exc, httpx.ConnectError) and isinstance(cause, ssl.SSLError)) or "SSL" in str(exc):
         return ConnectionFailed(f"TLS error connecting to {url}: {exc} (use --insecure or --ca FILE)")
     if isinstance(exc, httpx.ConnectError):
         reason = str(exc) or type(exc).__name__
@@ -305,8 +338,10 @@ class _HttpBase(Transport):
         super().__init__(target, wire)
         import httpx
 
-        verify: bool | ssl.SSLContext = target.verify if isinstance(target.verify, bool) else (
-            ssl.create_default_context(cafile=target.verify)
+        verify: bool | ssl.SSLContext = (
+            target.verify
+            if isinstance(target.verify, bool)
+            else (ssl.create_default_context(cafile=target.verify))
         )
         self.client = httpx.AsyncClient(
             verify=verify,
@@ -323,7 +358,9 @@ class _HttpBase(Transport):
         return headers
 
     @staticmethod
-    def _adjust(headers: dict[str, str], extra: Mapping[str, str] | None, omit: Iterable[str]) -> dict[str, str]:
+    def _adjust(
+        headers: dict[str, str], extra: Mapping[str, str] | None, omit: Iterable[str]
+    ) -> dict[str, str]:
         headers.update(extra or {})
         drop = {h.lower() for h in omit}
         return {k: v for k, v in headers.items() if k.lower() not in drop}
@@ -332,7 +369,11 @@ class _HttpBase(Transport):
         self.wire.http(self.conn, exchange, {"method": method, "url": url, "request_headers": dict(headers)})
 
     def _log_response(self, exchange: int, resp: Any) -> None:
-        info = {"status": resp.status_code, "reason": resp.reason_phrase, "response_headers": dict(resp.headers)}
+        info = {
+            "status": resp.status_code,
+            "reason": resp.reason_phrase,
+            "response_headers": dict(resp.headers),
+        }
         self.wire.http(self.conn, exchange, info)
 
     async def _read_capped(self, resp: Any) -> str:
@@ -346,7 +387,7 @@ class _HttpBase(Transport):
             chunks.append(chunk)
         return b"".join(chunks).decode("utf-8", errors="replace")
 
-    async def _consume(self, resp: Any, exchange: int, url: str) -> None:
+    async def _consume(self, resp: Any, exchange: int, url: str, for_id: Any = None) -> None:
         """Deliver every JSON-RPC message in a response body; raise for an HTTP failure without one."""
         status = resp.status_code
         ctype = resp.headers.get("content-type", "")
@@ -355,11 +396,11 @@ class _HttpBase(Transport):
         if "text/event-stream" in ctype:
             async for event in sse_events(resp.aiter_lines()):
                 if event.data.strip():
-                    delivered |= self._receive_text(event.data, exchange, status)
+                    delivered |= self._receive_text(event.data, exchange, status, for_id)
         else:
             body = await self._read_capped(resp)
             if body.strip():
-                delivered = self._receive_text(body, exchange, status)
+                delivered = self._receive_text(body, exchange, status, for_id)
         if status >= 400 and not delivered:
             if status == 401:
                 raise AuthRequired(status, url, resp.headers.get("www-authenticate"), exchange)
@@ -379,12 +420,39 @@ class _HttpBase(Transport):
             async with self.client.stream("POST", url, content=text.encode(), headers=hdrs) as resp:
                 self._log_response(exchange, resp)
                 self._after_response(resp)
-                await self._consume(resp, exchange, url)
+                for_id = payload.get("id") if isinstance(payload, dict) and "method" in payload else None
+                await self._consume(resp, exchange, url, for_id)
         except httpx.HTTPError as e:
             raise _describe_http_failure(url, e) from e
 
     def _after_response(self, resp: Any) -> None:
         """Hook: Streamable HTTP keeps the session id."""
+
+    async def exchange(
+        self,
+        method: str,
+        url: str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
+        body: str | None = None,
+        read: bool = True,
+    ) -> HttpExchange:
+        """One plain HTTP request (probes: GET/DELETE, odd headers, well-known URLs), logged like the rest."""
+        import httpx
+
+        url = url or self.url
+        exchange = self.wire.new_exchange()
+        hdrs = self._adjust(self.base_headers(), headers, omit)
+        self._log_request(exchange, method, url, hdrs)
+        try:
+            async with self.client.stream(method, url, headers=hdrs, content=body) as resp:
+                self._log_response(exchange, resp)
+                ctype = resp.headers.get("content-type", "")
+                text = await self._read_capped(resp) if read and "text/event-stream" not in ctype else ""
+                return HttpExchange(exchange, resp.status_code, dict(resp.headers), text)
+        except httpx.HTTPError as e:
+            raise _describe_http_failure(url, e) from e
 
     async def aclose(self) -> None:
         self.closing = True
@@ -419,7 +487,12 @@ class HttpTransport(_HttpBase):
             self.session_id = sid
 
     async def send(
-        self, payload: Any, *, raw: str | None = None, headers: Mapping[str, str] | None = None, omit: Iterable[str] = ()
+        self,
+        payload: Any,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
     ) -> None:
         await self._post(self.url, payload, raw, headers, omit)
 
@@ -479,7 +552,9 @@ class SseTransport(_HttpBase):
             self.endpoint = await asyncio.wait_for(asyncio.shield(self._ready), self.target.timeout)
         except TimeoutError as e:
             self._stream.cancel()
-            raise ConnectionFailed(f"no 'endpoint' event from {self.url} within {self.target.timeout:g}s") from e
+            raise ConnectionFailed(
+                f"no 'endpoint' event from {self.url} within {self.target.timeout:g}s"
+            ) from e
 
     async def _read_stream(self) -> None:
         import httpx
@@ -514,7 +589,12 @@ class SseTransport(_HttpBase):
             self.on_closed(failure)
 
     async def send(
-        self, payload: Any, *, raw: str | None = None, headers: Mapping[str, str] | None = None, omit: Iterable[str] = ()
+        self,
+        payload: Any,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
     ) -> None:
         assert self.endpoint
         await self._post(self.endpoint, payload, raw, headers, omit)

@@ -99,7 +99,12 @@ class WireEntry:
         return "invalid"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seq": self.seq, "t": round(self.t, 6), "dir": self.direction, "conn": self.conn}
+        out: dict[str, Any] = {
+            "seq": self.seq,
+            "t": round(self.t, 6),
+            "dir": self.direction,
+            "conn": self.conn,
+        }
         for key in ("message", "text", "http", "exchange"):
             value = getattr(self, key)
             if value is not None:
@@ -137,10 +142,17 @@ class WireLog:
         return entry
 
     def _entry(self, direction: Direction, conn: int, **kw: Any) -> WireEntry:
-        return self._add(WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw))
+        return self._add(
+            WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw)
+        )
 
     def message(
-        self, direction: Literal["send", "recv"], conn: int, message: Any, raw: str, exchange: int | None = None
+        self,
+        direction: Literal["send", "recv"],
+        conn: int,
+        message: Any,
+        raw: str,
+        exchange: int | None = None,
     ) -> WireEntry:
         """Record a parsed message; `raw` is its exact text (for the size, and redaction when needed)."""
         if self.redactor.secrets and self.redactor.needed(raw):
@@ -149,7 +161,9 @@ class WireLog:
 
     def raw_send(self, conn: int, text: str, exchange: int | None = None) -> WireEntry:
         """Text sent as is (a probe's malformed JSON): kept as text, not as a message."""
-        return self._entry("send", conn, text=self.redactor.text(text), exchange=exchange, size=len(text.encode()))
+        return self._entry(
+            "send", conn, text=self.redactor.text(text), exchange=exchange, size=len(text.encode())
+        )
 
     def line(self, direction: Literal["stderr", "noise", "note"], conn: int, text: str) -> WireEntry:
         return self._entry(direction, conn, text=self.redactor.text(text), size=len(text.encode()))

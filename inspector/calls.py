@@ -1,0 +1,156 @@
+"""Calling tools safely: the consent policy, and a record of every call made.
+
+A tool may only be called without explicit consent when its annotations say it is read-only and
+neither destructive nor open-world. Annotations are the server's claims, not proof, but a tool that
+does not even claim to be harmless is never called behind the reviewer's back.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inspector.connection.session import Session
+
+Consent = Literal["read-only", "reviewer"]
+
+# Spec defaults (2025-03-26 on) for a tool that does not say.
+HINT_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+
+
+def annotations(tool: Any) -> dict[str, Any]:
+    ann = tool.get("annotations") if isinstance(tool, dict) else None
+    return ann if isinstance(ann, dict) else {}
+
+
+def effective_hints(tool: Any) -> dict[str, tuple[bool, bool]]:
+    """Each hint's value after defaults, and whether the server set it explicitly."""
+    ann = annotations(tool)
+    return {
+        hint: (ann[hint], True) if isinstance(ann.get(hint), bool) else (default, False)
+        for hint, default in HINT_DEFAULTS.items()
+    }
+
+
+def side_effect_reason(tool: Any) -> str | None:
+    """Why calling this tool needs consent, or None when it claims to be read-only and closed-world."""
+    ann = annotations(tool)
+    if ann.get("readOnlyHint") is not True:
+        return "it is not annotated readOnlyHint: true"
+    if ann.get("destructiveHint") is True:
+        return "it is annotated destructiveHint: true"
+    if ann.get("openWorldHint") is True:
+        return "it is annotated openWorldHint: true"
+    return None
+
+
+@dataclass
+class CallRecord:
+    """One tool call, as review coverage: what was sent, on whose authority, what came back."""
+
+    tool: str
+    arguments: Any
+    consent: Consent
+    purpose: str = "reviewer"  # who asked: the reviewer, or a rule id
+    result: Any = None  # the raw result object
+    error: dict[str, Any] | None = None  # a JSON-RPC error, as sent
+    failure: str | None = None  # the connection failed or timed out
+    latency_ms: float = 0.0
+    seq: int | None = None  # wire entry of the reply
+    at: float = field(default_factory=time.time)
+
+    @property
+    def is_error(self) -> bool:
+        return bool(isinstance(self.result, dict) and self.result.get("isError") is True)
+
+    @property
+    def outcome(self) -> str:
+        if self.failure:
+            return f"failed: {self.failure}"
+        if self.error is not None:
+            return f"JSON-RPC error {self.error.get('code')}"
+        return "isError: true" if self.is_error else "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "consent": self.consent,
+            "purpose": self.purpose,
+            "outcome": self.outcome,
+            "latencyMs": round(self.latency_ms, 1),
+            "seq": self.seq,
+        }
+
+
+async def call_tool(
+    session: Session,
+    name: str,
+    arguments: Any,
+    *,
+    consent: Consent,
+    purpose: str = "reviewer",
+    timeout: float | None = None,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+) -> CallRecord:
+    """Call one tool and record it. The caller has already applied the policy (see `side_effect_reason`)."""
+    from inspector.connection.errors import ConnectionFailed
+
+    record = CallRecord(name, arguments, consent, purpose)
+    started = time.monotonic()
+    try:
+        reply = await session.complete(
+            "tools/call", {"name": name, "arguments": arguments}, timeout=timeout, on_progress=on_progress
+        )
+    except ConnectionFailed as e:
+        record.failure = str(e)
+    else:
+        record.seq = reply.seq
+        if reply.error is not None:
+            record.error = reply.error if isinstance(reply.error, dict) else {"message": repr(reply.error)}
+        else:
+            record.result = reply.result
+    record.latency_ms = (time.monotonic() - started) * 1000
+    return record
+
+
+def _b64_size(data: Any) -> str:
+    if not isinstance(data, str):
+        return "no data"
+    try:
+        return f"{len(base64.b64decode(data, validate=True))} bytes"
+    except (binascii.Error, ValueError):
+        return f"invalid base64, {len(data)} characters"
+
+
+def describe_block(block: Any) -> tuple[str, str | None]:
+    """(heading, text) for one content block; binary content is described by type and size only."""
+    if not isinstance(block, dict):
+        return ("invalid block", json.dumps(block)[:200])
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        return ("text", text if isinstance(text, str) else repr(text))
+    if kind in ("image", "audio"):
+        return (f"{kind} {block.get('mimeType', '?')}, {_b64_size(block.get('data'))}", None)
+    if kind == "resource_link":
+        return (f"resource link {block.get('uri')} ({block.get('name', '')})", block.get("description"))
+    if kind == "resource":
+        res = block.get("resource") if isinstance(block.get("resource"), dict) else {}
+        if "blob" in res:
+            return (
+                f"embedded resource {res.get('uri')} {res.get('mimeType', '')}, {_b64_size(res['blob'])}",
+                None,
+            )
+        return (f"embedded resource {res.get('uri')} {res.get('mimeType', '')}", str(res.get("text", "")))
+    return (f"{kind} block", json.dumps(block, ensure_ascii=False)[:2000])

@@ -1,0 +1,269 @@
+"""The `mcp-review` command line.
+
+    mcp-review [list|call|servers] [TARGET OPTIONS] [-- command args...]
+
+Target: everything after `--` is a stdio command; or `--url`; or `--config FILE --server NAME`; with no
+target, the bundled demo server. Exit codes: 0 ok, 1 the server reported an error, 2 usage or
+connection error (one readable line; `--debug` for a traceback). Heavy modules load lazily so that
+`--help` and failures answer fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from inspector import __version__
+from inspector.targets import Target, demo_target, http_target, stdio_target
+
+EXIT_OK, EXIT_SERVER_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Wrong arguments: exit 2 with the message."""
+
+
+def _target_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("target (default: the bundled demo server)")
+    g.add_argument("--url", help="Streamable HTTP (or SSE) endpoint, e.g. http://127.0.0.1:8000/mcp")
+    g.add_argument(
+        "--transport", choices=["http", "sse"], help="for --url: default http (sse if it ends in /sse)"
+    )
+    g.add_argument("--header", action="append", default=[], metavar="'K: V'", help="HTTP header (repeatable)")
+    g.add_argument("--bearer", metavar="TOKEN", help="bearer token (or env MCP_REVIEW_BEARER); never logged")
+    g.add_argument("--env", action="append", default=[], metavar="K=V", help="stdio server env (repeatable)")
+    g.add_argument("--cwd", help="stdio server working directory")
+    g.add_argument(
+        "--config", metavar="FILE", help="an mcp.json-style file (Claude, Cursor, VS Code, .mcp.json)"
+    )
+    g.add_argument("--server", metavar="NAME", help="which server of --config")
+    g.add_argument(
+        "--era",
+        choices=["auto", "legacy", "modern"],
+        default="auto",
+        help="legacy = initialize (2025 revisions), modern = 2026-07-28, auto = ask the server",
+    )
+    g.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    g.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    g.add_argument("--ca", metavar="FILE", help="CA bundle to verify TLS with")
+    g.add_argument("--wire-log", metavar="FILE", help="save every message (JSONL, secrets masked)")
+    g.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mcp-review",
+        description="Review a live MCP server: list it with token costs, call tools, run the checklist.",
+        epilog="Everything after -- is a stdio server command, e.g.: mcp-review list -- python server.py",
+    )
+    p.add_argument("--version", action="version", version=f"mcp-review {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    ls = sub.add_parser("list", help="what the server offers, each tool with its token cost")
+    _target_options(ls)
+    ls.add_argument("--format", choices=["table", "json"], default="table")
+    ls.add_argument("--encoding", default="cl100k_base", help="cl100k_base (default) or o200k_base")
+
+    call = sub.add_parser("call", help="call one tool and print its result")
+    call.add_argument("tool", help="tool name")
+    call.add_argument("--args", default="{}", metavar="JSON", help="arguments object (JSON, or @file.json)")
+    call.add_argument("--yes", action="store_true", help="consent to call a tool that may have side effects")
+    call.add_argument("--format", choices=["text", "json"], default="text")
+    _target_options(call)
+
+    srv = sub.add_parser("servers", help="every server found in the usual MCP config files")
+    srv.add_argument("--format", choices=["table", "json"], default="table")
+    return p
+
+
+def _split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    argv = list(argv)
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1 :]
+    return argv, []
+
+
+def _pairs(values: list[str], sep: str, what: str) -> dict[str, str]:
+    out = {}
+    for value in values:
+        key, found, val = value.partition(sep)
+        if not found or not key.strip():
+            raise UsageError(f"{what} must look like K{sep}V, got {value!r}")
+        out[key.strip()] = val.strip() if sep == ":" else val
+    return out
+
+
+def build_target(args: argparse.Namespace, command: list[str]) -> Target:
+    given = [bool(command), bool(args.url), bool(args.config)]
+    if sum(given) > 1:
+        raise UsageError("give one target: a command after --, --url, or --config")
+    if args.server and not args.config:
+        raise UsageError("--server needs --config FILE")
+    if command:
+        target = stdio_target(command, _pairs(args.env, "=", "--env"), args.cwd)
+    elif args.url:
+        bearer = args.bearer or os.environ.get("MCP_REVIEW_BEARER")
+        target = http_target(
+            args.url, transport=args.transport, headers=_pairs(args.header, ":", "--header"), bearer=bearer
+        )
+    elif args.config:
+        from inspector.configs import ConfigError, find_server
+
+        try:
+            target = find_server(args.config, args.server)
+        except ConfigError as e:
+            raise UsageError(str(e)) from e
+    else:
+        target = demo_target()
+    changes: dict[str, Any] = {"timeout": args.timeout}
+    if args.insecure:
+        changes["verify"] = False
+    elif args.ca:
+        changes["verify"] = args.ca
+    return target.with_(**changes)
+
+
+async def _with_session(args: argparse.Namespace, target: Target, work: Callable[[Any], Any]) -> Any:
+    from inspector.connection.session import Session, headless_handlers
+
+    session = Session(target, era=args.era, handlers=headless_handlers(), timeout=args.timeout)
+    try:
+        async with session:
+            return await work(session)
+    finally:
+        if args.wire_log:
+            session.wire.save(args.wire_log)
+
+
+# -------------------------------------------------------------------------------------- commands
+def cmd_list(args: argparse.Namespace, target: Target) -> int:
+    from inspector import render
+    from inspector.catalog import take_snapshot
+    from inspector.tokens import TokenCounter, UnknownEncoding
+
+    try:
+        counter = TokenCounter(args.encoding)
+    except UnknownEncoding as e:
+        raise UsageError(str(e)) from e
+    snapshot = asyncio.run(_with_session(args, target, take_snapshot))
+    report = render.token_report(snapshot, counter)
+    if args.format == "json":
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        render.print_listing(snapshot, report)
+    return EXIT_OK
+
+
+def _parse_args_json(text: str) -> Any:
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise UsageError(f"cannot read {text[1:]}: {e.strerror}") from e
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise UsageError(f"--args is not valid JSON: {e}") from e
+    if not isinstance(value, dict):
+        raise UsageError("--args must be a JSON object")
+    return value
+
+
+def cmd_call(args: argparse.Namespace, target: Target) -> int:
+    from inspector import render
+    from inspector.calls import call_tool, side_effect_reason
+    from inspector.catalog import take_snapshot
+
+    arguments = _parse_args_json(args.args)
+
+    async def work(session: Any) -> Any:
+        snapshot = await take_snapshot(session, kinds=("tool",))
+        tool = snapshot.tool(args.tool)
+        if tool is None:
+            names = ", ".join(t.key for t in snapshot.tools.items[:20]) or "none"
+            raise UsageError(f"the server lists no tool named {args.tool!r} (tools: {names})")
+        reason = side_effect_reason(tool.raw)
+        if reason and not args.yes:
+            raise UsageError(
+                f"refusing to call {args.tool!r}: {reason}, so it may have side effects; add --yes to consent"
+            )
+        return await call_tool(session, args.tool, arguments, consent="reviewer" if reason else "read-only")
+
+    record = asyncio.run(_with_session(args, target, work))
+    if args.format == "json":
+        out = record.result if record.error is None else {"error": record.error}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        render.print_call(record)
+    if record.failure:
+        raise _Failure(record.failure)
+    return EXIT_SERVER_ERROR if record.error is not None or record.is_error else EXIT_OK
+
+
+def cmd_servers(args: argparse.Namespace) -> int:
+    from inspector import render
+    from inspector.configs import discover
+
+    found = discover()
+    if args.format == "json":
+        rows = [
+            {"name": s.name, "client": s.client, "source": s.source, "problem": s.problem,
+             "target": s.target.public() if s.target else None}
+            for s in found
+        ]  # fmt: skip
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        render.print_servers(found)
+    return EXIT_OK
+
+
+class _Failure(Exception):
+    pass
+
+
+def _fail(message: str, detail: Sequence[str] = ()) -> NoReturn:
+    from inspector.text import one_line
+
+    print(f"mcp-review: error: {one_line(message, 500)}", file=sys.stderr)
+    for line in detail[-5:]:
+        print(f"  | {one_line(line, 300)}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    own, command = _split_command(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    if not own or (own[0].startswith("-") and own[0] not in ("-h", "--help", "--version")):
+        own = ["list", *own]  # no command: list (the TUI takes over this default once it exists)
+    args = parser.parse_args(own)
+    from inspector.connection.errors import ConnectionFailed
+
+    try:
+        if args.command == "servers":
+            return cmd_servers(args)
+        target = build_target(args, command)
+        return {"list": cmd_list, "call": cmd_call}[args.command](args, target)
+    except UsageError as e:
+        if args.__dict__.get("debug"):
+            raise
+        _fail(str(e))
+    except ConnectionFailed as e:
+        if args.__dict__.get("debug"):
+            raise
+        _fail(str(e), e.detail)
+    except _Failure as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        print("mcp-review: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
