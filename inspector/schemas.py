@@ -1,0 +1,447 @@
+"""Check what a server sent against the official MCP JSON Schema of the negotiated revision.
+
+The five official `schema.json` files are vendored in `inspector/data/schemas/` (see SOURCES.md there for
+their commit and hashes). Each file is loaded the first time its revision is needed, and its validators
+are cached. 2024-11-05 .. 2025-06-18 are draft-07 (`definitions`); 2025-11-25 and 2026-07-28 are 2020-12
+(`$defs`). The dialect comes from each file's own `$schema`.
+
+Only the server->client direction is checked. For each message:
+- the envelope: the member of the revision's `JSONRPCMessage` union that matches the message's shape
+  (request, notification, result response, error response);
+- that a notification or request belongs to the revision's `ServerNotification` / `ServerRequest` union;
+- the specific definition (`definition_for`): a response's `result` against the `*Result` of the request
+  it answers, a notification or server request against its own definition, an error response against
+  the revision's error response (or a coded error definition, such as 2026-07-28's
+  `UnsupportedProtocolVersionError`).
+
+All method-to-definition tables are read from the schema itself, from each definition's
+`"method": {"const": ...}` and from the unions. Nothing here is written by hand per revision.
+Formats (`uri`, `byte`) are annotations and are not asserted, and the schemas encode few cross-field MUSTs.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import reprlib
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from jsonschema.exceptions import ValidationError
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+from referencing import Registry, Resource
+
+if TYPE_CHECKING:
+    from inspector.connection.wire import WireEntry
+
+REVISIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+MAX_PROBLEMS = 20  # per wire message; one more entry says when there were more
+MAX_MESSAGE = 300
+_BASE_URI = "urn:mcp-review:schema"
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_BRIEF = reprlib.Repr()  # keyword arguments need Python 3.12
+_BRIEF.maxlevel, _BRIEF.maxdict, _BRIEF.maxlist, _BRIEF.maxstring, _BRIEF.maxother = 2, 4, 4, 40, 40
+_BRIEF_MAX = 100
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    """One way a server message fails the official schema."""
+
+    seq: int  # wire entry
+    definition: str  # e.g. "ListToolsResult"
+    path: str  # JSON path inside the message, e.g. "result.tools[3].inputSchema"; "" is the message itself
+    message: str  # jsonschema's message, shortened (<= MAX_MESSAGE chars)
+
+    def __str__(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        return f"#{self.seq} {self.definition}{where}: {self.message}"
+
+
+def _ref_name(ref: Any) -> str | None:
+    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
+
+
+class _RevisionSchema:
+    """One revision's schema document, its tables, and its cached validators."""
+
+    def __init__(self, revision: str) -> None:
+        text = resources.files("inspector").joinpath("data", "schemas", f"{revision}.schema.json")
+        doc: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+        self.revision = revision
+        self.cls: type[Validator] = validator_for(doc)
+        self.defs_key = "$defs" if "$defs" in doc else "definitions"
+        self.defs: dict[str, Any] = doc[self.defs_key]
+        self.registry: Registry = Registry().with_resource(_BASE_URI, Resource.from_contents(doc))
+        self._validators: dict[str, Validator] = {}
+
+        # The envelope: which member of JSONRPCMessage each message shape must satisfy.
+        self.envelope = "JSONRPCMessage"
+        self.batches = False
+        self.request_env = self.notification_env = self.result_env = self.error_env = self.envelope
+        for member in self.defs[self.envelope].get("anyOf", []):
+            if member.get("type") == "array":
+                self.batches = True
+                continue
+            name = _ref_name(member.get("$ref"))
+            required = set(self.defs.get(name, {}).get("required", [])) if name else set()
+            if {"method", "id"} <= required:
+                self.request_env = name or self.envelope
+            elif "method" in required:
+                self.notification_env = name or self.envelope
+            elif "error" in required:
+                self.error_env = name or self.envelope
+            elif "result" in required:
+                self.result_env = name or self.envelope
+
+        # What a server may send, by method (None: the revision has no such union, e.g. no ServerRequest).
+        self.server_notifications = self._union("ServerNotification")
+        self.server_requests = self._union("ServerRequest")
+        # Every request definition by method (the client's requests first: their results are what we check).
+        self.requests: dict[str, str] = dict(self._union("ClientRequest") or {})
+        for name, d in self.defs.items():
+            if name.endswith("Request") and isinstance(const := _method_const(d), str):
+                self.requests.setdefault(const, name)
+        # Error responses with a fixed code and their own definition (e.g. -32022 in 2026-07-28).
+        self.coded_errors: dict[int, str] = {}
+        for name, d in self.defs.items():
+            error = d.get("properties", {}).get("error") if isinstance(d, dict) else None
+            for part in error.get("allOf", []) if isinstance(error, dict) else []:
+                code = part.get("properties", {}).get("code", {}).get("const")
+                if isinstance(code, int):
+                    self.coded_errors[code] = name
+        self.result_typed = "resultType" in self.defs.get("Result", {}).get("properties", {})
+
+    def _union(self, name: str) -> dict[str, str] | None:
+        if name not in self.defs:
+            return None
+        out: dict[str, str] = {}
+        for member in self.defs[name].get("anyOf", [self.defs[name]]):
+            ref = _ref_name(member.get("$ref")) if "$ref" in member else None
+            const = _method_const(self.defs[ref] if ref else member)
+            if isinstance(const, str):
+                out[const] = ref or name
+        return out
+
+    def validator(self, name: str) -> Validator:
+        v = self._validators.get(name)
+        if v is None:
+            v = self.cls({"$ref": f"{_BASE_URI}#/{self.defs_key}/{name}"}, registry=self.registry)
+            self._validators[name] = v
+        return v
+
+    def result_for(self, method: str, result: Any) -> str | None:
+        """The definition a result for `method` must satisfy; None when there is nothing specific."""
+        request = self.requests.get(method)
+        if request is None:
+            return None
+        name = request.removesuffix("Request") + "Result"
+        if name not in self.defs:
+            name = "EmptyResult" if "EmptyResult" in self.defs else "Result"
+        if not isinstance(result, dict):
+            return name
+        if self.result_typed:  # 2026-07-28: dispatch on resultType
+            kind = result.get("resultType")
+            if kind == "input_required" and "InputRequiredResult" in self.defs:
+                return "InputRequiredResult" if self._may_need_input(name) else name
+            if kind == "task":
+                return "CreateTaskResult" if "CreateTaskResult" in self.defs else None
+            if isinstance(kind, str) and kind != "complete":
+                return None  # an extension's result type: only the envelope applies
+            return name
+        # 2025-11-25: a task-augmented request is answered with CreateTaskResult ({"task": {...}}).
+        if (
+            "CreateTaskResult" in self.defs
+            and isinstance(result.get("task"), dict)
+            and "task" not in self.defs[name].get("properties", {})
+        ):
+            return "CreateTaskResult"
+        return name
+
+    def _may_need_input(self, result_def: str) -> bool:
+        """May the method answer InputRequiredResult? (its `*ResultResponse` says so, when it has one)"""
+        response = self.defs.get(result_def + "Response")
+        return response is None or "InputRequiredResult" in json.dumps(response.get("properties", {}))
+
+
+def _method_const(d: Any) -> Any:
+    if not isinstance(d, dict):
+        return None
+    method = d.get("properties", {}).get("method")
+    return method.get("const") if isinstance(method, dict) else None
+
+
+@functools.cache
+def _load(revision: str) -> _RevisionSchema:
+    return _RevisionSchema(revision)
+
+
+def _schema(revision: str) -> _RevisionSchema:
+    if revision not in REVISIONS:
+        raise ValueError(f"no official schema for revision {revision!r} (known: {', '.join(REVISIONS)})")
+    return _load(revision)
+
+
+# ------------------------------------------------------------------------------------------ dispatch
+def _specific(
+    s: _RevisionSchema, message: dict[str, Any], request_method: str | None
+) -> tuple[str, bool] | None:
+    """(definition, applies to message["result"]) for a server->client message, or None."""
+    if "method" in message:
+        method = message["method"]
+        table = s.server_requests if "id" in message else s.server_notifications
+        name = table.get(method) if table is not None and isinstance(method, str) else None
+        return (name, False) if name else None
+    if "error" in message:
+        error = message["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        if isinstance(code, int) and not isinstance(code, bool) and code in s.coded_errors:
+            return s.coded_errors[code], False
+        return s.error_env, False
+    if "result" in message and request_method is not None:
+        name = s.result_for(request_method, message["result"])
+        return (name, True) if name else None
+    return None
+
+
+def definition_for(message: Any, revision: str, request_method: str | None) -> str | None:
+    """The definition a server->client message must satisfy, beyond the envelope; None if nothing specific.
+
+    For a result response this is the definition of its `result` (e.g. "ListToolsResult" for `tools/list`).
+    For 2026-07-28, `resultType: "input_required"` selects InputRequiredResult. For an error response it is
+    the revision's error response ("JSONRPCError" up to 2025-06-18, "JSONRPCErrorResponse" from 2025-11-25),
+    or a coded error definition. A notification or server request gets its own definition, by method.
+    """
+    if not isinstance(message, dict):
+        return None
+    found = _specific(_schema(revision), message, request_method)
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------------------------------- messages
+def _path(parts: Iterable[Any]) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and _IDENTIFIER.fullmatch(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part, ensure_ascii=False)}]"
+    return out
+
+
+def _brief(value: Any) -> str:
+    text = _BRIEF.repr(value)
+    return text if len(text) <= _BRIEF_MAX else text[: _BRIEF_MAX - 1] + "…"
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+def _shorten(error: ValidationError) -> str:
+    message = error.message
+    if len(message) > MAX_MESSAGE:
+        full = repr(error.instance)
+        if full in message:
+            message = message.replace(full, _brief(error.instance))
+    return _cap(message)
+
+
+def _discriminated(error: ValidationError) -> bool:
+    """Does this error rule its union branch out? (a wrong `type`/`method` const, or the wrong JSON type)"""
+    if error.validator in ("const", "enum"):
+        return len(error.relative_path) == 1
+    return error.validator == "type" and not error.relative_path
+
+
+def _explain(error: ValidationError) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """(path, message) pairs for one error. A failed union becomes its one plausible branch's errors."""
+    path = tuple(error.absolute_path)
+    if error.validator not in ("anyOf", "oneOf") or not error.context:
+        yield path, _shorten(error)
+        return
+    branches: dict[int, list[ValidationError]] = {}
+    for sub in error.context:
+        if sub.relative_schema_path and isinstance(sub.relative_schema_path[0], int):
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    candidates = [i for i, subs in sorted(branches.items()) if not any(map(_discriminated, subs))]
+    if len(candidates) == 1:
+        for sub in branches[candidates[0]]:
+            yield from _explain(sub)
+        return
+    distinct = {sub.message for subs in branches.values() for sub in subs}
+    if len(distinct) == 1:  # every branch failed the same way, e.g. "5 is not of type 'object'"
+        yield path, _shorten(error.context[0])
+        return
+    options = error.validator_value if isinstance(error.validator_value, list) else []
+
+    def label(i: int) -> str:
+        member = options[i] if i < len(options) and isinstance(options[i], dict) else {}
+        return _ref_name(member.get("$ref")) or member.get("title") or f"option {i + 1}"
+
+    text = f"{_brief(error.instance)} matches none of: {', '.join(label(i) for i in sorted(branches))}"
+    if candidates:
+        text += " (" + "; ".join(f"{label(i)}: {branches[i][0].message}" for i in candidates) + ")"
+    yield path, _cap(text)
+
+
+def _errors(
+    s: _RevisionSchema, name: str, instance: Any, seq: int, prefix: tuple[Any, ...]
+) -> Iterator[SchemaProblem]:
+    for error in s.validator(name).iter_errors(instance):
+        for path, message in _explain(error):
+            yield SchemaProblem(seq, name, _path(prefix + path), message)
+
+
+def _membership(
+    s: _RevisionSchema, message: dict[str, Any], seq: int, prefix: tuple[Any, ...]
+) -> Iterator[SchemaProblem]:
+    """A method the server may not send in this revision (not in ServerRequest / ServerNotification)."""
+    method = message.get("method")
+    if not isinstance(method, str):
+        return  # the envelope reports it
+    if "id" in message:
+        union, table, what = "ServerRequest", s.server_requests, "request"
+    else:
+        union, table, what = "ServerNotification", s.server_notifications, "notification"
+    if table is None:
+        text = f"{method!r}: servers send no {what}s in {s.revision} (the schema has no {union})"
+    elif method in table:
+        return
+    else:
+        known = ", ".join(repr(m) for m in sorted(table))
+        text = f"{method!r} is not a {what} a server sends in {s.revision}; {union} has {known}"
+    yield SchemaProblem(seq, union, _path((*prefix, "method")), _cap(text))
+
+
+def _one(
+    s: _RevisionSchema, message: Any, request_method: str | None, seq: int, prefix: tuple[Any, ...]
+) -> Iterator[SchemaProblem]:
+    if not isinstance(message, dict):
+        yield from _errors(s, s.envelope, message, seq, prefix)
+        return
+    if "method" in message:
+        envelope = s.request_env if "id" in message else s.notification_env
+    elif "error" in message:
+        envelope = s.error_env
+    elif "result" in message:
+        envelope = s.result_env
+    else:
+        text = "not a JSON-RPC request, notification or response: no 'method', 'result' or 'error' (keys: "
+        yield SchemaProblem(seq, s.envelope, _path(prefix), _cap(text + f"{_brief(sorted(message))})"))
+        return
+    specific = _specific(s, message, request_method)
+    if specific:
+        name, in_result = specific
+        if in_result:
+            yield from _errors(s, name, message["result"], seq, (*prefix, "result"))
+        else:
+            yield from _errors(s, name, message, seq, prefix)
+    if not specific or specific[0] != envelope:
+        yield from _errors(s, envelope, message, seq, prefix)
+    if "method" in message:
+        yield from _membership(s, message, seq, prefix)
+
+
+def _check(
+    s: _RevisionSchema, message: Any, seq: int, method_of: Callable[[Any], str | None]
+) -> list[SchemaProblem]:
+    def problems() -> Iterator[SchemaProblem]:
+        if not isinstance(message, list):
+            yield from _one(s, message, method_of(message), seq, ())
+            return
+        if not s.batches:
+            text = f"a JSON-RPC batch (array of {len(message)}) is not a message in {s.revision}: no batches"
+            yield SchemaProblem(seq, s.envelope, "", text)
+        for i, element in enumerate(message):
+            yield from _one(s, element, method_of(element), seq, (i,))
+
+    out: list[SchemaProblem] = []
+    seen: set[tuple[str, str]] = set()
+    for problem in problems():
+        key = (problem.path, problem.message)
+        if key in seen:
+            continue  # e.g. a missing resultType, reported by both the result and the envelope
+        seen.add(key)
+        if len(out) == MAX_PROBLEMS:
+            note = f"more schema problems in this message; only the first {MAX_PROBLEMS} are listed"
+            out.append(SchemaProblem(seq, problem.definition, "", note))
+            break
+        out.append(problem)
+    return out
+
+
+def validate_message(
+    message: Any, revision: str, request_method: str | None = None, seq: int = 0
+) -> list[SchemaProblem]:
+    """Check one server->client message (or batch). `request_method`: the method of the request it answers.
+
+    For a batch, `request_method` applies to every response in it; `validate_wire` pairs each element.
+    At most MAX_PROBLEMS problems are listed, plus one entry saying there were more.
+    """
+    s = _schema(revision)
+    return _check(s, message, seq, lambda _element: request_method)
+
+
+def _id_key(conn: int, rpc_id: Any) -> tuple[int, str]:
+    return conn, json.dumps(rpc_id, sort_keys=True, default=repr)
+
+
+def validate_wire(
+    entries: Iterable[WireEntry], revision: str, conn: int | Collection[int] | None = None
+) -> list[SchemaProblem]:
+    """Check every message the server sent ("recv"), of one connection, some, or all (None).
+
+    A response is checked against the result of the request this client sent with the same id on the same
+    connection. Batches are checked element by element.
+    """
+    s = _schema(revision)
+    conns = None if conn is None else ({conn} if isinstance(conn, int) else set(conn))
+    pending: dict[tuple[int, str], str] = {}
+    problems: list[SchemaProblem] = []
+    for entry in entries:
+        if entry.direction not in ("send", "recv") or (conns is not None and entry.conn not in conns):
+            continue
+        message = entry.message
+        if entry.direction == "send":
+            if message is None and entry.text:  # a probe's raw text: still pair what parses as a request
+                try:
+                    message = json.loads(entry.text)
+                except ValueError:
+                    continue
+            for element in message if isinstance(message, list) else [message]:
+                if isinstance(element, dict) and isinstance(element.get("method"), str) and "id" in element:
+                    pending[_id_key(entry.conn, element["id"])] = element["method"]
+            continue
+        if message is None:
+            continue
+
+        def method_of(element: Any, conn_no: int = entry.conn) -> str | None:
+            if not isinstance(element, dict) or "method" in element or "id" not in element:
+                return None
+            return pending.pop(_id_key(conn_no, element["id"]), None)
+
+        problems.extend(_check(s, message, entry.seq, method_of))
+    return problems
+
+
+def validator_class(revision: str) -> type[Validator]:
+    """The jsonschema validator class (dialect) the revision's schema declares."""
+    return _schema(revision).cls
+
+
+__all__ = [
+    "MAX_PROBLEMS",
+    "REVISIONS",
+    "SchemaProblem",
+    "definition_for",
+    "validate_message",
+    "validate_wire",
+    "validator_class",
+]
