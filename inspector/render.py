@@ -91,21 +91,19 @@ def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
     table = Table(title=f"tools by token cost ({enc})", title_justify="left", show_footer=True)
     table.add_column("tool", footer=f"{len(report['tools'])} tools")
     table.add_column("total", justify="right", footer=str(report["total"]))
-    for col in (*COLUMNS[1:], "other"):
+    for col in (*COLUMNS, "other"):
         table.add_column(col, justify="right")
     for tool in report["tools"]:
         tokens = tool["tokens"]
         other = tokens["total"] and sum(v for k, v in tokens.items() if k not in (*COLUMNS, "total"))
         name = Text(one_line(tool["name"] or "(no name)", 48), style="red" if tool["problems"] else "")
-        cells = [str(tokens.get(col, "")) for col in COLUMNS[1:]]
+        cells = [str(tokens.get(col, "")) for col in COLUMNS]
         table.add_row(name, str(tokens["total"]), *cells, str(other or ""))
     console.print(table)
     bad = [t for t in report["tools"] if t["problems"]]
     for tool in bad:
         console.print(
-            Text(
-                f"  ! {one_line(tool['name'] or '(no name)', 60)}: {'; '.join(tool['problems'])}", style="red"
-            )
+            Text(f"  ! {one_line(tool['name'] or '(no name)', 60)}: {'; '.join(tool['problems'])}", style="red")
         )
     others = Table(title="other primitives", title_justify="left")
     for col, justify in (("kind", "left"), ("name / uri", "left"), (enc, "right")):
@@ -147,9 +145,7 @@ def print_call(record: CallRecord) -> None:
             console.print(Text(visible(body, 20000)))
     if "structuredContent" in result:
         console.print(Text("structuredContent:", style="cyan"))
-        console.print(
-            Text(visible(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False), 20000))
-        )
+        console.print(Text(visible(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False), 20000)))
     console.print(Text(f"isError: {json.dumps(result.get('isError', False))}"))
 
 

@@ -155,7 +155,7 @@ async def test_secrets_never_reach_the_wire_log_or_errors():
 class _Handler(BaseHTTPRequestHandler):
     mode = "401"
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", 0)))
         if self.mode == "401":
             self.send_response(401)

@@ -44,7 +44,7 @@ async def test_everything_with_no_client_capabilities_lists_13():
 
 
 async def test_everything_streamable_http(everything_http_url):
-    snap, s = await snapshot_of(http_target(everything_http_url))
+    snap, _s = await snapshot_of(http_target(everything_http_url))
     assert snap.era == "legacy" and len(snap.tools) == EVERYTHING_TOOLS_WITH_CAPS
     assert "server/discover: JSON-RPC error -32000 (Bad Request: Server not initialized)" in snap.notes
 

@@ -172,9 +172,7 @@ class RpcChannel:
             fut.set_result(Reply(msg, delivery, 0.0))
         else:
             self.unmatched.append((msg, delivery))
-            self.wire.line(
-                "note", self.conn, f"response #{delivery.seq} matches no pending request (id {rid!r})"
-            )
+            self.wire.line("note", self.conn, f"response #{delivery.seq} matches no pending request (id {rid!r})")
 
     async def _answer(self, msg: dict[str, Any], delivery: Delivery) -> None:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": msg.get("id")}

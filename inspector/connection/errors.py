@@ -38,9 +38,7 @@ class HttpError(ConnectionFailed):
 
 
 class AuthRequired(HttpError):
-    def __init__(
-        self, status: int, url: str, www_authenticate: str | None, exchange: int | None = None
-    ) -> None:
+    def __init__(self, status: int, url: str, www_authenticate: str | None, exchange: int | None = None) -> None:
         super().__init__(status, url, exchange=exchange)
         self.www_authenticate = www_authenticate
         hint = " (pass --bearer TOKEN or --header 'Authorization: ...')"
@@ -62,9 +60,7 @@ class ProtocolError(ConnectionFailed):
 class RpcError(Exception):
     """A JSON-RPC error response. Not a connection failure: the session stays usable."""
 
-    def __init__(
-        self, error: Any, *, method: str = "", seq: int | None = None, status: int | None = None
-    ) -> None:
+    def __init__(self, error: Any, *, method: str = "", seq: int | None = None, status: int | None = None) -> None:
         err = error if isinstance(error, dict) else {"message": repr(error)}
         self.code = err.get("code")
         self.message = str(err.get("message", ""))

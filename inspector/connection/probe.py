@@ -130,18 +130,12 @@ class Prober:
             }
         return await self.request(method, params, **kw)
 
-    async def initialize(
-        self, version: str = LATEST_LEGACY, capabilities: dict[str, Any] | None = None
-    ) -> ProbeResult:
+    async def initialize(self, version: str = LATEST_LEGACY, capabilities: dict[str, Any] | None = None) -> ProbeResult:
         """The legacy handshake, as a probe: the answer is returned even when it is wrong."""
         params = {"protocolVersion": version, "capabilities": capabilities or {}, "clientInfo": CLIENT_INFO}
         result = await self.request("initialize", params)
         negotiated = result.result.get("protocolVersion") if isinstance(result.result, dict) else None
-        if (
-            negotiated
-            and isinstance(self.transport, _HttpBase)
-            and hasattr(self.transport, "protocol_version")
-        ):
+        if negotiated and isinstance(self.transport, _HttpBase) and hasattr(self.transport, "protocol_version"):
             self.transport.protocol_version = negotiated  # type: ignore[attr-defined]
         if result.answered and result.error is None:
             await self.notify("notifications/initialized")

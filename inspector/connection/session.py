@@ -201,9 +201,7 @@ class Session:
         """Ask `server/discover`; True (and `hello` set) when the server speaks 2026-07-28."""
         assert self.channel
         try:
-            reply = await self._send(
-                "server/discover", {"_meta": self._meta()}, modern=True, timeout=DISCOVER_TIMEOUT
-            )
+            reply = await self._send("server/discover", {"_meta": self._meta()}, modern=True, timeout=DISCOVER_TIMEOUT)
         except AuthRequired:
             raise
         except RequestTimeout:
@@ -217,9 +215,7 @@ class Session:
         result = reply.result
         if reply.error is not None or not isinstance(result, dict):
             err = reply.error or {}
-            self.notes.append(
-                f"server/discover: JSON-RPC error {err.get('code')} ({str(err.get('message'))[:80]})"
-            )
+            self.notes.append(f"server/discover: JSON-RPC error {err.get('code')} ({str(err.get('message'))[:80]})")
             return False
         versions = result.get("supportedVersions")
         if not isinstance(versions, list) or MODERN not in versions:
@@ -249,16 +245,12 @@ class Session:
             if self.target.kind != "stdio" or self.era_choice == "legacy":
                 raise ProtocolError(f"initialize failed: JSON-RPC error {e.code}: {e.message[:200]}") from e
             # Some dual-era servers lock a stdio connection into the modern era after any server/discover.
-            self.notes.append(
-                f"initialize after server/discover failed ({e.code}): retrying on a fresh process"
-            )
+            self.notes.append(f"initialize after server/discover failed ({e.code}): retrying on a fresh process")
             await self._connect()
             try:
                 return await self._initialize()
             except RpcError as e2:
-                raise ProtocolError(
-                    f"initialize failed: JSON-RPC error {e2.code}: {e2.message[:200]}"
-                ) from e2
+                raise ProtocolError(f"initialize failed: JSON-RPC error {e2.code}: {e2.message[:200]}") from e2
 
     async def _initialize(self) -> ServerHello:
         assert self.channel
@@ -335,9 +327,7 @@ class Session:
             raise ConnectionFailed("not connected")
         return await self._send(method, params, modern=self.era == "modern", timeout=timeout or self.timeout)
 
-    async def result(
-        self, method: str, params: Any = None, *, timeout: float | None = None
-    ) -> tuple[Any, Reply]:
+    async def result(self, method: str, params: Any = None, *, timeout: float | None = None) -> tuple[Any, Reply]:
         """Like `request`, but a JSON-RPC error raises `RpcError`. Drives `input_required` rounds."""
         reply = await self.complete(method, params, timeout=timeout)
         if reply.error is not None:

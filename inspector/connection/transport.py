@@ -170,9 +170,7 @@ class StdioTransport(Transport):
                 stream._buffer[:0] = chunk[idx + 1 :]  # type: ignore[attr-defined]  # put back what follows
                 break
             dropped += len(chunk)
-        self.wire.line(
-            "note", self.conn, f"dropped a stdout line of {dropped} bytes (limit {MAX_MESSAGE_BYTES})"
-        )
+        self.wire.line("note", self.conn, f"dropped a stdout line of {dropped} bytes (limit {MAX_MESSAGE_BYTES})")
 
     async def _read_stdout(self) -> None:
         assert self.proc and self.proc.stdout
@@ -246,9 +244,7 @@ class StdioTransport(Transport):
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self.exit_code = proc.returncode
         took = time.monotonic() - started
-        self.wire.line(
-            "note", self.conn, f"server stopped: {self.shutdown} (exit code {self.exit_code}, {took:.2f}s)"
-        )
+        self.wire.line("note", self.conn, f"server stopped: {self.shutdown} (exit code {self.exit_code}, {took:.2f}s)")
 
     async def _wait_or_signal(self, proc: asyncio.subprocess.Process, grace: float) -> str:
         for how, sig in (
@@ -339,9 +335,7 @@ class _HttpBase(Transport):
         import httpx
 
         verify: bool | ssl.SSLContext = (
-            target.verify
-            if isinstance(target.verify, bool)
-            else (ssl.create_default_context(cafile=target.verify))
+            target.verify if isinstance(target.verify, bool) else (ssl.create_default_context(cafile=target.verify))
         )
         self.client = httpx.AsyncClient(
             verify=verify,
@@ -358,9 +352,7 @@ class _HttpBase(Transport):
         return headers
 
     @staticmethod
-    def _adjust(
-        headers: dict[str, str], extra: Mapping[str, str] | None, omit: Iterable[str]
-    ) -> dict[str, str]:
+    def _adjust(headers: dict[str, str], extra: Mapping[str, str] | None, omit: Iterable[str]) -> dict[str, str]:
         headers.update(extra or {})
         drop = {h.lower() for h in omit}
         return {k: v for k, v in headers.items() if k.lower() not in drop}
@@ -552,9 +544,7 @@ class SseTransport(_HttpBase):
             self.endpoint = await asyncio.wait_for(asyncio.shield(self._ready), self.target.timeout)
         except TimeoutError as e:
             self._stream.cancel()
-            raise ConnectionFailed(
-                f"no 'endpoint' event from {self.url} within {self.target.timeout:g}s"
-            ) from e
+            raise ConnectionFailed(f"no 'endpoint' event from {self.url} within {self.target.timeout:g}s") from e
 
     async def _read_stream(self) -> None:
         import httpx

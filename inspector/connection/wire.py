@@ -142,9 +142,7 @@ class WireLog:
         return entry
 
     def _entry(self, direction: Direction, conn: int, **kw: Any) -> WireEntry:
-        return self._add(
-            WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw)
-        )
+        return self._add(WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw))
 
     def message(
         self,
@@ -161,9 +159,7 @@ class WireLog:
 
     def raw_send(self, conn: int, text: str, exchange: int | None = None) -> WireEntry:
         """Text sent as is (a probe's malformed JSON): kept as text, not as a message."""
-        return self._entry(
-            "send", conn, text=self.redactor.text(text), exchange=exchange, size=len(text.encode())
-        )
+        return self._entry("send", conn, text=self.redactor.text(text), exchange=exchange, size=len(text.encode()))
 
     def line(self, direction: Literal["stderr", "noise", "note"], conn: int, text: str) -> WireEntry:
         return self._entry(direction, conn, text=self.redactor.text(text), size=len(text.encode()))

@@ -1,0 +1,90 @@
+"""Benchmark: `mcp-review list --format json` against a bare mcp SDK client, on generated servers.
+
+    .venv/bin/python bench/list.py [--sizes 100,1000,10000] [--runs 3]
+
+For each size, both run as whole processes against `tests/servers/many.py --tools N` over stdio
+(server start-up included on both sides); the median wall time of `--runs` runs is printed with the
+ratio mcp-review / SDK. Then token-counting throughput (MB/s of canonical JSON) per encoding.
+Target: ratio <= 1.3 at 1000 tools; counting >= 5 MB/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.tokens import sample_tools, throughput  # noqa: E402
+
+SERVER = ROOT / "tests" / "servers" / "many.py"
+
+SDK_CLIENT = """
+import asyncio, sys
+from mcp import Client, StdioServerParameters
+
+async def main() -> None:
+    params = StdioServerParameters(command=sys.executable, args=sys.argv[1:])
+    async with Client(params, cache=None) as client:
+        tools, cursor = [], None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            tools += page.tools
+            cursor = page.next_cursor
+            if not cursor:
+                break
+    print(len(tools))
+
+asyncio.run(main())
+"""
+
+
+def timed(argv: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=ROOT)
+    return time.perf_counter() - started, out.stdout
+
+
+def median_time(argv: list[str], runs: int) -> tuple[float, str]:
+    results = [timed(argv) for _ in range(runs)]
+    return statistics.median(t for t, _ in results), results[-1][1]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="100,1000,10000")
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args()
+    print(f"{'tools':>6} {'mcp-review s':>13} {'SDK client s':>13} {'ratio':>6}")
+    for size in (int(s) for s in args.sizes.split(",")):
+        server = [str(SERVER), "--tools", str(size)]
+        ours_argv = [
+            sys.executable,
+            "-m",
+            "inspector",
+            "list",
+            "--format",
+            "json",
+            "--",
+            sys.executable,
+            *server,
+        ]
+        ours, out = median_time(ours_argv, args.runs)
+        listed = len(json.loads(out)["tools"])
+        theirs, out = median_time([sys.executable, "-c", SDK_CLIENT, *server], args.runs)
+        assert listed == size == int(out.strip()), (listed, size, out)
+        print(f"{size:>6} {ours:>13.2f} {theirs:>13.2f} {ours / theirs:>6.2f}")
+
+    tools = sample_tools(2000)
+    for encoding in ("cl100k_base", "o200k_base"):
+        print(f"token counting {encoding}: {throughput(encoding, tools):.1f} MB/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Token costs, counted offline with tiktoken's `cl100k_base` and `o200k_base`.
+
+tiktoken downloads its encoding files on first use; that fails on machines without internet (CI
+here). The two BPE files ship with this package (`inspector/data/encodings/*.tiktoken.gz`, taken
+from the MIT-licensed PyPI package bpe-openai 0.1.4), are checked against tiktoken's own sha256 of
+each file before use, and are turned into a `tiktoken.Encoding` here: no code path touches the
+network or tiktoken's cache.
+
+Canonical serialization: a wire object is counted as `json.dumps(obj, separators=(",", ":"),
+sort_keys=True, ensure_ascii=False)`, i.e. compact, keys sorted, UTF-8. A field's figure is the cost
+of its member text `"key":value` on its own; BPE merges across boundaries and the braces and commas
+of the whole object mean the fields do not add up exactly to the total. Every figure is for one
+encoding; hosts add their own wrapping around tool definitions, so real context cost differs.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import tiktoken
+
+ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base")
+DEFAULT_ENCODING = "cl100k_base"
+TOOL_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+DATA = Path(__file__).parent / "data" / "encodings"
+
+_ENDOFTEXT, _ENDOFPROMPT = "<|endoftext|>", "<|endofprompt|>"
+# From tiktoken_ext/openai_public.py (tiktoken 0.14.0): hashes of the uncompressed files, regexes,
+# special tokens.
+_SPECS: dict[str, dict[str, Any]] = {
+    "cl100k_base": {
+        "sha256": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        "pat_str": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501
+        "special_tokens": {
+            _ENDOFTEXT: 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            _ENDOFPROMPT: 100276,
+        },
+    },
+    "o200k_base": {
+        "sha256": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "pat_str": "|".join(
+            [
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""\p{N}{1,3}""",
+                r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+                r"""\s*[\r\n]+""",
+                r"""\s+(?!\S)""",
+                r"""\s+""",
+            ]
+        ),
+        "special_tokens": {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+    },
+}
+
+
+class UnknownEncoding(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown encoding {name!r}: choose one of {', '.join(ENCODINGS)}")
+
+
+class CorruptEncoding(RuntimeError):
+    """The shipped encoding file does not match tiktoken's published hash."""
+
+
+def canonical(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def load_ranks(path: Path, sha256: str) -> dict[bytes, int]:
+    """Read a gzipped `.tiktoken` file and verify the hash of its uncompressed bytes."""
+    raw = gzip.decompress(path.read_bytes())
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != sha256:
+        raise CorruptEncoding(f"{path}: sha256 {digest} does not match the expected {sha256}")
+    pairs = (line.split() for line in raw.splitlines() if line)
+    return {base64.b64decode(token): int(rank) for token, rank in pairs}
+
+
+@cache
+def get_encoding(name: str) -> tiktoken.Encoding:
+    if name not in _SPECS:
+        raise UnknownEncoding(name)
+    import tiktoken
+
+    spec = _SPECS[name]
+    return tiktoken.Encoding(
+        name,
+        pat_str=spec["pat_str"],
+        mergeable_ranks=load_ranks(DATA / f"{name}.tiktoken.gz", spec["sha256"]),
+        special_tokens=spec["special_tokens"],
+    )
+
+
+class TokenCounter:
+    """Counts tokens of text and wire JSON with one encoding (loaded on first use, then cached)."""
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+        if encoding not in _SPECS:
+            raise UnknownEncoding(encoding)
+        self.encoding = encoding
+
+    def count_text(self, text: str) -> int:
+        # encode_ordinary: special-token text such as <|endoftext|> counts as plain text, never an error
+        return len(get_encoding(self.encoding).encode_ordinary(text))
+
+    def count_json(self, obj: object) -> int:
+        return self.count_text(canonical(obj))
+
+    def breakdown(self, item: object) -> dict[str, int]:
+        """{"total": N, key: N, ...}: the whole object, then each member `"key":value` in wire order."""
+        whole = canonical(item)
+        if not isinstance(item, dict):
+            return {"total": self.count_text(whole)}
+        encode = get_encoding(self.encoding).encode_ordinary  # a plain loop: the batch API spins up a pool
+        out = {"total": len(encode(whole))}
+        for key, value in item.items():
+            out[str(key)] = len(encode(f"{canonical(str(key))}:{canonical(value)}"))
+        return out
+
+    def tools_total(self, tools: list[object]) -> int:
+        """The whole `tools` array as one JSON text."""
+        return self.count_json(tools)
