@@ -187,9 +187,7 @@ def _schema(revision: str) -> _RevisionSchema:
 
 
 # ------------------------------------------------------------------------------------------ dispatch
-def _specific(
-    s: _RevisionSchema, message: dict[str, Any], request_method: str | None
-) -> tuple[str, bool] | None:
+def _specific(s: _RevisionSchema, message: dict[str, Any], request_method: str | None) -> tuple[str, bool] | None:
     """(definition, applies to message["result"]) for a server->client message, or None."""
     if "method" in message:
         method = message["method"]
@@ -291,9 +289,7 @@ def _explain(error: ValidationError) -> Iterator[tuple[tuple[Any, ...], str]]:
     yield path, _cap(text)
 
 
-def _errors(
-    s: _RevisionSchema, name: str, instance: Any, seq: int, prefix: tuple[Any, ...]
-) -> Iterator[SchemaProblem]:
+def _errors(s: _RevisionSchema, name: str, instance: Any, seq: int, prefix: tuple[Any, ...]) -> Iterator[SchemaProblem]:
     for error in s.validator(name).iter_errors(instance):
         for path, message in _explain(error):
             yield SchemaProblem(seq, name, _path(prefix + path), message)
@@ -349,9 +345,7 @@ def _one(
         yield from _membership(s, message, seq, prefix)
 
 
-def _check(
-    s: _RevisionSchema, message: Any, seq: int, method_of: Callable[[Any], str | None]
-) -> list[SchemaProblem]:
+def _check(s: _RevisionSchema, message: Any, seq: int, method_of: Callable[[Any], str | None]) -> list[SchemaProblem]:
     def problems() -> Iterator[SchemaProblem]:
         if not isinstance(message, list):
             yield from _one(s, message, method_of(message), seq, ())
@@ -445,3 +439,8 @@ __all__ = [
     "validate_wire",
     "validator_class",
 ]
+
+
+def server_notification_methods(revision: str) -> set[str]:
+    """The notification methods a server may send in `revision` (its ServerNotification union)."""
+    return set(_schema(revision).server_notifications or {})

@@ -1,0 +1,182 @@
+"""What a rule sees: the snapshot, the wire log, fresh probe connections, the caller, the options.
+
+Findings are made through the helpers (`passed`, `fail`, `warn`, `na`, `blocking`), which stamp the
+rule's id, pack, mode and source. A call rule asks `call()`: it enforces the calling policy and
+returns None when the reviewer has not allowed the call, and `blocking_call()` then says exactly which
+flag or consent would verify it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from inspector.calls import CallRecord, call_tool, side_effect_reason
+from inspector.catalog import Item, ServerSnapshot
+from inspector.connection.probe import Prober
+from inspector.connection.session import Session
+from inspector.connection.wire import WireLog
+from inspector.review import Attestation, Finding, Status
+from inspector.targets import Target
+from inspector.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from checks.core import Rule
+
+CallPolicy = Literal["none", "read-only", "all"]
+Subject = Item | str | None
+
+
+@dataclass
+class Options:
+    """Rule options (thresholds) and call permissions, from the command line and mcp-review.toml."""
+
+    calls: CallPolicy = "none"
+    allow_tools: list[str] | None = None  # if set, only these tools may be called
+    list_budget: int = 3500  # registry.list-budget, cl100k_base tokens for the whole tools array
+    description_budget: int = 50  # registry.description-budget, tokens per tool description
+    output_budget_bytes: int = 8192  # tokens.output-budget
+    truncation_bytes: int = 2048  # tokens.smart-truncation
+    probe_timeout: float = 5.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class CheckContext:
+    def __init__(
+        self,
+        *,
+        target: Target,
+        session: Session,
+        snapshot: ServerSnapshot,
+        options: Options,
+        counter: TokenCounter | None = None,
+        attestations: Iterable[Attestation] = (),
+    ) -> None:
+        self.target = target
+        self.session = session
+        self.snapshot = snapshot
+        self.wire: WireLog = session.wire
+        self.options = options
+        self.counter = counter or TokenCounter()
+        self.calls: list[CallRecord] = []
+        self._samples: dict[str, CallRecord] = {}
+        self.attestations = list(attestations)
+        self.rule: Rule | None = None
+
+    # ------------------------------------------------------------------------------------ facts
+    @property
+    def revision(self) -> str:
+        return self.snapshot.revision
+
+    @property
+    def era(self) -> str:
+        return self.snapshot.era
+
+    @property
+    def is_http(self) -> bool:
+        return self.target.kind in ("http", "sse")
+
+    def revision_at_least(self, revision: str) -> bool:
+        """Revisions are dates: compare as strings."""
+        return self.revision >= revision
+
+    # --------------------------------------------------------------------------------- findings
+    def _finding(self, status: Status, subject: Subject, message: str, evidence: Iterable[int | None]) -> Finding:
+        assert self.rule is not None
+        kind = subject.kind if isinstance(subject, Item) else None
+        name = subject.key if isinstance(subject, Item) else subject
+        seqs = [s for s in evidence if s]
+        if isinstance(subject, Item) and status in ("fail", "warn", "blocking") and subject.seq not in seqs:
+            seqs.insert(0, subject.seq)
+        return Finding(
+            rule=self.rule.id,
+            pack=self.rule.pack,
+            status=status,
+            message=message,
+            subject=name,
+            subject_kind=kind,
+            source=self.rule.cites,
+            mode=self.rule.mode,
+            evidence=seqs,
+        )
+
+    def passed(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
+        return self._finding("pass", subject, message, evidence)
+
+    def fail(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
+        return self._finding("fail", subject, message, evidence)
+
+    def warn(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
+        return self._finding("warn", subject, message, evidence)
+
+    def na(self, subject: Subject, message: str) -> Finding:
+        return self._finding("n/a", subject, message, ())
+
+    def blocking(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
+        return self._finding("blocking", subject, message, evidence)
+
+    def manual(self, what: str) -> list[Finding]:
+        """The part of a rule only a person can judge: their attestations, or blocking until there is one."""
+        assert self.rule is not None
+        mine = [a for a in self.attestations if a.rule == self.rule.id]
+        if not mine:
+            return [
+                self.blocking(None, f"needs a reviewer: {what} Attest it in mcp-review.toml ([[attest]]) or the TUI.")
+            ]
+        out = []
+        for a in mine:
+            finding = self._finding(a.status, a.subject, f"attested by {a.by}: {a.note}", ())
+            finding.note = a.source
+            out.append(finding)
+        return out
+
+    # ------------------------------------------------------------------------------------ calls
+    def may_call(self, tool: Item) -> str | None:
+        """None if the policy allows calling `tool`; else what would allow it (flag or consent)."""
+        name = tool.name or ""
+        if self.options.allow_tools is not None and name not in self.options.allow_tools:
+            return f"add {name!r} to the tools allowed for calls in mcp-review.toml (calls.allow)"
+        if self.options.calls == "none":
+            return "run with --calls read-only (or --calls all) to let mcp-review call tools"
+        reason = side_effect_reason(tool.raw)
+        if reason and self.options.calls != "all":
+            return f"{reason}: only --calls all (the reviewer's consent) lets mcp-review call it"
+        return None
+
+    async def call(self, tool: Item, arguments: Any, purpose: str | None = None) -> CallRecord | None:
+        if self.may_call(tool) is not None:
+            return None
+        consent = "reviewer" if side_effect_reason(tool.raw) else "read-only"
+        record = await call_tool(
+            self.session,
+            tool.name or "",
+            arguments,
+            consent=consent,
+            purpose=purpose or (self.rule.id if self.rule else "check"),
+        )
+        self.calls.append(record)
+        return record
+
+    async def sample_call(self, tool: Item) -> CallRecord | None:
+        """One call with valid arguments generated from the schema, shared by every rule that reads results."""
+        from checks.util import valid_arguments
+
+        key = tool.name or ""
+        if key not in self._samples:
+            record = await self.call(tool, valid_arguments(tool), purpose="sample result")
+            if record is None:
+                return None
+            self._samples[key] = record
+        return self._samples[key]
+
+    def blocking_call(self, tool: Item, what: str) -> Finding:
+        return self.blocking(tool, f"{what} needs a call: {self.may_call(tool)}")
+
+    # ----------------------------------------------------------------------------------- probes
+    @contextlib.asynccontextmanager
+    async def probe(self) -> AsyncIterator[Prober]:
+        """A fresh raw connection (a new process on stdio) sharing the review's wire log."""
+        async with Prober(self.target, self.wire, timeout=self.options.probe_timeout) as prober:
+            yield prober

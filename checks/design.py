@@ -1,0 +1,226 @@
+"""Pack `design`: MCP tool development guidelines (seed 001_62f5a2c2865d19aa.txt).
+
+Its model: `object.operation` names with short verbs, one parameter named `input` typed by an input
+model whose every field has a description and examples, minimal flat outputs in an `{ok, result,
+issues}` envelope.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.util import input_schema, properties, rejected, result_json
+from inspector.catalog import Item
+from inspector.review import Finding
+
+SEED = "001"
+OBJECT_OPERATION = re.compile(r"^([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)$")
+VAGUE = {"run", "do", "process", "handle", "execute", "manage", "perform", "misc", "util"}
+WHEN = re.compile(r"\b(when|use (this|it) (to|for)|for (finding|getting|creating))\b", re.I)
+TIME_KEY = re.compile(r"(date|time|_at)$|^(created|updated|modified|timestamp)", re.I)
+
+
+def _tools(ctx: CheckContext) -> list[Item]:
+    return [t for t in ctx.snapshot.tools if t.name]
+
+
+@rule("design.object-operation-names", modes=("static",), source=f"{SEED} Naming rules & best practices")
+def object_operation_names(ctx: CheckContext) -> Iterator[Finding]:
+    """Names follow `object.operation` with a short verb; no vague verbs, no flags in names.
+
+    Passes: `task.create`, `list.search`. Fails: `create_task` (not object.operation), `task.run`
+    (vague verb), `task.create_and_assign` (a flag in the name).
+    """
+    for tool in _tools(ctx):
+        name = tool.name or ""
+        match = OBJECT_OPERATION.match(name)
+        if not match:
+            yield ctx.fail(tool, f"{name!r} is not object.operation (e.g. task.create)")
+        elif match.group(2) in VAGUE:
+            yield ctx.fail(tool, f"vague verb {match.group(2)!r}: say what it does (create, get, search, ...)")
+        elif "_and_" in match.group(2) or "_with_" in match.group(2):
+            yield ctx.fail(tool, f"{match.group(2)!r} encodes options in the name: put them in the input schema")
+        else:
+            yield ctx.passed(tool, "object.operation with a short verb")
+
+
+def _input_model(tool: Item) -> dict[str, Any] | None:
+    """The schema of the single `input` parameter, if the tool follows the one-arg rule."""
+    props = properties(input_schema(tool))
+    if list(props) != ["input"]:
+        return None
+    model = props["input"]
+    ref = model.get("$ref")
+    if isinstance(ref, str):
+        defs = (input_schema(tool) or {}).get("$defs") or (input_schema(tool) or {}).get("definitions") or {}
+        model = defs.get(ref.rsplit("/", 1)[-1], model)
+    return model if isinstance(model, dict) else None
+
+
+@rule("design.one-arg-input", modes=("static",), source=f"{SEED} Single-parameter input model (one-arg rule)")
+def one_arg_input(ctx: CheckContext) -> Iterator[Finding]:
+    """Each tool takes exactly one parameter, `input`, typed by its input model (an object schema).
+
+    Fails: several top-level parameters, or one not named `input`, or an `input` that is not an object.
+    """
+    for tool in _tools(ctx):
+        props = list(properties(input_schema(tool)))
+        model = _input_model(tool)
+        if model is None:
+            yield ctx.fail(tool, f"parameters {props} instead of one `input`")
+        elif model.get("type") != "object" and not properties(model):
+            yield ctx.fail(tool, "`input` is not an object model")
+        else:
+            yield ctx.passed(tool, "one `input` object")
+
+
+def _fields(tool: Item) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    model = _input_model(tool) or input_schema(tool) or {}
+    return model, properties(model)
+
+
+@rule("design.field-docs", modes=("static",), source=f"{SEED} Input model development guidelines")
+def field_docs(ctx: CheckContext) -> Iterator[Finding]:
+    """Every input field has a description and examples; the model has a model-level example.
+
+    Fails: a field without `description` or `examples`, or a model without `examples` (listed).
+    n/a for a tool that takes nothing.
+    """
+    for tool in _tools(ctx):
+        model, fields = _fields(tool)
+        if not fields:
+            yield ctx.na(tool, "takes no input fields")
+            continue
+        missing = [f"{n}: description" for n, s in fields.items() if not s.get("description")]
+        missing += [f"{n}: examples" for n, s in fields.items() if not s.get("examples") and "example" not in s]
+        if not model.get("examples"):
+            missing.append("model: examples")
+        yield ctx.fail(tool, "missing " + ", ".join(missing[:8])) if missing else ctx.passed(tool, "documented")
+
+
+@rule("design.constraints", modes=("static",), source=f"{SEED} Input model development guidelines: constrain types")
+def constraints(ctx: CheckContext) -> Iterator[Finding]:
+    """Finite sets are enums; strings and numbers are bounded.
+
+    Warns: a string field with no maxLength, enum, pattern or format; a number with no minimum or
+    maximum (listed). n/a for a tool that takes nothing.
+    """
+    for tool in _tools(ctx):
+        _, fields = _fields(tool)
+        if not fields:
+            yield ctx.na(tool, "takes no input fields")
+            continue
+        loose = [
+            n
+            for n, s in fields.items()
+            if s.get("type") == "string"
+            and not any(k in s for k in ("maxLength", "enum", "pattern", "format", "const"))
+        ]
+        loose += [
+            n
+            for n, s in fields.items()
+            if s.get("type") in ("integer", "number")
+            and not any(k in s for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum"))
+        ]
+        yield ctx.warn(tool, f"unbounded: {', '.join(loose[:8])}") if loose else ctx.passed(tool, "bounded")
+
+
+@rule("design.title-metadata", modes=("static",), source=f"{SEED} Principles: descriptive title and description")
+def title_metadata(ctx: CheckContext) -> Iterator[Finding]:
+    """Every tool has a title and a description whose first sentence says when to use it.
+
+    Fails: no title (`title` or `annotations.title`), or no description. Warns: a first sentence that
+    never says when to use the tool.
+    """
+    for tool in _tools(ctx):
+        ann = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        title = tool.get("title") or ann.get("title")
+        description = (tool.description or "").strip()
+        first = re.split(r"(?<=[.!?])\s", description, maxsplit=1)[0]
+        if not title or not description:
+            yield ctx.fail(
+                tool, "no " + " and no ".join(w for w, v in (("title", title), ("description", description)) if not v)
+            )
+        elif not WHEN.search(first):
+            yield ctx.warn(tool, f"the first sentence does not say when to use it: {first[:100]!r}")
+        else:
+            yield ctx.passed(tool, "title, and a first sentence that says when to use it")
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def _time_strings(value: Any, path: str = "") -> list[str]:
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str) and TIME_KEY.search(k) and not k.endswith("_ms"):
+                out.append(f"{path}{k}")
+            out += _time_strings(v, f"{path}{k}.")
+    elif isinstance(value, list):
+        for v in value[:50]:
+            out += _time_strings(v, path)
+    return out
+
+
+async def _sampled(ctx: CheckContext, what: str) -> AsyncIterator[tuple[Item, Any, Finding | None]]:
+    for tool in _tools(ctx):
+        if ctx.may_call(tool) is not None:
+            yield tool, None, ctx.blocking_call(tool, what)
+            continue
+        record = await ctx.sample_call(tool)
+        yield tool, record, None
+
+
+@rule("design.lean-output", modes=("call",), source=f"{SEED} Output model development guidelines")
+async def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Outputs are flat and minimal; times are `_ms` epochs; rows are identified by `id`/`name`/`url`.
+
+    How: each callable tool's sample result. Warns: JSON nested deeper than 4 levels, time fields as
+    strings instead of `*_ms` numbers, rows with none of id/name/url. Blocking: tools that may not be called.
+    """
+    async for tool, record, blocked in _sampled(ctx, "the output shape"):
+        if blocked:
+            yield blocked
+            continue
+        data = result_json(record.result)
+        if data is None:
+            yield ctx.warn(tool, f"no JSON result to judge ({record.outcome})", [record.seq])
+            continue
+        problems = []
+        if _depth(data) > 4:
+            problems.append(f"nested {_depth(data)} levels deep")
+        problems += [f"{p} is a time string (use {p.rsplit('.', 1)[-1]}_ms)" for p in _time_strings(data)[:3]]
+        rows = data.get("items") if isinstance(data, dict) and isinstance(data.get("items"), list) else None
+        if rows and all(isinstance(r, dict) and not {"id", "name", "url"} & set(r) for r in rows):
+            problems.append("rows have no id, name or url")
+        yield ctx.warn(tool, "; ".join(problems), [record.seq]) if problems else ctx.passed(tool, "lean", [record.seq])
+
+
+@rule("design.envelope", modes=("call",), source=f"{SEED} Unified output envelope")
+async def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Results use the `{ok, result, issues}` envelope.
+
+    How: each callable tool's sample result must be a JSON object with a boolean `ok`, a `result` and
+    an `issues` array. Blocking: tools that may not be called.
+    """
+    async for tool, record, blocked in _sampled(ctx, "the result envelope"):
+        if blocked:
+            yield blocked
+            continue
+        data = result_json(record.result)
+        ok = isinstance(data, dict) and isinstance(data.get("ok"), bool) and "result" in data
+        if ok and isinstance(data.get("issues"), list):
+            yield ctx.passed(tool, "{ok, result, issues}", [record.seq])
+        else:
+            state = "failed" if rejected(record) else "returned"
+            yield ctx.fail(tool, f"{state} without the {{ok, result, issues}} envelope", [record.seq])

@@ -1,0 +1,123 @@
+"""Pack `registry`: the per-tool module pattern of a Rust MCP server (seed 004_0d5a3e89099f134a.txt).
+
+Honest `additionalProperties`, a trimmed wire (no `docs`, `$schema`, schema titles or prose
+defaults), token ceilings for the whole `tools/list` (3500 cl100k_base tokens) and each description
+(50), and the schemars `#`-heading quirk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.util import input_schema, invalid_arguments, properties, rejected, walk_schema
+from inspector.catalog import Item
+from inspector.review import Finding
+
+SEED = "004"
+
+
+def _tools(ctx: CheckContext) -> list[Item]:
+    return [t for t in ctx.snapshot.tools if t.name]
+
+
+@rule("registry.no-false-strict", modes=("static", "call"), source=f"{SEED} Required exports per tool: #1052")
+async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """A schema that says `additionalProperties: false` is not contradicted by a runtime that accepts unknown fields.
+
+    How: tools whose inputSchema claims `additionalProperties: false` are called with an unknown extra
+    field; success means the wire schema lies (false strict). Tools that claim nothing pass statically.
+    Blocking: strict tools that may not be called.
+    """
+    for tool in _tools(ctx):
+        if (input_schema(tool) or {}).get("additionalProperties") is not False:
+            yield ctx.passed(tool, "claims no strictness")
+            continue
+        if ctx.may_call(tool) is not None:
+            yield ctx.blocking_call(tool, "whether unknown fields are really refused")
+            continue
+        _, args = next(c for c in invalid_arguments(tool) if c[0] == "unknown extra field")
+        record = await ctx.call(tool, args)
+        assert record is not None
+        if rejected(record):
+            yield ctx.passed(tool, f"an unknown field was refused ({record.outcome})", [record.seq])
+        else:
+            yield ctx.fail(
+                tool, "additionalProperties: false, yet a call with an unknown field succeeded", [record.seq]
+            )
+
+
+@rule("registry.list-budget", modes=("static",), source=f"{SEED} Wire trimmer behavior: C5 3500-token ceiling")
+def list_budget(ctx: CheckContext) -> Iterator[Finding]:
+    """The whole `tools/list` stays under its token ceiling (default 3500 cl100k_base tokens; option list_budget).
+
+    Counted on the canonical JSON of the `tools` array as sent.
+    """
+    total = ctx.counter.tools_total(ctx.snapshot.tools.raw)
+    ceiling = ctx.options.list_budget
+    seqs = ctx.snapshot.tools.seqs[:1]
+    if total > ceiling:
+        yield ctx.fail(
+            None, f"tools/list costs {total} {ctx.counter.encoding} tokens, over the ceiling of {ceiling}", seqs
+        )
+    else:
+        yield ctx.passed(None, f"tools/list costs {total} {ctx.counter.encoding} tokens (ceiling {ceiling})", seqs)
+
+
+@rule("registry.description-budget", modes=("static",), source=f"{SEED} Wire trimmer behavior: short description")
+def description_budget(ctx: CheckContext) -> Iterator[Finding]:
+    """Each tool description stays under its ceiling (default 50 cl100k_base tokens; option description_budget)."""
+    ceiling = ctx.options.description_budget
+    for tool in _tools(ctx):
+        cost = ctx.counter.count_text(tool.description or "")
+        if cost > ceiling:
+            yield ctx.fail(tool, f"description costs {cost} tokens, over {ceiling}")
+        else:
+            yield ctx.passed(tool, f"description costs {cost} tokens")
+
+
+@rule("registry.wire-trimmed", modes=("static",), source=f"{SEED} Wire trimmer behavior: stripped from the wire")
+def wire_trimmed(ctx: CheckContext) -> Iterator[Finding]:
+    """No `docs` field, `$schema`, schema `title` or long prose defaults on the wire.
+
+    Fails: a tool with `docs`; an inputSchema with `$schema` or a top-level `title`; a string
+    `default` longer than 32 characters anywhere in the schema.
+    """
+    for tool in _tools(ctx):
+        schema = input_schema(tool) or {}
+        problems = [
+            f"has {k}"
+            for k, present in (
+                ("docs", "docs" in tool.raw),
+                ("inputSchema.$schema", "$schema" in schema),
+                ("inputSchema.title", "title" in schema),
+            )
+            if present
+        ]
+        problems += [
+            f"{path or '(root)'}.default is {len(s['default'])} characters of prose"
+            for path, s in walk_schema(schema)
+            if isinstance(s.get("default"), str) and len(s["default"]) > 32
+        ]
+        yield ctx.fail(tool, "; ".join(problems)) if problems else ctx.passed(tool, "trimmed")
+
+
+@rule("registry.heading-quirk", modes=("static",), source=f"{SEED} Schemars #-prefix description quirk")
+def heading_quirk(ctx: CheckContext) -> Iterator[Finding]:
+    """No property whose `title` swallowed a description that began with `#`.
+
+    schemars reads a doc comment starting with `#` as a heading and moves it to `title`, leaving the
+    property without its description. Fails: a property with a `title` but no `description`, or a
+    title starting with `#`.
+    """
+    for tool in _tools(ctx):
+        bad = [
+            name
+            for name, sub in properties(input_schema(tool)).items()
+            if isinstance(sub.get("title"), str) and (sub["title"].startswith("#") or "description" not in sub)
+        ]
+        if bad:
+            yield ctx.fail(tool, f"title without description (heading quirk): {', '.join(bad[:6])}")
+        else:
+            yield ctx.passed(tool, "no swallowed descriptions")

@@ -1,0 +1,695 @@
+"""Pack `review`: the MCP server review checklist (seed 003_7bd45472b514b87a.txt).
+
+The seed pins MCP 2025-06-18 for tools and primitives and 2025-11-25 for authorization, and says:
+"Mark items you cannot verify as blocking, not as passes."
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.util import (
+    DESTROY_WORDS,
+    VERBS,
+    WRITE_WORDS,
+    input_schema,
+    invalid_arguments,
+    is_typed,
+    properties,
+    rejected,
+    required,
+    result_json,
+    result_text,
+    valid_arguments,
+    walk_schema,
+    words,
+)
+from inspector.calls import annotations
+from inspector.catalog import LISTS as CATALOG_LISTS
+from inspector.catalog import Item, list_all
+from inspector.review import Finding
+from inspector.tokens import canonical
+
+SEED = "003"
+HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def _tools(ctx: CheckContext) -> list[Item]:
+    return [t for t in ctx.snapshot.tools if t.name]
+
+
+@rule("review.primitive-by-purpose", modes=("static", "call"), source=f"{SEED} Primitive design: primitive-by-purpose")
+async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """A tool that only returns static data should be a resource.
+
+    Why: resources are for read-only context the client or user selects; tools are for model-controlled
+    actions. A tool that takes no input and always returns the same thing costs tokens on every turn.
+    How: static: tools with no input properties that claim read-only are candidates; call: each candidate
+    is called twice, and identical results mean static data.
+    Passes: tools with inputs, or whose results differ between calls, or that are not read-only.
+    Fails: a parameterless read-only tool that returns the same content twice.
+    Blocking: a candidate that may not be called; `--calls read-only` verifies it.
+    """
+    for tool in _tools(ctx):
+        schema = input_schema(tool) or {}
+        if properties(schema) or annotations(tool.raw).get("readOnlyHint") is not True:
+            yield ctx.passed(tool, "takes input or acts: a tool is the right primitive")
+            continue
+        if ctx.may_call(tool) is not None:
+            yield ctx.blocking_call(tool, "whether this parameterless read-only tool returns static data")
+            continue
+        first = await ctx.call(tool, {})
+        second = await ctx.call(tool, {})
+        assert first and second
+        if first.result is not None and first.result == second.result and not rejected(first):
+            yield ctx.fail(
+                tool,
+                "takes no input and returned the same result twice: static data belongs in a resource",
+                [first.seq, second.seq],
+            )
+        else:
+            yield ctx.passed(tool, "results differ between calls (dynamic data)", [first.seq, second.seq])
+
+
+@rule("review.no-overlap", modes=("static",), source=f"{SEED} Primitive design: no-overlap")
+def no_overlap(ctx: CheckContext) -> Iterator[Finding]:
+    """The same data is not exposed as both a tool and a resource or prompt without reason.
+
+    How: a read-only tool whose name, stripped of its verb, names a resource, template or prompt
+    (e.g. tool `get_index` and resource `index`) is flagged.
+    Passes: no such pairs. Warns: each pair (a stated reason in the description clears it: "unlike the
+    resource ...").
+    """
+    others: dict[str, Item] = {}
+    for item in [*ctx.snapshot.resources, *ctx.snapshot.templates, *ctx.snapshot.prompts]:
+        label = item.name or item.key
+        others.setdefault("_".join(w for w in words(label) if w not in VERBS), item)
+    for tool in _tools(ctx):
+        stem = "_".join(w for w in words(tool.name or "") if w not in VERBS)
+        twin = others.get(stem) if stem else None
+        reason = "resource" in (tool.description or "").lower() or "prompt" in (tool.description or "").lower()
+        if twin is not None and annotations(tool.raw).get("readOnlyHint") is True and not reason:
+            yield ctx.warn(tool, f"exposes the same data as {twin.kind} {twin.key!r} without saying why", [twin.seq])
+        else:
+            yield ctx.passed(tool, "no other primitive exposes the same data")
+
+
+@rule("review.precise-names", modes=("static",), source=f"{SEED} Tool contracts: precise-names")
+def precise_names(ctx: CheckContext) -> Iterator[Finding]:
+    """Tool names are unique, stable and action-oriented.
+
+    How: duplicates across all pages fail; a name with no verb among its words (`get`, `search`,
+    `create`, ...) warns. Stability against a pinned baseline is `review.rug-pull-mitigation`.
+    Passes: `search_notes`, `note.create`. Fails: two tools named `search`. Warns: `notes`, `helper`.
+    """
+    seen: dict[str, Item] = {}
+    for tool in ctx.snapshot.tools:
+        if not tool.name:
+            yield ctx.fail(tool, "has no name")
+            continue
+        if tool.name in seen:
+            yield ctx.fail(
+                tool, f"name {tool.name!r} is not unique (also listed at position {seen[tool.name].index + 1})"
+            )
+            continue
+        seen[tool.name] = tool
+        if not VERBS.intersection(words(tool.name)):
+            yield ctx.warn(tool, f"name {tool.name!r} names no action (no verb such as get, search, create)")
+        else:
+            yield ctx.passed(tool, "unique and action-oriented")
+
+
+def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, str, str]]:
+    """(subject, where, text) for everything a server says to the model."""
+    if ctx.snapshot.instructions:
+        yield None, "server instructions", ctx.snapshot.instructions
+    for item in [*ctx.snapshot.tools, *ctx.snapshot.prompts, *ctx.snapshot.resources, *ctx.snapshot.templates]:
+        for key in ("name", "title", "description"):
+            value = item.get(key)
+            if isinstance(value, str):
+                yield item, key, value
+        for path, sub in walk_schema(input_schema(item)) if item.kind == "tool" else ():
+            for key in ("description", "title"):
+                if isinstance(sub.get(key), str) and path:
+                    yield item, f"inputSchema.{path}.{key}", sub[key]
+        for arg in item.get("arguments") or [] if item.kind == "prompt" else []:
+            if isinstance(arg, dict) and isinstance(arg.get("description"), str):
+                yield item, f"argument {arg.get('name')!r}", arg["description"]
+
+
+@rule("review.descriptions-grounded", modes=("static",), source=f"{SEED} Tool contracts: descriptions-grounded")
+def descriptions_grounded(ctx: CheckContext) -> Iterator[Finding]:
+    """Descriptions say what a tool does, its side effects and when to call it; nothing hidden or leaked.
+
+    How: every tool needs a description; a tool that is not read-only must name its side effects.
+    Everything the server says to the model (instructions, names, titles, descriptions, schema and
+    argument descriptions of tools, prompts and resources) is scanned for instructions aimed at the model
+    (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials
+    (assignments, known key formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC
+    escapes. Each hit quotes the offending span.
+    Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, or no description.
+    Warns: a suspicious span, or a side-effecting tool whose description never says what it changes.
+    """
+    from inspector.scan import scan_text
+
+    hits: dict[str | None, list[tuple[str, Any]]] = {}
+    subjects: dict[str | None, Item | None] = {}
+    for item, where, text in _texts(ctx):
+        key = f"{item.kind}:{item.key}" if item else None
+        subjects[key] = item
+        for hit in scan_text(text):
+            hits.setdefault(key, []).append((where, hit))
+    for tool in ctx.snapshot.tools:
+        key = f"tool:{tool.key}"
+        subjects[key] = tool
+        if not (tool.description or "").strip():
+            hits.setdefault(key, []).append(("description", None))
+    for key, item in subjects.items():
+        found = hits.get(key, [])
+        fails = [
+            f"{where}: no description" if h is None else f"{where}: {h.message}: {h.quote}"
+            for where, h in found
+            if h is None or h.severity == "fail"
+        ]
+        warns = [f"{where}: {h.message}: {h.quote}" for where, h in found if h is not None and h.severity != "fail"]
+        mutating = item is not None and item.kind == "tool" and annotations(item.raw).get("readOnlyHint") is not True
+        if mutating and item.description and not WRITE_WORDS.search(item.description):
+            warns.append("description: the tool is not read-only but never says what it changes")
+        if fails:
+            yield ctx.fail(item, "; ".join(fails + warns))
+        elif warns:
+            yield ctx.warn(item, "; ".join(warns))
+        else:
+            yield ctx.passed(item, "grounded: nothing hidden, leaked or steering found")
+
+
+def _schema_problems(tool: Item) -> list[str]:
+    schema = tool.get("inputSchema")
+    if not isinstance(schema, dict):
+        return ["no inputSchema object"]
+    if schema.get("type") != "object":
+        return ['inputSchema.type is not "object"']
+    problems = []
+    props = properties(schema)
+    if not props and schema.get("additionalProperties") not in (None, False):
+        problems.append("a free-form argument bag (additionalProperties with no properties)")
+    for name, sub in props.items():
+        if not is_typed(sub):
+            problems.append(f"property {name!r} has no type")
+        elif sub.get("type") == "object" and not properties(sub) and sub.get("additionalProperties") is not False:
+            problems.append(f"property {name!r} is a free-form object")
+    if props and "required" not in schema:
+        problems.append("no required list")
+    problems += [f"required {r!r} is not a property" for r in required(schema) if r not in props]
+    return problems
+
+
+@rule("review.input-schema", modes=("static",), source=f"{SEED} Tool contracts: input-schema")
+def input_schema_rule(ctx: CheckContext) -> Iterator[Finding]:
+    """Every tool has an object inputSchema with typed properties and a `required` list; no free-form bags.
+
+    Passes: {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}, or a tool
+    with no parameters ({"type": "object"}).
+    Fails: no inputSchema, a non-object schema, an untyped property, a property that is an open object
+    (`dict`), additionalProperties with no properties, properties without a `required` list.
+    """
+    for tool in ctx.snapshot.tools:
+        problems = _schema_problems(tool)
+        yield ctx.fail(tool, "; ".join(problems)) if problems else ctx.passed(tool, "typed object schema")
+
+
+@rule(
+    "review.output-schema-and-structured",
+    modes=("static", "call"),
+    source=f"{SEED} Tool contracts: output-schema-and-structured",
+    spec="2025-06-18 (structured content)",
+)
+async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Structured results declare an outputSchema, `structuredContent` conforms, and a text block mirrors it.
+
+    How: static: an outputSchema must be an object schema. call: tools with an outputSchema are called
+    with arguments generated from their input schema; `structuredContent` is validated against the
+    outputSchema (jsonschema) and a text block must parse to the same JSON. A tool without an
+    outputSchema whose text result is a JSON object warns (it returns structured data undeclared).
+    Blocking: a tool with an outputSchema that may not be called (`--calls read-only` or consent).
+    n/a before 2025-06-18 (no structured output).
+    """
+    import jsonschema
+
+    if not ctx.revision_at_least("2025-06-18"):
+        yield ctx.na(None, f"structured output arrived in 2025-06-18; this server speaks {ctx.revision}")
+        return
+    for tool in _tools(ctx):
+        schema = tool.get("outputSchema")
+        if schema is not None and not (isinstance(schema, dict) and schema.get("type") == "object"):
+            yield ctx.fail(tool, 'outputSchema is not an object schema ({"type": "object", ...})')
+            continue
+        if ctx.may_call(tool) is not None:
+            if schema is not None:
+                yield ctx.blocking_call(tool, "whether structuredContent conforms to the outputSchema")
+            else:
+                yield ctx.passed(tool, "declares no outputSchema (not called: structured results unverified)")
+            continue
+        record = await ctx.call(tool, valid_arguments(tool))
+        assert record is not None
+        result = record.result if isinstance(record.result, dict) else None
+        if result is None or record.is_error:
+            yield ctx.warn(tool, f"the probe call did not succeed ({record.outcome}): nothing to compare", [record.seq])
+            continue
+        if schema is None:
+            data = result_json(result)
+            if isinstance(data, dict):
+                yield ctx.warn(tool, "returns a JSON object but declares no outputSchema", [record.seq])
+            else:
+                yield ctx.passed(tool, "returns unstructured content and declares no outputSchema", [record.seq])
+            continue
+        if "structuredContent" not in result:
+            yield ctx.fail(tool, "declares an outputSchema but the result has no structuredContent", [record.seq])
+            continue
+        errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(result["structuredContent"]), key=str)
+        if errors:
+            where = "/".join(str(p) for p in errors[0].absolute_path) or "(root)"
+            yield ctx.fail(
+                tool, f"structuredContent violates the outputSchema at {where}: {errors[0].message[:200]}", [record.seq]
+            )
+        elif result_json({"content": result.get("content")}) != result["structuredContent"]:
+            yield ctx.warn(tool, "no text block carries the same JSON as structuredContent", [record.seq])
+        else:
+            yield ctx.passed(tool, "structuredContent conforms and is mirrored in a text block", [record.seq])
+
+
+@rule(
+    "review.error-channel-correct",
+    modes=("probe", "call"),
+    source=f"{SEED} Tool contracts: error-channel-correct",
+    spec="2025-06-18 / 2025-11-25 (SEP-1303: invalid arguments became tool-execution errors)",
+)
+async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Execution failures come back as `isError: true`; unknown tools and malformed requests as JSON-RPC errors.
+
+    How: probe: `tools/call` for a tool that does not exist, and a `tools/call` without `name`, on the
+    review's session (neither can execute anything). call: each callable tool gets schema-invalid
+    arguments; judged by the negotiated revision: up to 2025-06-18 invalid arguments are a protocol error
+    (JSON-RPC -32602); from 2025-11-25 they are a tool-execution error (`isError: true`). Either is
+    accepted with a note when the other is seen; silent success fails.
+    Seed and spec disagree on unknown tools: seed 003 says MUST be a JSON-RPC error; the spec only gives
+    -32602 as an example, and the python SDK answers `isError`. The finding fails per the seed and cites both.
+    Blocking: the invalid-argument part for tools that may not be called.
+    """
+    reply = await ctx.session.request("tools/call", {"name": "mcp_review_no_such_tool", "arguments": {}})
+    if reply.error is not None:
+        yield ctx.passed(None, f"unknown tool -> JSON-RPC error {reply.error.get('code')}", [reply.seq])
+    elif isinstance(reply.result, dict) and reply.result.get("isError") is True:
+        yield ctx.fail(
+            None,
+            "unknown tool answered as a tool result with isError: true; seed 003 requires a JSON-RPC "
+            "error (MCP 2025-11-25 lists it as a protocol error, -32602 as the example)",
+            [reply.seq],
+        )
+    else:
+        yield ctx.fail(None, "calling a tool that does not exist succeeded", [reply.seq])
+    reply = await ctx.session.request("tools/call", {"arguments": {}})
+    if reply.error is not None:
+        yield ctx.passed(
+            "tools/call without name", f"malformed request -> JSON-RPC error {reply.error.get('code')}", [reply.seq]
+        )
+    else:
+        yield ctx.fail(
+            "tools/call without name", "a tools/call without a name was not rejected as a JSON-RPC error", [reply.seq]
+        )
+    modern_channel = ctx.revision_at_least("2025-11-25")
+    for tool in _tools(ctx):
+        cases = invalid_arguments(tool)
+        if not cases:
+            continue
+        if ctx.may_call(tool) is not None:
+            yield ctx.blocking_call(tool, "how invalid arguments are answered")
+            continue
+        what, args = cases[0]
+        record = await ctx.call(tool, args)
+        assert record is not None
+        if not rejected(record):
+            yield ctx.fail(tool, f"accepted invalid arguments ({what}) as a success", [record.seq])
+        elif (record.error is not None) == (not modern_channel):
+            yield ctx.passed(
+                tool, f"invalid arguments ({what}) -> {record.outcome}, as {ctx.revision} says", [record.seq]
+            )
+        else:
+            expected = "isError: true" if modern_channel else "a JSON-RPC error"
+            yield ctx.warn(
+                tool, f"invalid arguments ({what}) -> {record.outcome}; {ctx.revision} expects {expected}", [record.seq]
+            )
+
+
+@rule(
+    "review.annotations-set",
+    modes=("static",),
+    source=f"{SEED} Tool contracts: annotations-set",
+    spec="2025-03-26 (tool annotations)",
+)
+def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
+    """Each tool sets readOnlyHint, destructiveHint, idempotentHint and openWorldHint, plausibly.
+
+    Why: a missing hint reads as its default (not read-only, destructive, open-world), and a wrong one
+    misleads every client that asks for consent by it.
+    Passes: all four set and consistent with the name and description. Fails: readOnlyHint and
+    destructiveHint both true. Warns: a hint missing; a read-only tool whose name or description says it
+    deletes, creates or sends; a deleting tool not marked destructive.
+    """
+    for tool in _tools(ctx):
+        ann = annotations(tool.raw)
+        text = f"{' '.join(words(tool.name or ''))} {tool.description or ''}"
+        if ann.get("readOnlyHint") is True and ann.get("destructiveHint") is True:
+            yield ctx.fail(tool, "readOnlyHint and destructiveHint are both true")
+            continue
+        problems = [f"{h} not set" for h in HINTS if not isinstance(ann.get(h), bool)]
+        if ann.get("readOnlyHint") is True and WRITE_WORDS.search(" ".join(words(tool.name or ""))):
+            problems.append("marked read-only but its name says it changes something")
+        if ann.get("readOnlyHint") is not True and ann.get("destructiveHint") is False and DESTROY_WORDS.search(text):
+            problems.append("deletes or overwrites, yet destructiveHint is false")
+        yield ctx.warn(tool, "; ".join(problems)) if problems else ctx.passed(tool, "all four hints set, plausibly")
+
+
+@rule(
+    "review.arguments-validated-and-authorized",
+    modes=("call", "manual"),
+    source=f"{SEED} Security: arguments-validated-and-authorized",
+)
+async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Schema-invalid arguments are rejected server-side; authorization is enforced per call.
+
+    How: call: every callable tool with parameters gets each kind of invalid argument object (wrong type,
+    missing required, unknown field where `additionalProperties: false`); each must be rejected (JSON-RPC
+    error or isError). manual: per-call authorization lives in the handler; a reviewer attests it.
+    Fails: any invalid call that succeeded. Blocking: tools that may not be called, and the manual part.
+    """
+    for tool in _tools(ctx):
+        cases = invalid_arguments(tool)
+        if not cases:
+            yield ctx.na(tool, "takes no constrained arguments")
+            continue
+        if ctx.may_call(tool) is not None:
+            yield ctx.blocking_call(tool, "server-side argument validation")
+            continue
+        accepted = []
+        seqs = []
+        for what, args in cases:
+            record = await ctx.call(tool, args)
+            assert record is not None
+            seqs.append(record.seq)
+            if not rejected(record):
+                accepted.append(what)
+        if accepted:
+            yield ctx.fail(tool, f"accepted schema-invalid arguments: {', '.join(accepted)}", seqs)
+        else:
+            yield ctx.passed(tool, f"rejected all {len(cases)} invalid argument objects", seqs)
+    for finding in ctx.manual(
+        "per-call authorization is enforced in every handler (schema validation is not authorization)."
+    ):
+        yield finding
+
+
+PATHLIKE = ("path", "file", "filename", "dir", "directory", "folder")
+TRAVERSAL = "../../../../../../../../etc/passwd"
+
+
+@rule("review.injection-safe", modes=("call", "manual"), source=f"{SEED} Security: injection-safe")
+async def injection_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Arguments that reach shells, SQL, paths or URLs are parameterized or escaped.
+
+    How: call: read-only tools with a path-like string parameter are called with a traversal payload
+    (`../../../../../../../../etc/passwd`); the contents of /etc/passwd in the result fail. manual: shells,
+    SQL and URL building need a reader of the source (grep the diff for string-built commands and
+    unbounded path joins); a reviewer attests it.
+    """
+    for tool in _tools(ctx):
+        props = properties(input_schema(tool))
+        target = next(
+            (n for n, s in props.items() if s.get("type") == "string" and any(p in n.lower() for p in PATHLIKE)), None
+        )
+        if target is None:
+            continue
+        if ctx.may_call(tool) is not None:
+            yield ctx.blocking_call(tool, f"path traversal through {target!r}")
+            continue
+        record = await ctx.call(tool, {**valid_arguments(tool), target: TRAVERSAL})
+        assert record is not None
+        if "root:x:0:0" in result_text(record.result):
+            yield ctx.fail(tool, f"{target!r} = {TRAVERSAL!r} returned /etc/passwd: path traversal", [record.seq])
+        else:
+            yield ctx.passed(tool, f"{target!r} did not let {TRAVERSAL!r} through", [record.seq])
+    for finding in ctx.manual("arguments reaching shells, SQL and URLs are parameterized or escaped."):
+        yield finding
+
+
+async def _unauthenticated(ctx: CheckContext) -> Any:
+    """POST the handshake with no credentials at all, on a fresh connection."""
+    target = ctx.target.with_(
+        bearer=None, headers={k: v for k, v in ctx.target.headers.items() if k.lower() != "authorization"}
+    )
+    from inspector.connection.probe import Prober
+
+    async with Prober(target, ctx.wire, timeout=ctx.options.probe_timeout) as p:
+        if ctx.era == "modern":
+            return await p.modern("server/discover")
+        return await p.initialize(ctx.revision)
+
+
+@rule(
+    "review.audience-validated",
+    modes=("probe",),
+    source=f"{SEED} Security: audience-validated",
+    spec="2025-11-25 authorization (RFC 8707 / RFC 9068)",
+    transport="http",
+)
+async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """HTTP: a token issued for another resource gets 401.
+
+    How: first, a request with no token must get 401 (a server that answers it cannot validate
+    audiences at all: fail). Then, if the reviewer supplied a token minted for another resource
+    (`foreign_token` in mcp-review.toml), it is sent and must get 401.
+    Blocking: no foreign token supplied. n/a on stdio.
+    """
+    bare = await _unauthenticated(ctx)
+    if bare.status != 401:
+        yield ctx.fail(
+            None,
+            f"a request without any token got HTTP {bare.status}: the server accepts unauthenticated requests",
+            [bare.seq],
+        )
+        return
+    token = ctx.options.extra.get("foreign_token")
+    if not token:
+        yield ctx.blocking(None, "needs a token issued for another resource: set foreign_token in mcp-review.toml")
+        return
+    foreign = ctx.target.with_(bearer=str(token))
+    from inspector.connection.probe import Prober
+
+    async with Prober(foreign, ctx.wire, timeout=ctx.options.probe_timeout) as p:
+        result = await (p.modern("server/discover") if ctx.era == "modern" else p.initialize(ctx.revision))
+    if result.status == 401:
+        yield ctx.passed(None, "a token for another resource got 401")
+    else:
+        yield ctx.fail(None, f"a token for another resource got HTTP {result.status}", [result.seq])
+
+
+@rule(
+    "review.no-token-passthrough",
+    modes=("manual",),
+    source=f"{SEED} Security: no-token-passthrough",
+    spec="2025-11-25 authorization",
+    transport="http",
+)
+def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
+    """HTTP: client tokens are never forwarded upstream.
+
+    Upstream calls use a token the server obtained as its own OAuth client; passing the client's token
+    through is a confused-deputy exfiltration path. Only the source shows it: a reviewer attests.
+    n/a on stdio.
+    """
+    yield from ctx.manual("the server never forwards the client's token to upstream APIs.")
+
+
+@rule(
+    "review.resource-server-metadata",
+    modes=("probe",),
+    source=f"{SEED} Security: resource-server-metadata",
+    spec="2025-06-18 / 2025-11-25 (RFC 9728)",
+    transport="http",
+)
+async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """HTTP: RFC 9728 metadata is served, and a 401 carries `WWW-Authenticate` with `resource_metadata`.
+
+    How: a request without credentials must get 401 with `WWW-Authenticate: Bearer resource_metadata=...`
+    (a `scope` hint is expected too); the metadata document (from the header, else
+    /.well-known/oauth-protected-resource{path}, then the root) must be JSON with a non-empty
+    `authorization_servers`. Fails: no 401, no header, no document. Warns: no scope hint. n/a on stdio.
+    """
+    import json
+    import re
+    from urllib.parse import urlsplit
+
+    from inspector.connection.probe import Prober
+
+    bare = await _unauthenticated(ctx)
+    if bare.status != 401:
+        yield ctx.fail(
+            None,
+            f"no authorization required (HTTP {bare.status} without a token): no resource-server metadata to find",
+            [bare.seq],
+        )
+        return
+    challenge = next(
+        (
+            e.http.get("response_headers", {})
+            for e in reversed(ctx.wire.entries)
+            if e.direction == "http" and e.http and e.http.get("status") == 401
+        ),
+        {},
+    )
+    header = next((v for k, v in challenge.items() if k.lower() == "www-authenticate"), "")
+    match = re.search(r'resource_metadata="?([^",\s]+)', header)
+    parts = urlsplit(ctx.target.url or "")
+    candidates = [match.group(1)] if match else []
+    candidates += [
+        f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path.rstrip('/')}",
+        f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource",
+    ]
+    doc, where, seq = None, "", None
+    async with Prober(ctx.target.with_(bearer=None), ctx.wire) as p:
+        for url in candidates:
+            ex = await p.http("GET", url, omit=["Content-Type"])
+            seq = ex.exchange
+            try:
+                doc = json.loads(ex.body) if ex.status == 200 else None
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                where = url
+                break
+    problems = []
+    if not match:
+        problems.append("the 401 has no WWW-Authenticate resource_metadata")
+    if not (isinstance(doc, dict) and doc.get("authorization_servers")):
+        problems.append("no protected-resource metadata with authorization_servers")
+    if problems:
+        yield ctx.fail(None, "; ".join(problems), [bare.seq])
+    elif "scope=" not in header:
+        yield ctx.warn(None, f"metadata served at {where}, but the 401 challenge has no scope hint", [bare.seq])
+    else:
+        yield ctx.passed(None, f"401 challenge and metadata at {where} with authorization_servers", [bare.seq, seq])
+
+
+def definition_hash(raw: Any) -> str:
+    return hashlib.sha256(canonical(raw).encode()).hexdigest()
+
+
+@rule("review.rug-pull-mitigation", modes=("observe", "baseline"), source=f"{SEED} Security: rug-pull-mitigation")
+async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Tool definitions are stable within a session and against a pinned baseline, or version-bumped.
+
+    How: observe: `tools/list` is asked again at the end of the run and every definition's canonical
+    hash (name + description + schemas + annotations, the whole wire object) compared with the first
+    listing; a `notifications/tools/list_changed` during the run is noted. baseline: with
+    `--baseline FILE`, hashes are compared with the pinned ones: a changed definition under the same
+    server version fails (silently edited); a new version passes with the changes listed.
+    Blocking: no baseline pinned (the first `--baseline` run writes one).
+    """
+    first = {t.name: definition_hash(t.raw) for t in _tools(ctx)}
+    spec = next(s for s in CATALOG_LISTS if s.kind == "tool")
+    again = await list_all(ctx.session, spec)
+    later = {t.name: definition_hash(t.raw) for t in again if t.name}
+    changed = sorted(n for n in first if n in later and later[n] != first[n])
+    seqs = again.seqs[:1]
+    if changed:
+        yield ctx.fail(None, f"definitions changed within one session: {', '.join(changed[:10])}", seqs)
+        return
+    baseline = ctx.options.extra.get("baseline")
+    if not isinstance(baseline, dict):
+        yield ctx.blocking(
+            None,
+            "stable within this session; no baseline pinned to compare versions: run with "
+            "--baseline FILE (the first run pins it)",
+            seqs,
+        )
+        return
+    pinned: dict[str, str] = baseline.get("tools", {})
+    edited = sorted(n for n in first if n in pinned and pinned[n] != first[n])
+    same_version = baseline.get("version") == ctx.snapshot.server_version
+    if edited and same_version:
+        yield ctx.fail(
+            None,
+            f"changed since the baseline without a version bump ({ctx.snapshot.server_version}): "
+            f"{', '.join(edited[:10])}",
+            seqs,
+        )
+    elif edited:
+        yield ctx.passed(
+            None,
+            f"version bumped {baseline.get('version')} -> {ctx.snapshot.server_version}; changed: "
+            f"{', '.join(edited[:10])}",
+            seqs,
+        )
+    else:
+        yield ctx.passed(None, f"every definition matches the baseline ({len(pinned)} pinned)", seqs)
+
+
+SECRET_ARG = ("token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "credential")
+
+
+@rule(
+    "review.transport-config",
+    modes=("static", "probe"),
+    source=f"{SEED} Security: transport-config",
+    spec="2025-11-25 authorization",
+)
+async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """stdio: credentials come from the environment; HTTP: HTTPS, a bearer on every request, none in the query.
+
+    How: stdio: the launch command's arguments must not carry credentials (`--token X`, `password=...`).
+    HTTP: the URL must be https (plain http on a loopback address warns); a request without the bearer
+    must get 401; a request with the token in the query string instead of the header must get 401.
+    Fails: a credential in the arguments, a non-local plain-HTTP URL, a request accepted without the
+    header or with a query-string token.
+    """
+    if not ctx.is_http:
+        args = [a.lower() for a in ctx.target.args]
+        leaks = [a for i, a in enumerate(args) if any(w in a for w in SECRET_ARG) and ("=" in a or i + 1 < len(args))]
+        if leaks:
+            yield ctx.fail(
+                None, f"credentials passed as command-line arguments ({', '.join(leaks[:3])}): use the environment"
+            )
+        else:
+            yield ctx.passed(None, "no credentials on the command line (stdio takes them from the environment)")
+        return
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(ctx.target.url or "")
+    local = parts.hostname in ("127.0.0.1", "localhost", "::1")
+    if parts.scheme != "https" and not local:
+        yield ctx.fail(None, f"served over {parts.scheme}, not HTTPS")
+        return
+    bare = await _unauthenticated(ctx)
+    if bare.status != 401:
+        yield ctx.fail(None, f"a request without Authorization got HTTP {bare.status}", [bare.seq])
+        return
+    if ctx.target.bearer:
+        from inspector.connection.probe import Prober
+
+        sep = "&" if parts.query else "?"
+        leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
+        async with Prober(leaky, ctx.wire, timeout=ctx.options.probe_timeout) as p:
+            got = await (p.modern("server/discover") if ctx.era == "modern" else p.initialize(ctx.revision))
+        if got.status != 401:
+            yield ctx.fail(None, f"a token in the query string was accepted (HTTP {got.status})", [got.seq])
+            return
+    message = "401 without a bearer" + ("; query-string token refused" if ctx.target.bearer else "")
+    yield (
+        ctx.warn(None, f"plain HTTP on a loopback address; {message}")
+        if parts.scheme != "https"
+        else (ctx.passed(None, f"HTTPS; {message}"))
+    )

@@ -1,0 +1,271 @@
+"""Helpers rules share: schema walking, argument generation for probe calls, result reading."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from inspector.catalog import Item
+
+Json = dict[str, Any]
+TYPED_KEYS = ("type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf")
+VERBS = {
+    "get",
+    "list",
+    "search",
+    "find",
+    "query",
+    "read",
+    "fetch",
+    "create",
+    "add",
+    "insert",
+    "update",
+    "edit",
+    "set",
+    "delete",
+    "remove",
+    "write",
+    "send",
+    "post",
+    "run",
+    "execute",
+    "start",
+    "stop",
+    "cancel",
+    "convert",
+    "export",
+    "import",
+    "upload",
+    "download",
+    "check",
+    "validate",
+    "generate",
+    "summarize",
+    "count",
+    "describe",
+    "lookup",
+    "open",
+    "close",
+    "move",
+    "copy",
+    "rename",
+    "merge",
+    "commit",
+    "push",
+    "pull",
+    "diff",
+    "log",
+    "show",
+    "status",
+    "reset",
+    "checkout",
+    "branch",
+    "tag",
+    "echo",
+    "sum",
+    "calculate",
+    "compute",
+    "analyze",
+    "resolve",
+    "trigger",
+    "subscribe",
+    "unsubscribe",
+    "notify",
+    "render",
+    "translate",
+    "parse",
+    "format",
+    "sort",
+    "filter",
+    "compare",
+    "install",
+    "build",
+    "test",
+    "deploy",
+    "schedule",
+    "assign",
+    "approve",
+    "reject",
+    "archive",
+    "restore",
+    "sync",
+    "print",
+    "toggle",
+    "enable",
+    "disable",
+    "register",
+    "login",
+    "logout",
+    "clear",
+    "save",
+    "load",
+    "apply",
+    "annotate",
+    "zip",
+    "ping",
+    "browse",
+    "navigate",
+    "click",
+    "type",
+    "select",
+    "wait",
+    "sample",
+    "elicit",
+    "simulate",
+    "trace",
+}
+WRITE_WORDS = re.compile(
+    r"\b(creat\w*|delet\w*|remov\w*|updat\w*|writ\w*|modif\w*|send\w*|post\w*|insert\w*|drop\w*|overwrit\w*|"
+    r"upload\w*|commit\w*|push\w*|reset\w*|destroy\w*|eras\w*|purg\w*|execut\w*|run\w*|add\w*|set\w*|mov\w*|renam\w*)\b",
+    re.I,
+)
+DESTROY_WORDS = re.compile(r"\b(delet\w*|remov\w*|drop\w*|destroy\w*|eras\w*|purg\w*|wip\w*|overwrit\w*)\b", re.I)
+
+
+def words(name: str) -> list[str]:
+    """Split a tool name into lower-case words: snake, kebab, dotted, slashed and camelCase."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [w.lower() for w in re.split(r"[\s_.\-/]+", spaced) if w]
+
+
+def input_schema(tool: Item) -> Json | None:
+    schema = tool.get("inputSchema")
+    return schema if isinstance(schema, dict) else None
+
+
+def properties(schema: Any) -> dict[str, Json]:
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return {k: v for k, v in props.items() if isinstance(v, dict)} if isinstance(props, dict) else {}
+
+
+def required(schema: Any) -> list[str]:
+    req = schema.get("required") if isinstance(schema, dict) else None
+    return [r for r in req if isinstance(r, str)] if isinstance(req, list) else []
+
+
+def walk_schema(schema: Any, path: str = "") -> Iterator[tuple[str, Json]]:
+    """Every sub-schema with its path (properties, items, definitions, combinators)."""
+    if not isinstance(schema, dict):
+        return
+    yield path, schema
+    for name, sub in properties(schema).items():
+        yield from walk_schema(sub, f"{path}.{name}" if path else name)
+    items = schema.get("items")
+    if isinstance(items, dict):
+        yield from walk_schema(items, f"{path}[]")
+    for key in ("anyOf", "oneOf", "allOf"):
+        for i, sub in enumerate(schema.get(key) or []):
+            yield from walk_schema(sub, f"{path}<{key}{i}>")
+    for key in ("$defs", "definitions"):
+        defs = schema.get(key)
+        if isinstance(defs, dict):
+            for name, sub in defs.items():
+                yield from walk_schema(sub, f"#{key}/{name}")
+
+
+def is_typed(schema: Json) -> bool:
+    return any(k in schema for k in TYPED_KEYS)
+
+
+def _types(schema: Json) -> list[str]:
+    t = schema.get("type")
+    return [t] if isinstance(t, str) else [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+
+
+def example_value(schema: Any, depth: int = 0) -> Any:
+    """A value the schema accepts: its example, default, const, first enum, else one built from its type."""
+    if not isinstance(schema, dict) or depth > 6:
+        return None
+    for key in ("examples", "enum"):
+        values = schema.get(key)
+        if isinstance(values, list) and values:
+            return values[0]
+    for key in ("example", "default", "const"):
+        if key in schema:
+            return schema[key]
+    for key in ("anyOf", "oneOf"):
+        options = [o for o in schema.get(key) or [] if isinstance(o, dict) and "null" not in _types(o)]
+        if options:
+            return example_value(options[0], depth + 1)
+    types = [t for t in _types(schema) if t != "null"] or (["object"] if "properties" in schema else [])
+    kind = types[0] if types else "string"
+    if kind == "object":
+        return {
+            name: example_value(sub, depth + 1) for name, sub in properties(schema).items() if name in required(schema)
+        }
+    if kind == "array":
+        low = schema.get("minItems", 0)
+        return [example_value(schema.get("items"), depth + 1) for _ in range(low if isinstance(low, int) else 0)]
+    if kind in ("integer", "number"):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        value = low if isinstance(low, int | float) else high if isinstance(high, int | float) else 1
+        return int(value) if kind == "integer" else value
+    if kind == "boolean":
+        return False
+    if kind == "null":
+        return None
+    low = schema.get("minLength", 1)
+    return "x" * max(low if isinstance(low, int) else 1, 1) if schema.get("format") is None else _format_value(schema)
+
+
+def _format_value(schema: Json) -> str:
+    return {
+        "date-time": "2026-01-01T00:00:00Z",
+        "date": "2026-01-01",
+        "uri": "https://example.com/",
+        "email": "reviewer@example.com",
+        "uuid": "00000000-0000-4000-8000-000000000000",
+    }.get(str(schema.get("format")), "x")
+
+
+def valid_arguments(tool: Item) -> Json:
+    value = example_value(input_schema(tool) or {"type": "object"})
+    return value if isinstance(value, dict) else {}
+
+
+def invalid_arguments(tool: Item) -> list[tuple[str, Json]]:
+    """Schema-invalid argument objects, each with what is wrong: wrong type, missing required, unknown field."""
+    schema = input_schema(tool) or {}
+    good = valid_arguments(tool)
+    out: list[tuple[str, Json]] = []
+    props = properties(schema)
+    for name in required(schema):
+        sub = props.get(name, {})
+        wrong: Any = 12345 if "string" in _types(sub) or not _types(sub) else "not-a-" + (_types(sub) or ["x"])[0]
+        out.append((f"wrong type for required {name!r}", {**good, name: wrong}))
+        break
+    if required(schema):
+        missing = dict(good)
+        missing.pop(required(schema)[0], None)
+        out.append((f"missing required {required(schema)[0]!r}", missing))
+    if schema.get("additionalProperties") is False:
+        out.append(("unknown extra field", {**good, "mcp_review_unknown_field": "x"}))
+    return out
+
+
+def result_text(result: Any) -> str:
+    """The text blocks of a tool result joined, for heuristics (never for display)."""
+    blocks = result.get("content") if isinstance(result, dict) else None
+    parts = [b.get("text") for b in blocks or [] if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return "\n".join(parts)
+
+
+def result_json(result: Any) -> Any:
+    """structuredContent, else the first text block parsed as JSON, else None."""
+    if isinstance(result, dict) and "structuredContent" in result:
+        return result["structuredContent"]
+    text = result_text(result).strip()
+    if text[:1] in "{[":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+    return None
+
+
+def rejected(record: Any) -> bool:
+    """A call that did not succeed: a JSON-RPC error or an isError result."""
+    return record.error is not None or record.is_error

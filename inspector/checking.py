@@ -1,0 +1,122 @@
+"""Run the checklist against a live server and produce a `Review`.
+
+Order: static and call rules on the main session, probe rules on fresh connections, observe rules
+last (they read the wire log of everything that happened). A rule that raises yields a `blocking`
+finding naming the error; a server that dies mid-run yields a review with what was verified and the
+rest blocking. Nothing a server does can crash the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from checks.context import CheckContext, Options
+from checks.core import Rule, select
+from inspector.catalog import ServerSnapshot, take_snapshot
+from inspector.connection.errors import ConnectionFailed
+from inspector.connection.session import Session, headless_handlers
+from inspector.connection.wire import WireLog
+from inspector.review import Attestation, Finding, Review, Waiver
+from inspector.targets import Target
+from inspector.tokens import TokenCounter
+
+ORDER = {"static": 0, "baseline": 0, "manual": 0, "call": 1, "probe": 2, "observe": 3}
+Progress = Callable[[int, int, Rule], None]
+
+
+@dataclass
+class CheckPlan:
+    packs: Sequence[str]
+    ignore: Sequence[str] = ()
+    options: Options | None = None
+    waivers: Sequence[Waiver] = ()
+    attestations: Sequence[Attestation] = ()
+    era: str = "auto"
+
+
+def _stage(rule: Rule) -> int:
+    return max(ORDER[m] for m in rule.modes)
+
+
+def token_summary(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, object]:
+    tools = [{"name": t.key, "tokens": counter.breakdown(t.raw)} for t in snapshot.tools]
+    tools.sort(key=lambda t: -t["tokens"]["total"])  # type: ignore[index, operator]
+    return {"encoding": counter.encoding, "tools": tools, "total": counter.tools_total(snapshot.tools.raw)}
+
+
+async def run_rules(
+    ctx: CheckContext, rules: Sequence[Rule], plan: CheckPlan, progress: Progress | None
+) -> list[Finding]:
+    findings: list[Finding] = []
+    ordered = sorted(rules, key=_stage)
+    for i, rule in enumerate(ordered):
+        if progress:
+            progress(i, len(ordered), rule)
+        ctx.rule = rule
+        if rule.transport == "http" and not ctx.is_http:
+            findings.append(ctx.na(None, f"applies to HTTP servers; this one is {ctx.target.kind}"))
+            continue
+        if rule.transport == "stdio" and ctx.is_http:
+            findings.append(ctx.na(None, f"applies to stdio servers; this one is {ctx.target.kind}"))
+            continue
+        gone = ctx.session.failure
+        if gone is not None and any(m in ("call", "observe") for m in rule.modes) and "probe" not in rule.modes:
+            findings.append(ctx.blocking(None, f"could not run: the server connection was lost ({gone})"))
+            continue
+        try:
+            produced = [f async for f in rule.run(ctx)]
+        except ConnectionFailed as e:
+            produced = [ctx.blocking(None, f"could not finish: {e}")]
+        except Exception as e:  # a rule bug must not end the review: say so, block the rule
+            produced = [ctx.blocking(None, f"rule error: {type(e).__name__}: {e}")]
+        findings += produced or [ctx.na(None, "nothing to check on this server")]
+    if progress:
+        progress(len(ordered), len(ordered), ordered[-1] if ordered else None)  # type: ignore[arg-type]
+    return findings
+
+
+async def run_check(target: Target, plan: CheckPlan, progress: Progress | None = None) -> Review:
+    """Connect, snapshot, run the selected rules, and return the review (waivers applied)."""
+    options = plan.options or Options()
+    rules = select(list(plan.packs), list(plan.ignore))
+    counter = TokenCounter()
+    session = Session(target, era=plan.era, handlers=headless_handlers())  # type: ignore[arg-type]
+    async with session:
+        snapshot = await take_snapshot(session)
+        ctx = CheckContext(
+            target=target,
+            session=session,
+            snapshot=snapshot,
+            options=options,
+            counter=counter,
+            attestations=plan.attestations,
+        )
+        findings = await run_rules(ctx, rules, plan, progress)
+    review = Review(
+        server={"name": snapshot.server_name, "version": snapshot.server_version, "info": snapshot.server_info},
+        target=target.public(),
+        revision=snapshot.revision,
+        era=snapshot.era,
+        transport=target.kind,
+        findings=findings,
+        waivers=list(plan.waivers),
+        attestations=list(plan.attestations),
+        coverage=[c.to_json() for c in ctx.calls],
+        tools=[t.key for t in snapshot.tools],
+        tokens=token_summary(snapshot, counter),
+        notes=snapshot.notes,
+        packs=sorted({r.pack for r in rules}),
+    )
+    review.apply_waivers()
+    review.exchanges = evidence_entries(session.wire, findings)
+    return review
+
+
+def evidence_entries(wire: WireLog, findings: Sequence[Finding]) -> dict[int, dict[str, object]]:
+    """Every wire entry a finding cites, with the request/response and HTTP lines that go with it."""
+    out: dict[int, dict[str, object]] = {}
+    for seq in sorted({s for f in findings for s in f.evidence}):
+        for entry in wire.exchange_of(seq):
+            out.setdefault(entry.seq, entry.to_json())
+    return out

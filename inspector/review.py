@@ -1,0 +1,171 @@
+"""The review: findings, waivers, attestations, coverage and the verdict. Plain data, JSON round-trip.
+
+Statuses and verdict follow the rule-id contract (shared/rules.md): a rule yields one finding per
+subject with `pass`, `fail`, `warn`, `n/a` or `blocking`; a reviewer may waive a `fail` or `blocking`
+finding (reason, who, optional expiry) or attest a manual rule. Verdict: FAIL if any fail, else
+BLOCKED if any blocking, else PASS_WITH_WARNINGS if any warn, else PASS.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Status = Literal["pass", "fail", "warn", "n/a", "blocking"]
+Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL"]
+STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "pass", "n/a")  # worst first
+EXIT_CODES: dict[Verdict, int] = {"PASS": 0, "PASS_WITH_WARNINGS": 0, "FAIL": 1, "BLOCKED": 3}
+
+
+@dataclass
+class Waiver:
+    rule: str
+    reason: str
+    by: str
+    subject: str | None = None  # None: every subject of the rule
+    expires: str | None = None  # ISO date; after it the waiver no longer applies
+    source: str | None = None  # where it was declared (config file) or "tui"
+
+    def expired(self, today: dt.date | None = None) -> bool:
+        return bool(self.expires) and dt.date.fromisoformat(str(self.expires)) < (today or dt.date.today())
+
+    def covers(self, finding: Finding) -> bool:
+        return self.rule == finding.rule and (self.subject is None or self.subject == finding.subject)
+
+
+@dataclass
+class Attestation:
+    """A person's verdict on a manual rule: `pass` (it holds) or `fail` (it does not)."""
+
+    rule: str
+    by: str
+    note: str
+    status: Literal["pass", "fail"] = "pass"
+    subject: str | None = None
+    source: str | None = None
+
+
+@dataclass
+class Finding:
+    rule: str
+    pack: str
+    status: Status
+    message: str
+    subject: str | None = None  # tool / resource / prompt name, None for the server
+    subject_kind: str | None = None  # "tool", "resource", "template", "prompt"
+    source: str = ""  # seed file and section, and spec revision where it applies
+    mode: str = ""
+    evidence: list[int] = field(default_factory=list)  # wire entry seqs
+    waiver: Waiver | None = None  # set when a (non-expired) waiver covers it
+    note: str | None = None  # e.g. an expired waiver, an attestation note
+
+    @property
+    def effective(self) -> str:
+        """The status that counts for the verdict: `waived` when a waiver covers a fail/blocking."""
+        return "waived" if self.waiver is not None and self.status in ("fail", "blocking") else self.status
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule,
+            "pack": self.pack,
+            "status": self.effective,
+            "subject": self.subject,
+            "subjectKind": self.subject_kind,
+            "message": self.message,
+            "source": self.source,
+            "mode": self.mode,
+            "evidence": self.evidence,
+        }
+        if self.effective == "waived":
+            out["waivedStatus"] = self.status
+            out["waiver"] = asdict(self.waiver) if self.waiver else None
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def verdict_of(findings: list[Finding]) -> Verdict:
+    statuses = {f.effective for f in findings}
+    if "fail" in statuses:
+        return "FAIL"
+    if "blocking" in statuses:
+        return "BLOCKED"
+    if "warn" in statuses:
+        return "PASS_WITH_WARNINGS"
+    return "PASS"
+
+
+@dataclass
+class Review:
+    """Everything a review produced; saved as JSON after every change in the TUI, exported by report/."""
+
+    server: dict[str, Any]
+    target: dict[str, Any]
+    revision: str | None
+    era: str | None
+    transport: str
+    findings: list[Finding] = field(default_factory=list)
+    waivers: list[Waiver] = field(default_factory=list)
+    attestations: list[Attestation] = field(default_factory=list)
+    coverage: list[dict[str, Any]] = field(default_factory=list)  # CallRecord.to_json() of every call made
+    tools: list[str] = field(default_factory=list)  # every tool listed (coverage: called and not called)
+    tokens: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    packs: list[str] = field(default_factory=list)
+    exchanges: dict[int, dict[str, Any]] = field(default_factory=dict)  # wire entries the evidence cites
+    created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+
+    @property
+    def verdict(self) -> Verdict:
+        return verdict_of(self.findings)
+
+    def apply_waivers(self, today: dt.date | None = None) -> None:
+        """Mark every finding a live waiver covers; say so where an expired one would have."""
+        for finding in self.findings:
+            finding.waiver = None
+            if finding.status not in ("fail", "blocking"):
+                continue
+            for waiver in self.waivers:
+                if not waiver.covers(finding):
+                    continue
+                if waiver.expired(today):
+                    finding.note = f"waiver by {waiver.by} expired on {waiver.expires}: {waiver.reason}"
+                else:
+                    finding.waiver = waiver
+                    break
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.findings:
+            out[f.effective] = out.get(f.effective, 0) + 1
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        from inspector import __version__
+
+        return {
+            "tool": {"name": "mcp-review", "version": __version__},
+            "server": self.server,
+            "target": self.target,
+            "revision": self.revision,
+            "era": self.era,
+            "transport": self.transport,
+            "packs": self.packs,
+            "verdict": self.verdict,
+            "counts": self.counts(),
+            "findings": [f.to_json() for f in self.findings],
+            "waivers": [asdict(w) for w in self.waivers],
+            "attestations": [asdict(a) for a in self.attestations],
+            "coverage": self.coverage,
+            "tools": self.tools,
+            "tokens": self.tokens,
+            "notes": self.notes,
+            "exchanges": {str(k): v for k, v in sorted(self.exchanges.items())},
+            "created": self.created,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
