@@ -6,7 +6,6 @@ The seed pins MCP 2025-06-18 for tools and primitives and 2025-11-25 for authori
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -28,11 +27,11 @@ from checks.util import (
     walk_schema,
     words,
 )
+from inspector.baseline import definition_hash
 from inspector.calls import annotations
 from inspector.catalog import LISTS as CATALOG_LISTS
 from inspector.catalog import Item, list_all
 from inspector.review import Finding
-from inspector.tokens import canonical
 
 SEED = "003"
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -584,10 +583,6 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(None, f"401 challenge and metadata at {where} with authorization_servers", [bare.seq, seq])
 
 
-def definition_hash(raw: Any) -> str:
-    return hashlib.sha256(canonical(raw).encode()).hexdigest()
-
-
 @rule("review.rug-pull-mitigation", modes=("observe", "baseline"), source=f"{SEED} Security: rug-pull-mitigation")
 async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Tool definitions are stable within a session and against a pinned baseline, or version-bumped.
@@ -609,6 +604,14 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(None, f"definitions changed within one session: {', '.join(changed[:10])}", seqs)
         return
     baseline = ctx.options.extra.get("baseline")
+    if ctx.options.extra.get("baseline_new"):
+        yield ctx.passed(
+            None,
+            f"stable within this session; pinned {len(first)} definitions to "
+            f"{ctx.options.extra['baseline_new']} (first run)",
+            seqs,
+        )
+        return
     if not isinstance(baseline, dict):
         yield ctx.blocking(
             None,

@@ -214,9 +214,7 @@ async def take_snapshot(session: Session, *, kinds: tuple[Kind, ...] | None = No
         else:
             lists[spec.kind] = await list_all(session, spec)
     session.tool_schemas = {
-        t.name: t.get("inputSchema")
-        for t in lists["tool"]
-        if t.name and isinstance(t.get("inputSchema"), dict)
+        t.name: t.get("inputSchema") for t in lists["tool"] if t.name and isinstance(t.get("inputSchema"), dict)
     }
     return ServerSnapshot(
         target=session.target.public(),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from checks.context import CheckContext, Options
 from checks.core import Rule, select
+from inspector import baseline
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import Session, headless_handlers
@@ -33,6 +34,7 @@ class CheckPlan:
     waivers: Sequence[Waiver] = ()
     attestations: Sequence[Attestation] = ()
     era: str = "auto"
+    baseline: str | None = None  # path of the pinned tool hashes (written on the first run)
 
 
 def _stage(rule: Rule) -> int:
@@ -84,6 +86,9 @@ async def run_check(target: Target, plan: CheckPlan, progress: Progress | None =
     session = Session(target, era=plan.era, handlers=headless_handlers())  # type: ignore[arg-type]
     async with session:
         snapshot = await take_snapshot(session)
+        if plan.baseline:
+            pinned = baseline.load(plan.baseline)
+            options.extra["baseline" if pinned else "baseline_new"] = pinned or plan.baseline
         ctx = CheckContext(
             target=target,
             session=session,
@@ -108,6 +113,8 @@ async def run_check(target: Target, plan: CheckPlan, progress: Progress | None =
         notes=snapshot.notes,
         packs=sorted({r.pack for r in rules}),
     )
+    if plan.baseline and options.extra.get("baseline_new"):
+        baseline.save(plan.baseline, snapshot)
     review.apply_waivers()
     review.exchanges = evidence_entries(session.wire, findings)
     return review

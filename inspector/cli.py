@@ -31,16 +31,12 @@ class UsageError(Exception):
 def _target_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("target (default: the bundled demo server)")
     g.add_argument("--url", help="Streamable HTTP (or SSE) endpoint, e.g. http://127.0.0.1:8000/mcp")
-    g.add_argument(
-        "--transport", choices=["http", "sse"], help="for --url: default http (sse if it ends in /sse)"
-    )
+    g.add_argument("--transport", choices=["http", "sse"], help="for --url: default http (sse if it ends in /sse)")
     g.add_argument("--header", action="append", default=[], metavar="'K: V'", help="HTTP header (repeatable)")
     g.add_argument("--bearer", metavar="TOKEN", help="bearer token (or env MCP_REVIEW_BEARER); never logged")
     g.add_argument("--env", action="append", default=[], metavar="K=V", help="stdio server env (repeatable)")
     g.add_argument("--cwd", help="stdio server working directory")
-    g.add_argument(
-        "--config", metavar="FILE", help="an mcp.json-style file (Claude, Cursor, VS Code, .mcp.json)"
-    )
+    g.add_argument("--config", metavar="FILE", help="an mcp.json-style file (Claude, Cursor, VS Code, .mcp.json)")
     g.add_argument("--server", metavar="NAME", help="which server of --config")
     g.add_argument(
         "--era",
@@ -75,6 +71,26 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--yes", action="store_true", help="consent to call a tool that may have side effects")
     call.add_argument("--format", choices=["text", "json"], default="text")
     _target_options(call)
+
+    chk = sub.add_parser("check", help="run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error")
+    _target_options(chk)
+    chk.add_argument(
+        "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
+    )
+    chk.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
+    chk.add_argument("--calls", choices=["none", "read-only", "all"], help="which tools checks may call (default none)")
+    chk.add_argument("--format", choices=["md", "json", "sarif", "junit"], default="md")
+    chk.add_argument("--out", metavar="FILE", help="write the review here instead of stdout")
+    chk.add_argument(
+        "--review-config",
+        metavar="FILE",
+        help="mcp-review.toml (default: ./mcp-review.toml or [tool.mcp-review] in ./pyproject.toml)",
+    )
+    chk.add_argument("--baseline", metavar="FILE", help="pinned tool hashes (written on the first run)")
+    chk.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
+
+    rls = sub.add_parser("rules", help="every rule (id, pack, mode, one line), or one rule's documentation")
+    rls.add_argument("rule", nargs="?", help="a rule id")
 
     srv = sub.add_parser("servers", help="every server found in the usual MCP config files")
     srv.add_argument("--format", choices=["table", "json"], default="table")
@@ -224,6 +240,76 @@ def cmd_servers(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_check(args: argparse.Namespace, target: Target) -> int:
+    from pathlib import Path
+
+    from checks.core import PACKS, load_rules
+    from inspector.checking import CheckPlan
+    from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
+    from inspector.report import render
+    from inspector.review import EXIT_CODES
+
+    rules = load_rules()
+    config_path = args.review_config or find_config()
+    try:
+        config = load_config(config_path, set(rules), set(PACKS)) if config_path else ReviewConfig()
+    except ConfigFileError as e:
+        raise UsageError(str(e)) from e
+    packs = args.pack or config.packs or ["review", "spec"]
+    for name in [*args.ignore]:
+        if name not in rules and name not in PACKS:
+            raise UsageError(f"--ignore: unknown rule or pack {name!r}")
+
+    def progress(done: int, total: int, rule: Any) -> None:
+        if not args.quiet and sys.stderr.isatty():
+            label = rule.id if rule is not None and done < total else "done"
+            print(f"\r\x1b[Kchecking {done}/{total} {label}", end="" if done < total else "\n", file=sys.stderr)
+
+    plan = CheckPlan(
+        packs=packs,
+        ignore=[*config.ignore, *args.ignore],
+        options=config.build_options(args.calls),
+        waivers=config.waivers,
+        attestations=config.attestations,
+        era=args.era,
+        baseline=args.baseline or config.baseline,
+    )
+    try:
+        review = asyncio.run(_run_check(args, target, plan, progress))
+    except ValueError as e:  # unknown pack
+        raise UsageError(str(e)) from e
+    text = render(review, args.format)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        if not args.quiet:
+            print(f"mcp-review: {review.verdict}: wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_CODES[review.verdict]
+
+
+async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progress: Any) -> Any:
+    from inspector.checking import run_check
+
+    return await run_check(target, plan, progress)
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from checks.core import load_rules
+
+    rules = load_rules()
+    if args.rule:
+        rule = rules.get(args.rule)
+        if rule is None:
+            raise UsageError(f"no rule {args.rule!r}; `mcp-review rules` lists them")
+        print(f"{rule.id}  ({rule.pack}, {rule.mode})\nsource: {rule.cites}\n\n{rule.doc}")
+        return EXIT_OK
+    width = max(len(r) for r in rules)
+    for rule in rules.values():
+        print(f"{rule.id:<{width}}  {rule.pack:<8}  {rule.mode:<16}  {rule.summary}")
+    return EXIT_OK
+
+
 class _Failure(Exception):
     pass
 
@@ -248,8 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "servers":
             return cmd_servers(args)
+        if args.command == "rules":
+            return cmd_rules(args)
         target = build_target(args, command)
-        return {"list": cmd_list, "call": cmd_call}[args.command](args, target)
+        return {"list": cmd_list, "call": cmd_call, "check": cmd_check}[args.command](args, target)
     except UsageError as e:
         if args.__dict__.get("debug"):
             raise

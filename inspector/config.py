@@ -1,0 +1,193 @@
+"""Review configuration: `mcp-review.toml`, or `[tool.mcp-review]` in the server repository's pyproject.toml.
+
+    packs = ["review", "spec", "tokens"]     # packs to run (or "all")
+    ignore = ["spec.tasks", "design"]        # rule ids or packs to skip
+    baseline = "mcp-review.baseline.json"    # tool-definition hashes for review.rug-pull-mitigation
+
+    [options]                                # rule options
+    list_budget = 3500                       # registry.list-budget (cl100k_base tokens)
+    description_budget = 50                  # registry.description-budget
+    output_budget_bytes = 8192               # tokens.output-budget
+    truncation_bytes = 2048                  # tokens.smart-truncation
+    probe_timeout = 5.0
+    foreign_token_env = "OTHER_TOKEN"        # review.audience-validated: env var with a token for another resource
+
+    [calls]
+    policy = "read-only"                     # none | read-only | all
+    allow = ["search_notes"]                 # only these tools may be called
+
+    [[waive]]                                # turns a fail or blocking finding into "waived"
+    rule = "review.annotations-set"
+    subject = "create_note"                  # optional: every subject when left out
+    reason = "annotations land in 0.4"
+    by = "alice"
+    expires = 2027-01-31                     # optional: after it the finding counts again
+
+    [[attest]]                               # a person's verdict on a manual rule
+    rule = "tokens.panic-isolation"
+    by = "bob"
+    note = "dispatch is wrapped in catch_unwind (src/mcp/dispatch.rs:40)"
+    status = "pass"                          # pass (default) or fail
+
+Unknown keys and unknown rule ids are errors naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from checks.context import Options
+from inspector.review import Attestation, Waiver
+
+TOP_KEYS = {"packs", "ignore", "baseline", "options", "calls", "waive", "attest"}
+OPTION_KEYS = {
+    "list_budget": int,
+    "description_budget": int,
+    "output_budget_bytes": int,
+    "truncation_bytes": int,
+    "probe_timeout": float,
+    "foreign_token_env": str,
+}
+WAIVE_KEYS = {"rule", "subject", "reason", "by", "expires"}
+ATTEST_KEYS = {"rule", "by", "note", "status", "subject"}
+
+
+class ConfigFileError(Exception):
+    pass
+
+
+@dataclass
+class ReviewConfig:
+    path: str | None = None
+    packs: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    baseline: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    policy: str | None = None
+    allow: list[str] | None = None
+    waivers: list[Waiver] = field(default_factory=list)
+    attestations: list[Attestation] = field(default_factory=list)
+
+    def build_options(self, calls: str | None) -> Options:
+        opts = Options(calls=(calls or self.policy or "none"), allow_tools=self.allow)  # type: ignore[arg-type]
+        for key, value in self.options.items():
+            if key == "foreign_token_env":
+                token = os.environ.get(str(value))
+                if token:
+                    opts.extra["foreign_token"] = token
+            else:
+                setattr(opts, key, value)
+        return opts
+
+
+def find_config(cwd: Path | None = None) -> Path | None:
+    """./mcp-review.toml, else ./pyproject.toml when it has [tool.mcp-review]."""
+    here = cwd or Path.cwd()
+    own = here / "mcp-review.toml"
+    if own.is_file():
+        return own
+    pyproject = here / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, OSError):
+            return None
+        if isinstance(data.get("tool"), dict) and "mcp-review" in data["tool"]:
+            return pyproject
+    return None
+
+
+def _strings(where: str, value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigFileError(f"{where}: expected a list of strings")
+    return value
+
+
+def _table(where: str, value: Any, keys: set[str], required: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigFileError(f"{where}: expected a table")
+    unknown = sorted(set(value) - keys)
+    if unknown:
+        raise ConfigFileError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(keys))})")
+    missing = [k for k in required if not value.get(k)]
+    if missing:
+        raise ConfigFileError(f"{where}: missing {missing[0]!r}")
+    return value
+
+
+def load_config(path: str | Path, known_rules: set[str], known_packs: set[str]) -> ReviewConfig:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigFileError(f"{path}: cannot read: {e.strerror}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigFileError(f"{path}: invalid TOML: {e}") from e
+    prefix = str(path)
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("mcp-review", {})
+        prefix = f"{path} [tool.mcp-review]"
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise ConfigFileError(f"{prefix}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+
+    def rule_id(where: str, value: Any, packs_too: bool = False) -> str:
+        if not isinstance(value, str) or (value not in known_rules and not (packs_too and value in known_packs)):
+            raise ConfigFileError(f"{where}: unknown rule id {value!r} (see `mcp-review rules`)")
+        return value
+
+    cfg = ReviewConfig(path=str(path))
+    if "packs" in data:
+        cfg.packs = _strings(f"{prefix}: packs", data["packs"])
+        for pack in cfg.packs:
+            if pack not in known_packs and pack != "all":
+                known = ", ".join(sorted(known_packs))
+                raise ConfigFileError(f"{prefix}: packs: unknown pack {pack!r} (packs: {known})")
+    cfg.ignore = [rule_id(f"{prefix}: ignore", v, True) for v in _strings(f"{prefix}: ignore", data.get("ignore", []))]
+    if "baseline" in data:
+        if not isinstance(data["baseline"], str):
+            raise ConfigFileError(f"{prefix}: baseline: expected a file path")
+        cfg.baseline = str((path.parent / data["baseline"]).resolve())
+    options = _table(f"{prefix}: [options]", data.get("options", {}), set(OPTION_KEYS), ())
+    for key, value in options.items():
+        kind = OPTION_KEYS[key]
+        fits = isinstance(value, kind) or (kind is float and isinstance(value, int))
+        if not fits or isinstance(value, bool):
+            raise ConfigFileError(f"{prefix}: options.{key}: expected {kind.__name__}")
+        cfg.options[key] = value
+    calls = _table(f"{prefix}: [calls]", data.get("calls", {}), {"policy", "allow"}, ())
+    if "policy" in calls:
+        if calls["policy"] not in ("none", "read-only", "all"):
+            raise ConfigFileError(f"{prefix}: calls.policy: expected none, read-only or all")
+        cfg.policy = calls["policy"]
+    if "allow" in calls:
+        cfg.allow = _strings(f"{prefix}: calls.allow", calls["allow"])
+    for i, raw in enumerate(data.get("waive", [])):
+        where = f"{prefix}: waive[{i}]"
+        entry = _table(where, raw, WAIVE_KEYS, ("rule", "reason", "by"))
+        expires = entry.get("expires")
+        if expires is not None and not isinstance(expires, dt.date):
+            try:
+                expires = dt.date.fromisoformat(str(expires))
+            except ValueError as e:
+                raise ConfigFileError(f"{where}: expires: expected a date like 2027-01-31") from e
+        cfg.waivers.append(Waiver(
+            rule=rule_id(f"{where}: rule", entry["rule"]), reason=str(entry["reason"]), by=str(entry["by"]),
+            subject=entry.get("subject"), expires=expires.isoformat() if expires else None, source=str(path),
+        ))  # fmt: skip
+    for i, raw in enumerate(data.get("attest", [])):
+        where = f"{prefix}: attest[{i}]"
+        entry = _table(where, raw, ATTEST_KEYS, ("rule", "by", "note"))
+        status = entry.get("status", "pass")
+        if status not in ("pass", "fail"):
+            raise ConfigFileError(f"{where}: status: expected pass or fail")
+        cfg.attestations.append(Attestation(
+            rule=rule_id(f"{where}: rule", entry["rule"]), by=str(entry["by"]), note=str(entry["note"]),
+            status=status, subject=entry.get("subject"), source=str(path),
+        ))  # fmt: skip
+    return cfg

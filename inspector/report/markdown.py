@@ -1,0 +1,203 @@
+"""The PR-ready markdown review: verdict first, then what blocks it, then evidence, tokens, coverage, sign-off.
+
+Server text is untrusted: it goes into code spans or fenced blocks with control characters made
+visible and sizes capped, so it cannot inject markdown or HTML into the pull request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from typing import Any
+
+from inspector import __version__
+from inspector.review import Finding, Review
+from inspector.text import one_line, visible
+
+ICONS = {"FAIL": "❌", "BLOCKED": "⛔", "PASS_WITH_WARNINGS": "⚠️", "PASS": "✅"}
+EVIDENCE_CHARS = 1200
+
+
+def code(text: object, limit: int = 200) -> str:
+    """Inline code that survives any content: fenced by one backtick more than the longest run inside."""
+    body = one_line(str(text), limit)
+    if "`" not in body:
+        return f"`{body}`"
+    fence = "`" * (max(len(run) for run in re.findall(r"`+", body)) + 1)
+    return f"{fence} {body} {fence}"
+
+
+def cell(text: object, limit: int = 300) -> str:
+    return one_line(str(text), limit).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _subject(f: Finding) -> str:
+    return code(f.subject) if f.subject else "server"
+
+
+def _exchange(review: Review, f: Finding) -> list[str]:
+    lines: list[str] = []
+    for seq in f.evidence[:2]:
+        related = [e for s, e in sorted(review.exchanges.items()) if s == seq or _same_exchange(review, seq, s)]
+        lines += [_entry_text(entry, f.subject) for entry in related[:4]]
+    if not lines:
+        return []
+    body = "\n".join(lines).splitlines()
+    fence = "````" if any("```" in line for line in body) else "```"
+    return ["<details><summary>evidence (wire)</summary>", "", f"{fence}text", *body, fence, "", "</details>", ""]
+
+
+def _item_of(message: Any, subject: str | None) -> tuple[str, Any] | None:
+    """In a list response, the one item a finding is about (so the quote is that tool, not the page)."""
+    result = message.get("result") if isinstance(message, dict) else None
+    if not subject or not isinstance(result, dict):
+        return None
+    for key in ("tools", "prompts", "resources", "resourceTemplates"):
+        for i, item in enumerate(result.get(key) or []):
+            if isinstance(item, dict) and subject in (item.get("name"), item.get("uri"), item.get("uriTemplate")):
+                return f"result.{key}[{i}]", item
+    return None
+
+
+def _same_exchange(review: Review, seq: int, other: int) -> bool:
+    a, b = review.exchanges.get(seq), review.exchanges.get(other)
+    if not a or not b or a.get("conn") != b.get("conn"):
+        return False
+    ida = (a.get("message") or {}).get("id") if isinstance(a.get("message"), dict) else None
+    idb = (b.get("message") or {}).get("id") if isinstance(b.get("message"), dict) else None
+    same_id = ida is not None and ida == idb
+    same_http = a.get("exchange") is not None and a.get("exchange") == b.get("exchange")
+    return same_id or same_http
+
+
+def _entry_text(entry: dict[str, Any], subject: str | None = None) -> str:
+    arrow = {"send": "→", "recv": "←", "http": "⇄"}.get(entry.get("dir", ""), "·")
+    if entry.get("http"):
+        http = entry["http"]
+        what = f"{http.get('method', '')} {http.get('url', '')}".strip() or f"HTTP {http.get('status')}"
+        return f"#{entry['seq']} {arrow} {visible(what, 300)}"
+    payload = entry.get("message") if "message" in entry else entry.get("text")
+    item = _item_of(payload, subject)
+    if item is not None:
+        path, value = item
+        return f"#{entry['seq']} {arrow} {path}: {visible(json.dumps(value, ensure_ascii=False), EVIDENCE_CHARS)}"
+    text = json.dumps(payload, ensure_ascii=False) if not isinstance(payload, str) else payload
+    return f"#{entry['seq']} {arrow} {visible(text, EVIDENCE_CHARS, newlines=False)}"
+
+
+def render(review: Review) -> str:
+    server = review.server
+    name = server.get("name") or "(unnamed server)"
+    verdict = review.verdict
+    counts = review.counts()
+    out = [
+        f"# MCP review: {cell(name, 80)} {cell(server.get('version') or '', 40)}".rstrip(),
+        "",
+        f"**Verdict: {ICONS[verdict]} {verdict}**  ·  "
+        + "  ·  ".join(f"{n} {s}" for s, n in sorted(counts.items(), key=lambda kv: kv[0])),
+        "",
+        f"- Revision `{review.revision}` ({review.era} era), transport `{review.transport}`",
+        f"- Target: {code(_target_label(review.target), 160)}",
+        f"- Packs: {', '.join(review.packs)}  ·  reviewed with mcp-review {__version__} on {review.created}",
+        "",
+    ]
+    blocking = [f for f in review.findings if f.effective == "blocking"]
+    if blocking:
+        out += ["## Blocking: what would verify each", ""]
+        out += [f"- **{f.rule}** ({_subject(f)}): {cell(f.message, 400)}" for f in blocking]
+        out.append("")
+    for status, title in (("fail", "Failures"), ("warn", "Warnings")):
+        chosen = [f for f in review.findings if f.effective == status]
+        if not chosen:
+            continue
+        out += [f"## {title}", ""]
+        groups: dict[tuple[str, str], list[Finding]] = defaultdict(list)
+        for f in chosen:
+            groups[(f.pack, f.source)].append(f)
+        for (pack, source), items in groups.items():
+            out += [f"### {pack} · {cell(source, 160)}", ""]
+            for f in items:
+                out.append(f"- **{f.rule}** ({_subject(f)}): {cell(f.message, 600)}")
+                out += ["", *("  " + line if line else "" for line in _exchange(review, f))]
+        out.append("")
+    waived = [f for f in review.findings if f.effective == "waived"]
+    if waived or review.attestations:
+        out += ["## Waivers and attestations", "", "| rule | subject | who | why | expires |", "|---|---|---|---|---|"]
+        for f in waived:
+            w = f.waiver
+            assert w is not None
+            out.append(
+                f"| {f.rule} (waived {f.status}) | {cell(f.subject or 'server')} | {cell(w.by)} | {cell(w.reason)} "
+                f"| {w.expires or ''} |"
+            )
+        for a in review.attestations:
+            out.append(
+                f"| {a.rule} (attested {a.status}) | {cell(a.subject or 'server')} | {cell(a.by)} | {cell(a.note)} | |"
+            )
+        out.append("")
+    out += _tokens(review)
+    out += _coverage(review)
+    passed = [f for f in review.findings if f.effective in ("pass", "n/a")]
+    out += [
+        "<details><summary>Passed and not applicable (" + str(len(passed)) + ")</summary>",
+        "",
+        *[f"- {f.effective} **{f.rule}** ({_subject(f)}): {cell(f.message, 200)}" for f in passed],
+        "",
+        "</details>",
+        "",
+        "## Sign-off",
+        "",
+        "- [ ] Blocking items verified or waived with a reason",
+        "- [ ] Failures fixed or waived with a reason",
+        "- Reviewer: ____________________  Date: ____________",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _target_label(target: dict[str, Any]) -> str:
+    if target.get("kind") == "stdio":
+        return " ".join([str(target.get("command") or ""), *map(str, target.get("args") or [])])
+    return str(target.get("url") or target.get("name") or "")
+
+
+def _tokens(review: Review) -> list[str]:
+    tokens = review.tokens
+    rows = tokens.get("tools") or []
+    if not rows:
+        return []
+    enc = tokens.get("encoding", "cl100k_base")
+    fields = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+    out = [
+        f"## Token cost ({enc})",
+        "",
+        f"Whole `tools` array: **{tokens.get('total')}** tokens "
+        "(canonical JSON: compact, sorted keys; hosts add their own wrapping).",
+        "",
+        "| tool | total | " + " | ".join(fields) + " |",
+        "|---|---:|" + "---:|" * len(fields),
+    ]
+    for row in rows[:50]:
+        t = row["tokens"]
+        out.append(
+            f"| {cell(row['name'], 60)} | {t['total']} | " + " | ".join(str(t.get(k, "")) for k in fields) + " |"
+        )
+    if len(rows) > 50:
+        out.append(f"| … {len(rows) - 50} more | | " + " | ".join("" for _ in fields) + " |")
+    return [*out, ""]
+
+
+def _coverage(review: Review) -> list[str]:
+    called = sorted({c["tool"] for c in review.coverage})
+    not_called = [t for t in review.tools if t not in called]
+    out = ["## Review coverage", "", f"{len(called)} of {len(review.tools)} tools called."]
+    if review.coverage:
+        out += ["", "| tool | purpose | consent | outcome | ms |", "|---|---|---|---|---:|"]
+        out += [
+            f"| {cell(c['tool'], 60)} | {c['purpose']} | {c['consent']} | {cell(c['outcome'], 80)} | {c['latencyMs']} |"
+            for c in review.coverage[:200]
+        ]
+    if not_called:
+        out += ["", "Not called: " + ", ".join(code(t, 60) for t in not_called[:100])]
+    return [*out, ""]
