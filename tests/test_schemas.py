@@ -84,20 +84,14 @@ def test_definition_for_is_read_from_the_schema(revision):
         "JSONRPCError" if revision <= "2025-06-18" else "JSONRPCErrorResponse"
     )
     sampling = {"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage", "params": {}}
-    assert definition_for(sampling, revision, None) == (
-        None if revision == MODERN else "CreateMessageRequest"
-    )
+    assert definition_for(sampling, revision, None) == (None if revision == MODERN else "CreateMessageRequest")
 
 
 def test_definition_for_revision_specific_results_and_errors():
-    assert definition_for(response({"resultType": "input_required"}), MODERN, "tools/call") == (
-        "InputRequiredResult"
-    )
+    assert definition_for(response({"resultType": "input_required"}), MODERN, "tools/call") == ("InputRequiredResult")
     assert definition_for(response({"resultType": "complete"}), MODERN, "tools/call") == "CallToolResult"
     # tools/list may not answer input_required (ListToolsResultResponse): checked as ListToolsResult.
-    assert definition_for(response({"resultType": "input_required"}), MODERN, "tools/list") == (
-        "ListToolsResult"
-    )
+    assert definition_for(response({"resultType": "input_required"}), MODERN, "tools/list") == ("ListToolsResult")
     # The tasks extension is not in the 2026-07-28 schema: nothing specific to check.
     assert definition_for(response({"resultType": "task"}), MODERN, "tools/call") is None
     assert definition_for(response({}), MODERN, "server/discover") == "DiscoverResult"
@@ -193,9 +187,7 @@ def test_modern_input_required_and_coded_errors():
     assert all(p.path.startswith("result.inputRequests.name") for p in problems)
 
     error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "unsupported"}}
-    assert where(validate_message(error, MODERN, "server/discover")) == {
-        ("UnsupportedProtocolVersionError", "error")
-    }
+    assert where(validate_message(error, MODERN, "server/discover")) == {("UnsupportedProtocolVersionError", "error")}
     error["error"]["data"] = {"supported": ["2026-07-28"], "requested": "2099-01-01"}
     assert validate_message(error, MODERN, "server/discover") == []
 

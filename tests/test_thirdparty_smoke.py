@@ -175,9 +175,7 @@ def sse_messages(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
             data.append(line[5:].removeprefix(" "))
 
 
-def post_rpc(
-    client: httpx.Client, url: str, message: dict[str, Any], **headers: str
-) -> tuple[httpx.Headers, Any]:
+def post_rpc(client: httpx.Client, url: str, message: dict[str, Any], **headers: str) -> tuple[httpx.Headers, Any]:
     """POST one request to a Streamable HTTP endpoint; the answer comes as JSON or on an SSE stream."""
     hdrs = {"accept": ACCEPT, **headers}
     with client.stream("POST", url, json=message, headers=hdrs) as r:
