@@ -1,0 +1,121 @@
+"""Exports: golden files for each format, from a fixed review; verdict and waiver semantics.
+
+Regenerate the goldens after an intended change with: UPDATE_GOLDENS=1 pytest tests/test_reports.py
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from inspector.report import FORMATS, render
+from inspector.review import Attestation, Finding, Review, Waiver, verdict_of
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def sample_review() -> Review:
+    findings = [
+        Finding("review.input-schema", "review", "fail", "property 'q' has no type", "search", "tool",
+                "seed 003 Tool contracts: input-schema", "static", [5]),
+        Finding("review.annotations-set", "review", "fail", "readOnlyHint not set", "create_note", "tool",
+                "seed 003 Tool contracts: annotations-set", "static", [5]),
+        Finding("review.descriptions-grounded", "review", "fail",
+                "description: instruction aimed at the model: `<IMPORTANT>` [bold]x[/] | pipe", "export`s", "tool",
+                "seed 003 Tool contracts: descriptions-grounded", "static", [5]),
+        Finding("spec.ping", "spec", "pass", "answered {} in 3 ms", None, None, "seed 002; MCP ≤2025-11-25", "probe", [7]),
+        Finding("spec.pagination", "spec", "warn", "an invalid cursor was accepted", None, None, "seed 002", "probe", [9]),
+        Finding("tokens.panic-isolation", "tokens", "blocking", "needs a reviewer", None, None, "seed 000 §8", "manual"),
+        Finding("spec.http-transport", "spec", "n/a", "applies to HTTP servers", None, None, "seed 002", "probe"),
+    ]  # fmt: skip
+    review = Review(
+        server={"name": "demo-notes", "version": "0.3.1", "info": {"name": "demo-notes", "version": "0.3.1"}},
+        target={"kind": "stdio", "command": "python", "args": ["-m", "inspector.demo"], "env": {"API_KEY": "***"}},
+        revision="2025-11-25",
+        era="legacy",
+        transport="stdio",
+        findings=findings,
+        waivers=[Waiver("review.annotations-set", "annotations land in 0.4", "alice", "create_note", "2099-01-31")],
+        attestations=[Attestation("tokens.panic-isolation", "bob", "dispatch wrapped", "pass")],
+        coverage=[{"tool": "search", "arguments": {"q": "x"}, "consent": "read-only", "purpose": "sample result",
+                   "outcome": "ok", "latencyMs": 4.2, "seq": 11}],
+        tools=["search", "create_note", "export`s"],
+        tokens={"encoding": "cl100k_base", "total": 321,
+                "tools": [{"name": "search", "tokens": {"total": 120, "name": 3, "description": 40, "inputSchema": 70}}]},
+        packs=["review", "spec", "tokens"],
+        exchanges={
+            4: {"seq": 4, "t": 0.0, "dir": "send", "conn": 1,
+                "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}, "size": 60},
+            5: {"seq": 5, "t": 0.0, "dir": "recv", "conn": 1, "size": 200, "message": {"jsonrpc": "2.0", "id": 2,
+                "result": {"tools": [{"name": "search", "inputSchema": {"type": "object", "properties": {"q": {}}}},
+                                     {"name": "export`s", "description": "<IMPORTANT>\u001b[31m```"}]}}},
+        },
+        created="2026-11-23T00:00:00+00:00",
+    )  # fmt: skip
+    review.apply_waivers(today=dt.date(2026, 11, 23))
+    return review
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_golden(fmt):
+    text = render(sample_review(), fmt)
+    path = GOLDEN / f"review.{ {'md': 'md', 'json': 'json', 'sarif': 'sarif.json', 'junit': 'junit.xml'}[fmt] }"
+    if os.environ.get("UPDATE_GOLDENS") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_verdict_order_and_waivers():
+    review = sample_review()
+    assert review.verdict == "FAIL"
+    assert [f.effective for f in review.findings if f.rule == "review.annotations-set"] == ["waived"]
+    fails = [f for f in review.findings if f.effective == "fail"]
+    for f in fails:
+        f.status = "pass"
+    assert review.verdict == "BLOCKED"
+    review.findings = [f for f in review.findings if f.status != "blocking"]
+    assert review.verdict == "PASS_WITH_WARNINGS"
+    assert verdict_of([]) == "PASS"
+
+
+def test_expired_waiver_counts_again():
+    review = sample_review()
+    review.apply_waivers(today=dt.date(2100, 1, 1))
+    finding = next(f for f in review.findings if f.rule == "review.annotations-set")
+    assert finding.effective == "fail" and "expired on 2099-01-31" in (finding.note or "")
+
+
+def test_markdown_is_safe_for_a_pull_request():
+    md = render(sample_review(), "md")
+    assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
+    assert "\x1b" not in md and "\\u001b[31m" in md
+    outside_code = re.sub(r"````.*?````|```.*?```", "", md, flags=re.S)
+    outside_code = re.sub(r"(`+) .*? \1|`[^`\n]*`", "", outside_code)
+    assert "<IMPORTANT>" not in outside_code, "server text reaches markdown only as code or escaped"
+    assert "\\|" in md  # a pipe in server text cannot break a table
+    assert "## Sign-off" in md and "## Review coverage" in md and "## Token cost (cl100k_base)" in md
+
+
+def test_json_shape():
+    doc = json.loads(render(sample_review(), "json"))
+    assert {"tool", "server", "revision", "transport", "verdict", "findings", "tokens", "coverage", "waivers"} <= set(
+        doc
+    )
+    assert set(doc["findings"][0]) >= {"rule", "pack", "status", "subject", "message", "source", "evidence"}
+    assert doc["findings"][3]["subject"] is None
+
+
+def test_sarif_and_junit_are_well_formed():
+    sarif = json.loads(render(sample_review(), "sarif"))
+    run = sarif["runs"][0]
+    assert sarif["version"] == "2.1.0" and run["tool"]["driver"]["rules"]
+    assert any(r.get("suppressions") for r in run["results"])  # the waived finding
+    root = ET.fromstring(render(sample_review(), "junit"))
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("tests") == "7" and suite.get("failures") == "2"
