@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from inspector.tokens import TokenCounter
 
 COLUMNS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+SHORT = {"description": "descr", "inputSchema": "input", "outputSchema": "output", "annotations": "annot"}
 CANONICAL = "canonical JSON of the wire object (compact separators, sorted keys, UTF-8)"
 WRAPPING_NOTE = "Hosts add their own wrapping around tool definitions, so real context cost differs."
 
@@ -89,10 +90,11 @@ def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
     console.print(_header(snapshot))
     enc = report["encoding"]
     table = Table(title=f"tools by token cost ({enc})", title_justify="left", show_footer=True)
-    table.add_column("tool", footer=f"{len(report['tools'])} tools")
+    longest = max((len(one_line(t["name"] or "", 48)) for t in report["tools"]), default=8)
+    table.add_column("tool", footer=f"{len(report['tools'])} tools", min_width=min(longest, 32), overflow="fold")
     table.add_column("total", justify="right", footer=str(report["total"]))
     for col in (*COLUMNS, "other"):
-        table.add_column(col, justify="right")
+        table.add_column(SHORT.get(col, col), justify="right")
     for tool in report["tools"]:
         tokens = tool["tokens"]
         other = tokens["total"] and sum(v for k, v in tokens.items() if k not in (*COLUMNS, "total"))

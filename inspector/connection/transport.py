@@ -311,17 +311,24 @@ class HttpExchange:
         return next((v for k, v in self.headers.items() if k.lower() == low), None)
 
 
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    while exc is not None and exc not in chain and len(chain) < 10:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return chain
+
+
 def _describe_http_failure(url: str, exc: Exception) -> ConnectionFailed:
     import httpx
 
-    cause = exc.__cause__ or exc.__context__
-    if (isinstance(exc, httpx.ConnectError) and isinstance(cause, ssl.SSLError)) or "SSL" in str(exc):
+    chain = _causes(exc)
+    if any(isinstance(c, ssl.SSLError) for c in chain) or "SSL" in str(exc):
         return ConnectionFailed(f"TLS error connecting to {url}: {exc} (use --insecure or --ca FILE)")
+    if any(isinstance(c, ConnectionRefusedError) for c in chain):
+        return ConnectionFailed(f"cannot connect to {url}: connection refused")
     if isinstance(exc, httpx.ConnectError):
-        reason = str(exc) or type(exc).__name__
-        if "refused" in reason.lower() or "errno 111" in reason.lower():
-            reason = "connection refused"
-        return ConnectionFailed(f"cannot connect to {url}: {reason}")
+        return ConnectionFailed(f"cannot connect to {url}: {exc or type(exc).__name__}")
     if isinstance(exc, httpx.TimeoutException):
         return ConnectionFailed(f"timed out talking to {url}")
     return ConnectionFailed(f"HTTP failure talking to {url}: {type(exc).__name__}: {exc}")

@@ -1,0 +1,3 @@
+from inspector.demo.server import main
+
+main()

@@ -1,0 +1,63 @@
+"""`--tools N` generated tools (default 1000), `--page-size` per page (default 100), for benchmarks.
+
+A low-level SDK `Server`, so both eras work (the bench compares mcp-review with the SDK's own Client).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+KINDS = ("records", "invoices", "tickets", "users", "events", "files", "orders", "notes")
+VERBS = ("search", "get", "create", "update", "delete", "list", "export", "archive")
+
+
+def generate_tools(n: int) -> list[dict[str, Any]]:
+    """Deterministic wire JSON (camelCase) of `n` realistic tools."""
+    tools = []
+    for i in range(n):
+        kind, verb = KINDS[i % len(KINDS)], VERBS[(i // len(KINDS)) % len(VERBS)]
+        props: dict[str, Any] = {
+            "query": {"type": "string", "description": f"Text to match against {kind}", "maxLength": 200},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+        }
+        for extra in range(i % 4):
+            props[f"filter_{extra}"] = {"type": "string", "enum": ["open", "closed", "all"]}
+        tools.append({
+            "name": f"{kind}_{verb}_{i}",
+            "title": f"{verb.title()} {kind} ({i})",
+            "description": f"{verb.title()} {kind} in workspace {i}. Use when the user asks to {verb} {kind}; "
+                           f"returns ids and titles, newest first.",
+            "inputSchema": {"type": "object", "properties": props, "required": ["query"]},
+            "annotations": {"readOnlyHint": verb in ("search", "get", "list", "export")},
+        })  # fmt: skip
+    return tools
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--tools", type=int, default=1000)
+    p.add_argument("--page-size", type=int, default=100)
+    args, rest = p.parse_known_args()
+
+    from serve import serve
+
+    import mcp.types as types
+    from mcp.server import Server
+
+    tools = [types.Tool.model_validate(t) for t in generate_tools(args.tools)]
+    size = args.page_size
+
+    async def list_tools(_ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        start = int(params.cursor) if params and params.cursor else 0
+        nxt = str(start + size) if start + size < len(tools) else None
+        return types.ListToolsResult(tools=tools[start : start + size], next_cursor=nxt)
+
+    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text=f"called {params.name}")])
+
+    serve(Server("many-server", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool), rest)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""A tiny hand-rolled stdio JSON-RPC server for deliberately broken fixtures (the SDK refuses to misbehave).
+
+    server = RawServer(capabilities={"tools": {}}, name="x")
+    server.handlers["tools/list"] = lambda params: {"tools": [...]}
+    server.run()
+
+Answers `initialize` (echoes a supported version, else 2025-11-25), `ping`, ignores notifications,
+and answers unknown methods (including `server/discover`: these are legacy-era servers) with -32601.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+SUPPORTED = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+Handler = Callable[[dict[str, Any]], Any]
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+class RawServer:
+    def __init__(self, name: str, capabilities: dict[str, Any], version: str = "1.0.0", instructions: str | None = None):
+        self.info = {"name": name, "version": version}
+        self.capabilities = capabilities
+        self.instructions = instructions
+        self.handlers: dict[str, Handler] = {"ping": lambda _p: {}}
+        self.negotiated: str | None = None
+
+    def write_line(self, line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.write_line(json.dumps(message))
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        asked = params.get("protocolVersion")
+        self.negotiated = asked if asked in SUPPORTED else SUPPORTED[-1]
+        result: dict[str, Any] = {"protocolVersion": self.negotiated, "capabilities": self.capabilities,
+                                  "serverInfo": self.info}
+        if self.instructions:
+            result["instructions"] = self.instructions
+        return result
+
+    def handle(self, message: Any) -> None:
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            return  # notifications and responses need no answer
+        method, params = message["method"], message.get("params") or {}
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+        try:
+            if method == "initialize":
+                reply["result"] = self._initialize(params)
+            elif method in self.handlers:
+                reply["result"] = self.handlers[method](params)
+            else:
+                raise RpcError(-32601, f"Method not found: {method}")
+        except RpcError as e:
+            reply["error"] = {"code": e.code, "message": e.message, **({"data": e.data} if e.data is not None else {})}
+        self.send(reply)
+
+    def run(self) -> None:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                self.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+                continue
+            self.handle(message)
+
+
+def tool(name: str, description: str, properties: dict[str, Any] | None = None, required: list[str] | None = None,
+         **extra: Any) -> dict[str, Any]:
+    """A well-formed tool definition (wire JSON)."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties or {}}
+    if required is not None:
+        schema["required"] = required
+    return {"name": name, "description": description, "inputSchema": schema, **extra}
+
+
+def text_result(text: str, is_error: bool = False) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
