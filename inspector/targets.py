@@ -63,7 +63,12 @@ class Target:
         values = {v for v in self.env.values() if len(v) >= 4}
         if self.bearer:
             values.add(self.bearer)
-        values.update(v for k, v in self.headers.items() if is_secret_header(k) and v)
+        for key, value in self.headers.items():
+            if is_secret_header(key) and value:
+                values.add(value)
+                credential = value.partition(" ")[2]  # "Bearer X": X alone is a secret too
+                if credential and len(credential) >= 4:
+                    values.add(credential)
         return values
 
     def public(self) -> dict[str, object]:

@@ -52,7 +52,9 @@ def create_note(text: str) -> str:
 
 @mcp.tool(
     title="Delete note",
-    annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False),
+    annotations=ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+    ),
 )
 def delete_note(note_id: str) -> str:
     """Delete a note permanently. Use when the user asks to remove a note."""

@@ -3,7 +3,12 @@
 from rawserver import RawServer, text_result, tool
 
 TOOLS = [
-    tool("echo_text", "Echo the given text back. Use when testing the connection.", {"text": {"type": "string"}}, ["text"]),
+    tool(
+        "echo_text",
+        "Echo the given text back. Use when testing the connection.",
+        {"text": {"type": "string"}},
+        ["text"],
+    ),
     tool("get_time", "Get the server's current time. Use when a timestamp is needed.", {}, []),
 ]
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field
-from serve import serve
-
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
+from serve import serve
 
-mcp = MCPServer("good-server", version="1.2.0", instructions="Notes for tests: search before you create.",
-                log_level="WARNING")
+mcp = MCPServer(
+    "good-server", version="1.2.0", instructions="Notes for tests: search before you create.", log_level="WARNING"
+)
 NOTES = {"n1": "Buy milk", "n2": "Review the MCP server"}
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -27,7 +27,9 @@ class SearchResult(BaseModel):
 
 
 @mcp.tool(title="Search notes", annotations=READ_ONLY)
-def notes_search(query: Annotated[str, Field(max_length=200)], limit: Annotated[int, Field(ge=1, le=50)] = 10) -> SearchResult:
+def notes_search(
+    query: Annotated[str, Field(max_length=200)], limit: Annotated[int, Field(ge=1, le=50)] = 10
+) -> SearchResult:
     """Search notes by text. Use when the user asks to find a note. Returns matching ids and texts."""
     hits = [Match(id=k, text=v) for k, v in NOTES.items() if query.lower() in v.lower()]
     return SearchResult(matches=hits[:limit])
@@ -41,16 +43,24 @@ def notes_get(note_id: str) -> str:
     return NOTES[note_id]
 
 
-@mcp.tool(title="Save note", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
-                                                          idempotent_hint=True, open_world_hint=False))
+@mcp.tool(
+    title="Save note",
+    annotations=ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    ),
+)
 def notes_save(note_id: str, text: str) -> str:
     """Create or update a note (writes it in memory). Use when the user wants to store text."""
     NOTES[note_id] = text
     return "saved"
 
 
-@mcp.tool(title="Delete note", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
-                                                            idempotent_hint=True, open_world_hint=False))
+@mcp.tool(
+    title="Delete note",
+    annotations=ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+    ),
+)
 def notes_delete(note_id: str) -> str:
     """Delete a note permanently. Use when the user asks to remove a note."""
     NOTES.pop(note_id, None)

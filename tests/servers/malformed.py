@@ -3,8 +3,12 @@ a duplicate name and a non-object item; a prompt without a name."""
 
 from rawserver import RawServer, tool
 
-GOOD = tool("lookup_word", "Look up a word in the dictionary. Use when a definition is needed.",
-            {"word": {"type": "string"}}, ["word"])
+GOOD = tool(
+    "lookup_word",
+    "Look up a word in the dictionary. Use when a definition is needed.",
+    {"word": {"type": "string"}},
+    ["word"],
+)
 TOOLS = [
     GOOD,
     {"description": "A tool without a name", "inputSchema": {"type": "object"}},

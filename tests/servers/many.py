@@ -40,10 +40,9 @@ def main() -> None:
     p.add_argument("--page-size", type=int, default=100)
     args, rest = p.parse_known_args()
 
-    from serve import serve
-
     import mcp.types as types
     from mcp.server import Server
+    from serve import serve
 
     tools = [types.Tool.model_validate(t) for t in generate_tools(args.tools)]
     size = args.page_size

@@ -26,7 +26,9 @@ class RpcError(Exception):
 
 
 class RawServer:
-    def __init__(self, name: str, capabilities: dict[str, Any], version: str = "1.0.0", instructions: str | None = None):
+    def __init__(
+        self, name: str, capabilities: dict[str, Any], version: str = "1.0.0", instructions: str | None = None
+    ):
         self.info = {"name": name, "version": version}
         self.capabilities = capabilities
         self.instructions = instructions
@@ -43,8 +45,11 @@ class RawServer:
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         asked = params.get("protocolVersion")
         self.negotiated = asked if asked in SUPPORTED else SUPPORTED[-1]
-        result: dict[str, Any] = {"protocolVersion": self.negotiated, "capabilities": self.capabilities,
-                                  "serverInfo": self.info}
+        result: dict[str, Any] = {
+            "protocolVersion": self.negotiated,
+            "capabilities": self.capabilities,
+            "serverInfo": self.info,
+        }
         if self.instructions:
             result["instructions"] = self.instructions
         return result
@@ -77,8 +82,13 @@ class RawServer:
             self.handle(message)
 
 
-def tool(name: str, description: str, properties: dict[str, Any] | None = None, required: list[str] | None = None,
-         **extra: Any) -> dict[str, Any]:
+def tool(
+    name: str,
+    description: str,
+    properties: dict[str, Any] | None = None,
+    required: list[str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     """A well-formed tool definition (wire JSON)."""
     schema: dict[str, Any] = {"type": "object", "properties": properties or {}}
     if required is not None:

@@ -1,8 +1,8 @@
 """Run an SDK server (high-level MCPServer or low-level Server) as the command line says.
 
-    python SERVER.py                    # stdio
-    python SERVER.py --http --port P    # Streamable HTTP at http://127.0.0.1:P/mcp
-    python SERVER.py --sse --port P     # legacy HTTP+SSE at http://127.0.0.1:P/sse
+python SERVER.py                    # stdio
+python SERVER.py --http --port P    # Streamable HTTP at http://127.0.0.1:P/mcp
+python SERVER.py --sse --port P     # legacy HTTP+SSE at http://127.0.0.1:P/sse
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ def serve(server: Any, argv: list[str] | None = None) -> None:
         uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
         return
     import anyio
-
     from mcp.server.stdio import stdio_server
 
     if hasattr(server, "run_stdio_async"):

@@ -1,0 +1,232 @@
+"""MCP client config files: read a server entry from one, or find every server in the usual places.
+
+Formats:
+- `mcpServers` (Claude Desktop, Cursor, Windsurf, Claude Code `~/.claude.json` and project `.mcp.json`):
+  entries with `command`/`args`/`env`/`cwd`, or `url`/`serverUrl` with `headers` and `type`/`transport`.
+- `servers` (VS Code `.vscode/mcp.json`, the user `mcp.json`; `settings.json` under `mcp.servers`):
+  entries with `type` stdio|http|sse; JSON with comments and trailing commas; `${workspaceFolder}`,
+  `${userHome}`, `${env:NAME}`; `${input:id}` cannot be resolved here, so such an entry is unusable.
+- `${VAR}` and `${VAR:-default}` (Claude Code) in command, args, env, cwd, url and headers.
+
+Problems are stated without values: a config file's secrets never reach a message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspector.targets import Target
+
+VAR = re.compile(r"\$\{([^}]+)\}")
+HTTP_TYPES = {"http": "http", "streamable-http": "http", "streamablehttp": "http", "sse": "sse"}
+
+
+class ConfigError(Exception):
+    pass
+
+
+class _Unresolved(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class ConfiguredServer:
+    name: str
+    target: Target | None
+    source: str
+    client: str
+    problem: str | None = None
+
+
+def strip_jsonc(text: str) -> str:
+    """Remove // and /* */ comments and trailing commas, never inside strings."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            i = text.find("\n", i) if "\n" in text[i:] else n
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            out.append(ch)
+            i += 1
+    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
+    try:
+        return json.loads(strip_jsonc(text) if path.suffix in (".json", ".jsonc") else text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
+
+
+def _expand(value: str, folder: Path) -> str:
+    def one(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key == "workspaceFolder":
+            return str(folder)
+        if key == "userHome":
+            return str(Path.home())
+        if key.startswith("input:"):
+            raise _Unresolved(f"needs input {key[6:]!r}")
+        name, _, default = key.removeprefix("env:").partition(":-")
+        if name in os.environ:
+            return os.environ[name]
+        if ":-" in key:
+            return default
+        raise _Unresolved(f"environment variable {name} is not set")
+
+    return VAR.sub(one, value)
+
+
+def _entry(name: str, raw: Any, path: Path, client: str) -> ConfiguredServer:
+    source = str(path)
+    if not isinstance(raw, dict):
+        return ConfiguredServer(name, None, source, client, "entry is not an object")
+    folder = path.parent.parent if path.parent.name == ".vscode" else path.parent
+    kind = str(raw.get("type") or raw.get("transport") or "").lower().replace("_", "-")
+    url = raw.get("url") or raw.get("serverUrl")
+    try:
+        if url or kind in HTTP_TYPES:
+            if kind and kind not in HTTP_TYPES:
+                return ConfiguredServer(name, None, source, client, f"unknown type {kind!r}")
+            if not isinstance(url, str):
+                return ConfiguredServer(name, None, source, client, "no url")
+            headers = {str(k): _expand(str(v), folder) for k, v in (raw.get("headers") or {}).items()}
+            resolved = _expand(url, folder)
+            transport = HTTP_TYPES.get(kind) or ("sse" if resolved.rstrip("/").endswith("/sse") else "http")
+            target = Target(kind=transport, url=resolved, headers=headers, name=name, source=source)  # type: ignore[arg-type]
+        else:
+            if kind not in ("", "stdio"):
+                return ConfiguredServer(name, None, source, client, f"unknown type {kind!r}")
+            if not isinstance(raw.get("command"), str):
+                return ConfiguredServer(name, None, source, client, "no command")
+            args = raw.get("args") or []
+            if not isinstance(args, list):
+                return ConfiguredServer(name, None, source, client, "args is not a list")
+            env = {str(k): _expand(str(v), folder) for k, v in (raw.get("env") or {}).items()}
+            env_file = raw.get("envFile")
+            if isinstance(env_file, str):
+                env = {**_env_file(folder / _expand(env_file, folder)), **env}
+            cwd = raw.get("cwd")
+            target = Target(
+                kind="stdio",
+                command=_expand(raw["command"], folder),
+                args=tuple(_expand(str(a), folder) for a in args),
+                env=env,
+                cwd=str(folder / _expand(cwd, folder)) if isinstance(cwd, str) else None,
+                name=name,
+                source=source,
+            )
+    except _Unresolved as e:
+        return ConfiguredServer(name, None, source, client, str(e))
+    problem = "disabled" if raw.get("disabled") is True else None
+    return ConfiguredServer(name, target, source, client, problem)
+
+
+def _env_file(path: Path) -> dict[str, str]:
+    env: dict[str, str] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return env
+    for line in lines:
+        key, sep, value = line.strip().partition("=")
+        if sep and key and not key.startswith("#"):
+            env[key.strip()] = value.strip().strip('"').strip("'")
+    return env
+
+
+def _servers_of(data: Any, cwd: Path | None) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        return {}
+    found: dict[str, Any] = {}
+    for key in ("mcpServers", "servers"):
+        if isinstance(data.get(key), dict):
+            found.update(data[key])
+    mcp = data.get("mcp")
+    if isinstance(mcp, dict) and isinstance(mcp.get("servers"), dict):  # VS Code settings.json
+        found.update(mcp["servers"])
+    projects = data.get("projects")  # Claude Code ~/.claude.json
+    if cwd is not None and isinstance(projects, dict):
+        mine = projects.get(str(cwd))
+        if isinstance(mine, dict) and isinstance(mine.get("mcpServers"), dict):
+            found.update(mine["mcpServers"])
+    return found
+
+
+def load_config(path: str | Path, client: str | None = None, cwd: Path | None = None) -> list[ConfiguredServer]:
+    path = Path(path).expanduser().resolve()
+    data = _read(path)
+    label = client or ("VS Code" if path.parent.name == ".vscode" else "mcp.json")
+    return [_entry(str(name), raw, path, label) for name, raw in _servers_of(data, cwd).items()]
+
+
+def find_server(path: str | Path, name: str | None) -> Target:
+    servers = load_config(path, cwd=Path.cwd())
+    names = ", ".join(s.name for s in servers) or "none"
+    if name is None:
+        if len(servers) != 1:
+            raise ConfigError(f"{path} has {len(servers)} servers ({names}): choose one with --server")
+        chosen = servers[0]
+    else:
+        chosen = next((s for s in servers if s.name == name), None)  # type: ignore[assignment]
+        if chosen is None:
+            raise ConfigError(f"{path} has no server {name!r} (servers: {names})")
+    if chosen.target is None:
+        raise ConfigError(f"{path}: server {chosen.name!r} cannot be used: {chosen.problem}")
+    return chosen.target
+
+
+def config_locations(home: Path | None = None, cwd: Path | None = None) -> list[tuple[str, Path]]:
+    home = home or Path.home()
+    cwd = cwd or Path.cwd()
+    mac = home / "Library" / "Application Support"
+    appdata = Path(os.environ.get("APPDATA", home / "AppData" / "Roaming"))
+    user_code = mac / "Code" / "User" if sys.platform == "darwin" else home / ".config" / "Code" / "User"
+    claude = mac / "Claude" if sys.platform == "darwin" else home / ".config" / "Claude"
+    if sys.platform == "win32":
+        user_code, claude = appdata / "Code" / "User", appdata / "Claude"
+    return [
+        ("Claude Desktop", claude / "claude_desktop_config.json"),
+        ("Claude Code", home / ".claude.json"),
+        ("Cursor", home / ".cursor" / "mcp.json"),
+        ("Windsurf", home / ".codeium" / "windsurf" / "mcp_config.json"),
+        ("VS Code", user_code / "mcp.json"),
+        ("VS Code", user_code / "settings.json"),
+        ("project .mcp.json", cwd / ".mcp.json"),
+        ("project Cursor", cwd / ".cursor" / "mcp.json"),
+        ("project VS Code", cwd / ".vscode" / "mcp.json"),
+    ]
+
+
+def discover(home: Path | None = None, cwd: Path | None = None) -> list[ConfiguredServer]:
+    """Every server in every config file that exists; a broken file is one entry with its problem."""
+    found: list[ConfiguredServer] = []
+    cwd = cwd or Path.cwd()
+    for client, path in config_locations(home, cwd):
+        if not path.is_file():
+            continue
+        try:
+            found += load_config(path, client, cwd)
+        except ConfigError as e:
+            found.append(ConfiguredServer("(file)", None, str(path), client, str(e).split(": ", 1)[-1]))
+    return found

@@ -1,0 +1,129 @@
+"""`mcp-review list` and `call` end to end, as a user runs them: real processes, real servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector.tokens import canonical, get_encoding
+from tests.support import fixture_argv, http_fixture
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "160"}
+    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=timeout,
+                          env=env)  # fmt: skip
+
+
+def test_list_json_figures_are_tiktokens_count_of_the_wire_json(tmp_path):
+    wire = tmp_path / "wire.jsonl"
+    out = cli("list", "--format", "json", "--encoding", "o200k_base", "--wire-log", str(wire), "--",
+              *fixture_argv("good"))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["encoding"] == "o200k_base" and doc["revision"] == "2026-07-28" and doc["transport"] == "stdio"
+    assert {t["name"] for t in doc["tools"]} == {"notes_search", "notes_get", "notes_save", "notes_delete"}
+    entries = [json.loads(line) for line in wire.read_text().splitlines()]
+    listed = next(e["message"]["result"]["tools"] for e in entries
+                  if e["dir"] == "recv" and isinstance(e["message"].get("result", {}).get("tools"), list))  # fmt: skip
+    enc = get_encoding("o200k_base")
+    for tool in listed:
+        figures = next(t["tokens"] for t in doc["tools"] if t["name"] == tool["name"])
+        assert figures["total"] == len(enc.encode_ordinary(canonical(tool)))
+        assert figures["description"] == len(enc.encode_ordinary(f'"description":{canonical(tool["description"])}'))
+    assert doc["total"] == len(enc.encode_ordinary(canonical(listed)))
+    totals = [t["tokens"]["total"] for t in doc["tools"]]
+    assert totals == sorted(totals, reverse=True)
+
+
+def test_list_demo_server_by_default():
+    out = cli("list", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["server"]["name"] == "demo-notes" and len(doc["tools"]) == 7
+    assert [p["name"] for p in doc["prompts"]] == ["summarize_notes"] and doc["instructions"] > 0
+
+
+def test_list_table_shows_server_text_as_text():
+    out = cli("list", "--", *fixture_argv("markup"))
+    assert out.returncode == 0, out.stderr
+    assert "[bold red]ALERT[/]" in out.stdout, "markup is printed, not interpreted"
+    assert "\x1b" not in out.stdout and "\\e[31m" in out.stdout and "<U+202E>" not in out.stdout.split("tools")[0]
+
+
+def test_list_over_http_with_header_and_bearer(tmp_path):
+    wire = tmp_path / "w.jsonl"
+    with http_fixture("good") as url:
+        out = cli("list", "--format", "json", "--url", url, "--header", "X-Team: a", "--bearer", "tok-XYZ-123",
+                  "--wire-log", str(wire))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    log = wire.read_text()
+    assert '"X-Team": "a"' in log and "tok-XYZ-123" not in log and '"Authorization": "***"' in log
+
+
+def test_call_read_only_tool_prints_every_part():
+    out = cli("call", "notes_search", "--args", '{"query": "milk"}', "--", *fixture_argv("good"))
+    assert out.returncode == 0, out.stderr
+    assert "notes_search" in out.stdout and " ms " in out.stdout and "Buy milk" in out.stdout
+    assert "structuredContent:" in out.stdout and "isError: false" in out.stdout
+    raw = cli("call", "notes_search", "--format", "json", "--args", '{"query": "milk"}', "--", *fixture_argv("good"))
+    assert json.loads(raw.stdout)["structuredContent"]["matches"][0]["id"] == "n1"
+
+
+def test_call_refuses_a_tool_with_side_effects_without_consent():
+    out = cli("call", "notes_delete", "--args", '{"note_id": "n1"}', "--", *fixture_argv("good"))
+    assert out.returncode == 2
+    assert "refusing to call 'notes_delete'" in out.stderr and "--yes" in out.stderr and "Traceback" not in out.stderr
+    ok = cli("call", "notes_delete", "--yes", "--args", '{"note_id": "n1"}', "--", *fixture_argv("good"))
+    assert ok.returncode == 0 and "deleted" in ok.stdout
+
+
+def test_call_tool_error_exits_1():
+    out = cli("call", "notes_get", "--args", '{"note_id": "nope"}', "--", *fixture_argv("good"))
+    assert out.returncode == 1 and "isError: true" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["list", "--", *fixture_argv("crash")], "server exited with code 3"),
+        (["list", "--", "no-such-mcp-binary"], "command not found: no-such-mcp-binary"),
+        (["list", "--url", "http://127.0.0.1:9/mcp"], "connection refused"),
+        (
+            ["list", "--timeout", "1", "--era", "legacy", "--", *fixture_argv("hang")],
+            "no answer to initialize within 1s",
+        ),
+        (["list", "--encoding", "p50k"], "unknown encoding 'p50k'"),
+        (["call", "x", "--args", "[1]"], "--args must be a JSON object"),
+        (["call", "nope", "--", *fixture_argv("good")], "the server lists no tool named 'nope'"),
+    ],
+)
+def test_failures_are_one_clear_line_and_exit_2(args, message):
+    out = cli(*args)
+    assert out.returncode == 2, out.stdout + out.stderr
+    first = out.stderr.splitlines()[0]
+    assert first.startswith("mcp-review: error: ") and message in first
+    assert "Traceback" not in out.stderr
+
+
+def test_crash_shows_the_servers_last_stderr_lines():
+    out = cli("list", "--", *fixture_argv("crash"))
+    assert "  | fatal: missing config file /etc/crash-server.toml" in out.stderr
+
+
+def test_debug_shows_the_traceback():
+    out = cli("list", "--debug", "--", "no-such-mcp-binary")
+    assert out.returncode != 0 and "Traceback" in out.stderr
+
+
+def test_headless_core_imports_neither_textual_nor_mcp():
+    code = ("import sys, inspector.cli, inspector.catalog, inspector.connection.session, inspector.connection.probe, "
+            "inspector.tokens, inspector.calls, inspector.render, inspector.configs, inspector.checking, inspector.report; "
+            "print(sorted(m for m in ('textual', 'mcp') if m in sys.modules))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert out.stdout.strip() == "[]", out.stderr
