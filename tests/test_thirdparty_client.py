@@ -83,3 +83,19 @@ def test_no_leftover_everything_processes():
     mine = str(os.getpid())
     out = os.popen("ps -eo ppid,args").read()
     assert not [line for line in out.splitlines() if "mcp-server-everything stdio" in line and line.split()[0] == mine]
+
+
+async def test_everything_token_figures_are_tiktokens_count_of_the_wire_json():
+    from inspector.tokens import TokenCounter, canonical, get_encoding
+
+    snap, s = await snapshot_of(stdio_target(everything_stdio_argv()))
+    page = s.wire.get(snap.tools.seqs[0])
+    assert page is not None
+    wire_tools = page.message["result"]["tools"]
+    enc = get_encoding("cl100k_base")
+    counter = TokenCounter()
+    for item, sent in zip(snap.tools, wire_tools, strict=True):
+        assert item.raw == sent
+        assert counter.breakdown(item.raw)["total"] == len(enc.encode_ordinary(canonical(sent)))
+    assert counter.tools_total(snap.tools.raw) == len(enc.encode_ordinary(canonical(wire_tools)))
+    assert 1500 < counter.tools_total(snap.tools.raw) < 6000  # 17 tools, ~10 KB of JSON
