@@ -99,3 +99,15 @@ async def test_everything_token_figures_are_tiktokens_count_of_the_wire_json():
         assert counter.breakdown(item.raw)["total"] == len(enc.encode_ordinary(canonical(sent)))
     assert counter.tools_total(snap.tools.raw) == len(enc.encode_ordinary(canonical(wire_tools)))
     assert 1500 < counter.tools_total(snap.tools.raw) < 6000  # 17 tools, ~10 KB of JSON
+
+
+def test_cli_call_describes_binary_content_by_type_and_size():
+    import subprocess
+    import sys
+
+    argv = everything_stdio_argv()
+    out = subprocess.run([sys.executable, "-m", "inspector", "call", "get-tiny-image", "--yes", "--", *argv],
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "image image/png, " in out.stdout and " bytes" in out.stdout
+    assert "iVBOR" not in out.stdout, "base64 data is described, not dumped"
