@@ -230,10 +230,15 @@ def cmd_servers(args: argparse.Namespace) -> int:
     found = discover()
     if args.format == "json":
         rows = [
-            {"name": s.name, "client": s.client, "source": s.source, "problem": s.problem,
-             "target": s.target.public() if s.target else None}
+            {
+                "name": s.name,
+                "client": s.client,
+                "source": s.source,
+                "problem": s.problem,
+                "target": s.target.public() if s.target else None,
+            }
             for s in found
-        ]  # fmt: skip
+        ]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
         render.print_servers(found)

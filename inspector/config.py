@@ -176,18 +176,30 @@ def load_config(path: str | Path, known_rules: set[str], known_packs: set[str]) 
                 expires = dt.date.fromisoformat(str(expires))
             except ValueError as e:
                 raise ConfigFileError(f"{where}: expires: expected a date like 2027-01-31") from e
-        cfg.waivers.append(Waiver(
-            rule=rule_id(f"{where}: rule", entry["rule"]), reason=str(entry["reason"]), by=str(entry["by"]),
-            subject=entry.get("subject"), expires=expires.isoformat() if expires else None, source=str(path),
-        ))  # fmt: skip
+        cfg.waivers.append(
+            Waiver(
+                rule=rule_id(f"{where}: rule", entry["rule"]),
+                reason=str(entry["reason"]),
+                by=str(entry["by"]),
+                subject=entry.get("subject"),
+                expires=expires.isoformat() if expires else None,
+                source=str(path),
+            )
+        )
     for i, raw in enumerate(data.get("attest", [])):
         where = f"{prefix}: attest[{i}]"
         entry = _table(where, raw, ATTEST_KEYS, ("rule", "by", "note"))
         status = entry.get("status", "pass")
         if status not in ("pass", "fail"):
             raise ConfigFileError(f"{where}: status: expected pass or fail")
-        cfg.attestations.append(Attestation(
-            rule=rule_id(f"{where}: rule", entry["rule"]), by=str(entry["by"]), note=str(entry["note"]),
-            status=status, subject=entry.get("subject"), source=str(path),
-        ))  # fmt: skip
+        cfg.attestations.append(
+            Attestation(
+                rule=rule_id(f"{where}: rule", entry["rule"]),
+                by=str(entry["by"]),
+                note=str(entry["note"]),
+                status=status,
+                subject=entry.get("subject"),
+                source=str(path),
+            )
+        )
     return cfg

@@ -16,21 +16,26 @@ from tests.support import fixture_argv, http_fixture
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "160"}
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=timeout,
-                          env=env)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def test_list_json_figures_are_tiktokens_count_of_the_wire_json(tmp_path):
     wire = tmp_path / "wire.jsonl"
-    out = cli("list", "--format", "json", "--encoding", "o200k_base", "--wire-log", str(wire), "--",
-              *fixture_argv("good"))  # fmt: skip
+    out = cli(
+        "list", "--format", "json", "--encoding", "o200k_base", "--wire-log", str(wire), "--", *fixture_argv("good")
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["encoding"] == "o200k_base" and doc["revision"] == "2026-07-28" and doc["transport"] == "stdio"
     assert {t["name"] for t in doc["tools"]} == {"notes_search", "notes_get", "notes_save", "notes_delete"}
     entries = [json.loads(line) for line in wire.read_text().splitlines()]
-    listed = next(e["message"]["result"]["tools"] for e in entries
-                  if e["dir"] == "recv" and isinstance(e["message"].get("result", {}).get("tools"), list))  # fmt: skip
+    listed = next(
+        e["message"]["result"]["tools"]
+        for e in entries
+        if e["dir"] == "recv" and isinstance(e["message"].get("result", {}).get("tools"), list)
+    )
     enc = get_encoding("o200k_base")
     for tool in listed:
         figures = next(t["tokens"] for t in doc["tools"] if t["name"] == tool["name"])
@@ -59,8 +64,19 @@ def test_list_table_shows_server_text_as_text():
 def test_list_over_http_with_header_and_bearer(tmp_path):
     wire = tmp_path / "w.jsonl"
     with http_fixture("good") as url:
-        out = cli("list", "--format", "json", "--url", url, "--header", "X-Team: a", "--bearer", "tok-XYZ-123",
-                  "--wire-log", str(wire))  # fmt: skip
+        out = cli(
+            "list",
+            "--format",
+            "json",
+            "--url",
+            url,
+            "--header",
+            "X-Team: a",
+            "--bearer",
+            "tok-XYZ-123",
+            "--wire-log",
+            str(wire),
+        )
     assert out.returncode == 0, out.stderr
     log = wire.read_text()
     assert '"X-Team": "a"' in log and "tok-XYZ-123" not in log and '"Authorization": "***"' in log
@@ -122,8 +138,10 @@ def test_debug_shows_the_traceback():
 
 
 def test_headless_core_imports_neither_textual_nor_mcp():
-    code = ("import sys, inspector.cli, inspector.catalog, inspector.connection.session, inspector.connection.probe, "
-            "inspector.tokens, inspector.calls, inspector.render, inspector.configs, inspector.checking, inspector.report; "
-            "print(sorted(m for m in ('textual', 'mcp') if m in sys.modules))")  # fmt: skip
+    code = (
+        "import sys, inspector.cli, inspector.catalog, inspector.connection.session, inspector.connection.probe, "
+        "inspector.tokens, inspector.calls, inspector.render, inspector.configs, inspector.checking, inspector.report; "
+        "print(sorted(m for m in ('textual', 'mcp') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
     assert out.stdout.strip() == "[]", out.stderr

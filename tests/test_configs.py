@@ -20,13 +20,18 @@ def write(path: Path, data: object) -> Path:
 
 
 def test_mcp_servers_format_stdio_and_http(tmp_path):
-    cfg = write(tmp_path / "mcp.json", {"mcpServers": {
-        "local": {"command": "python", "args": ["server.py"], "env": {"API_KEY": "k-123"}, "cwd": "srv"},
-        "remote": {"url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer t0ken"}},
-        "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
-        "windsurf": {"serverUrl": "http://127.0.0.1:9/sse"},
-        "off": {"command": "x", "disabled": True},
-    }})  # fmt: skip
+    cfg = write(
+        tmp_path / "mcp.json",
+        {
+            "mcpServers": {
+                "local": {"command": "python", "args": ["server.py"], "env": {"API_KEY": "k-123"}, "cwd": "srv"},
+                "remote": {"url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer t0ken"}},
+                "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+                "windsurf": {"serverUrl": "http://127.0.0.1:9/sse"},
+                "off": {"command": "x", "disabled": True},
+            }
+        },
+    )
     servers = {s.name: s for s in load_config(cfg)}
     local = servers["local"].target
     assert local and local.kind == "stdio" and local.args == ("server.py",) and local.cwd == str(tmp_path / "srv")
@@ -68,10 +73,13 @@ def test_vscode_jsonc_and_variables(tmp_path, monkeypatch):
 
 def test_claude_code_defaults_and_projects(tmp_path, monkeypatch):
     monkeypatch.delenv("PORT_X", raising=False)
-    cfg = write(tmp_path / ".claude.json", {
-        "mcpServers": {"g": {"command": "npx", "args": ["-y", "srv", "--port", "${PORT_X:-8080}"]}},
-        "projects": {str(tmp_path / "work"): {"mcpServers": {"p": {"command": "uvx", "args": ["p"]}}}},
-    })  # fmt: skip
+    cfg = write(
+        tmp_path / ".claude.json",
+        {
+            "mcpServers": {"g": {"command": "npx", "args": ["-y", "srv", "--port", "${PORT_X:-8080}"]}},
+            "projects": {str(tmp_path / "work"): {"mcpServers": {"p": {"command": "uvx", "args": ["p"]}}}},
+        },
+    )
     servers = {s.name: s for s in load_config(cfg, cwd=tmp_path / "work")}
     assert servers["g"].target.args[-1] == "8080" and "p" in servers
 
@@ -110,8 +118,14 @@ def test_discover_reads_every_usual_place(tmp_path):
 
 
 def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd, env={**os.environ, **(env or {})})  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_cli_list_from_a_config_file(tmp_path):

@@ -134,8 +134,13 @@ async def test_malformed_items_are_kept_and_marked():
     problems = {i.index: i.problems for i in snap.tools}
     assert len(snap.tools) == 6
     flat = " | ".join("; ".join(p) for p in problems.values())
-    for expected in ("no name", "inputSchema is not an object", "description is not a string", "duplicate name",
-                     "not an object"):  # fmt: skip
+    for expected in (
+        "no name",
+        "inputSchema is not an object",
+        "description is not a string",
+        "duplicate name",
+        "not an object",
+    ):
         assert expected in flat
     assert any(not p for p in problems.values()), "the valid tool has no problems"
     assert any("no name" in "; ".join(p.problems) for p in snap.prompts)

@@ -22,18 +22,50 @@ GOLDEN = Path(__file__).parent / "golden"
 
 def sample_review() -> Review:
     findings = [
-        Finding("review.input-schema", "review", "fail", "property 'q' has no type", "search", "tool",
-                "seed 003 Tool contracts: input-schema", "static", [5]),
-        Finding("review.annotations-set", "review", "fail", "readOnlyHint not set", "create_note", "tool",
-                "seed 003 Tool contracts: annotations-set", "static", [5]),
-        Finding("review.descriptions-grounded", "review", "fail",
-                "description: instruction aimed at the model: `<IMPORTANT>` [bold]x[/] | pipe", "export`s", "tool",
-                "seed 003 Tool contracts: descriptions-grounded", "static", [5]),
-        Finding("spec.ping", "spec", "pass", "answered {} in 3 ms", None, None, "seed 002; MCP ≤2025-11-25", "probe", [7]),
-        Finding("spec.pagination", "spec", "warn", "an invalid cursor was accepted", None, None, "seed 002", "probe", [9]),
-        Finding("tokens.panic-isolation", "tokens", "blocking", "needs a reviewer", None, None, "seed 000 §8", "manual"),
+        Finding(
+            "review.input-schema",
+            "review",
+            "fail",
+            "property 'q' has no type",
+            "search",
+            "tool",
+            "seed 003 Tool contracts: input-schema",
+            "static",
+            [5],
+        ),
+        Finding(
+            "review.annotations-set",
+            "review",
+            "fail",
+            "readOnlyHint not set",
+            "create_note",
+            "tool",
+            "seed 003 Tool contracts: annotations-set",
+            "static",
+            [5],
+        ),
+        Finding(
+            "review.descriptions-grounded",
+            "review",
+            "fail",
+            "description: instruction aimed at the model: `<IMPORTANT>` [bold]x[/] | pipe",
+            "export`s",
+            "tool",
+            "seed 003 Tool contracts: descriptions-grounded",
+            "static",
+            [5],
+        ),
+        Finding(
+            "spec.ping", "spec", "pass", "answered {} in 3 ms", None, None, "seed 002; MCP ≤2025-11-25", "probe", [7]
+        ),
+        Finding(
+            "spec.pagination", "spec", "warn", "an invalid cursor was accepted", None, None, "seed 002", "probe", [9]
+        ),
+        Finding(
+            "tokens.panic-isolation", "tokens", "blocking", "needs a reviewer", None, None, "seed 000 §8", "manual"
+        ),
         Finding("spec.http-transport", "spec", "n/a", "applies to HTTP servers", None, None, "seed 002", "probe"),
-    ]  # fmt: skip
+    ]
     review = Review(
         server={"name": "demo-notes", "version": "0.3.1", "info": {"name": "demo-notes", "version": "0.3.1"}},
         target={"kind": "stdio", "command": "python", "args": ["-m", "inspector.demo"], "env": {"API_KEY": "***"}},
@@ -43,21 +75,53 @@ def sample_review() -> Review:
         findings=findings,
         waivers=[Waiver("review.annotations-set", "annotations land in 0.4", "alice", "create_note", "2099-01-31")],
         attestations=[Attestation("tokens.panic-isolation", "bob", "dispatch wrapped", "pass")],
-        coverage=[{"tool": "search", "arguments": {"q": "x"}, "consent": "read-only", "purpose": "sample result",
-                   "outcome": "ok", "latencyMs": 4.2, "seq": 11}],
+        coverage=[
+            {
+                "tool": "search",
+                "arguments": {"q": "x"},
+                "consent": "read-only",
+                "purpose": "sample result",
+                "outcome": "ok",
+                "latencyMs": 4.2,
+                "seq": 11,
+            }
+        ],
         tools=["search", "create_note", "export`s"],
-        tokens={"encoding": "cl100k_base", "total": 321,
-                "tools": [{"name": "search", "tokens": {"total": 120, "name": 3, "description": 40, "inputSchema": 70}}]},
+        tokens={
+            "encoding": "cl100k_base",
+            "total": 321,
+            "tools": [{"name": "search", "tokens": {"total": 120, "name": 3, "description": 40, "inputSchema": 70}}],
+        },
         packs=["review", "spec", "tokens"],
         exchanges={
-            4: {"seq": 4, "t": 0.0, "dir": "send", "conn": 1,
-                "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}, "size": 60},
-            5: {"seq": 5, "t": 0.0, "dir": "recv", "conn": 1, "size": 200, "message": {"jsonrpc": "2.0", "id": 2,
-                "result": {"tools": [{"name": "search", "inputSchema": {"type": "object", "properties": {"q": {}}}},
-                                     {"name": "export`s", "description": "<IMPORTANT>\u001b[31m```"}]}}},
+            4: {
+                "seq": 4,
+                "t": 0.0,
+                "dir": "send",
+                "conn": 1,
+                "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+                "size": 60,
+            },
+            5: {
+                "seq": 5,
+                "t": 0.0,
+                "dir": "recv",
+                "conn": 1,
+                "size": 200,
+                "message": {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "result": {
+                        "tools": [
+                            {"name": "search", "inputSchema": {"type": "object", "properties": {"q": {}}}},
+                            {"name": "export`s", "description": "<IMPORTANT>\u001b[31m```"},
+                        ]
+                    },
+                },
+            },
         },
         created="2026-11-23T00:00:00+00:00",
-    )  # fmt: skip
+    )
     review.apply_waivers(today=dt.date(2026, 11, 23))
     return review
 

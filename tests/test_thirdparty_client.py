@@ -106,8 +106,12 @@ def test_cli_call_describes_binary_content_by_type_and_size():
     import sys
 
     argv = everything_stdio_argv()
-    out = subprocess.run([sys.executable, "-m", "inspector", "call", "get-tiny-image", "--yes", "--", *argv],
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "inspector", "call", "get-tiny-image", "--yes", "--", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert "image image/png, " in out.stdout and " bytes" in out.stdout
     assert "iVBOR" not in out.stdout, "base64 data is described, not dumped"

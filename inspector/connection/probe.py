@@ -109,9 +109,14 @@ class Prober:
         started = time.monotonic()
         try:
             reply = await self.channel.request(
-                method, params, rpc_id=rpc_id, message=message, headers=headers, omit=omit,
+                method,
+                params,
+                rpc_id=rpc_id,
+                message=message,
+                headers=headers,
+                omit=omit,
                 timeout=timeout or self.timeout,
-            )  # fmt: skip
+            )
         except HttpError as e:
             return ProbeResult(status=e.status, failure=str(e), latency=time.monotonic() - started)
         except ConnectionFailed as e:

@@ -23,14 +23,16 @@ def generate_tools(n: int) -> list[dict[str, Any]]:
         }
         for extra in range(i % 4):
             props[f"filter_{extra}"] = {"type": "string", "enum": ["open", "closed", "all"]}
-        tools.append({
-            "name": f"{kind}_{verb}_{i}",
-            "title": f"{verb.title()} {kind} ({i})",
-            "description": f"{verb.title()} {kind} in workspace {i}. Use when the user asks to {verb} {kind}; "
-                           f"returns ids and titles, newest first.",
-            "inputSchema": {"type": "object", "properties": props, "required": ["query"]},
-            "annotations": {"readOnlyHint": verb in ("search", "get", "list", "export")},
-        })  # fmt: skip
+        tools.append(
+            {
+                "name": f"{kind}_{verb}_{i}",
+                "title": f"{verb.title()} {kind} ({i})",
+                "description": f"{verb.title()} {kind} in workspace {i}. Use when the user asks to {verb} {kind}; "
+                f"returns ids and titles, newest first.",
+                "inputSchema": {"type": "object", "properties": props, "required": ["query"]},
+                "annotations": {"readOnlyHint": verb in ("search", "get", "list", "export")},
+            }
+        )
     return tools
 
 
