@@ -67,7 +67,11 @@ def list_budget(ctx: CheckContext) -> Iterator[Finding]:
 
 @rule("registry.description-budget", modes=("static",), source=f"{SEED} Wire trimmer behavior: short description")
 def description_budget(ctx: CheckContext) -> Iterator[Finding]:
-    """Each tool description stays under its ceiling (default 50 cl100k_base tokens; option description_budget)."""
+    """Each tool description stays under its ceiling (default 50 cl100k_base tokens; option description_budget).
+
+    Why: the short description is the only prose on the bare wire (seed 004 trims the rest); a long
+    one costs tokens in every conversation. Fails: a description over the ceiling, with its cost.
+    """
     ceiling = ctx.options.description_budget
     for tool in _tools(ctx):
         cost = ctx.counter.count_text(tool.description or "")

@@ -15,7 +15,16 @@ from typing import Any
 
 from checks.context import CheckContext
 from checks.core import rule
-from checks.util import input_schema, properties, rejected, required, result_json, valid_arguments, words
+from checks.util import (
+    input_schema,
+    properties,
+    rejected,
+    required,
+    result_json,
+    result_text,
+    valid_arguments,
+    words,
+)
 from inspector.calls import annotations
 from inspector.catalog import Item
 from inspector.review import Finding
@@ -145,15 +154,18 @@ async def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Strings over 2 KB come back as a truncation envelope with `full_action` and `full_params`.
 
     How: each callable tool is called once with arguments from its schema; every string in its JSON
-    result over 2 KB fails, and every `{"_truncated": true}` envelope needs `full_action`, `full_params`
-    and a preview of at most 500 characters. Blocking: tools that may not be called.
+    result (or its plain text, when it returns no JSON) over 2 KB fails, and every `{"_truncated": true}`
+    envelope needs `full_action`, `full_params` and a preview of at most 500 characters.
+    Blocking: tools that may not be called.
     """
     async for tool, record, blocked in _results(ctx, "long-string truncation"):
         if blocked:
             yield blocked
             continue
         data = result_json(record.result)
-        long = list(_long_strings(data, ctx.options.truncation_bytes))
+        long = list(
+            _long_strings(data if data is not None else result_text(record.result), ctx.options.truncation_bytes)
+        )
         bad = [
             e
             for e in _envelopes(data)

@@ -34,6 +34,8 @@ class RawServer:
         self.instructions = instructions
         self.handlers: dict[str, Handler] = {"ping": lambda _p: {}}
         self.negotiated: str | None = None
+        self.echo_versions = False  # a defect: answer whatever version the client asked for
+        self.on_initialized: Callable[[], None] | None = None
 
     def write_line(self, line: str) -> None:
         sys.stdout.write(line + "\n")
@@ -44,7 +46,9 @@ class RawServer:
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         asked = params.get("protocolVersion")
-        self.negotiated = asked if asked in SUPPORTED else SUPPORTED[-1]
+        self.negotiated = (
+            asked if asked in SUPPORTED or (self.echo_versions and isinstance(asked, str)) else SUPPORTED[-1]
+        )
         result: dict[str, Any] = {
             "protocolVersion": self.negotiated,
             "capabilities": self.capabilities,
@@ -55,6 +59,8 @@ class RawServer:
         return result
 
     def handle(self, message: Any) -> None:
+        if isinstance(message, dict) and message.get("method") == "notifications/initialized" and self.on_initialized:
+            self.on_initialized()
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return  # notifications and responses need no answer
         method, params = message["method"], message.get("params") or {}

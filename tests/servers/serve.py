@@ -22,11 +22,18 @@ def serve(server: Any, argv: list[str] | None = None) -> None:
     p.add_argument("--http", action="store_true")
     p.add_argument("--sse", action="store_true")
     p.add_argument("--port", type=int, default=0)
+    p.add_argument("--unsafe-origin", action="store_true", help="defect: no Host/Origin (DNS rebinding) checks")
+    p.add_argument("--auth", metavar="TOKEN", help="require this bearer token; serve RFC 9728 metadata")
     args, _ = p.parse_known_args(argv)
     if args.http or args.sse:
         import uvicorn
+        from mcp.server.transport_security import TransportSecuritySettings
 
-        app = server.sse_app(host="127.0.0.1") if args.sse else server.streamable_http_app(host="127.0.0.1")
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False) if args.unsafe_origin else None
+        kw = {"transport_security": security} if security else {}
+        app = server.sse_app(host="127.0.0.1", **kw) if args.sse else server.streamable_http_app(host="127.0.0.1", **kw)
+        if args.auth:
+            app = BearerGate(app, args.auth, f"http://127.0.0.1:{args.port}")
         uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
         return
     import anyio
@@ -41,3 +48,39 @@ def serve(server: Any, argv: list[str] | None = None) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(run)
+
+
+class BearerGate:
+    """ASGI middleware: an OAuth resource server in miniature (one valid token; RFC 9728 metadata)."""
+
+    def __init__(self, app: Any, token: str, origin: str) -> None:
+        self.app, self.token, self.origin = app, token, origin
+        self.metadata = f"{origin}/.well-known/oauth-protected-resource/mcp"
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        import json
+
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"].startswith("/.well-known/oauth-protected-resource"):
+            body = json.dumps(
+                {
+                    "resource": f"{self.origin}/mcp",
+                    "authorization_servers": [f"{self.origin}/auth"],
+                    "scopes_supported": ["notes"],
+                }
+            ).encode()
+            await self._reply(send, 200, body, [(b"content-type", b"application/json")])
+            return
+        headers = dict(scope["headers"])
+        if headers.get(b"authorization", b"").decode() != f"Bearer {self.token}":
+            challenge = f'Bearer resource_metadata="{self.metadata}", scope="notes"'.encode()
+            await self._reply(send, 401, b"", [(b"www-authenticate", challenge)])
+            return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    async def _reply(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
