@@ -19,7 +19,7 @@ import pytest
 from checks.context import Options
 from checks.core import load_rules
 from inspector.checking import CheckPlan, run_check
-from inspector.review import STATUSES, Attestation, Finding
+from inspector.review import STATUSES, Attestation, Finding, Review
 from inspector.targets import Target, http_target, stdio_target
 from tests.support import fixture_argv, free_port, running
 
@@ -90,7 +90,7 @@ def target_for(run: Run, baseline: Path) -> Iterator[Target]:
 
 
 @cache
-def findings(run: Run) -> dict[str, list[Finding]]:
+def review_of(run: Run) -> Review:
     import tempfile
 
     attestations = (
@@ -113,9 +113,12 @@ def findings(run: Run) -> dict[str, list[Finding]]:
             plan = CheckPlan(
                 packs=["all"], options=options, attestations=attestations, era=run.era, baseline=str(baseline)
             )
-            review = asyncio.run(run_check(target, plan))
+            return asyncio.run(run_check(target, plan))
+
+
+def findings(run: Run) -> dict[str, list[Finding]]:
     out: dict[str, list[Finding]] = {}
-    for f in review.findings:
+    for f in review_of(run).findings:
         out.setdefault(f.rule, []).append(f)
     return out
 
@@ -151,3 +154,22 @@ def test_rule_fails_on_its_bad_fixture(rule):
     _, bad = CASES[rule]
     items = findings(bad).get(rule, [])
     assert worst(items) == FAILS_AS.get(rule, "fail"), describe(items)
+
+
+@pytest.mark.parametrize("run", [SLOPPY, HTTP_OPEN], ids=["stdio", "http"])
+def test_findings_cite_their_wire_evidence(run):
+    """Every fail, warn and blocking finding names the wire entries that prove it (a person's word aside)."""
+    review = review_of(run)
+    for f in review.findings:
+        if f.status in ("fail", "warn", "blocking") and not f.message.startswith(("needs a reviewer", "attested by")):
+            assert f.evidence, f"{f.rule} {f.subject}: {f.message}"
+            assert all(seq in review.exchanges for seq in f.evidence), f.rule
+
+
+def test_a_server_that_dies_mid_run_yields_a_review():
+    review = review_of(Run(("profiled", "dies")))
+    statuses = {f.status for f in review.findings}
+    assert "pass" in statuses, "what was verified before the crash is kept"
+    lost = [f for f in review.findings if f.status == "blocking" and "connection" in f.message]
+    assert lost, "the rest is blocking, saying why"
+    assert review.verdict in ("FAIL", "BLOCKED")

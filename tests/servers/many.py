@@ -44,17 +44,25 @@ def main() -> None:
 
     import mcp.types as types
     from mcp.server import Server
+    from mcp.shared.exceptions import MCPError
     from serve import serve
 
     tools = [types.Tool.model_validate(t) for t in generate_tools(args.tools)]
     size = args.page_size
 
     async def list_tools(_ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        start = int(params.cursor) if params and params.cursor else 0
+        cursor = params.cursor if params else None
+        if cursor is not None and not (cursor.isdigit() and 0 < int(cursor) < len(tools)):
+            raise MCPError(types.INVALID_PARAMS, f"Invalid cursor: {cursor}")
+        start = int(cursor) if cursor else 0
         nxt = str(start + size) if start + size < len(tools) else None
         return types.ListToolsResult(tools=tools[start : start + size], next_cursor=nxt)
 
+    names = {t.name for t in tools}
+
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name not in names:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"called {params.name}")])
 
     serve(Server("many-server", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool), rest)

@@ -1,4 +1,7 @@
-"""25 tools, 10 per page, with opaque cursors; an invalid cursor gets -32602. `--loop`: page 2 points back to page 2."""
+"""25 tools, 10 per page, with opaque cursors; an invalid cursor gets -32602.
+
+`--loop` (defect): page 2's nextCursor repeats page 1's nextCursor, so a naive client loops on page 2 forever.
+"""
 
 import sys
 

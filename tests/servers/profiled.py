@@ -4,6 +4,7 @@
 - domain: the one-tool-per-domain shape the tokens pack asks for.
 - designed: the object.operation / one-`input` / `{ok, result, issues}` shape the design pack asks for.
 - sloppy: fails as many rules as one server can (each defect is named where it is built).
+- dies: exemplary until its first tool call, which kills the process.
 """
 
 from __future__ import annotations
@@ -291,5 +292,18 @@ def sloppy() -> RawServer:
     return server
 
 
+def dies() -> RawServer:
+    """exemplary until the first tool call, which kills the process (a crash mid-review)."""
+    server = exemplary()
+
+    def crash(_params: dict[str, Any]) -> dict[str, Any]:
+        sys.stderr.write("panic: tool handler crashed\n")
+        sys.stderr.flush()
+        raise SystemExit(70)
+
+    server.handlers["tools/call"] = crash
+    return server
+
+
 if __name__ == "__main__":
-    {"exemplary": exemplary, "domain": domain, "designed": designed, "sloppy": sloppy}[PROFILE]().run()
+    {"exemplary": exemplary, "domain": domain, "designed": designed, "sloppy": sloppy, "dies": dies}[PROFILE]().run()
