@@ -32,6 +32,7 @@ from inspector.calls import annotations
 from inspector.catalog import LISTS as CATALOG_LISTS
 from inspector.catalog import Item, list_all
 from inspector.review import Finding
+from inspector.targets import masked_args, secret_arg_positions
 
 SEED = "003"
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -641,9 +642,6 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(None, f"every definition matches the baseline ({len(pinned)} pinned)", seqs)
 
 
-SECRET_ARG = ("token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "credential")
-
-
 @rule(
     "review.transport-config",
     modes=("static", "probe"),
@@ -660,11 +658,13 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     header or with a query-string token.
     """
     if not ctx.is_http:
-        args = [a.lower() for a in ctx.target.args]
-        leaks = [a for i, a in enumerate(args) if any(w in a for w in SECRET_ARG) and ("=" in a or i + 1 < len(args))]
+        leaks = secret_arg_positions(ctx.target.args)
+        conn = ctx.session.channel.conn if ctx.session.channel else None
+        started = next((e.seq for e in ctx.wire.entries if e.direction == "note" and e.conn == conn), None)
         if leaks:
+            shown = ", ".join(masked_args(ctx.target.args)[i] for i in leaks[:3])
             yield ctx.fail(
-                None, f"credentials passed as command-line arguments ({', '.join(leaks[:3])}): use the environment"
+                None, f"credentials passed as command-line arguments ({shown}): use the environment", [started]
             )
         else:
             yield ctx.passed(None, "no credentials on the command line (stdio takes them from the environment)")

@@ -27,9 +27,30 @@ SECRET_HEADER_WORDS = (
 )
 
 
+SECRET_ARG_WORDS = ("token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "credential")
+
+
 def is_secret_header(name: str) -> bool:
     low = name.lower()
     return any(word in low for word in SECRET_HEADER_WORDS)
+
+
+def secret_arg_positions(args: tuple[str, ...] | list[str]) -> list[int]:
+    """Indexes of command-line arguments that carry a credential: `--token=X`, or the X after `--token`."""
+    out = []
+    for i, arg in enumerate(args):
+        low = arg.lower()
+        if any(word in low for word in SECRET_ARG_WORDS):
+            if "=" in arg:
+                out.append(i)
+            elif arg.startswith("-") and i + 1 < len(args):
+                out.append(i + 1)
+    return out
+
+
+def masked_args(args: tuple[str, ...]) -> list[str]:
+    hidden = set(secret_arg_positions(args))
+    return [(a.split("=", 1)[0] + "=***" if "=" in a else "***") if i in hidden else a for i, a in enumerate(args)]
 
 
 @dataclass(frozen=True)
@@ -55,12 +76,13 @@ class Target:
         if self.name:
             return self.name
         if self.kind == "stdio":
-            return " ".join(shlex.quote(p) for p in (self.command or "", *self.args))
+            return " ".join(shlex.quote(p) for p in (self.command or "", *masked_args(self.args)))
         return self.url or "?"
 
     def secret_values(self) -> set[str]:
         """Every string that must be masked wherever it would appear in logs or exports."""
-        values = {v for v in self.env.values() if len(v) >= 4}
+        values = {v for v in self.env.values() if len(v) >= 4} | own_secret_values()
+        values.update(a.split("=", 1)[-1] for i, a in enumerate(self.args) if i in secret_arg_positions(self.args))
         if self.bearer:
             values.add(self.bearer)
         for key, value in self.headers.items():
@@ -80,7 +102,7 @@ class Target:
             out["source"] = self.source
         if self.kind == "stdio":
             out["command"] = self.command
-            out["args"] = list(self.args)
+            out["args"] = masked_args(self.args)
             if self.env:
                 out["env"] = dict.fromkeys(sorted(self.env), "***")
             if self.cwd:
@@ -119,8 +141,36 @@ def http_target(
     return Target(kind=kind, url=url, headers=dict(headers or {}), bearer=bearer)
 
 
+# What a stdio server inherits from mcp-review's own environment (as the MCP SDK and most hosts do):
+# enough to find programs and a home, nothing that could hold a credential. Everything else the server
+# needs comes from --env or its config entry.
+INHERITED = (
+    "HOME",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "TERM",
+    "USER",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "SYSTEMROOT",
+    "APPDATA",
+    "USERPROFILE",
+    "PROGRAMFILES",
+)
+SECRET_ENV_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "COOKIE", "SESSION")
+
+
 def child_env(target: Target) -> dict[str, str]:
-    """The environment a stdio server starts with: ours plus the target's."""
-    env = dict(os.environ)
+    """The environment a stdio server starts with: a safe subset of ours, plus the target's."""
+    env = {k: v for k, v in os.environ.items() if k in INHERITED}
     env.update(target.env)
     return env
+
+
+def own_secret_values() -> set[str]:
+    """Values of our own environment variables whose names suggest credentials (masked in logs and exports)."""
+    return {v for k, v in os.environ.items() if len(v) >= 8 and any(w in k.upper() for w in SECRET_ENV_WORDS)}

@@ -243,3 +243,14 @@ def test_no_orphans_after_close():
             return
         time.sleep(0.05)
     pytest.fail(f"process group {pid} still has members after close")
+
+
+async def test_stdio_servers_inherit_only_a_safe_environment(monkeypatch):
+    monkeypatch.setenv("CI_DEPLOY_TOKEN", "ci-secret-value-42")
+    code = "import json,os,sys; sys.stderr.write(json.dumps(dict(os.environ)) + '\\n'); sys.exit(5)"
+    s = Session(stdio_target([sys.executable, "-c", code], env={"GIVEN": "yes"}))
+    with pytest.raises(ServerExited) as info:
+        await s.open()
+    seen = info.value.detail[-1]
+    assert '"GIVEN": "yes"' in seen and '"PATH"' in seen
+    assert "CI_DEPLOY_TOKEN" not in seen and "ci-secret-value-42" not in s.wire.to_jsonl()
