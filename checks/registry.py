@@ -112,16 +112,23 @@ def heading_quirk(ctx: CheckContext) -> Iterator[Finding]:
     """No property whose `title` swallowed a description that began with `#`.
 
     schemars reads a doc comment starting with `#` as a heading and moves it to `title`, leaving the
-    property without its description. Fails: a property with a `title` but no `description`, or a
-    title starting with `#`.
+    property without its description. Fails: a title starting with `#`, or a property with no
+    description whose title is prose rather than the name generators derive (pydantic's "Repo Path"
+    for `repo_path` is not the quirk).
     """
     for tool in _tools(ctx):
         bad = [
             name
             for name, sub in properties(input_schema(tool)).items()
-            if isinstance(sub.get("title"), str) and (sub["title"].startswith("#") or "description" not in sub)
+            if isinstance(sub.get("title"), str)
+            and (sub["title"].startswith("#") or ("description" not in sub and sub["title"] != _derived_title(name)))
         ]
         if bad:
             yield ctx.fail(tool, f"title without description (heading quirk): {', '.join(bad[:6])}")
         else:
             yield ctx.passed(tool, "no swallowed descriptions")
+
+
+def _derived_title(name: str) -> str:
+    """The title schema generators derive from a property name (pydantic: repo_path -> "Repo Path")."""
+    return name.replace("_", " ").replace("-", " ").title()

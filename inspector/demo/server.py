@@ -14,10 +14,11 @@ deliberate review defects so that a first run shows something worth reviewing:
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
+from pydantic import Field
 
 mcp = MCPServer(
     "demo-notes",
@@ -30,10 +31,12 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 
 @mcp.tool(title="Search notes", annotations=READ_ONLY)
-def search_notes(query: str, limit: int = 10) -> list[dict[str, str]]:
+def search_notes(
+    query: Annotated[str, Field(max_length=200)], limit: Annotated[int, Field(ge=1, le=50)] = 10
+) -> list[dict[str, str]]:
     """Search notes by text. Use when the user asks to find a note; returns ids and texts, best first."""
     hits = [{"id": k, "text": v} for k, v in NOTES.items() if query.lower() in v.lower()]
-    return hits[: max(1, min(limit, 50))]
+    return hits[:limit]
 
 
 @mcp.tool(title="Get note", annotations=READ_ONLY)
@@ -45,7 +48,7 @@ def get_note(note_id: str) -> str:
 @mcp.tool()  # deliberate defect: no annotations
 def create_note(text: str) -> str:
     """Create a note with the given text and return its id."""
-    note_id = str(len(NOTES) + 1)
+    note_id = str(max((int(k) for k in NOTES), default=0) + 1)
     NOTES[note_id] = text
     return note_id
 
@@ -62,7 +65,8 @@ def delete_note(note_id: str) -> str:
     return "deleted"
 
 
-# Deliberate defect: a hidden instruction aimed at the model (tool poisoning). The tool reads no file.
+# DELIBERATE REVIEW DEFECT (so that mcp-review has something to flag): a hidden instruction aimed at the
+# model (tool poisoning). This is demo data, not an attack: the tool reads no file and ignores `sidenote`.
 @mcp.tool(
     title="Export notes",
     annotations=READ_ONLY,
