@@ -1,0 +1,133 @@
+"""`mcp-review check` as CI runs it: exit codes, formats, the review config (waivers, attestations), errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import fixture_argv
+
+EXEMPLARY = fixture_argv("profiled", "exemplary")
+SLOPPY = fixture_argv("profiled", "sloppy")
+
+
+def check(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+    )
+
+
+CONFIG = """
+packs = ["review", "spec"]
+baseline = "baseline.json"
+
+[calls]
+policy = "all"
+
+[[attest]]
+rule = "review.arguments-validated-and-authorized"
+by = "alice"
+note = "every handler checks the caller's scope (server.py:40)"
+
+[[attest]]
+rule = "review.injection-safe"
+by = "alice"
+note = "no shell, SQL or path building"
+
+[[waive]]
+rule = "review.rug-pull-mitigation"
+reason = "first release: nothing to compare yet"
+by = "bob"
+expires = 2099-01-01
+"""
+
+
+def test_exit_1_on_fail_and_json_shape():
+    out = check("--pack", "all", "--calls", "all", "-q", "--format", "json", "--", *SLOPPY)
+    assert out.returncode == 1, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["verdict"] == "FAIL" and doc["counts"]["fail"] > 50
+    assert {f["rule"] for f in doc["findings"]} >= {"spec.stdio-clean", "review.precise-names"}
+
+
+def test_exit_3_when_something_could_not_be_verified():
+    out = check("-q", "--", *EXEMPLARY)
+    assert out.returncode == 3, out.stdout[-2000:]
+    assert "**Verdict: ⛔ BLOCKED**" in out.stdout and "run with --calls read-only" in out.stdout
+
+
+def test_config_attestations_waivers_and_baseline_make_it_pass(tmp_path):
+    (tmp_path / "mcp-review.toml").write_text(CONFIG)
+    out = check("--out", "review.md", "--", *EXEMPLARY, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr + (tmp_path / "review.md").read_text()[:3000]
+    md = (tmp_path / "review.md").read_text()
+    assert "**Verdict: ✅ PASS**" in md
+    assert "attested by alice: every handler checks the caller's scope" in md
+    assert (tmp_path / "baseline.json").is_file(), "the first --baseline run pins the definitions"
+    assert "mcp-review: PASS: wrote review.md" in out.stderr
+    second = check("-q", "--format", "json", "--", *EXEMPLARY, cwd=tmp_path)
+    rug = [f for f in json.loads(second.stdout)["findings"] if f["rule"] == "review.rug-pull-mitigation"]
+    assert rug[0]["status"] == "pass" and "matches the baseline" in rug[0]["message"]
+
+
+def test_pyproject_table_and_waivers(tmp_path):
+    waived = "\n".join(line for line in CONFIG.splitlines() if not line.startswith("baseline"))
+    waived = waived.replace("expires = 2099-01-01", "expires = 2000-01-01")  # expired: blocking again
+    table = "\n".join(f"{line}" for line in waived.splitlines())
+    table = table.replace("[calls]", "[tool.mcp-review.calls]").replace("[[attest]]", "[[tool.mcp-review.attest]]")
+    table = table.replace("[[waive]]", "[[tool.mcp-review.waive]]")
+    (tmp_path / "pyproject.toml").write_text("[tool.mcp-review]\n" + table)
+    out = check("-q", "--format", "json", "--", *EXEMPLARY, cwd=tmp_path)
+    assert out.returncode == 3, out.stderr
+    rug = next(f for f in json.loads(out.stdout)["findings"] if f["rule"] == "review.rug-pull-mitigation")
+    assert rug["status"] == "blocking" and "expired on 2000-01-01" in rug["note"]
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("colour = 'blue'\n", "mcp-review.toml: unknown key 'colour'"),
+        ("[options]\nlist_budgt = 3\n", "mcp-review.toml: [options]: unknown key 'list_budgt'"),
+        ("[[waive]]\nrule = 'review.nope'\nreason = 'x'\nby = 'y'\n", "waive[0]: rule: unknown rule id 'review.nope'"),
+        ("[[attest]]\nrule = 'spec.ping'\nby = 'y'\n", "attest[0]: missing 'note'"),
+        ("packs = ['nope']\n", "unknown pack 'nope'"),
+    ],
+)
+def test_config_errors_name_the_file_and_key(tmp_path, config, message):
+    (tmp_path / "mcp-review.toml").write_text(config)
+    out = check("--", *EXEMPLARY, cwd=tmp_path)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "junit", "md"])
+def test_formats_on_a_live_server(fmt, tmp_path):
+    out = check("-q", "--format", fmt, "--out", str(tmp_path / "r"), "--", *SLOPPY)
+    text = (tmp_path / "r").read_text()
+    assert out.returncode == 1
+    assert {"sarif": '"version": "2.1.0"', "junit": "<testsuites>", "md": "## Failures"}[fmt] in text
+
+
+def test_rules_listing_and_docs():
+    listing = subprocess.run([sys.executable, "-m", "inspector", "rules"], capture_output=True, text=True)
+    assert listing.returncode == 0 and len(listing.stdout.splitlines()) >= 49
+    doc = subprocess.run(
+        [sys.executable, "-m", "inspector", "rules", "review.error-channel-correct"], capture_output=True, text=True
+    )
+    assert "source: seed 003" in doc.stdout and "SEP-1303" in doc.stdout
+    missing = subprocess.run([sys.executable, "-m", "inspector", "rules", "nope.x"], capture_output=True, text=True)
+    assert missing.returncode == 2
+
+
+def test_unknown_pack_is_a_usage_error():
+    out = check("--pack", "nope", "--", *EXEMPLARY)
+    assert out.returncode == 2 and "unknown pack" in out.stderr
