@@ -142,12 +142,13 @@ def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, str, str]]:
 
 
 @rule("review.descriptions-grounded", modes=("static",), source=f"{SEED} Tool contracts: descriptions-grounded")
-def descriptions_grounded(ctx: CheckContext) -> Iterator[Finding]:
+async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Descriptions say what a tool does, its side effects and when to call it; nothing hidden or leaked.
 
     How: every tool needs a description; a tool that is not read-only must name its side effects.
     Everything the server says to the model (instructions, names, titles, descriptions, schema and
-    argument descriptions of tools, prompts and resources) is scanned for instructions aimed at the model
+    argument descriptions of tools, prompts and resources, and the text of up to 20 listed resources,
+    read with `resources/read`, which has no side effects) is scanned for instructions aimed at the model
     (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials
     (assignments, known key formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC
     escapes. Each hit quotes the offending span.
@@ -158,7 +159,16 @@ def descriptions_grounded(ctx: CheckContext) -> Iterator[Finding]:
 
     hits: dict[str | None, list[tuple[str, Any]]] = {}
     subjects: dict[str | None, Item | None] = {}
-    for item, where, text in _texts(ctx):
+    texts = list(_texts(ctx))
+    evidence: dict[str | None, list[int]] = {}
+    for resource in list(ctx.snapshot.resources)[:RESOURCES_READ]:
+        reply = await ctx.session.request("resources/read", {"uri": resource.key})
+        contents = reply.result.get("contents") if isinstance(reply.result, dict) else None
+        for part in contents if isinstance(contents, list) else []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append((resource, "contents", part["text"][:RESOURCE_CHARS]))
+                evidence.setdefault(f"resource:{resource.key}", []).append(reply.seq)
+    for item, where, text in texts:
         key = f"{item.kind}:{item.key}" if item else None
         subjects[key] = item
         for hit in scan_text(text):
@@ -180,11 +190,15 @@ def descriptions_grounded(ctx: CheckContext) -> Iterator[Finding]:
         if mutating and item.description and not WRITE_WORDS.search(item.description):
             warns.append("description: the tool is not read-only but never says what it changes")
         if fails:
-            yield ctx.fail(item, "; ".join(fails + warns))
+            yield ctx.fail(item, "; ".join(fails + warns), evidence.get(key, []))
         elif warns:
-            yield ctx.warn(item, "; ".join(warns))
+            yield ctx.warn(item, "; ".join(warns), evidence.get(key, []))
         else:
             yield ctx.passed(item, "grounded: nothing hidden, leaked or steering found")
+
+
+RESOURCES_READ = 20
+RESOURCE_CHARS = 65536
 
 
 def _schema_problems(tool: Item) -> list[str]:

@@ -173,3 +173,8 @@ def test_a_server_that_dies_mid_run_yields_a_review():
     lost = [f for f in review.findings if f.status == "blocking" and "connection" in f.message]
     assert lost, "the rest is blocking, saying why"
     assert review.verdict in ("FAIL", "BLOCKED")
+
+
+def test_descriptions_grounded_reads_resource_text():
+    hits = [f for f in findings(SLOPPY)["review.descriptions-grounded"] if f.subject == "tags://static"]
+    assert hits and hits[0].status == "fail" and "AWS access key" in hits[0].message and hits[0].evidence

@@ -283,6 +283,8 @@ def sloppy() -> RawServer:
             "tools/call": call,
             "prompts/list": lambda _p: {"prompts": []},  # capabilities: served, never declared
             "resources/list": lambda _p: {"resources": [{"uri": "tags://static", "name": "static"}]},  # no-overlap
+            # descriptions-grounded: a resource whose text carries a credential
+            "resources/read": lambda p: {"contents": [{"uri": p.get("uri"), "text": "aws: AKIAIOSFODNN7EXAMPLE"}]},
             "ping": lambda _p: {"pong": True},  # ping: not an empty result
             "mcp-review/no-such-method": lambda _p: {},  # unknown-method: answered as a success
         }
