@@ -468,9 +468,7 @@ async def _unauthenticated(ctx: CheckContext) -> Any:
     from inspector.connection.probe import Prober
 
     async with Prober(target, ctx.wire, timeout=ctx.options.probe_timeout) as p:
-        if ctx.era == "modern":
-            return await p.modern("server/discover")
-        return await p.initialize(ctx.revision)
+        return await p.hello(ctx.era, ctx.revision)
 
 
 @rule(
@@ -504,7 +502,7 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     from inspector.connection.probe import Prober
 
     async with Prober(foreign, ctx.wire, timeout=ctx.options.probe_timeout) as p:
-        result = await (p.modern("server/discover") if ctx.era == "modern" else p.initialize(ctx.revision))
+        result = await p.hello(ctx.era, ctx.revision)
     if result.status == 401:
         yield ctx.passed(None, "a token for another resource got 401")
     else:
@@ -700,7 +698,7 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
         sep = "&" if parts.query else "?"
         leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
         async with Prober(leaky, ctx.wire, timeout=ctx.options.probe_timeout) as p:
-            got = await (p.modern("server/discover") if ctx.era == "modern" else p.initialize(ctx.revision))
+            got = await p.hello(ctx.era, ctx.revision)
         if got.status != 401:
             yield ctx.fail(None, f"a token in the query string was accepted (HTTP {got.status})", [got.seq])
             return

@@ -146,6 +146,10 @@ class Prober:
             await self.notify("notifications/initialized")
         return result
 
+    async def hello(self, era: str, revision: str) -> ProbeResult:
+        """The era's first exchange: `server/discover` (2026-07-28) or `initialize` with `revision`."""
+        return await (self.modern("server/discover") if era == "modern" else self.initialize(revision))
+
     async def notify(self, method: str, params: Any = None) -> None:
         try:
             await self.channel.notify(method, params)

@@ -102,6 +102,21 @@ class ServerHello:
     instructions: str | None
     supported_versions: list[str] = field(default_factory=list)
 
+    @classmethod
+    def of(cls, era: Era, revision: str, result: Json, seq: int, info: Any, versions: list[str]) -> ServerHello:
+        """From a handshake result as sent: fields of the wrong type are dropped, not trusted."""
+        caps, text = result.get("capabilities"), result.get("instructions")
+        return cls(
+            era=era,
+            revision=revision,
+            result=result,
+            seq=seq,
+            server_info=info if isinstance(info, dict) else None,
+            capabilities=caps if isinstance(caps, dict) else {},
+            instructions=text if isinstance(text, str) else None,
+            supported_versions=versions,
+        )
+
 
 def param_header_value(value: Any) -> str:
     """Mirror an argument into an `Mcp-Param-*` header (2026-07-28), base64 sentinel when unsafe."""
@@ -223,16 +238,8 @@ class Session:
             return False
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
         info = meta.get(META + "serverInfo") if meta else None
-        self.hello = ServerHello(
-            era="modern",
-            revision=MODERN,
-            result=result,
-            seq=reply.seq,
-            server_info=info if isinstance(info, dict) else None,
-            capabilities=result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {},
-            instructions=result.get("instructions") if isinstance(result.get("instructions"), str) else None,
-            supported_versions=[v for v in versions if isinstance(v, str)],
-        )
+        supported = [v for v in versions if isinstance(v, str)]
+        self.hello = ServerHello.of("modern", MODERN, result, reply.seq, info, supported)
         if isinstance(self.channel.transport, HttpTransport):
             self.channel.transport.protocol_version = MODERN
         self.notes.append(f"server/discover: {MODERN} (supported {versions})")
@@ -270,17 +277,7 @@ class Session:
             self.notes.append(f"initialize: the server answered unknown protocolVersion {version!r}")
         else:
             self.notes.append(f"initialize: {version}")
-        info = result.get("serverInfo")
-        self.hello = ServerHello(
-            era="legacy",
-            revision=version,
-            result=result,
-            seq=reply.seq,
-            server_info=info if isinstance(info, dict) else None,
-            capabilities=result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {},
-            instructions=result.get("instructions") if isinstance(result.get("instructions"), str) else None,
-            supported_versions=[version],
-        )
+        self.hello = ServerHello.of("legacy", version, result, reply.seq, result.get("serverInfo"), [version])
         transport = self.channel.transport
         if isinstance(transport, HttpTransport):
             transport.protocol_version = version
