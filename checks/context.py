@@ -171,6 +171,17 @@ class CheckContext:
             self._samples[key] = record
         return self._samples[key]
 
+    async def samples(self, what: str) -> AsyncIterator[tuple[Item, Any, Finding | None]]:
+        """For every named tool: (tool, its sample call record, None), or (tool, None, blocking) when it
+        may not be called. Rules that judge results iterate this."""
+        for tool in self.snapshot.tools:
+            if not tool.name:
+                continue
+            if self.may_call(tool) is not None:
+                yield tool, None, self.blocking_call(tool, what)
+                continue
+            yield tool, await self.sample_call(tool), None
+
     def blocking_call(self, tool: Item, what: str) -> Finding:
         return self.blocking(tool, f"{what} needs a call: {self.may_call(tool)}")
 

@@ -172,15 +172,6 @@ def _time_strings(value: Any, path: str = "") -> list[str]:
     return out
 
 
-async def _sampled(ctx: CheckContext, what: str) -> AsyncIterator[tuple[Item, Any, Finding | None]]:
-    for tool in _tools(ctx):
-        if ctx.may_call(tool) is not None:
-            yield tool, None, ctx.blocking_call(tool, what)
-            continue
-        record = await ctx.sample_call(tool)
-        yield tool, record, None
-
-
 @rule("design.lean-output", modes=("call",), source=f"{SEED} Output model development guidelines")
 async def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Outputs are flat and minimal; times are `_ms` epochs; rows are identified by `id`/`name`/`url`.
@@ -188,7 +179,7 @@ async def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
     How: each callable tool's sample result. Warns: JSON nested deeper than 4 levels, time fields as
     strings instead of `*_ms` numbers, rows with none of id/name/url. Blocking: tools that may not be called.
     """
-    async for tool, record, blocked in _sampled(ctx, "the output shape"):
+    async for tool, record, blocked in ctx.samples("the output shape"):
         if blocked:
             yield blocked
             continue
@@ -213,7 +204,7 @@ async def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
     How: each callable tool's sample result must be a JSON object with a boolean `ok`, a `result` and
     an `issues` array. Blocking: tools that may not be called.
     """
-    async for tool, record, blocked in _sampled(ctx, "the result envelope"):
+    async for tool, record, blocked in ctx.samples("the result envelope"):
         if blocked:
             yield blocked
             continue

@@ -138,17 +138,6 @@ def _envelopes(value: Any) -> Iterator[dict[str, Any]]:
             yield from _envelopes(v)
 
 
-async def _results(ctx: CheckContext, what: str) -> AsyncIterator[tuple[Item, Any, Finding | None]]:
-    """(tool, sample result JSON or None, blocking finding or None) for every tool."""
-    for tool in _tools(ctx):
-        if ctx.may_call(tool) is not None:
-            yield tool, None, ctx.blocking_call(tool, what)
-            continue
-        record = await ctx.sample_call(tool)
-        assert record is not None
-        yield tool, record, None
-
-
 @rule("tokens.smart-truncation", modes=("call",), source=f"{SEED} §3 Smart truncation")
 async def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Strings over 2 KB come back as a truncation envelope with `full_action` and `full_params`.
@@ -158,7 +147,7 @@ async def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
     envelope needs `full_action`, `full_params` and a preview of at most 500 characters.
     Blocking: tools that may not be called.
     """
-    async for tool, record, blocked in _results(ctx, "long-string truncation"):
+    async for tool, record, blocked in ctx.samples("long-string truncation"):
         if blocked:
             yield blocked
             continue
@@ -193,7 +182,7 @@ async def output_budget(ctx: CheckContext) -> AsyncIterator[Finding]:
     `_overflow_action` must name a listed tool or an action of one. Blocking: tools that may not be called.
     """
     names = {t.name for t in _tools(ctx)}
-    async for tool, record, blocked in _results(ctx, "the output budget"):
+    async for tool, record, blocked in ctx.samples("the output budget"):
         if blocked:
             yield blocked
             continue
@@ -314,7 +303,7 @@ async def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
     How: each callable tool's sample result (JSON in structuredContent or the text block) must have
     `_meta.request_id`. Blocking: tools that may not be called.
     """
-    async for tool, record, blocked in _results(ctx, "the request_id"):
+    async for tool, record, blocked in ctx.samples("the request_id"):
         if blocked:
             yield blocked
             continue
