@@ -80,24 +80,32 @@ async def run_rules(
 
 async def run_check(target: Target, plan: CheckPlan, progress: Progress | None = None) -> Review:
     """Connect, snapshot, run the selected rules, and return the review (waivers applied)."""
-    options = plan.options or Options()
-    rules = select(list(plan.packs), list(plan.ignore))
-    counter = TokenCounter()
     session = Session(target, era=plan.era, handlers=headless_handlers())  # type: ignore[arg-type]
     async with session:
         snapshot = await take_snapshot(session)
-        if plan.baseline:
-            pinned = baseline.load(plan.baseline)
-            options.extra["baseline" if pinned else "baseline_new"] = pinned or plan.baseline
-        ctx = CheckContext(
-            target=target,
-            session=session,
-            snapshot=snapshot,
-            options=options,
-            counter=counter,
-            attestations=plan.attestations,
-        )
-        findings = await run_rules(ctx, rules, plan, progress)
+        return await review_session(session, snapshot, plan, progress)
+
+
+async def review_session(
+    session: Session, snapshot: ServerSnapshot, plan: CheckPlan, progress: Progress | None = None
+) -> Review:
+    """Run the selected rules on an open session (the TUI's, or run_check's) and build the review."""
+    options = plan.options or Options()
+    rules = select(list(plan.packs), list(plan.ignore))
+    counter = TokenCounter()
+    target = session.target
+    if plan.baseline:
+        pinned = baseline.load(plan.baseline)
+        options.extra["baseline" if pinned else "baseline_new"] = pinned or plan.baseline
+    ctx = CheckContext(
+        target=target,
+        session=session,
+        snapshot=snapshot,
+        options=options,
+        counter=counter,
+        attestations=plan.attestations,
+    )
+    findings = await run_rules(ctx, rules, plan, progress)
     review = Review(
         server={"name": snapshot.server_name, "version": snapshot.server_version, "info": snapshot.server_info},
         target=target.public(),
