@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"mcp-review {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
+    tui = sub.add_parser("tui", help="the review app (the default command)")
+    _target_options(tui)
+
     ls = sub.add_parser("list", help="what the server offers, each tool with its token cost")
     _target_options(ls)
     ls.add_argument("--format", choices=["table", "json"], default="table")
@@ -306,6 +309,13 @@ async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progre
     return await run_check(target, plan, progress)
 
 
+def cmd_tui(args: argparse.Namespace, target: Target) -> int:
+    from inspector.tui.app import ReviewApp  # Textual loads only here: the headless commands never pay for it
+
+    ReviewApp(target, era=args.era).run()
+    return EXIT_OK
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from checks.core import load_rules
 
@@ -349,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "rules":
             return cmd_rules(args)
         target = build_target(args, command)
-        return {"list": cmd_list, "call": cmd_call, "check": cmd_check}[args.command](args, target)
+        return {"list": cmd_list, "call": cmd_call, "check": cmd_check, "tui": cmd_tui}[args.command](args, target)
     except UsageError as e:
         if args.__dict__.get("debug"):
             raise

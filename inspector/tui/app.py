@@ -1,0 +1,381 @@
+"""The review TUI: overview, tools with token costs, the checklist, the wire log; export.
+
+One worker owns the connection for its whole life (it enters and leaves the session in one task);
+screens put jobs on its queue and results come back as messages. Server text is shown with
+`visible()` inside `rich.text.Text`: markup is never interpreted, escapes are made visible.
+
+Bindings (each also in the command palette):
+
+| key | id | action |
+|---|---|---|
+| r | run-checks | run the checklist (packs review and spec, no tool calls) |
+| e | export | write the review as markdown next to the working directory |
+| / | filter | focus the filter of the current tab |
+| ctrl+r | reconnect | connect again |
+| q | quit | quit |
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
+
+from inspector.calls import effective_hints
+from inspector.catalog import ServerSnapshot, take_snapshot
+from inspector.checking import CheckPlan, review_session
+from inspector.connection.errors import ConnectionFailed
+from inspector.connection.session import Session, headless_handlers
+from inspector.connection.wire import WireEntry
+from inspector.review import STATUSES, Review
+from inspector.targets import Target
+from inspector.text import one_line, visible
+from inspector.tokens import TokenCounter
+from themes import TCSS, THEMES
+
+Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
+STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
+HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
+
+
+@dataclass
+class Connected(Message):
+    snapshot: ServerSnapshot
+
+
+@dataclass
+class ConnectionLost(Message):
+    reason: str
+    detail: list[str]
+
+
+@dataclass
+class ChecksDone(Message):
+    review: Review
+
+
+@dataclass
+class WireAdded(Message):
+    entry: WireEntry
+
+
+def badges(tool: Any) -> Text:
+    """Annotation badges: bright when the server set the hint, dim when it is the spec default."""
+    out = Text()
+    for hint, label in HINT_BADGES:
+        value, explicit = effective_hints(tool)[hint]
+        if value:
+            out.append(f"{label} ", style="bold" if explicit else "dim")
+    return out
+
+
+class ReviewScreen(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("connecting…", id="status")
+        with TabbedContent(initial="tab-overview"):
+            with TabPane("Overview", id="tab-overview"):
+                yield Static(id="overview")
+            with TabPane("Tools", id="tab-tools"):
+                yield Input(placeholder="filter tools by name or description", id="tool-filter")
+                yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
+                yield Static(id="tool-detail")
+            with TabPane("Checklist", id="tab-checks"):
+                yield Input(
+                    placeholder="filter findings: a status (fail, blocking, warn) or any text", id="check-filter"
+                )
+                yield DataTable(id="checks", cursor_type="row", zebra_stripes=True)
+            with TabPane("Wire", id="tab-wire"):
+                yield Input(placeholder="filter the wire log", id="wire-filter")
+                yield DataTable(id="wire", cursor_type="row")
+                yield Static(id="wire-detail")
+        yield Footer()
+
+
+class ReviewApp(App[None]):
+    TITLE = "mcp-review"
+    CSS_PATH = TCSS
+    SCREENS = {"review": ReviewScreen}
+    BINDINGS = [
+        Binding("r", "run_checks", "Run checks", id="run-checks"),
+        Binding("e", "export", "Export", id="export"),
+        Binding("slash", "focus_filter", "Filter", id="filter"),
+        Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(self, target: Target, *, era: str = "auto", export_dir: Path | None = None) -> None:
+        super().__init__()
+        self.target = target
+        self.era = era
+        self.export_dir = export_dir or Path.cwd()
+        self.counter = TokenCounter()
+        self.snapshot: ServerSnapshot | None = None
+        self.review: Review | None = None
+        self.failure: str | None = None
+        self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
+        self.wire_entries: list[WireEntry] = []
+
+    def on_mount(self) -> None:
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = THEMES[0].name
+        self.push_screen("review")
+        self.connection = self.hold_connection()
+
+    async def on_unmount(self) -> None:
+        """Close the session in its own task before Textual cancels workers: no orphan server process."""
+        self.jobs.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.connection.wait(), 10)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Run checks", "Run the review checklist (review and spec packs)", self.action_run_checks)
+        yield SystemCommand("Export review", "Write the review as markdown", self.action_export)
+        yield SystemCommand("Reconnect", "Connect to the server again", self.action_reconnect)
+
+    # ------------------------------------------------------------------------------ the connection
+    @work(exclusive=True, group="connection", exit_on_error=False)
+    async def hold_connection(self) -> None:
+        """Own the server connection for its whole life: enter and leave the session in this one task."""
+        session = Session(self.target, era=self.era, handlers=headless_handlers())  # type: ignore[arg-type]
+        session.wire.subscribe(lambda entry: self.post_message(WireAdded(entry)))
+        try:
+            async with session:
+                snapshot = await take_snapshot(session)
+                self.post_message(Connected(snapshot))
+                while (job := await self.jobs.get()) is not None:
+                    await job(session, snapshot)
+        except ConnectionFailed as e:
+            self.post_message(ConnectionLost(str(e), e.detail))
+
+    def submit(self, job: Job) -> None:
+        self.jobs.put_nowait(job)
+
+    # ------------------------------------------------------------------------------------ actions
+    def action_run_checks(self) -> None:
+        if self.snapshot is None:
+            self.notify("not connected", severity="warning")
+            return
+        self._status("running the checklist…")
+
+        async def job(session: Session, snapshot: ServerSnapshot) -> None:
+            review = await review_session(session, snapshot, CheckPlan(packs=["review", "spec"]))
+            self.post_message(ChecksDone(review))
+
+        self.submit(job)
+
+    def action_export(self) -> None:
+        from inspector.report import render
+
+        if self.review is None:
+            self.notify("run the checks first (r)", severity="warning")
+            return
+        name = "".join(c if c.isalnum() or c in "-_." else "-" for c in self.review.server.get("name") or "server")
+        path = self.export_dir / f"mcp-review-{name}.md"
+        path.write_text(render(self.review, "md"), encoding="utf-8")
+        self.notify(f"wrote {path}")
+
+    def action_focus_filter(self) -> None:
+        tabs = self.screen.query_one(TabbedContent)
+        target = {"tab-tools": "#tool-filter", "tab-checks": "#check-filter", "tab-wire": "#wire-filter"}.get(
+            tabs.active or ""
+        )
+        if target:
+            self.screen.query_one(target, Input).focus()
+
+    def action_reconnect(self) -> None:
+        self.jobs.put_nowait(None)
+        self.jobs = asyncio.Queue()
+        self.snapshot = None
+        self._status("connecting…")
+        self.connection = self.hold_connection()
+
+    # ----------------------------------------------------------------------------------- messages
+    def _status(self, text: str, failed: bool = False) -> None:
+        status = self.screen.query_one("#status", Static)
+        status.update(Text(text))
+        status.set_class(failed, "-failed")
+
+    @on(Connected)
+    def show_snapshot(self, message: Connected) -> None:
+        snap = message.snapshot
+        self.snapshot = snap
+        self.failure = None
+        self._status(
+            f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
+            f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
+        )
+        self.screen.query_one("#overview", Static).update(self._overview(snap))
+        self._fill_tools("")
+
+    def _overview(self, snap: ServerSnapshot) -> Text:
+        total = self.counter.tools_total(snap.tools.raw)
+        out = Text()
+        out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
+        out.append(f"revision {snap.revision} · {snap.era} era · transport {self.target.kind}\n")
+        out.append(f"target: {one_line(self.target.label(), 200)}\n")
+        out.append(f"capabilities: {one_line(', '.join(sorted(snap.capabilities)) or 'none', 200)}\n")
+        out.append(
+            f"{len(snap.tools)} tools · {len(snap.resources)} resources · {len(snap.templates)} templates · "
+            f"{len(snap.prompts)} prompts\n"
+        )
+        out.append(f"tools/list costs {total} tokens ({self.counter.encoding}, canonical JSON)\n")
+        if self.review is not None:
+            out.append(f"verdict: {self.review.verdict}\n", style="bold")
+        if snap.instructions:
+            out.append("\ninstructions:\n", style="bold")
+            out.append(visible(snap.instructions, 4000))
+        return out
+
+    def _fill_tools(self, needle: str) -> None:
+        if self.snapshot is None:
+            return
+        table = self.screen.query_one("#tools", DataTable)
+        table.clear(columns=True)
+        for label in ("tool", "total", "descr", "input", "output", "annotations", "status"):
+            table.add_column(label, key=label)
+        worst = self._worst_by_subject()
+        rows = []
+        for item in self.snapshot.tools:
+            text = f"{item.key} {item.description or ''}".lower()
+            if needle and needle.lower() not in text:
+                continue
+            tokens = self.counter.breakdown(item.raw)
+            rows.append((tokens["total"], item, tokens))
+        for total, item, tokens in sorted(rows, key=lambda r: -r[0]):
+            status = worst.get(item.key, "")
+            table.add_row(
+                Text(one_line(item.key, 60), style="red" if item.problems else ""),
+                total,
+                tokens.get("description", 0),
+                tokens.get("inputSchema", 0),
+                tokens.get("outputSchema", 0),
+                badges(item.raw),
+                Text(status, style=STATUS_STYLE.get(status, "")),
+                key=f"{item.index}",
+            )
+
+    def _worst_by_subject(self) -> dict[str, str]:
+        worst: dict[str, str] = {}
+        for f in self.review.findings if self.review else []:
+            if f.subject is None:
+                continue
+            current = worst.get(f.subject)
+            if current is None or STATUSES.index(f.effective if f.effective in STATUSES else "pass") < STATUSES.index(
+                current
+            ):
+                worst[f.subject] = f.effective if f.effective in STATUSES else "pass"
+        return worst
+
+    @on(DataTable.RowHighlighted, "#tools")
+    def show_tool(self, event: DataTable.RowHighlighted) -> None:
+        if self.snapshot is None or event.row_key.value is None:
+            return
+        item = self.snapshot.tools.items[int(event.row_key.value)]
+        detail = Text()
+        detail.append(f"{one_line(item.key, 100)}\n", style="bold")
+        detail.append(visible(item.description or "(no description)", 2000) + "\n")
+        if item.problems:
+            detail.append("problems: " + "; ".join(item.problems) + "\n", style="red")
+        detail.append(visible(json.dumps(item.get("inputSchema"), indent=2, ensure_ascii=False), 4000))
+        self.screen.query_one("#tool-detail", Static).update(detail)
+
+    @on(Input.Changed, "#tool-filter")
+    def filter_tools(self, event: Input.Changed) -> None:
+        self._fill_tools(event.value)
+
+    @on(ChecksDone)
+    def show_review(self, message: ChecksDone) -> None:
+        self.review = message.review
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
+        self._status(f"verdict {message.review.verdict} · {counts}")
+        self._fill_checks("")
+        self._fill_tools(self.screen.query_one("#tool-filter", Input).value)
+        if self.snapshot:
+            self.screen.query_one("#overview", Static).update(self._overview(self.snapshot))
+
+    def _fill_checks(self, needle: str) -> None:
+        table = self.screen.query_one("#checks", DataTable)
+        table.clear(columns=True)
+        for label in ("status", "rule", "subject", "finding"):
+            table.add_column(label, key=label)
+        order = {s: i for i, s in enumerate(STATUSES)}
+        findings = sorted(
+            self.review.findings if self.review else [], key=lambda f: (order.get(f.effective, 9), f.rule)
+        )
+        for f in findings:
+            line = f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
+            if needle and needle.lower() not in line:
+                continue
+            table.add_row(
+                Text(f.effective, style=STATUS_STYLE.get(f.effective, "")),
+                f.rule,
+                Text(one_line(f.subject or "server", 40)),
+                Text(one_line(f.message, 200)),
+            )
+
+    @on(Input.Changed, "#check-filter")
+    def filter_checks(self, event: Input.Changed) -> None:
+        self._fill_checks(event.value)
+
+    @on(WireAdded)
+    def add_wire(self, message: WireAdded) -> None:
+        self.wire_entries.append(message.entry)
+        needle = self.screen.query_one("#wire-filter", Input).value
+        if needle and needle.lower() not in self._wire_text(message.entry).lower():
+            return
+        table = self.screen.query_one("#wire", DataTable)
+        if not table.columns:
+            for label in ("#", "dir", "kind", "method / id", "bytes"):
+                table.add_column(label, key=label)
+        self._wire_row(table, message.entry)
+
+    @staticmethod
+    def _wire_text(entry: WireEntry) -> str:
+        return f"{entry.direction} {entry.kind} {entry.method or ''} {entry.rpc_id or ''} {entry.text or ''}"
+
+    @staticmethod
+    def _wire_row(table: DataTable[Any], entry: WireEntry) -> None:
+        what = entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
+        if entry.http:
+            what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
+        elif entry.text:
+            what = entry.text
+        table.add_row(entry.seq, entry.direction, entry.kind, Text(one_line(what, 80)), entry.size, key=str(entry.seq))
+
+    @on(Input.Changed, "#wire-filter")
+    def filter_wire(self, event: Input.Changed) -> None:
+        table = self.screen.query_one("#wire", DataTable)
+        table.clear()
+        for entry in self.wire_entries:
+            if not event.value or event.value.lower() in self._wire_text(entry).lower():
+                self._wire_row(table, entry)
+
+    @on(DataTable.RowHighlighted, "#wire")
+    def show_wire_entry(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is None:
+            return
+        entry = self.wire_entries[int(event.row_key.value) - 1]
+        body = json.dumps(entry.to_json(), indent=2, ensure_ascii=False)
+        self.screen.query_one("#wire-detail", Static).update(Text(visible(body, 20000)))
+
+    @on(ConnectionLost)
+    def show_failure(self, message: ConnectionLost) -> None:
+        self.failure = message.reason
+        lines = "\n".join(f"  | {one_line(line, 200)}" for line in message.detail[-5:])
+        self._status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
+        self.screen.query_one("#overview", Static).update(Text(f"{message.reason}\n{lines}"))

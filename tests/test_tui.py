@@ -1,0 +1,77 @@
+"""The review app driven with Pilot against real servers over stdio (wait on state, never on the worker)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from inspector.targets import demo_target, stdio_target
+from inspector.tui.app import ReviewApp
+from tests.support import fixture_argv
+
+
+async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 30) -> None:
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await pilot.pause(0.05)
+    await pilot.pause()
+
+
+async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
+    app = ReviewApp(demo_target(), export_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        tools = app.screen.query_one("#tools", DataTable)
+        assert tools.row_count == 7
+        assert "demo-notes" in str(app.screen.query_one("#status", Static).render())
+        await pilot.press("r")
+        await until(pilot, lambda: app.review is not None)
+        assert app.review.verdict == "FAIL"
+        checks = app.screen.query_one("#checks", DataTable)
+        assert checks.row_count == len(app.review.findings)
+        assert app.screen.query_one("#wire", DataTable).row_count >= 6
+        await pilot.press("e")
+        await pilot.pause()
+        exported = tmp_path / "mcp-review-demo-notes.md"
+        assert exported.is_file() and "**Verdict: ❌ FAIL**" in exported.read_text()
+
+
+async def test_filter_tools_and_findings():
+    app = ReviewApp(demo_target())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        app.screen.query_one("#tool-filter").value = "delete"
+        await pilot.pause()
+        assert app.screen.query_one("#tools", DataTable).row_count == 1
+        await pilot.press("r")
+        await until(pilot, lambda: app.review is not None)
+        app.screen.query_one("#check-filter").value = "fail"
+        await pilot.pause()
+        fails = sum(
+            1 for f in app.review.findings if "fail" in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
+        )
+        assert app.screen.query_one("#checks", DataTable).row_count == fails > 0
+
+
+async def test_hostile_text_is_shown_as_text():
+    app = ReviewApp(stdio_target(fixture_argv("markup")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        overview = str(app.screen.query_one("#overview", Static).render())
+        assert "[bold red]ALERT[/]" in overview and "\x1b" not in overview and "\\e[2J" in overview
+        names = [
+            str(app.screen.query_one("#tools", DataTable).get_cell_at((i, 0)))
+            for i in range(app.screen.query_one("#tools", DataTable).row_count)
+        ]
+        assert "[bold red]ALERT[/]" in names and all("\x1b" not in n for n in names)
+
+
+async def test_a_server_that_fails_to_start_says_why():
+    app = ReviewApp(stdio_target(fixture_argv("crash")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.failure is not None)
+        assert "exited with code 3" in app.failure
+        assert "fatal: missing config" in str(app.screen.query_one("#overview", Static).render())
