@@ -349,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     own, command = _split_command(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     if not own or (own[0].startswith("-") and own[0] not in ("-h", "--help", "--version")):
-        own = ["list", *own]  # no command: list (the TUI takes over this default once it exists)
+        own = ["tui", *own]  # no command: the review app
     args = parser.parse_args(own)
     from inspector.connection.errors import ConnectionFailed
 
