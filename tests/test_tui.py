@@ -75,3 +75,59 @@ async def test_a_server_that_fails_to_start_says_why():
         await until(pilot, lambda: app.failure is not None)
         assert "exited with code 3" in app.failure
         assert "fatal: missing config" in str(app.screen.query_one("#overview", Static).render())
+
+
+async def _highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
+    await pilot.press("right")  # Tools tab
+    table = app.screen.query_one("#tools", DataTable)
+    row = next(i for i in range(table.row_count) if str(table.get_cell_at((i, 0))) == name)
+    table.move_cursor(row=row)
+    table.focus()
+    await pilot.pause()
+
+
+async def test_call_a_read_only_tool_through_the_editor():
+    from textual.widgets import Button, TextArea
+
+    from inspector.tui.dialogs import CallScreen, ResultScreen
+
+    app = ReviewApp(demo_target())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await _highlight(pilot, app, "search_notes")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        editor = app.screen.query_one(TextArea)
+        editor.text = '{"query": 5}'
+        await pilot.pause()
+        assert app.screen.query_one("#call", Button).disabled, "schema-invalid arguments cannot be sent"
+        editor.text = '{"query": "spec"}'
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        body = str(app.screen.body)
+        assert "Read the MCP spec" in body and "isError: false" in body and " ms " in body
+        assert app.call_log[-1]["consent"] == "read-only" and app.call_log[-1]["outcome"] == "ok"
+
+
+async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged():
+    from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen
+
+    app = ReviewApp(demo_target())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await _highlight(pilot, app, "create_note")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "not annotated readOnlyHint" in str(app.screen.reason)
+        await pilot.click("#no")
+        await until(pilot, lambda: app.call_log and app.call_log[-1]["consent"] == "refused")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.click("#yes")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert app.call_log[-1]["consent"] == "reviewer" and app.call_log[-1]["tool"] == "create_note"

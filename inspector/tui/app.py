@@ -9,6 +9,7 @@ Bindings (each also in the command palette):
 | key | id | action |
 |---|---|---|
 | r | run-checks | run the checklist (packs review and spec, no tool calls) |
+| c | call-tool | call the highlighted tool (arguments as JSON, validated live; consent for side effects) |
 | e | export | write the review as markdown next to the working directory |
 | / | filter | focus the filter of the current tab |
 | ctrl+r | reconnect | connect again |
@@ -33,7 +34,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
-from inspector.calls import effective_hints
+from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.checking import CheckPlan, review_session
 from inspector.connection.errors import ConnectionFailed
@@ -43,6 +44,7 @@ from inspector.review import STATUSES, Review
 from inspector.targets import Target
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
+from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
 from themes import TCSS, THEMES
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
@@ -69,6 +71,11 @@ class ChecksDone(Message):
 @dataclass
 class WireAdded(Message):
     entry: WireEntry
+
+
+@dataclass
+class CallDone(Message):
+    record: CallRecord
 
 
 def badges(tool: Any) -> Text:
@@ -110,6 +117,7 @@ class ReviewApp(App[None]):
     SCREENS = {"review": ReviewScreen}
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks"),
+        Binding("c", "call_tool", "Call tool", id="call-tool"),
         Binding("e", "export", "Export", id="export"),
         Binding("slash", "focus_filter", "Filter", id="filter"),
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect"),
@@ -127,6 +135,7 @@ class ReviewApp(App[None]):
         self.failure: str | None = None
         self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self.wire_entries: list[WireEntry] = []
+        self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
 
     def on_mount(self) -> None:
         for theme in THEMES:
@@ -144,6 +153,7 @@ class ReviewApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Run checks", "Run the review checklist (review and spec packs)", self.action_run_checks)
+        yield SystemCommand("Call tool", "Call the highlighted tool", self.action_call_tool)
         yield SystemCommand("Export review", "Write the review as markdown", self.action_export)
         yield SystemCommand("Reconnect", "Connect to the server again", self.action_reconnect)
 
@@ -178,6 +188,69 @@ class ReviewApp(App[None]):
 
         self.submit(job)
 
+    def _highlighted_tool(self) -> Any:
+        table = self.screen.query_one("#tools", DataTable)
+        if self.snapshot is None or not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.snapshot.tools.items[int(key)] if key is not None else None
+
+    def action_call_tool(self) -> None:
+        tool = self._highlighted_tool()
+        if tool is None or not tool.name:
+            self.notify("highlight a tool in the Tools tab first", severity="warning")
+            return
+        from checks.util import valid_arguments
+
+        def chosen(arguments: dict[str, Any] | None) -> None:
+            if arguments is not None:
+                self._consent_then_call(tool, arguments)
+
+        self.push_screen(CallScreen(tool.raw, valid_arguments(tool)), chosen)
+
+    def _consent_then_call(self, tool: Any, arguments: dict[str, Any]) -> None:
+        reason = side_effect_reason(tool.raw)
+        if reason is None:
+            self._call(tool, arguments, "read-only")
+            return
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._call(tool, arguments, "reviewer")
+            else:
+                self.call_log.append(
+                    {
+                        "tool": tool.name,
+                        "arguments": arguments,
+                        "consent": "refused",
+                        "purpose": "reviewer",
+                        "outcome": "not called",
+                        "latencyMs": 0,
+                        "seq": None,
+                    }
+                )
+
+        message = f"{tool.name} may have side effects: {reason}. Call it with these arguments?"
+        self.push_screen(ConfirmScreen("Consent needed", message), decided)
+
+    def _call(self, tool: Any, arguments: dict[str, Any], consent: Consent) -> None:
+        self._status(f"calling {one_line(tool.name or '', 60)}…")
+
+        async def job(session: Session, _snapshot: ServerSnapshot) -> None:
+            record = await call_tool(session, tool.name or "", arguments, consent=consent)
+            self.post_message(CallDone(record))
+
+        self.submit(job)
+
+    @on(CallDone)
+    def show_call(self, message: CallDone) -> None:
+        record = message.record
+        self.call_log.append(record.to_json())
+        tool = self.snapshot.tool(record.tool) if self.snapshot else None
+        tokens = self.counter.count_json(record.result) if record.result is not None else None
+        self._status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
+        self.push_screen(ResultScreen(result_text(record, tool.get("outputSchema") if tool else None, tokens)))
+
     def action_export(self) -> None:
         from inspector.report import render
 
@@ -186,6 +259,7 @@ class ReviewApp(App[None]):
             return
         name = "".join(c if c.isalnum() or c in "-_." else "-" for c in self.review.server.get("name") or "server")
         path = self.export_dir / f"mcp-review-{name}.md"
+        self.review.coverage = [c for c in self.review.coverage if c.get("purpose") != "reviewer"] + self.call_log
         path.write_text(render(self.review, "md"), encoding="utf-8")
         self.notify(f"wrote {path}")
 

@@ -1,0 +1,174 @@
+"""Modal screens: consent, calling a tool, and answering the server (elicitation, sampling, roots).
+
+They only collect the reviewer's decision and return it with `dismiss`; the app owns the connection.
+Everything shown from the server goes through `visible()` inside `rich.text.Text`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static, TextArea
+
+from inspector.calls import CallRecord, describe_block
+from inspector.text import one_line, visible
+
+DIALOG_CSS = """
+ModalScreen { align: center middle; }
+#dialog { width: 90%; height: 90%; border: thick $primary; background: $surface; padding: 0 1; }
+#dialog.-small { height: auto; max-height: 90%; }
+#buttons { height: 3; align-horizontal: right; }
+#editor { height: 1fr; min-height: 5; }
+#result { height: 1fr; }
+#problems { color: $error; height: auto; }
+"""
+
+
+def schema_problems(value: Any, schema: Any) -> list[str]:
+    """Why `value` does not satisfy `schema` (empty when it does, or when there is no usable schema)."""
+    import jsonschema
+
+    if not isinstance(schema, dict):
+        return []
+    try:
+        validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
+        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    except jsonschema.SchemaError as e:
+        return [f"the schema itself is not valid: {e.message[:200]}"]
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}" for e in errors[:6]]
+
+
+def argument_problems(text: str, schema: Any) -> list[str]:
+    """Why `text` is not an argument object the tool's inputSchema accepts."""
+    try:
+        value = json.loads(text or "{}")
+    except ValueError as e:
+        return [f"not JSON: {e}"]
+    if not isinstance(value, dict):
+        return ["arguments must be a JSON object"]
+    return schema_problems(value, schema)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Yes or no, with the reason stated. Escape means no."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss(False)", "Cancel", id="cancel")]
+
+    def __init__(self, title: str, reason: str, yes: str = "Call it") -> None:
+        super().__init__()
+        self.title_text, self.reason, self.yes = title, reason, yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="-small"):
+            yield Static(Text(self.title_text, style="bold"))
+            yield Static(Text(self.reason))
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="no")
+                yield Button(self.yes, id="yes", variant="warning")
+
+    @on(Button.Pressed)
+    def decide(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class CallScreen(ModalScreen[dict[str, Any] | None]):
+    """Arguments for one tool as JSON, validated live against its inputSchema. Returns the arguments."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Cancel", id="cancel"),
+        Binding("ctrl+s", "send", "Call", id="send-call"),
+    ]
+
+    def __init__(self, tool: Any, arguments: dict[str, Any]) -> None:
+        super().__init__()
+        self.tool = tool
+        self.arguments = arguments
+
+    def compose(self) -> ComposeResult:
+        name = one_line(str(self.tool.get("name")), 80)
+        with Vertical(id="dialog"):
+            yield Static(Text(f"call {name}  (ctrl+s to send, escape to cancel)", style="bold"))
+            yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
+            yield TextArea(json.dumps(self.arguments, indent=2, ensure_ascii=False), language="json", id="editor")
+            yield Static(id="problems")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Call", id="call", variant="primary")
+
+    def on_mount(self) -> None:
+        self._check()
+
+    @on(TextArea.Changed)
+    def _check(self) -> None:
+        problems = argument_problems(self.query_one(TextArea).text, self.tool.get("inputSchema"))
+        self.query_one("#problems", Static).update(Text("\n".join(problems)))
+        self.query_one("#call", Button).disabled = bool(problems)
+
+    def action_send(self) -> None:
+        if not self.query_one("#call", Button).disabled:
+            self.dismiss(json.loads(self.query_one(TextArea).text or "{}"))
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "call":
+            self.action_send()
+        else:
+            self.dismiss(None)
+
+
+def result_text(record: CallRecord, output_schema: Any, tokens: int | None) -> Text:
+    """Every content block, structuredContent checked against the outputSchema, isError, latency, tokens."""
+    out = Text()
+    out.append(f"{one_line(record.tool, 80)} · {record.latency_ms:.0f} ms · {record.outcome}", style="bold")
+    if tokens is not None:
+        out.append(f" · result {tokens} tokens")
+    out.append("\n")
+    if record.failure or record.error is not None:
+        out.append(visible(record.failure or json.dumps(record.error, indent=2, ensure_ascii=False), 20000))
+        return out
+    result = record.result if isinstance(record.result, dict) else {}
+    for i, block in enumerate(result.get("content") or []):
+        heading, body = describe_block(block)
+        out.append(f"[{i}] {one_line(heading, 200)}\n", style="cyan")
+        if body:
+            out.append(visible(body, 20000) + "\n")
+    if "structuredContent" in result:
+        out.append("structuredContent:\n", style="cyan")
+        out.append(visible(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False), 20000) + "\n")
+        if isinstance(output_schema, dict):
+            problems = schema_problems(result["structuredContent"], output_schema)
+            out.append(
+                "; ".join(problems) + "\n" if problems else "conforms to the outputSchema\n",
+                style="red" if problems else "green",
+            )
+    out.append(f"isError: {json.dumps(result.get('isError', False))}\n")
+    return out
+
+
+class ResultScreen(ModalScreen[None]):
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss", "Close", id="close")]
+
+    def __init__(self, body: Text) -> None:
+        super().__init__()
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            with VerticalScroll(id="result"):
+                yield Static(self.body)
+            with Horizontal(id="buttons"):
+                yield Button("Close", id="close")
+
+    @on(Button.Pressed)
+    def close(self) -> None:
+        self.dismiss()
