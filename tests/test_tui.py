@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from inspector.targets import demo_target, stdio_target
 from inspector.tui.app import ReviewApp
 from tests.support import fixture_argv
+from tests.thirdparty import everything_stdio_argv
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 30) -> None:
@@ -24,15 +27,15 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
     app = ReviewApp(demo_target(), export_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        tools = app.screen.query_one("#tools", DataTable)
+        tools = app.main.query_one("#tools", DataTable)
         assert tools.row_count == 7
-        assert "demo-notes" in str(app.screen.query_one("#status", Static).render())
+        assert "demo-notes" in str(app.main.query_one("#status", Static).render())
         await pilot.press("r")
         await until(pilot, lambda: app.review is not None)
         assert app.review.verdict == "FAIL"
-        checks = app.screen.query_one("#checks", DataTable)
+        checks = app.main.query_one("#checks", DataTable)
         assert checks.row_count == len(app.review.findings)
-        assert app.screen.query_one("#wire", DataTable).row_count >= 6
+        assert app.main.query_one("#wire", DataTable).row_count >= 6
         await pilot.press("e")
         await pilot.pause()
         exported = tmp_path / "mcp-review-demo-notes.md"
@@ -43,28 +46,28 @@ async def test_filter_tools_and_findings():
     app = ReviewApp(demo_target())
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        app.screen.query_one("#tool-filter").value = "delete"
+        app.main.query_one("#tool-filter").value = "delete"
         await pilot.pause()
-        assert app.screen.query_one("#tools", DataTable).row_count == 1
+        assert app.main.query_one("#tools", DataTable).row_count == 1
         await pilot.press("r")
         await until(pilot, lambda: app.review is not None)
-        app.screen.query_one("#check-filter").value = "fail"
+        app.main.query_one("#check-filter").value = "fail"
         await pilot.pause()
         fails = sum(
             1 for f in app.review.findings if "fail" in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
         )
-        assert app.screen.query_one("#checks", DataTable).row_count == fails > 0
+        assert app.main.query_one("#checks", DataTable).row_count == fails > 0
 
 
 async def test_hostile_text_is_shown_as_text():
     app = ReviewApp(stdio_target(fixture_argv("markup")))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        overview = str(app.screen.query_one("#overview", Static).render())
+        overview = str(app.main.query_one("#overview", Static).render())
         assert "[bold red]ALERT[/]" in overview and "\x1b" not in overview and "\\e[2J" in overview
         names = [
-            str(app.screen.query_one("#tools", DataTable).get_cell_at((i, 0)))
-            for i in range(app.screen.query_one("#tools", DataTable).row_count)
+            str(app.main.query_one("#tools", DataTable).get_cell_at((i, 0)))
+            for i in range(app.main.query_one("#tools", DataTable).row_count)
         ]
         assert "[bold red]ALERT[/]" in names and all("\x1b" not in n for n in names)
 
@@ -74,12 +77,12 @@ async def test_a_server_that_fails_to_start_says_why():
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.failure is not None)
         assert "exited with code 3" in app.failure
-        assert "fatal: missing config" in str(app.screen.query_one("#overview", Static).render())
+        assert "fatal: missing config" in str(app.main.query_one("#overview", Static).render())
 
 
 async def _highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
     await pilot.press("right")  # Tools tab
-    table = app.screen.query_one("#tools", DataTable)
+    table = app.main.query_one("#tools", DataTable)
     row = next(i for i in range(table.row_count) if str(table.get_cell_at((i, 0))) == name)
     table.move_cursor(row=row)
     table.focus()
@@ -131,3 +134,66 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
         await pilot.click("#yes")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert app.call_log[-1]["consent"] == "reviewer" and app.call_log[-1]["tool"] == "create_note"
+
+
+async def _call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: str | None = None) -> None:
+    from textual.widgets import TextArea
+
+    from inspector.tui.dialogs import CallScreen, ConfirmScreen
+
+    await _highlight(pilot, app, name)
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, CallScreen))
+    if arguments is not None:
+        app.screen.query_one(TextArea).text = arguments
+        await pilot.pause()
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+    await pilot.click("#yes")
+
+
+async def _share_roots(pilot: Pilot, app: ReviewApp) -> None:
+    """server-everything asks for roots once connected: the reviewer shares the working directory."""
+    from inspector.tui.dialogs import RootsScreen
+
+    await until(pilot, lambda: isinstance(app.screen, RootsScreen))
+    assert json.loads(app.screen.query_one("#editor").text)[0]["uri"].startswith("file://")
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: app.snapshot is not None and not isinstance(app.screen, RootsScreen))
+
+
+@pytest.mark.thirdparty
+async def test_answer_an_elicitation_from_server_everything():
+    from textual.widgets import TextArea
+
+    from inspector.tui.dialogs import ElicitScreen, ResultScreen
+
+    app = ReviewApp(stdio_target(everything_stdio_argv()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _share_roots(pilot, app)
+        await _call_with_consent(pilot, app, "trigger-elicitation-request")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
+        draft = json.loads(app.screen.query_one(TextArea).text)
+        assert isinstance(draft, dict) and draft, "a draft answer generated from requestedSchema"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "accept" in str(app.screen.body).lower()
+
+
+@pytest.mark.thirdparty
+async def test_answer_a_sampling_request_from_server_everything():
+    from textual.widgets import TextArea
+
+    from inspector.tui.dialogs import ResultScreen, SampleScreen
+
+    app = ReviewApp(stdio_target(everything_stdio_argv()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _share_roots(pilot, app)
+        await _call_with_consent(pilot, app, "trigger-sampling-request", '{"prompt": "Say hi", "maxTokens": 20}')
+        await until(pilot, lambda: isinstance(app.screen, SampleScreen))
+        assert "Say hi" in str(app.screen.describe())
+        app.screen.query_one(TextArea).text = '{"text": "hello from the reviewer"}'
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "hello from the reviewer" in str(app.screen.body)

@@ -37,14 +37,24 @@ from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedCont
 from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.checking import CheckPlan, review_session
+from inspector.connection.channel import HandlerError
 from inspector.connection.errors import ConnectionFailed
-from inspector.connection.session import Session, headless_handlers
+from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.review import STATUSES, Review
 from inspector.targets import Target
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
-from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
+from inspector.tui.dialogs import (
+    AnswerScreen,
+    CallScreen,
+    ConfirmScreen,
+    ElicitScreen,
+    ResultScreen,
+    RootsScreen,
+    SampleScreen,
+    result_text,
+)
 from themes import TCSS, THEMES
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
@@ -114,7 +124,6 @@ class ReviewScreen(Screen[None]):
 class ReviewApp(App[None]):
     TITLE = "mcp-review"
     CSS_PATH = TCSS
-    SCREENS = {"review": ReviewScreen}
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks"),
         Binding("c", "call_tool", "Call tool", id="call-tool"),
@@ -141,7 +150,8 @@ class ReviewApp(App[None]):
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = THEMES[0].name
-        self.push_screen("review")
+        self.main = ReviewScreen()
+        self.push_screen(self.main)
         self.connection = self.hold_connection()
 
     async def on_unmount(self) -> None:
@@ -161,7 +171,7 @@ class ReviewApp(App[None]):
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def hold_connection(self) -> None:
         """Own the server connection for its whole life: enter and leave the session in this one task."""
-        session = Session(self.target, era=self.era, handlers=headless_handlers())  # type: ignore[arg-type]
+        session = Session(self.target, era=self.era, handlers=self.handlers())  # type: ignore[arg-type]
         session.wire.subscribe(lambda entry: self.post_message(WireAdded(entry)))
         try:
             async with session:
@@ -171,6 +181,31 @@ class ReviewApp(App[None]):
                     await job(session, snapshot)
         except ConnectionFailed as e:
             self.post_message(ConnectionLost(str(e), e.detail))
+
+    def handlers(self) -> ClientHandlers:
+        """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
+
+        async def elicitation(params: dict[str, Any]) -> dict[str, Any]:
+            answer = await self.ask(ElicitScreen(params))
+            return answer or {"action": "decline"}
+
+        async def sampling(params: dict[str, Any]) -> dict[str, Any]:
+            answer = await self.ask(SampleScreen(params))
+            if answer is None:
+                raise HandlerError(-1, "the reviewer declined the sampling request")
+            return answer
+
+        async def roots() -> list[dict[str, Any]]:
+            answer = await self.ask(RootsScreen({}))
+            return answer["roots"] if answer else []
+
+        return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=roots)
+
+    async def ask(self, screen: AnswerScreen) -> dict[str, Any] | None:
+        """Show a dialog from any task on the app's loop and wait for the reviewer's answer."""
+        answered: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+        self.push_screen(screen, lambda value: answered.done() or answered.set_result(value))
+        return await answered
 
     def submit(self, job: Job) -> None:
         self.jobs.put_nowait(job)
@@ -189,7 +224,7 @@ class ReviewApp(App[None]):
         self.submit(job)
 
     def _highlighted_tool(self) -> Any:
-        table = self.screen.query_one("#tools", DataTable)
+        table = self.main.query_one("#tools", DataTable)
         if self.snapshot is None or not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
@@ -264,12 +299,12 @@ class ReviewApp(App[None]):
         self.notify(f"wrote {path}")
 
     def action_focus_filter(self) -> None:
-        tabs = self.screen.query_one(TabbedContent)
+        tabs = self.main.query_one(TabbedContent)
         target = {"tab-tools": "#tool-filter", "tab-checks": "#check-filter", "tab-wire": "#wire-filter"}.get(
             tabs.active or ""
         )
         if target:
-            self.screen.query_one(target, Input).focus()
+            self.main.query_one(target, Input).focus()
 
     def action_reconnect(self) -> None:
         self.jobs.put_nowait(None)
@@ -280,7 +315,7 @@ class ReviewApp(App[None]):
 
     # ----------------------------------------------------------------------------------- messages
     def _status(self, text: str, failed: bool = False) -> None:
-        status = self.screen.query_one("#status", Static)
+        status = self.main.query_one("#status", Static)
         status.update(Text(text))
         status.set_class(failed, "-failed")
 
@@ -293,7 +328,7 @@ class ReviewApp(App[None]):
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
         )
-        self.screen.query_one("#overview", Static).update(self._overview(snap))
+        self.main.query_one("#overview", Static).update(self._overview(snap))
         self._fill_tools("")
 
     def _overview(self, snap: ServerSnapshot) -> Text:
@@ -318,7 +353,7 @@ class ReviewApp(App[None]):
     def _fill_tools(self, needle: str) -> None:
         if self.snapshot is None:
             return
-        table = self.screen.query_one("#tools", DataTable)
+        table = self.main.query_one("#tools", DataTable)
         table.clear(columns=True)
         for label in ("tool", "total", "descr", "input", "output", "annotations", "status"):
             table.add_column(label, key=label)
@@ -366,7 +401,7 @@ class ReviewApp(App[None]):
         if item.problems:
             detail.append("problems: " + "; ".join(item.problems) + "\n", style="red")
         detail.append(visible(json.dumps(item.get("inputSchema"), indent=2, ensure_ascii=False), 4000))
-        self.screen.query_one("#tool-detail", Static).update(detail)
+        self.main.query_one("#tool-detail", Static).update(detail)
 
     @on(Input.Changed, "#tool-filter")
     def filter_tools(self, event: Input.Changed) -> None:
@@ -378,12 +413,12 @@ class ReviewApp(App[None]):
         counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
         self._status(f"verdict {message.review.verdict} · {counts}")
         self._fill_checks("")
-        self._fill_tools(self.screen.query_one("#tool-filter", Input).value)
+        self._fill_tools(self.main.query_one("#tool-filter", Input).value)
         if self.snapshot:
-            self.screen.query_one("#overview", Static).update(self._overview(self.snapshot))
+            self.main.query_one("#overview", Static).update(self._overview(self.snapshot))
 
     def _fill_checks(self, needle: str) -> None:
-        table = self.screen.query_one("#checks", DataTable)
+        table = self.main.query_one("#checks", DataTable)
         table.clear(columns=True)
         for label in ("status", "rule", "subject", "finding"):
             table.add_column(label, key=label)
@@ -409,10 +444,10 @@ class ReviewApp(App[None]):
     @on(WireAdded)
     def add_wire(self, message: WireAdded) -> None:
         self.wire_entries.append(message.entry)
-        needle = self.screen.query_one("#wire-filter", Input).value
+        needle = self.main.query_one("#wire-filter", Input).value
         if needle and needle.lower() not in self._wire_text(message.entry).lower():
             return
-        table = self.screen.query_one("#wire", DataTable)
+        table = self.main.query_one("#wire", DataTable)
         if not table.columns:
             for label in ("#", "dir", "kind", "method / id", "bytes"):
                 table.add_column(label, key=label)
@@ -433,7 +468,7 @@ class ReviewApp(App[None]):
 
     @on(Input.Changed, "#wire-filter")
     def filter_wire(self, event: Input.Changed) -> None:
-        table = self.screen.query_one("#wire", DataTable)
+        table = self.main.query_one("#wire", DataTable)
         table.clear()
         for entry in self.wire_entries:
             if not event.value or event.value.lower() in self._wire_text(entry).lower():
@@ -445,11 +480,11 @@ class ReviewApp(App[None]):
             return
         entry = self.wire_entries[int(event.row_key.value) - 1]
         body = json.dumps(entry.to_json(), indent=2, ensure_ascii=False)
-        self.screen.query_one("#wire-detail", Static).update(Text(visible(body, 20000)))
+        self.main.query_one("#wire-detail", Static).update(Text(visible(body, 20000)))
 
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:
         self.failure = message.reason
         lines = "\n".join(f"  | {one_line(line, 200)}" for line in message.detail[-5:])
         self._status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
-        self.screen.query_one("#overview", Static).update(Text(f"{message.reason}\n{lines}"))
+        self.main.query_one("#overview", Static).update(Text(f"{message.reason}\n{lines}"))

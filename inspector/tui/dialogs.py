@@ -172,3 +172,160 @@ class ResultScreen(ModalScreen[None]):
     @on(Button.Pressed)
     def close(self) -> None:
         self.dismiss()
+
+
+class AnswerScreen(ModalScreen[dict[str, Any] | None]):
+    """The server asks the client for something: show what, let the reviewer edit an answer, accept or decline.
+
+    Subclasses say what is shown, the answer prefilled (JSON), how to validate it, and how an accepted
+    answer becomes the result sent back. `None` means declined.
+    """
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [
+        Binding("escape", "decline", "Decline", id="decline"),
+        Binding("ctrl+s", "accept", "Accept", id="accept"),
+    ]
+    heading = "The server asks"
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        super().__init__()
+        self.params = params
+
+    def describe(self) -> Text:
+        return Text(visible(json.dumps(self.params, indent=2, ensure_ascii=False), 4000))
+
+    def draft(self) -> Any:
+        return {}
+
+    def problems(self, value: Any) -> list[str]:
+        return []
+
+    def answer(self, value: Any) -> dict[str, Any]:
+        return value  # type: ignore[no-any-return]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(f"{self.heading}  (ctrl+s accept, escape decline)", style="bold"))
+            with VerticalScroll(id="result"):
+                yield Static(self.describe())
+            yield TextArea(json.dumps(self.draft(), indent=2, ensure_ascii=False), language="json", id="editor")
+            yield Static(id="problems")
+            with Horizontal(id="buttons"):
+                yield Button("Decline", id="decline")
+                yield Button("Accept", id="accept", variant="primary")
+
+    def on_mount(self) -> None:
+        self._check()
+
+    def _value(self) -> tuple[Any, list[str]]:
+        try:
+            value = json.loads(self.query_one(TextArea).text or "null")
+        except ValueError as e:
+            return None, [f"not JSON: {e}"]
+        return value, self.problems(value)
+
+    @on(TextArea.Changed)
+    def _check(self) -> None:
+        _, problems = self._value()
+        self.query_one("#problems", Static).update(Text("\n".join(problems)))
+        self.query_one("#accept", Button).disabled = bool(problems)
+
+    def action_accept(self) -> None:
+        value, problems = self._value()
+        if not problems:
+            self.dismiss(self.answer(value))
+
+    def action_decline(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.action_accept() if event.button.id == "accept" else self.action_decline()
+
+
+class ElicitScreen(AnswerScreen):
+    """elicitation/create: a form (edited as JSON, checked against requestedSchema) or a URL, never opened here."""
+
+    heading = "The server asks for input (elicitation)"
+
+    @property
+    def is_url(self) -> bool:
+        return self.params.get("mode") == "url"
+
+    def describe(self) -> Text:
+        out = Text()
+        out.append(visible(str(self.params.get("message", "")), 2000) + "\n\n")
+        if self.is_url:
+            out.append("It asks you to open this URL (mcp-review does not open it):\n", style="bold")
+            out.append(visible(str(self.params.get("url", "")), 2000))
+        else:
+            out.append("requested schema:\n", style="bold")
+            out.append(visible(json.dumps(self.params.get("requestedSchema"), indent=2, ensure_ascii=False), 4000))
+        return out
+
+    def draft(self) -> Any:
+        from checks.util import example_value
+
+        return {} if self.is_url else example_value(self.params.get("requestedSchema") or {"type": "object"})
+
+    def problems(self, value: Any) -> list[str]:
+        return [] if self.is_url else schema_problems(value, self.params.get("requestedSchema"))
+
+    def answer(self, value: Any) -> dict[str, Any]:
+        return {"action": "accept"} if self.is_url else {"action": "accept", "content": value}
+
+
+class SampleScreen(AnswerScreen):
+    """sampling/createMessage: the reviewer writes the model's reply (or declines)."""
+
+    heading = "The server asks for an LLM completion (sampling)"
+
+    def describe(self) -> Text:
+        out = Text()
+        if self.params.get("systemPrompt"):
+            out.append(f"system: {visible(str(self.params['systemPrompt']), 2000)}\n", style="dim")
+        for message in self.params.get("messages") or []:
+            content = message.get("content") if isinstance(message, dict) else None
+            text = content.get("text") if isinstance(content, dict) else json.dumps(content, ensure_ascii=False)
+            out.append(f"{message.get('role', '?') if isinstance(message, dict) else '?'}: ", style="bold")
+            out.append(visible(str(text), 4000) + "\n")
+        out.append(f"maxTokens: {self.params.get('maxTokens')}\n", style="dim")
+        return out
+
+    def draft(self) -> Any:
+        return {"text": "A reply written by the reviewer."}
+
+    def problems(self, value: Any) -> list[str]:
+        ok = isinstance(value, dict) and isinstance(value.get("text"), str)
+        return [] if ok else ['the answer is {"text": "..."}']
+
+    def answer(self, value: Any) -> dict[str, Any]:
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": value["text"]},
+            "model": "mcp-review-reviewer",
+            "stopReason": "endTurn",
+        }
+
+
+class RootsScreen(AnswerScreen):
+    """roots/list: which directories the client exposes (the working directory is offered)."""
+
+    heading = "The server asks which roots (directories) it may use"
+
+    def describe(self) -> Text:
+        return Text("Edit the list of roots to share, or decline to share none.")
+
+    def draft(self) -> Any:
+        from pathlib import Path
+
+        cwd = Path.cwd()
+        return [{"uri": cwd.as_uri(), "name": cwd.name}]
+
+    def problems(self, value: Any) -> list[str]:
+        ok = isinstance(value, list) and all(isinstance(r, dict) and isinstance(r.get("uri"), str) for r in value)
+        return [] if ok else ['the answer is a list of {"uri": "file:///...", "name": "..."}']
+
+    def answer(self, value: Any) -> dict[str, Any]:
+        return {"roots": value}
