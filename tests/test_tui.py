@@ -197,3 +197,36 @@ async def test_answer_a_sampling_request_from_server_everything():
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert "hello from the reviewer" in str(app.screen.body)
+
+
+async def test_hostile_server_at_scale_never_breaks_the_app():
+    """10,000 tools with markup in their names, a 20 MB result, then the server dies mid-call."""
+    from inspector.tui.dialogs import ResultScreen
+
+    app = ReviewApp(stdio_target(fixture_argv("hostile")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None, 60)
+        tools = app.main.query_one("#tools", DataTable)
+        assert tools.row_count == 10002
+        assert all("\x1b" not in str(tools.get_cell_at((i, 0))) for i in range(50))
+        app.main.query_one("#tool-filter").value = "tool_9999_"
+        await pilot.pause()
+        assert tools.row_count == 1
+        app.main.query_one("#tool-filter").value = "huge"
+        await pilot.pause()
+        await _highlight(pilot, app, "huge_result")
+        await pilot.press("c")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
+        body = str(app.screen.body)
+        assert "more characters]" in body and len(body) < 30000, "a 20 MB result is shown capped"
+        await pilot.press("escape")
+        app.main.query_one("#tool-filter").value = "crash"
+        await pilot.pause()
+        await _highlight(pilot, app, "crash_now")
+        await pilot.press("c")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.failure is not None, 30)
+        assert "exited with code 139" in app.failure and "segfault simulated" in app.failure
+        status = str(app.main.query_one("#status", Static).render())
+        assert "reconnect" in status.lower() or "failed" in status.lower()

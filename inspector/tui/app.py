@@ -144,6 +144,7 @@ class ReviewApp(App[None]):
         self.failure: str | None = None
         self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self.wire_entries: list[WireEntry] = []
+        self.tool_tokens: list[dict[str, int]] = []
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
 
     def on_mount(self) -> None:
@@ -179,6 +180,8 @@ class ReviewApp(App[None]):
                 self.post_message(Connected(snapshot))
                 while (job := await self.jobs.get()) is not None:
                     await job(session, snapshot)
+                    if session.failure is not None:  # the server died during the job: say so, offer reconnect
+                        raise session.failure
         except ConnectionFailed as e:
             self.post_message(ConnectionLost(str(e), e.detail))
 
@@ -324,6 +327,7 @@ class ReviewApp(App[None]):
         snap = message.snapshot
         self.snapshot = snap
         self.failure = None
+        self.tool_tokens = [self.counter.breakdown(item.raw) for item in snap.tools]  # once, not per keystroke
         self._status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
@@ -363,7 +367,7 @@ class ReviewApp(App[None]):
             text = f"{item.key} {item.description or ''}".lower()
             if needle and needle.lower() not in text:
                 continue
-            tokens = self.counter.breakdown(item.raw)
+            tokens = self.tool_tokens[item.index]
             rows.append((tokens["total"], item, tokens))
         for total, item, tokens in sorted(rows, key=lambda r: -r[0]):
             status = worst.get(item.key, "")
