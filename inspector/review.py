@@ -168,4 +168,65 @@ class Review:
         }
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+        """Write atomically: a crash mid-write never leaves a half review behind."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_suffix(target.suffix + ".tmp")
+        temporary.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+        temporary.replace(target)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Review:
+        """The inverse of `to_json` (waivers re-applied, so `waived` findings come back as such)."""
+        findings = [
+            Finding(
+                rule=f["rule"],
+                pack=f["pack"],
+                status=f.get("waivedStatus", f["status"]),
+                message=f["message"],
+                subject=f.get("subject"),
+                subject_kind=f.get("subjectKind"),
+                source=f.get("source", ""),
+                mode=f.get("mode", ""),
+                evidence=list(f.get("evidence", [])),
+                note=f.get("note"),
+            )
+            for f in data.get("findings", [])
+        ]
+        review = cls(
+            server=data.get("server", {}),
+            target=data.get("target", {}),
+            revision=data.get("revision"),
+            era=data.get("era"),
+            transport=data.get("transport", ""),
+            findings=findings,
+            waivers=[Waiver(**w) for w in data.get("waivers", [])],
+            attestations=[Attestation(**a) for a in data.get("attestations", [])],
+            coverage=list(data.get("coverage", [])),
+            tools=list(data.get("tools", [])),
+            tokens=dict(data.get("tokens", {})),
+            notes=list(data.get("notes", [])),
+            packs=list(data.get("packs", [])),
+            exchanges={int(k): v for k, v in data.get("exchanges", {}).items()},
+            created=data.get("created", ""),
+        )
+        review.apply_waivers()
+        return review
+
+
+def review_file(target: dict[str, Any], cwd: Path | None = None) -> Path:
+    """Where a server's review is kept: next to its config file, else in ./.mcp-review/, named after the target."""
+    import hashlib
+
+    key = json.dumps({k: target.get(k) for k in ("kind", "command", "args", "url", "name")}, sort_keys=True)
+    label = str(target.get("name") or Path(str(target.get("command") or target.get("url") or "server")).name)
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in label)[:40]
+    folder = Path(target["source"]).parent if target.get("source") else (cwd or Path.cwd())
+    return folder / ".mcp-review" / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.review.json"
+
+
+def load_review(path: Path) -> Review | None:
+    try:
+        return Review.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -24,7 +24,7 @@ async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 
 
 
 async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
-    app = ReviewApp(demo_target(), export_dir=tmp_path)
+    app = ReviewApp(demo_target(), export_dir=tmp_path, state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         tools = app.main.query_one("#tools", DataTable)
@@ -42,8 +42,8 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         assert exported.is_file() and "**Verdict: ❌ FAIL**" in exported.read_text()
 
 
-async def test_filter_tools_and_findings():
-    app = ReviewApp(demo_target())
+async def test_filter_tools_and_findings(tmp_path):
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         app.main.query_one("#tool-filter").value = "delete"
@@ -59,8 +59,8 @@ async def test_filter_tools_and_findings():
         assert app.main.query_one("#checks", DataTable).row_count == fails > 0
 
 
-async def test_hostile_text_is_shown_as_text():
-    app = ReviewApp(stdio_target(fixture_argv("markup")))
+async def test_hostile_text_is_shown_as_text(tmp_path):
+    app = ReviewApp(stdio_target(fixture_argv("markup")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         overview = str(app.main.query_one("#overview", Static).render())
@@ -72,8 +72,8 @@ async def test_hostile_text_is_shown_as_text():
         assert "[bold red]ALERT[/]" in names and all("\x1b" not in n for n in names)
 
 
-async def test_a_server_that_fails_to_start_says_why():
-    app = ReviewApp(stdio_target(fixture_argv("crash")))
+async def test_a_server_that_fails_to_start_says_why(tmp_path):
+    app = ReviewApp(stdio_target(fixture_argv("crash")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.failure is not None)
         assert "exited with code 3" in app.failure
@@ -89,12 +89,12 @@ async def _highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
     await pilot.pause()
 
 
-async def test_call_a_read_only_tool_through_the_editor():
+async def test_call_a_read_only_tool_through_the_editor(tmp_path):
     from textual.widgets import Button, TextArea
 
     from inspector.tui.dialogs import CallScreen, ResultScreen
 
-    app = ReviewApp(demo_target())
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         await _highlight(pilot, app, "search_notes")
@@ -113,10 +113,10 @@ async def test_call_a_read_only_tool_through_the_editor():
         assert app.call_log[-1]["consent"] == "read-only" and app.call_log[-1]["outcome"] == "ok"
 
 
-async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged():
+async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged(tmp_path):
     from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen
 
-    app = ReviewApp(demo_target())
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         await _highlight(pilot, app, "create_note")
@@ -163,12 +163,12 @@ async def _share_roots(pilot: Pilot, app: ReviewApp) -> None:
 
 
 @pytest.mark.thirdparty
-async def test_answer_an_elicitation_from_server_everything():
+async def test_answer_an_elicitation_from_server_everything(tmp_path):
     from textual.widgets import TextArea
 
     from inspector.tui.dialogs import ElicitScreen, ResultScreen
 
-    app = ReviewApp(stdio_target(everything_stdio_argv()))
+    app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await _share_roots(pilot, app)
         await _call_with_consent(pilot, app, "trigger-elicitation-request")
@@ -181,12 +181,12 @@ async def test_answer_an_elicitation_from_server_everything():
 
 
 @pytest.mark.thirdparty
-async def test_answer_a_sampling_request_from_server_everything():
+async def test_answer_a_sampling_request_from_server_everything(tmp_path):
     from textual.widgets import TextArea
 
     from inspector.tui.dialogs import ResultScreen, SampleScreen
 
-    app = ReviewApp(stdio_target(everything_stdio_argv()))
+    app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await _share_roots(pilot, app)
         await _call_with_consent(pilot, app, "trigger-sampling-request", '{"prompt": "Say hi", "maxTokens": 20}')
@@ -199,11 +199,11 @@ async def test_answer_a_sampling_request_from_server_everything():
         assert "hello from the reviewer" in str(app.screen.body)
 
 
-async def test_hostile_server_at_scale_never_breaks_the_app():
+async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
     """10,000 tools with markup in their names, a 20 MB result, then the server dies mid-call."""
     from inspector.tui.dialogs import ResultScreen
 
-    app = ReviewApp(stdio_target(fixture_argv("hostile")))
+    app = ReviewApp(stdio_target(fixture_argv("hostile")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None, 60)
         tools = app.main.query_one("#tools", DataTable)
@@ -230,3 +230,44 @@ async def test_hostile_server_at_scale_never_breaks_the_app():
         assert "exited with code 139" in app.failure and "segfault simulated" in app.failure
         status = str(app.main.query_one("#status", Static).render())
         assert "reconnect" in status.lower() or "failed" in status.lower()
+
+
+async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
+    from textual.widgets import Input
+
+    from inspector.tui.dialogs import DecisionScreen
+
+    async def decide(pilot: Pilot, app: ReviewApp, key: str, rule: str, why: str) -> None:
+        row = next(i for i, f in enumerate(app.shown_findings) if f.rule == rule and f.status in ("fail", "blocking"))
+        app.main.query_one("#checks", DataTable).move_cursor(row=row)
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
+        app.screen.query_one("#who", Input).value = "carol"
+        app.screen.query_one("#why", Input).value = why
+        await pilot.click("#ok")
+        await until(pilot, lambda: not isinstance(app.screen, DecisionScreen))
+
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await pilot.press("r")
+        await until(pilot, lambda: app.review is not None)
+        await pilot.press("right", "right")  # Checklist tab
+        await decide(pilot, app, "w", "review.descriptions-grounded", "known demo defect")
+        await decide(pilot, app, "a", "review.injection-safe", "no shell, SQL or path building in server.py")
+        waived = [f for f in app.review.findings if f.effective == "waived"]
+        assert waived and waived[0].waiver.by == "carol"
+    assert app.review_path.is_file()
+
+    again = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: again.snapshot is not None and again.review is not None)
+        assert [w.reason for w in again.review.waivers] == ["known demo defect"]
+        assert [a.note for a in again.review.attestations] == ["no shell, SQL or path building in server.py"]
+        await pilot.press("r")
+        await until(pilot, lambda: again.review is not None and again.review.created != app.review.created)
+        kept = [
+            f for f in again.review.findings if f.rule == "review.descriptions-grounded" and f.effective == "waived"
+        ]
+        attested = [f for f in again.review.findings if f.rule == "review.injection-safe" and f.status == "pass"]
+        assert kept and attested, "a re-run keeps the reviewer's decisions"

@@ -10,6 +10,8 @@ Bindings (each also in the command palette):
 |---|---|---|
 | r | run-checks | run the checklist (packs review and spec, no tool calls) |
 | c | call-tool | call the highlighted tool (arguments as JSON, validated live; consent for side effects) |
+| w | waive | waive the highlighted fail or blocking finding (reason, who, optional expiry) |
+| a | attest | attest the highlighted manual rule (who, note, pass or fail) |
 | e | export | write the review as markdown next to the working directory |
 | / | filter | focus the filter of the current tab |
 | ctrl+r | reconnect | connect again |
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +44,7 @@ from inspector.connection.channel import HandlerError
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
-from inspector.review import STATUSES, Review
+from inspector.review import STATUSES, Attestation, Finding, Review, Waiver, load_review, review_file
 from inspector.targets import Target
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
@@ -49,6 +52,7 @@ from inspector.tui.dialogs import (
     AnswerScreen,
     CallScreen,
     ConfirmScreen,
+    DecisionScreen,
     ElicitScreen,
     ResultScreen,
     RootsScreen,
@@ -127,13 +131,17 @@ class ReviewApp(App[None]):
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks"),
         Binding("c", "call_tool", "Call tool", id="call-tool"),
+        Binding("w", "waive", "Waive", id="waive"),
+        Binding("a", "attest", "Attest", id="attest"),
         Binding("e", "export", "Export", id="export"),
         Binding("slash", "focus_filter", "Filter", id="filter"),
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
-    def __init__(self, target: Target, *, era: str = "auto", export_dir: Path | None = None) -> None:
+    def __init__(
+        self, target: Target, *, era: str = "auto", export_dir: Path | None = None, state_dir: Path | None = None
+    ) -> None:
         super().__init__()
         self.target = target
         self.era = era
@@ -145,6 +153,8 @@ class ReviewApp(App[None]):
         self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self.wire_entries: list[WireEntry] = []
         self.tool_tokens: list[dict[str, int]] = []
+        self.review_path = review_file(target.public(), state_dir)
+        self.shown_findings: list[Finding] = []
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
 
     def on_mount(self) -> None:
@@ -221,7 +231,13 @@ class ReviewApp(App[None]):
         self._status("running the checklist…")
 
         async def job(session: Session, snapshot: ServerSnapshot) -> None:
-            review = await review_session(session, snapshot, CheckPlan(packs=["review", "spec"]))
+            previous = self.review
+            plan = CheckPlan(
+                packs=["review", "spec"],
+                waivers=previous.waivers if previous else (),
+                attestations=previous.attestations if previous else (),
+            )
+            review = await review_session(session, snapshot, plan)
             self.post_message(ChecksDone(review))
 
         self.submit(job)
@@ -284,10 +300,65 @@ class ReviewApp(App[None]):
     def show_call(self, message: CallDone) -> None:
         record = message.record
         self.call_log.append(record.to_json())
+        self._save()
         tool = self.snapshot.tool(record.tool) if self.snapshot else None
         tokens = self.counter.count_json(record.result) if record.result is not None else None
         self._status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
         self.push_screen(ResultScreen(result_text(record, tool.get("outputSchema") if tool else None, tokens)))
+
+    def _save(self) -> None:
+        """After every change: findings, decisions and the call history survive a crash or a closed terminal."""
+        if self.review is None:
+            return
+        self.review.coverage = [c for c in self.review.coverage if c.get("purpose") != "reviewer"] + self.call_log
+        self.review.save(self.review_path)
+
+    def _highlighted_finding(self) -> Finding | None:
+        table = self.main.query_one("#checks", DataTable)
+        if not table.row_count or table.cursor_row >= len(self.shown_findings):
+            return None
+        return self.shown_findings[table.cursor_row]
+
+    def action_waive(self) -> None:
+        finding = self._highlighted_finding()
+        if finding is None or finding.status not in ("fail", "blocking"):
+            self.notify("highlight a fail or blocking finding in the Checklist tab", severity="warning")
+            return
+
+        def decided(values: dict[str, str] | None) -> None:
+            if values and self.review is not None:
+                waiver = Waiver(
+                    finding.rule, values["why"], values["who"], finding.subject, values["expires"] or None, "tui"
+                )
+                self.review.waivers.append(waiver)
+                self.review.apply_waivers()
+                self._decided()
+
+        self.push_screen(DecisionScreen("waive", finding, os.environ.get("USER", "")), decided)
+
+    def action_attest(self) -> None:
+        finding = self._highlighted_finding()
+        if finding is None or "manual" not in finding.mode:
+            self.notify("highlight a finding of a manual rule in the Checklist tab", severity="warning")
+            return
+
+        def decided(values: dict[str, str] | None) -> None:
+            if values and self.review is not None:
+                status = "fail" if values["status"] == "fail" else "pass"
+                self.review.attestations.append(
+                    Attestation(finding.rule, values["who"], values["why"], status, finding.subject, "tui")
+                )
+                finding.status, finding.message = status, f"attested by {values['who']}: {values['why']}"
+                self.review.apply_waivers()
+                self._decided()
+
+        self.push_screen(DecisionScreen("attest", finding, os.environ.get("USER", "")), decided)
+
+    def _decided(self) -> None:
+        self._save()
+        self._fill_checks(self.main.query_one("#check-filter", Input).value)
+        assert self.review is not None
+        self._status(f"verdict {self.review.verdict} · saved to {self.review_path}")
 
     def action_export(self) -> None:
         from inspector.report import render
@@ -297,7 +368,7 @@ class ReviewApp(App[None]):
             return
         name = "".join(c if c.isalnum() or c in "-_." else "-" for c in self.review.server.get("name") or "server")
         path = self.export_dir / f"mcp-review-{name}.md"
-        self.review.coverage = [c for c in self.review.coverage if c.get("purpose") != "reviewer"] + self.call_log
+        self._save()
         path.write_text(render(self.review, "md"), encoding="utf-8")
         self.notify(f"wrote {path}")
 
@@ -328,6 +399,10 @@ class ReviewApp(App[None]):
         self.snapshot = snap
         self.failure = None
         self.tool_tokens = [self.counter.breakdown(item.raw) for item in snap.tools]  # once, not per keystroke
+        if self.review is None and (saved := load_review(self.review_path)) is not None:
+            self.review = saved  # the same server reviewed before: its findings and decisions come back
+            self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
+            self._fill_checks("")
         self._status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
@@ -414,6 +489,7 @@ class ReviewApp(App[None]):
     @on(ChecksDone)
     def show_review(self, message: ChecksDone) -> None:
         self.review = message.review
+        self._save()
         counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
         self._status(f"verdict {message.review.verdict} · {counts}")
         self._fill_checks("")
@@ -430,10 +506,12 @@ class ReviewApp(App[None]):
         findings = sorted(
             self.review.findings if self.review else [], key=lambda f: (order.get(f.effective, 9), f.rule)
         )
+        self.shown_findings = []
         for f in findings:
             line = f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
             if needle and needle.lower() not in line:
                 continue
+            self.shown_findings.append(f)
             table.add_row(
                 Text(f.effective, style=STATUS_STYLE.get(f.effective, "")),
                 f.rule,

@@ -329,3 +329,60 @@ class RootsScreen(AnswerScreen):
 
     def answer(self, value: Any) -> dict[str, Any]:
         return {"roots": value}
+
+
+class DecisionScreen(ModalScreen[dict[str, str] | None]):
+    """A reviewer's decision on a finding: waive it (reason, who, optional expiry) or attest a manual rule."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-decision")]
+
+    def __init__(self, kind: str, finding: Any, who: str) -> None:
+        super().__init__()
+        self.kind, self.finding, self.who = kind, finding, who
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Input, Select
+
+        subject = self.finding.subject or "the server"
+        with Vertical(id="dialog", classes="-small"):
+            yield Static(Text(f"{self.kind} {self.finding.rule} for {one_line(subject, 60)}", style="bold"))
+            yield Static(Text(one_line(self.finding.message, 300)))
+            yield Input(value=self.who, placeholder="who", id="who")
+            yield Input(placeholder="reason" if self.kind == "waive" else "note: what you checked, and where", id="why")
+            if self.kind == "waive":
+                yield Input(placeholder="expires (YYYY-MM-DD, optional)", id="expires")
+            else:
+                yield Select([("pass: it holds", "pass"), ("fail: it does not", "fail")], value="pass", id="verdict")
+            yield Static(id="problems")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Waive" if self.kind == "waive" else "Attest", id="ok", variant="primary")
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        import datetime as dt
+
+        from textual.widgets import Input, Select
+
+        if event.button.id != "ok":
+            self.dismiss(None)
+            return
+        values = {
+            "who": self.query_one("#who", Input).value.strip(),
+            "why": self.query_one("#why", Input).value.strip(),
+        }
+        problems = [f"{k} is required" for k, v in values.items() if not v]
+        if self.kind == "waive":
+            values["expires"] = self.query_one("#expires", Input).value.strip()
+            if values["expires"]:
+                try:
+                    dt.date.fromisoformat(values["expires"])
+                except ValueError:
+                    problems.append("expires must be a date like 2027-01-31")
+        else:
+            values["status"] = str(self.query_one("#verdict", Select).value)
+        if problems:
+            self.query_one("#problems", Static).update(Text("; ".join(problems)))
+            return
+        self.dismiss(values)
