@@ -561,8 +561,10 @@ class ReviewApp(App[None]):
         if event.row_key.value is None:
             return
         entry = self.wire_entries[int(event.row_key.value) - 1]
-        body = json.dumps(entry.to_json(), indent=2, ensure_ascii=False)
-        self.main.query_one("#wire-detail", Static).update(Text(visible(body, 20000)))
+        payload = entry.message if entry.message is not None else entry.http if entry.http else entry.text
+        body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
+        header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size} bytes · connection {entry.conn}\n"
+        self.main.query_one("#wire-detail", Static).update(Text(header + visible(body, 20000)))
 
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:
