@@ -271,3 +271,29 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         ]
         attested = [f for f in again.review.findings if f.rule == "review.injection-safe" and f.status == "pass"]
         assert kept and attested, "a re-run keeps the reviewer's decisions"
+
+
+async def test_sort_by_column_jump_by_name_and_theme_is_remembered(tmp_path):
+    from textual.widgets import DataTable
+
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await pilot.press("right")
+        table = app.main.query_one("#tools", DataTable)
+        totals = [table.get_cell_at((i, 1)) for i in range(table.row_count)]
+        assert totals == sorted(totals, reverse=True), "cost, highest first"
+        await pilot.click("#tools", offset=(2, 0))  # the "tool" header
+        names = [str(table.get_cell_at((i, 0))) for i in range(table.row_count)]
+        assert names == sorted(names)
+        await pilot.click("#tools", offset=(2, 0))
+        assert [str(table.get_cell_at((i, 0))) for i in range(table.row_count)] == sorted(names, reverse=True)
+        app.jump_to_tool(app.snapshot.tool("delete_note").index)
+        await pilot.pause()
+        assert str(table.get_cell_at((table.cursor_row, 0))) == "delete_note"
+        app.theme = "mcp-review-contrast"
+        await pilot.pause()
+    again = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert again.theme == "mcp-review-contrast"

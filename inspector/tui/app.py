@@ -15,6 +15,7 @@ Bindings (each also in the command palette):
 | e | export | write the review as markdown next to the working directory |
 | / | filter | focus the filter of the current tab |
 | ctrl+r | reconnect | connect again |
+| ? | help | show every key of the focused view |
 | q | quit | quit |
 """
 
@@ -26,6 +27,7 @@ import json
 import os
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.command import Hit, Hits, Provider
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
@@ -59,6 +62,7 @@ from inspector.tui.dialogs import (
     SampleScreen,
     result_text,
 )
+from inspector.tui.settings import load_settings, save_settings
 from themes import TCSS, THEMES
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
@@ -125,8 +129,24 @@ class ReviewScreen(Screen[None]):
         yield Footer()
 
 
+class ToolJump(Provider):
+    """Command palette: jump to a tool by name."""
+
+    async def search(self, query: str) -> Hits:
+        app = self.app
+        if not isinstance(app, ReviewApp) or app.snapshot is None:
+            return
+        matcher = self.matcher(query)
+        for item in app.snapshot.tools.items[:20000]:
+            name = one_line(item.key, 80)
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), partial(app.jump_to_tool, item.index), help="tool")
+
+
 class ReviewApp(App[None]):
     TITLE = "mcp-review"
+    COMMANDS = App.COMMANDS | {ToolJump}
     CSS_PATH = TCSS
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks"),
@@ -136,6 +156,7 @@ class ReviewApp(App[None]):
         Binding("e", "export", "Export", id="export"),
         Binding("slash", "focus_filter", "Filter", id="filter"),
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect"),
+        Binding("question_mark", "show_help_panel", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
@@ -155,12 +176,17 @@ class ReviewApp(App[None]):
         self.tool_tokens: list[dict[str, int]] = []
         self.review_path = review_file(target.public(), state_dir)
         self.shown_findings: list[Finding] = []
+        self.tool_sort: tuple[str, bool] = ("total", True)
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
 
     def on_mount(self) -> None:
         for theme in THEMES:
             self.register_theme(theme)
-        self.theme = THEMES[0].name
+        remembered = load_settings().get("theme")
+        self.theme = (
+            remembered if isinstance(remembered, str) and remembered in self.available_themes else THEMES[0].name
+        )
+        self.theme_changed_signal.subscribe(self, lambda theme: save_settings({"theme": theme.name}))
         self.main = ReviewScreen()
         self.push_screen(self.main)
         self.connection = self.hold_connection()
@@ -241,6 +267,29 @@ class ReviewApp(App[None]):
             self.post_message(ChecksDone(review))
 
         self.submit(job)
+
+    def jump_to_tool(self, index: int) -> None:
+        self.main.query_one(TabbedContent).active = "tab-tools"
+        self.main.query_one("#tool-filter", Input).value = ""
+        self._fill_tools("")
+        table = self.main.query_one("#tools", DataTable)
+        table.move_cursor(row=table.get_row_index(str(index)))
+        table.focus()
+
+    @on(DataTable.HeaderSelected, "#tools")
+    def sort_tools(self, event: DataTable.HeaderSelected) -> None:
+        """Sort by the clicked column; clicking it again reverses. Numbers sort high first."""
+        column = str(event.column_key.value)
+        reverse = not self.tool_sort[1] if self.tool_sort[0] == column else column not in ("tool", "status")
+        self.tool_sort = (column, reverse)
+        rank = {s: i for i, s in enumerate(STATUSES)}
+
+        def key(value: Any) -> Any:
+            if column == "status":
+                return rank.get(str(value), len(rank))
+            return value.plain.lower() if isinstance(value, Text) else value
+
+        event.data_table.sort(event.column_key, key=key, reverse=reverse)
 
     def _highlighted_tool(self) -> Any:
         table = self.main.query_one("#tools", DataTable)

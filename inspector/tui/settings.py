@@ -1,0 +1,32 @@
+"""The app's own settings (the theme): $MCP_REVIEW_CONFIG_DIR/settings.json, else ~/.config/mcp-review/settings.json."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def settings_path() -> Path:
+    override = os.environ.get("MCP_REVIEW_CONFIG_DIR")
+    if override:
+        return Path(override) / "settings.json"
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "mcp-review" / "settings.json"
+
+
+def load_settings() -> dict[str, Any]:
+    try:
+        data = json.loads(settings_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def save_settings(changes: dict[str, Any]) -> None:
+    path = settings_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**load_settings(), **changes}, indent=2), encoding="utf-8")
+    except OSError:
+        return  # a read-only home must not break the app; the setting is simply not remembered
