@@ -297,3 +297,42 @@ async def test_sort_by_column_jump_by_name_and_theme_is_remembered(tmp_path):
     async with again.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert again.theme == "mcp-review-contrast"
+
+
+async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
+    from textual.widgets import TextArea
+
+    from inspector.tui.dialogs import FillScreen, ResultScreen
+
+    app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await pilot.press("right", "right")
+        table = app.main.query_one("#primitives", DataTable)
+        kinds = [table.get_cell_at((i, 0)) for i in range(table.row_count)]
+        assert kinds == ["resource", "resource", "template", "prompt"]
+
+        async def open_row(row: int) -> None:
+            table.move_cursor(row=row)
+            table.focus()
+            await pilot.press("o")
+
+        await open_row(0)
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "n1" in str(app.screen.body)
+        await pilot.press("escape")
+        await open_row(2)
+        await until(pilot, lambda: isinstance(app.screen, FillScreen))
+        app.screen.query_one(TextArea).text = '{"note_id": "n2"}'
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "Review the MCP server" in str(app.screen.body)
+        await pilot.press("escape")
+        await open_row(3)
+        await until(pilot, lambda: isinstance(app.screen, FillScreen))
+        app.screen.query_one(TextArea).text = '{"topic": "groceries"}'
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "Summarize my notes about groceries." in str(app.screen.body)

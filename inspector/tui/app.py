@@ -10,6 +10,7 @@ Bindings (each also in the command palette):
 |---|---|---|
 | r | run-checks | run the checklist (packs review and spec, no tool calls) |
 | c | call-tool | call the highlighted tool (arguments as JSON, validated live; consent for side effects) |
+| o | open-primitive | read the highlighted resource, fill a template, or get a prompt with arguments |
 | w | waive | waive the highlighted fail or blocking finding (reason, who, optional expiry) |
 | a | attest | attest the highlighted manual rule (who, note, pass or fail) |
 | e | export | write the review as markdown next to the working directory |
@@ -25,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -57,9 +59,12 @@ from inspector.tui.dialogs import (
     ConfirmScreen,
     DecisionScreen,
     ElicitScreen,
+    FillScreen,
     ResultScreen,
     RootsScreen,
     SampleScreen,
+    prompt_text,
+    resource_text,
     result_text,
 )
 from inspector.tui.settings import load_settings, save_settings
@@ -96,6 +101,18 @@ class CallDone(Message):
     record: CallRecord
 
 
+@dataclass
+class Show(Message):
+    body: Text
+
+
+def expand_template(template: str, values: dict[str, str]) -> str:
+    """RFC 6570 level 1: {name} becomes the percent-encoded value (enough for reading a resource by hand)."""
+    from urllib.parse import quote
+
+    return re.sub(r"\{[+#./;?&]?([A-Za-z0-9_]+)\}", lambda m: quote(values.get(m.group(1), ""), safe=""), template)
+
+
 def badges(tool: Any) -> Text:
     """Annotation badges: bright when the server set the hint, dim when it is the spec default."""
     out = Text()
@@ -117,6 +134,8 @@ class ReviewScreen(Screen[None]):
                 yield Input(placeholder="filter tools by name or description", id="tool-filter")
                 yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
                 yield Static(id="tool-detail")
+            with TabPane("Resources & prompts", id="tab-primitives"):
+                yield DataTable(id="primitives", cursor_type="row", zebra_stripes=True)
             with TabPane("Checklist", id="tab-checks"):
                 yield Input(
                     placeholder="filter findings: a status (fail, blocking, warn) or any text", id="check-filter"
@@ -151,6 +170,7 @@ class ReviewApp(App[None]):
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks"),
         Binding("c", "call_tool", "Call tool", id="call-tool"),
+        Binding("o", "open_primitive", "Read / get", id="open-primitive"),
         Binding("w", "waive", "Waive", id="waive"),
         Binding("a", "attest", "Attest", id="attest"),
         Binding("e", "export", "Export", id="export"),
@@ -458,6 +478,68 @@ class ReviewApp(App[None]):
         )
         self.main.query_one("#overview", Static).update(self._overview(snap))
         self._fill_tools("")
+        self._fill_primitives()
+
+    def _fill_primitives(self) -> None:
+        assert self.snapshot is not None
+        table = self.main.query_one("#primitives", DataTable)
+        table.clear(columns=True)
+        for label in ("kind", "name / uri", "description", "tokens"):
+            table.add_column(label, key=label)
+        for listing in (self.snapshot.resources, self.snapshot.templates, self.snapshot.prompts):
+            for item in listing:
+                table.add_row(
+                    item.kind,
+                    Text(one_line(item.key, 60)),
+                    Text(one_line(item.description or "", 60)),
+                    self.counter.count_json(item.raw),
+                    key=f"{item.kind}:{item.index}",
+                )
+
+    def action_open_primitive(self) -> None:
+        table = self.main.query_one("#primitives", DataTable)
+        if self.snapshot is None or not table.row_count:
+            return
+        key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        kind, index = key.split(":")
+        item = self.snapshot.lists[kind].items[int(index)]  # type: ignore[index]
+        if kind == "resource":
+            self._read(item.key)
+        elif kind == "template":
+            names = re.findall(r"\{[+#./;?&]?([A-Za-z0-9_]+)", item.key)
+            self.push_screen(
+                FillScreen(f"Fill {item.key}", item.raw, dict.fromkeys(names, ""), names),
+                lambda values: values is not None and self._read(expand_template(item.key, values)),
+            )
+        else:
+            arguments = [
+                a for a in item.get("arguments") or [] if isinstance(a, dict) and isinstance(a.get("name"), str)
+            ]
+            required = [a["name"] for a in arguments if a.get("required")]
+            self.push_screen(
+                FillScreen(f"Get prompt {item.key}", item.raw, {a["name"]: "" for a in arguments}, required),
+                lambda values: values is not None and self._get_prompt(item.key, values),
+            )
+
+    def _read(self, uri: str) -> None:
+        async def job(session: Session, _snapshot: ServerSnapshot) -> None:
+            reply = await session.complete("resources/read", {"uri": uri})
+            body = resource_text(uri, reply.result) if reply.error is None else Text(visible(json.dumps(reply.error)))
+            self.post_message(Show(body))
+
+        self.submit(job)
+
+    def _get_prompt(self, name: str, arguments: dict[str, Any]) -> None:
+        async def job(session: Session, _snapshot: ServerSnapshot) -> None:
+            reply = await session.complete("prompts/get", {"name": name, "arguments": arguments})
+            body = prompt_text(name, reply.result) if reply.error is None else Text(visible(json.dumps(reply.error)))
+            self.post_message(Show(body))
+
+        self.submit(job)
+
+    @on(Show)
+    def show_text(self, message: Show) -> None:
+        self.push_screen(ResultScreen(message.body))
 
     def _overview(self, snap: ServerSnapshot) -> Text:
         total = self.counter.tools_total(snap.tools.raw)
