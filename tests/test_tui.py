@@ -148,8 +148,9 @@ async def _call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments:
         app.screen.query_one(TextArea).text = arguments
         await pilot.pause()
     await pilot.press("ctrl+s")
-    await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-    await pilot.click("#yes")
+    await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) or app.running_call is not None)
+    if isinstance(app.screen, ConfirmScreen):  # only tools that may have side effects ask
+        await pilot.click("#yes")
 
 
 async def _share_roots(pilot: Pilot, app: ReviewApp) -> None:
@@ -336,3 +337,22 @@ async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert "Summarize my notes about groceries." in str(app.screen.body)
+
+
+@pytest.mark.thirdparty
+async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
+    from inspector.tui.dialogs import ResultScreen
+
+    app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _share_roots(pilot, app)
+        await _call_with_consent(pilot, app, "trigger-long-running-operation", '{"duration": 30, "steps": 30}')
+        await until(pilot, lambda: "progress" in app.call_progress, 20)
+        status = str(app.main.query_one("#status", Static).render())
+        assert "calling trigger-long-running-operation" in status and " s · progress " in status
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), 20)
+        assert "cancelled by the reviewer" in str(app.screen.body)
+        assert app.call_log[-1]["outcome"].startswith("failed: cancelled")
+        sent = [e.message for e in app.wire_entries if e.method == "notifications/cancelled"]
+        assert sent and "cancelled by the reviewer" in sent[0]["params"]["reason"]

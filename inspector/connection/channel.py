@@ -70,7 +70,7 @@ class RpcChannel:
         self.failure: ConnectionFailed | None = None
         self.on_request: RequestHandler | None = None
         self.on_notification: NotificationHandler | None = None
-        self.on_timeout: Callable[[Any, str], Awaitable[None]] | None = None
+        self.on_abandon: Callable[[Any, str, str], Awaitable[None]] | None = None  # timed out or cancelled
         self.unmatched: list[tuple[Any, Delivery]] = []  # responses nobody asked for (probes read these)
 
     @property
@@ -113,15 +113,24 @@ class RpcChannel:
         try:
             reply = await asyncio.wait_for(asyncio.shield(fut), timeout)
         except TimeoutError:
-            sender.cancel()
-            fut.cancel()
-            if self.on_timeout and not self.failure:
-                with contextlib.suppress(ConnectionFailed):
-                    await self.on_timeout(rid, method)
+            await self._abandon(sender, fut, rid, method, f"no answer to {method} in time")
             raise RequestTimeout(method, timeout) from None
+        except asyncio.CancelledError:
+            await self._abandon(sender, fut, rid, method, "cancelled by the reviewer")
+            raise
         finally:
             self._pending.pop(rid, None)
         return Reply(reply.message, reply.delivery, time.monotonic() - started)
+
+    async def _abandon(
+        self, sender: asyncio.Task[Any], fut: asyncio.Future[Reply], rid: Any, method: str, reason: str
+    ) -> None:
+        """Stop waiting for a request, and tell the server (notifications/cancelled) where the protocol allows."""
+        sender.cancel()
+        fut.cancel()
+        if self.on_abandon and not self.failure:
+            with contextlib.suppress(ConnectionFailed, OSError):
+                await self.on_abandon(rid, method, reason)
 
     @staticmethod
     def _send_done(task: asyncio.Task[None], fut: asyncio.Future[Reply]) -> None:

@@ -178,7 +178,7 @@ class Session:
         channel = RpcChannel(make_transport(self.target, self.wire))
         channel.on_request = self._on_request
         channel.on_notification = self._on_notification
-        channel.on_timeout = self._on_timeout
+        channel.on_abandon = self._on_abandon
         self.channel = channel
         await channel.start()
         return channel
@@ -398,8 +398,8 @@ class Session:
         for listener in self.notification_listeners:
             listener(msg, delivery)
 
-    async def _on_timeout(self, rpc_id: Any, method: str) -> None:
+    async def _on_abandon(self, rpc_id: Any, method: str, reason: str) -> None:
         assert self.channel
         if self.era == "legacy" or self.channel.transport.kind == "stdio":
-            params = {"requestId": rpc_id, "reason": f"mcp-review: no answer to {method} in time"}
+            params = {"requestId": rpc_id, "reason": f"mcp-review: {reason}"}
             await self.channel.notify("notifications/cancelled", params)

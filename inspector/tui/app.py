@@ -10,6 +10,7 @@ Bindings (each also in the command palette):
 |---|---|---|
 | r | run-checks | run the checklist (packs review and spec, no tool calls) |
 | c | call-tool | call the highlighted tool (arguments as JSON, validated live; consent for side effects) |
+| x | cancel-call | cancel the running tool call (the server gets notifications/cancelled) |
 | o | open-primitive | read the highlighted resource, fill a template, or get a prompt with arguments |
 | w | waive | waive the highlighted fail or blocking finding (reason, who, optional expiry) |
 | a | attest | attest the highlighted manual rule (who, note, pass or fail) |
@@ -27,6 +28,7 @@ import contextlib
 import json
 import os
 import re
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -40,6 +42,7 @@ from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
@@ -171,6 +174,7 @@ class ReviewApp(App[None]):
         Binding("r", "run_checks", "Run checks", id="run-checks"),
         Binding("c", "call_tool", "Call tool", id="call-tool"),
         Binding("o", "open_primitive", "Read / get", id="open-primitive"),
+        Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False),
         Binding("w", "waive", "Waive", id="waive"),
         Binding("a", "attest", "Attest", id="attest"),
         Binding("e", "export", "Export", id="export"),
@@ -197,6 +201,10 @@ class ReviewApp(App[None]):
         self.review_path = review_file(target.public(), state_dir)
         self.shown_findings: list[Finding] = []
         self.tool_sort: tuple[str, bool] = ("total", True)
+        self.running_call: asyncio.Future[CallRecord] | None = None
+        self.call_ticker: Timer | None = None
+        self.call_started = 0.0
+        self.call_progress = ""
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
 
     def on_mount(self) -> None:
@@ -357,16 +365,45 @@ class ReviewApp(App[None]):
         self.push_screen(ConfirmScreen("Consent needed", message), decided)
 
     def _call(self, tool: Any, arguments: dict[str, Any], consent: Consent) -> None:
-        self._status(f"calling {one_line(tool.name or '', 60)}…")
+        name = tool.name or ""
+        self.call_started = time.monotonic()
+        self.call_progress = ""
+        self._call_status(name)
+        self.call_ticker = self.set_interval(0.5, lambda: self._call_status(name))
+
+        def progress(params: dict[str, Any]) -> None:
+            total = f"/{params['total']}" if params.get("total") is not None else ""
+            message = f" {one_line(str(params['message']), 60)}" if params.get("message") else ""
+            self.call_progress = f" · progress {params.get('progress')}{total}{message}"
+            self._call_status(name)
 
         async def job(session: Session, _snapshot: ServerSnapshot) -> None:
-            record = await call_tool(session, tool.name or "", arguments, consent=consent)
+            task = asyncio.ensure_future(call_tool(session, name, arguments, consent=consent, on_progress=progress))
+            self.running_call = task
+            try:
+                record = await task
+            except asyncio.CancelledError:  # the reviewer's cancel key; the server was told
+                record = CallRecord(name, arguments, consent, failure="cancelled by the reviewer")
+                record.latency_ms = (time.monotonic() - self.call_started) * 1000
+            finally:
+                self.running_call = None
             self.post_message(CallDone(record))
 
         self.submit(job)
 
+    def _call_status(self, name: str) -> None:
+        elapsed = time.monotonic() - self.call_started
+        self._status(f"calling {one_line(name, 60)} · {elapsed:.1f} s{self.call_progress} · x to cancel")
+
+    def action_cancel_call(self) -> None:
+        if self.running_call is not None:
+            self.running_call.cancel()
+
     @on(CallDone)
     def show_call(self, message: CallDone) -> None:
+        if self.call_ticker is not None:
+            self.call_ticker.stop()
+            self.call_ticker = None
         record = message.record
         self.call_log.append(record.to_json())
         self._save()
