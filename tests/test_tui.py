@@ -78,6 +78,9 @@ async def test_a_server_that_fails_to_start_says_why(tmp_path):
         await until(pilot, lambda: app.failure is not None)
         assert "exited with code 3" in app.failure
         assert "fatal: missing config" in str(app.main.query_one("#overview", Static).render())
+        logs = app.main.query_one("#logs", DataTable)
+        lines = [str(logs.get_cell_at((i, 3))) for i in range(logs.row_count)]
+        assert "fatal: missing config file /etc/crash-server.toml" in lines, "stderr has its own pane"
 
 
 async def _highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:

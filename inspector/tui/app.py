@@ -148,6 +148,8 @@ class ReviewScreen(Screen[None]):
                 yield Input(placeholder="filter the wire log", id="wire-filter")
                 yield DataTable(id="wire", cursor_type="row")
                 yield Static(id="wire-detail")
+            with TabPane("Stderr & logs", id="tab-logs"):
+                yield DataTable(id="logs", cursor_type="row")
         yield Footer()
 
 
@@ -694,6 +696,7 @@ class ReviewApp(App[None]):
     @on(WireAdded)
     def add_wire(self, message: WireAdded) -> None:
         self.wire_entries.append(message.entry)
+        self._add_log(message.entry)
         needle = self.main.query_one("#wire-filter", Input).value
         if needle and needle.lower() not in self._wire_text(message.entry).lower():
             return
@@ -702,6 +705,23 @@ class ReviewApp(App[None]):
             for label in ("#", "dir", "kind", "method / id", "bytes"):
                 table.add_column(label, key=label)
         self._wire_row(table, message.entry)
+
+    def _add_log(self, entry: WireEntry) -> None:
+        """The server's stderr lines and its notifications/message logs, apart from the protocol traffic."""
+        params = entry.message.get("params") if isinstance(entry.message, dict) else None
+        if entry.direction == "stderr":
+            source, level, text = "stderr", "", entry.text or ""
+        elif entry.method == "notifications/message" and isinstance(params, dict):
+            data = params.get("data")
+            source, level = f"log {params.get('logger') or ''}".strip(), str(params.get("level", ""))
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        else:
+            return
+        table = self.main.query_one("#logs", DataTable)
+        if not table.columns:
+            for label in ("#", "source", "level", "text"):
+                table.add_column(label, key=label)
+        table.add_row(entry.seq, source, level, Text(one_line(text, 300)))
 
     @staticmethod
     def _wire_text(entry: WireEntry) -> str:
