@@ -359,3 +359,37 @@ async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
         assert app.call_log[-1]["outcome"].startswith("failed: cancelled")
         sent = [e.message for e in app.wire_entries if e.method == "notifications/cancelled"]
         assert sent and "cancelled by the reviewer" in sent[0]["params"]["reason"]
+
+
+async def test_connect_to_another_server_retry_after_a_failure_and_recent_targets(tmp_path):
+    import shlex
+
+    from textual.widgets import Input
+
+    from inspector.tui.dialogs import ConnectScreen
+    from inspector.tui.settings import load_settings
+
+    good = " ".join(shlex.quote(p) for p in fixture_argv("good"))
+    crash = " ".join(shlex.quote(p) for p in fixture_argv("crash"))
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+
+        async def connect(what: str) -> None:
+            await pilot.press("ctrl+o")
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            app.screen.query_one("#what", Input).value = what
+            await pilot.click("#connect")
+
+        await connect(crash)
+        await until(pilot, lambda: app.failure is not None)
+        assert "exited with code 3" in app.failure
+        await connect(good)
+        await until(pilot, lambda: app.snapshot is not None and app.snapshot.server_name == "good-server")
+        assert app.failure is None and app.main.query_one("#tools", DataTable).row_count == 4
+        recent = [r["what"] for r in load_settings()["recent"]]
+        assert recent[:2] == [good, crash]
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+        assert app.screen.query_one("#what", Input).value == good, "the current target is prefilled to edit"
+        await pilot.press("escape")

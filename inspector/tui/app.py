@@ -17,6 +17,7 @@ Bindings (each also in the command palette):
 | e | export | write the review as markdown next to the working directory |
 | / | filter | focus the filter of the current tab |
 | ctrl+r | reconnect | connect again |
+| ctrl+o | connect | pick a server from config files or recent ones, or type a command or URL |
 | ? | help | show every key of the focused view |
 | q | quit | quit |
 """
@@ -28,6 +29,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -48,18 +50,20 @@ from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedCont
 from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.checking import CheckPlan, review_session
+from inspector.configs import ConfigError
 from inspector.connection.channel import HandlerError
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.review import STATUSES, Attestation, Finding, Review, Waiver, load_review, review_file
-from inspector.targets import Target
+from inspector.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
 from inspector.tui.dialogs import (
     AnswerScreen,
     CallScreen,
     ConfirmScreen,
+    ConnectScreen,
     DecisionScreen,
     ElicitScreen,
     FillScreen,
@@ -107,6 +111,24 @@ class CallDone(Message):
 @dataclass
 class Show(Message):
     body: Text
+
+
+def target_from_form(values: dict[str, str]) -> Target:
+    """What the connect dialog gave: a config entry, a URL (headers, bearer) or a command line."""
+    if values.get("config"):
+        from inspector.configs import find_server
+
+        return find_server(values["config"], values.get("name"))
+    what = values.get("what", "").strip()
+    if what.startswith(("http://", "https://")):
+        headers = {}
+        for pair in filter(None, (p.strip() for p in values.get("headers", "").split(";"))):
+            key, found, value = pair.partition(":")
+            if not found:
+                raise ValueError(f"a header must look like K: V, got {pair!r}")
+            headers[key.strip()] = value.strip()
+        return http_target(what, headers=headers, bearer=values.get("bearer") or None)
+    return stdio_target(shlex.split(what))
 
 
 def expand_template(template: str, values: dict[str, str]) -> str:
@@ -182,6 +204,7 @@ class ReviewApp(App[None]):
         Binding("e", "export", "Export", id="export"),
         Binding("slash", "focus_filter", "Filter", id="filter"),
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect"),
+        Binding("ctrl+o", "connect", "Connect", id="connect"),
         Binding("question_mark", "show_help_panel", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
@@ -200,6 +223,7 @@ class ReviewApp(App[None]):
         self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self.wire_entries: list[WireEntry] = []
         self.tool_tokens: list[dict[str, int]] = []
+        self.state_dir = state_dir
         self.review_path = review_file(target.public(), state_dir)
         self.shown_findings: list[Finding] = []
         self.tool_sort: tuple[str, bool] = ("total", True)
@@ -233,6 +257,7 @@ class ReviewApp(App[None]):
         yield SystemCommand("Call tool", "Call the highlighted tool", self.action_call_tool)
         yield SystemCommand("Export review", "Write the review as markdown", self.action_export)
         yield SystemCommand("Reconnect", "Connect to the server again", self.action_reconnect)
+        yield SystemCommand("Connect…", "Another server: from config files, recent, or typed", self.action_connect)
 
     # ------------------------------------------------------------------------------ the connection
     @work(exclusive=True, group="connection", exit_on_error=False)
@@ -487,6 +512,48 @@ class ReviewApp(App[None]):
         )
         if target:
             self.main.query_one(target, Input).focus()
+
+    def action_connect(self) -> None:
+        from inspector.configs import discover
+
+        choices: list[tuple[str, str, dict[str, str]]] = [
+            (r.get("what", ""), "recent", {"what": r.get("what", ""), "headers": r.get("headers", ""), "bearer": ""})
+            for r in load_settings().get("recent", [])
+            if isinstance(r, dict)
+        ]
+        choices += [
+            (found.name, f"{found.client}: {found.source}", {"config": found.source, "name": found.name})
+            for found in discover()
+            if found.target is not None
+        ]
+        current = self.target.url or " ".join(shlex.quote(p) for p in (self.target.command or "", *self.target.args))
+        self.push_screen(ConnectScreen(choices, current), self._connect_to)
+
+    def _connect_to(self, values: dict[str, str] | None) -> None:
+        if not values:
+            return
+        try:
+            target = target_from_form(values)
+        except (ValueError, ConfigError) as e:
+            self.notify(str(e), severity="error")
+            return
+        if "what" in values and not secret_arg_positions(shlex.split(values["what"])):  # never remember a secret
+            headers = "; ".join(
+                p for p in values.get("headers", "").split(";") if not is_secret_header(p.split(":")[0])
+            )
+            recent = [
+                r for r in load_settings().get("recent", []) if isinstance(r, dict) and r.get("what") != values["what"]
+            ]
+            save_settings({"recent": [{"what": values["what"], "headers": headers.strip()}, *recent][:10]})
+        self.target = target
+        self.review = None
+        self.review_path = review_file(target.public(), self.state_dir)
+        self.wire_entries.clear()
+        self.call_log = []
+        self.main.query_one("#wire", DataTable).clear()
+        self.main.query_one("#logs", DataTable).clear()
+        self._fill_checks("")
+        self.action_reconnect()
 
     def action_reconnect(self) -> None:
         self.jobs.put_nowait(None)
