@@ -393,3 +393,20 @@ async def test_connect_to_another_server_retry_after_a_failure_and_recent_target
         await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
         assert app.screen.query_one("#what", Input).value == good, "the current target is prefilled to edit"
         await pilot.press("escape")
+
+
+async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_findings(tmp_path):
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await pilot.press("r")
+        await until(pilot, lambda: app.review is not None)
+        row = next(i for i, f in enumerate(app.shown_findings) if f.rule == "review.descriptions-grounded")
+        checks = app.main.query_one("#checks", DataTable)
+        checks.move_cursor(row=row)
+        await pilot.pause()
+        detail = str(app.main.query_one("#check-detail", Static).render())
+        assert "review.descriptions-grounded" in detail and "recv response" in detail and "IMPORTANT" in detail
+        await _highlight(pilot, app, "export_notes")
+        tool_detail = str(app.main.query_one("#tool-detail", Static).render())
+        assert "fail review.descriptions-grounded" in tool_detail and "tokens (cl100k_base): total" in tool_detail

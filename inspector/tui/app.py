@@ -166,6 +166,7 @@ class ReviewScreen(Screen[None]):
                     placeholder="filter findings: a status (fail, blocking, warn) or any text", id="check-filter"
                 )
                 yield DataTable(id="checks", cursor_type="row", zebra_stripes=True)
+                yield Static(id="check-detail")
             with TabPane("Wire", id="tab-wire"):
                 yield Input(placeholder="filter the wire log", id="wire-filter")
                 yield DataTable(id="wire", cursor_type="row")
@@ -716,7 +717,17 @@ class ReviewApp(App[None]):
         detail.append(visible(item.description or "(no description)", 2000) + "\n")
         if item.problems:
             detail.append("problems: " + "; ".join(item.problems) + "\n", style="red")
-        detail.append(visible(json.dumps(item.get("inputSchema"), indent=2, ensure_ascii=False), 4000))
+        tokens = self.tool_tokens[item.index]
+        detail.append(f"tokens ({self.counter.encoding}): " + ", ".join(f"{k} {v}" for k, v in tokens.items()) + "\n")
+        for f in self.review.findings if self.review else []:
+            if f.subject == item.key and f.effective not in ("pass", "n/a"):
+                detail.append(
+                    f"{f.effective} {f.rule}: {one_line(f.message, 200)}\n", style=STATUS_STYLE.get(f.effective, "")
+                )
+        for key in ("inputSchema", "outputSchema", "annotations"):
+            if key in (item.raw if isinstance(item.raw, dict) else {}):
+                detail.append(f"{key}:\n", style="bold")
+                detail.append(visible(json.dumps(item.get(key), indent=2, ensure_ascii=False), 4000) + "\n")
         self.main.query_one("#tool-detail", Static).update(detail)
 
     @on(Input.Changed, "#tool-filter")
@@ -755,6 +766,27 @@ class ReviewApp(App[None]):
                 Text(one_line(f.subject or "server", 40)),
                 Text(one_line(f.message, 200)),
             )
+
+    @on(DataTable.RowHighlighted, "#checks")
+    def show_finding(self, event: DataTable.RowHighlighted) -> None:
+        """The finding in full, with the wire exchange that proves it."""
+        if event.cursor_row >= len(self.shown_findings) or self.review is None:
+            return
+        f = self.shown_findings[event.cursor_row]
+        detail = Text()
+        detail.append(f"{f.effective} {f.rule} · {one_line(f.subject or 'server', 80)} · {f.mode}\n", style="bold")
+        detail.append(visible(f.message, 4000) + "\n")
+        detail.append(f"source: {f.source}\n", style="dim")
+        if f.waiver:
+            detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style="yellow")
+        by_seq = {e.seq: e for e in self.wire_entries}
+        for seq in f.evidence[:3]:
+            entry = by_seq.get(seq)
+            if entry is not None:
+                payload = entry.message if entry.message is not None else entry.http or entry.text
+                detail.append(f"#{seq} {entry.direction} {entry.kind}: ", style="cyan")
+                detail.append(visible(json.dumps(payload, ensure_ascii=False), 1500) + "\n")
+        self.main.query_one("#check-detail", Static).update(detail)
 
     @on(Input.Changed, "#check-filter")
     def filter_checks(self, event: Input.Changed) -> None:
