@@ -410,3 +410,35 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
         await _highlight(pilot, app, "export_notes")
         tool_detail = str(app.main.query_one("#tool-detail", Static).render())
         assert "fail review.descriptions-grounded" in tool_detail and "tokens (cl100k_base): total" in tool_detail
+
+
+async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path):
+    from textual.widgets import Input, Select
+
+    from inspector.tui.dialogs import ConfirmScreen, RunScreen
+
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        app.screen.query_one("#packs", Input).value = "review registry"
+        app.screen.query_one("#calls", Select).value = "all"
+        await pilot.click("#run")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.click("#yes")
+        await until(pilot, lambda: app.review is not None)
+        assert app.review.packs == ["registry", "review"] and app.check_calls == "all"
+        assert {c["consent"] for c in app.review.coverage} == {"read-only", "reviewer"}, "calls were made, with consent"
+        before = len(app.review.findings)
+        await pilot.press("right", "right", "right")
+        row = next(i for i, f in enumerate(app.shown_findings) if f.rule == "registry.list-budget")
+        app.main.query_one("#checks", DataTable).move_cursor(row=row)
+        app.main.query_one("#checks", DataTable).focus()
+        created = app.review.created
+        await pilot.press("u")
+        await until(
+            pilot,
+            lambda: app.review is not None and "running" not in str(app.main.query_one("#status", Static).render()),
+        )
+        assert len(app.review.findings) == before and app.review.created == created, "one rule merged in place"

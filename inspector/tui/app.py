@@ -8,7 +8,9 @@ Bindings (each also in the command palette):
 
 | key | id | action |
 |---|---|---|
-| r | run-checks | run the checklist (packs review and spec, no tool calls) |
+| r | run-checks | run the checklist (packs review and spec and no tool calls, until R changes them) |
+| R | choose-checks | choose packs and which tools checks may call (consent for all) |
+| u | rerun-rule | re-run the highlighted finding's rule and merge its findings |
 | c | call-tool | call the highlighted tool (arguments as JSON, validated live; consent for side effects) |
 | x | cancel-call | cancel the running tool call (the server gets notifications/cancelled) |
 | o | open-primitive | read the highlighted resource, fill a template, or get a prompt with arguments |
@@ -47,6 +49,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
+from checks.context import Options
+from checks.core import load_rules
 from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.checking import CheckPlan, review_session
@@ -69,6 +73,7 @@ from inspector.tui.dialogs import (
     FillScreen,
     ResultScreen,
     RootsScreen,
+    RunScreen,
     SampleScreen,
     prompt_text,
     resource_text,
@@ -197,6 +202,8 @@ class ReviewApp(App[None]):
     CSS_PATH = TCSS
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks"),
+        Binding("R", "choose_checks", "Checks…", id="choose-checks"),
+        Binding("u", "rerun_rule", "Re-run rule", id="rerun-rule", show=False),
         Binding("c", "call_tool", "Call tool", id="call-tool"),
         Binding("o", "open_primitive", "Read / get", id="open-primitive"),
         Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False),
@@ -228,6 +235,8 @@ class ReviewApp(App[None]):
         self.review_path = review_file(target.public(), state_dir)
         self.shown_findings: list[Finding] = []
         self.tool_sort: tuple[str, bool] = ("total", True)
+        self.check_packs: list[str] = ["review", "spec"]
+        self.check_calls = "none"
         self.running_call: asyncio.Future[CallRecord] | None = None
         self.call_ticker: Timer | None = None
         self.call_started = 0.0
@@ -255,6 +264,8 @@ class ReviewApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Run checks", "Run the review checklist (review and spec packs)", self.action_run_checks)
+        yield SystemCommand("Choose checks…", "Packs to run and tools checks may call", self.action_choose_checks)
+        yield SystemCommand("Re-run rule", "Re-run the highlighted finding's rule", self.action_rerun_rule)
         yield SystemCommand("Call tool", "Call the highlighted tool", self.action_call_tool)
         yield SystemCommand("Export review", "Write the review as markdown", self.action_export)
         yield SystemCommand("Reconnect", "Connect to the server again", self.action_reconnect)
@@ -306,23 +317,59 @@ class ReviewApp(App[None]):
         self.jobs.put_nowait(job)
 
     # ------------------------------------------------------------------------------------ actions
-    def action_run_checks(self) -> None:
+    def action_run_checks(self, only: str | None = None) -> None:
+        """Run the chosen packs with the chosen calling policy; `only` re-runs one rule and merges it in."""
         if self.snapshot is None:
             self.notify("not connected", severity="warning")
             return
-        self._status("running the checklist…")
+        self._status(f"running {only or 'the checklist'}…")
+        previous = self.review
+        packs = [only.split(".")[0]] if only else self.check_packs
+        ignore = [r for r in load_rules() if only and r != only and r.startswith(packs[0] + ".")]
+        plan = CheckPlan(
+            packs=packs,
+            ignore=ignore,
+            options=Options(calls=self.check_calls),  # type: ignore[arg-type]
+            waivers=previous.waivers if previous else (),
+            attestations=previous.attestations if previous else (),
+        )
 
         async def job(session: Session, snapshot: ServerSnapshot) -> None:
-            previous = self.review
-            plan = CheckPlan(
-                packs=["review", "spec"],
-                waivers=previous.waivers if previous else (),
-                attestations=previous.attestations if previous else (),
-            )
             review = await review_session(session, snapshot, plan)
+            if only and previous is not None:
+                previous.findings = [f for f in previous.findings if f.rule != only] + review.findings
+                previous.exchanges.update(review.exchanges)
+                previous.apply_waivers()
+                review = previous
             self.post_message(ChecksDone(review))
 
         self.submit(job)
+
+    def action_choose_checks(self) -> None:
+        def chosen(values: dict[str, Any] | None) -> None:
+            if not values:
+                return
+            self.check_packs, calls = values["packs"], values["calls"]
+            if calls != "all":
+                self.check_calls = calls
+                self.action_run_checks()
+                return
+
+            def consent(yes: bool | None) -> None:
+                self.check_calls = "all" if yes else "read-only"
+                self.action_run_checks()
+
+            message = "Checks may then call every tool, including ones that change or delete data. Allow it?"
+            self.push_screen(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
+
+        self.push_screen(RunScreen(self.check_packs, self.check_calls), chosen)
+
+    def action_rerun_rule(self) -> None:
+        finding = self._highlighted_finding()
+        if finding is None:
+            self.notify("highlight a finding in the Checklist tab", severity="warning")
+            return
+        self.action_run_checks(only=finding.rule)
 
     def jump_to_tool(self, index: int) -> None:
         self.main.query_one(TabbedContent).active = "tab-tools"

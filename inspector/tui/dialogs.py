@@ -485,3 +485,54 @@ class ConnectScreen(ModalScreen[dict[str, str] | None]):
         values = {key: self.query_one(f"#{key}", Input).value.strip() for key in ("what", "headers", "bearer")}
         if values["what"]:
             self.dismiss(values)
+
+
+class RunScreen(ModalScreen[dict[str, Any] | None]):
+    """Which packs to run and which tools checks may call: the reviewer's consent for call rules."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-run")]
+
+    def __init__(self, packs: list[str], calls: str) -> None:
+        super().__init__()
+        self.packs, self.calls = packs, calls
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Input, Select
+
+        from checks.core import PACKS
+
+        with Vertical(id="dialog", classes="-small"):
+            yield Static(Text("Run the checklist", style="bold"))
+            yield Static(Text(f"packs (space separated; {', '.join(PACKS)}, or all):"))
+            yield Input(value=" ".join(self.packs), id="packs")
+            yield Static(Text("tools the checks may call:"))
+            yield Select(
+                [
+                    ("none: call rules stay blocking", "none"),
+                    ("read-only: tools annotated read-only and not open-world", "read-only"),
+                    ("all: every tool, side effects included (your consent)", "all"),
+                ],
+                value=self.calls,
+                id="calls",
+            )
+            yield Static(id="problems")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Run", id="run", variant="primary")
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        from textual.widgets import Input, Select
+
+        from checks.core import PACKS
+
+        if event.button.id != "run":
+            self.dismiss(None)
+            return
+        packs = self.query_one("#packs", Input).value.split()
+        unknown = [p for p in packs if p not in (*PACKS, "all")]
+        if not packs or unknown:
+            self.query_one("#problems", Static).update(Text(f"unknown pack(s): {', '.join(unknown) or '(none given)'}"))
+            return
+        self.dismiss({"packs": packs, "calls": str(self.query_one("#calls", Select).value)})
