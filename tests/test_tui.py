@@ -142,7 +142,7 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
 async def _call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: str | None = None) -> None:
     from textual.widgets import TextArea
 
-    from inspector.tui.dialogs import CallScreen, ConfirmScreen
+    from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen
 
     await _highlight(pilot, app, name)
     await pilot.press("c")
@@ -151,7 +151,10 @@ async def _call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments:
         app.screen.query_one(TextArea).text = arguments
         await pilot.pause()
     await pilot.press("ctrl+s")
-    await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) or app.running_call is not None)
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, ConfirmScreen | ResultScreen) or app.running_call is not None or app.call_log,
+    )
     if isinstance(app.screen, ConfirmScreen):  # only tools that may have side effects ask
         await pilot.click("#yes")
 
@@ -442,3 +445,29 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
             lambda: app.review is not None and "running" not in str(app.main.query_one("#status", Static).render()),
         )
         assert len(app.review.findings) == before and app.review.created == created, "one rule merged in place"
+
+
+async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
+    import shlex
+
+    from inspector.tui.dialogs import CallScreen, ResultScreen
+
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await _call_with_consent(pilot, app, "search_notes", '{"query": "coffee"}')
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.press("escape")
+        await pilot.press("right")  # Calls tab
+        calls = app.main.query_one("#calls", DataTable)
+        assert calls.row_count == 1
+        calls.focus()
+        await pilot.press("y")
+        command = shlex.split(app.clipboard)
+        assert command[:5] == ["mcp-review", "call", "search_notes", "--args", '{"query": "coffee"}']
+        assert command[5] == "--" and command[-2:] == ["-m", "inspector.demo"]
+        await pilot.press("j")
+        assert json.loads(app.clipboard) == {"name": "search_notes", "arguments": {"query": "coffee"}}
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        assert json.loads(app.screen.query_one("#editor").text) == {"query": "coffee"}

@@ -10,6 +10,7 @@ Bindings (each also in the command palette):
 |---|---|---|
 | r | run-checks | run the checklist (packs review and spec and no tool calls, until R changes them) |
 | R | choose-checks | choose packs and which tools checks may call (consent for all) |
+| y / j | copy-cli / copy-json | copy the highlighted call (Calls tab) as an `mcp-review call` command or as JSON |
 | u | rerun-rule | re-run the highlighted finding's rule and merge its findings |
 | c | call-tool | call the highlighted tool (arguments as JSON, validated live; consent for side effects) |
 | x | cancel-call | cancel the running tool call (the server gets notifications/cancelled) |
@@ -118,6 +119,18 @@ class Show(Message):
     body: Text
 
 
+def cli_command(call: dict[str, Any], target: Target) -> str:
+    """The same call as a command line (secrets left out: --env values and the bearer are not copied)."""
+    parts = ["mcp-review", "call", call["tool"], "--args", json.dumps(call["arguments"], ensure_ascii=False)]
+    if call.get("consent") == "reviewer":
+        parts.append("--yes")
+    if target.kind == "stdio":
+        parts += ["--", target.command or "", *target.args]
+    else:
+        parts += ["--url", target.url or ""] + (["--transport", "sse"] if target.kind == "sse" else [])
+    return " ".join(shlex.quote(p) for p in parts)
+
+
 def target_from_form(values: dict[str, str]) -> Target:
     """What the connect dialog gave: a config entry, a URL (headers, bearer) or a command line."""
     if values.get("config"):
@@ -164,6 +177,8 @@ class ReviewScreen(Screen[None]):
                 yield Input(placeholder="filter tools by name or description", id="tool-filter")
                 yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
                 yield Static(id="tool-detail")
+            with TabPane("Calls", id="tab-calls"):
+                yield DataTable(id="calls", cursor_type="row", zebra_stripes=True)
             with TabPane("Resources & prompts", id="tab-primitives"):
                 yield DataTable(id="primitives", cursor_type="row", zebra_stripes=True)
             with TabPane("Checklist", id="tab-checks"):
@@ -204,6 +219,8 @@ class ReviewApp(App[None]):
         Binding("r", "run_checks", "Run checks", id="run-checks"),
         Binding("R", "choose_checks", "Checks…", id="choose-checks"),
         Binding("u", "rerun_rule", "Re-run rule", id="rerun-rule", show=False),
+        Binding("y", "copy_cli", "Copy as CLI", id="copy-cli", show=False),
+        Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False),
         Binding("c", "call_tool", "Call tool", id="call-tool"),
         Binding("o", "open_primitive", "Read / get", id="open-primitive"),
         Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False),
@@ -435,6 +452,8 @@ class ReviewApp(App[None]):
                         "seq": None,
                     }
                 )
+                self._save()
+                self._fill_calls()
 
         message = f"{tool.name} may have side effects: {reason}. Call it with these arguments?"
         self.push_screen(ConfirmScreen("Consent needed", message), decided)
@@ -474,6 +493,50 @@ class ReviewApp(App[None]):
         if self.running_call is not None:
             self.running_call.cancel()
 
+    def _fill_calls(self) -> None:
+        table = self.main.query_one("#calls", DataTable)
+        table.clear(columns=True)
+        for label in ("tool", "consent", "outcome", "ms", "arguments"):
+            table.add_column(label, key=label)
+        for i, call in enumerate(self.call_log):
+            table.add_row(
+                Text(one_line(str(call["tool"]), 50)),
+                call["consent"],
+                Text(one_line(str(call["outcome"]), 40)),
+                call["latencyMs"],
+                Text(one_line(json.dumps(call["arguments"], ensure_ascii=False), 60)),
+                key=str(i),
+            )
+
+    def _highlighted_call(self) -> dict[str, Any] | None:
+        table = self.main.query_one("#calls", DataTable)
+        return self.call_log[table.cursor_row] if table.row_count and table.cursor_row < len(self.call_log) else None
+
+    @on(DataTable.RowSelected, "#calls")
+    def rerun_call(self, event: DataTable.RowSelected) -> None:
+        """Enter on a past call opens the call editor with its arguments."""
+        call = self.call_log[event.cursor_row]
+        tool = self.snapshot.tool(call["tool"]) if self.snapshot else None
+        if tool is not None:
+            self.push_screen(
+                CallScreen(tool.raw, call["arguments"]),
+                lambda args: args is not None and self._consent_then_call(tool, args),
+            )
+
+    def action_copy_cli(self) -> None:
+        call = self._highlighted_call()
+        if call is not None:
+            self.copy_to_clipboard(cli_command(call, self.target))
+            self.notify("copied as an mcp-review call command")
+
+    def action_copy_json(self) -> None:
+        call = self._highlighted_call()
+        if call is not None:
+            self.copy_to_clipboard(
+                json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False)
+            )
+            self.notify("copied as JSON")
+
     @on(CallDone)
     def show_call(self, message: CallDone) -> None:
         if self.call_ticker is not None:
@@ -482,6 +545,7 @@ class ReviewApp(App[None]):
         record = message.record
         self.call_log.append(record.to_json())
         self._save()
+        self._fill_calls()
         tool = self.snapshot.tool(record.tool) if self.snapshot else None
         tokens = self.counter.count_json(record.result) if record.result is not None else None
         self._status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
@@ -626,6 +690,7 @@ class ReviewApp(App[None]):
             self.review = saved  # the same server reviewed before: its findings and decisions come back
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
             self._fill_checks("")
+            self._fill_calls()
         self._status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
