@@ -471,3 +471,32 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, CallScreen))
         assert json.loads(app.screen.query_one("#editor").text) == {"query": "coffee"}
+
+
+async def test_call_form_generated_from_the_schema(tmp_path):
+    from textual.widgets import Button, Input, Select, TextArea
+
+    from inspector.tui.dialogs import CallScreen, ResultScreen
+
+    app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "4")), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await _highlight(pilot, app, "users_search_3")  # query (string), limit (1..100), three enum filters
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        screen = app.screen
+        screen.query_one("#field-query", Input).value = "carol"
+        screen.query_one("#field-filter_1", Select).value = '"closed"'
+        screen.query_one("#field-limit", Input).value = "500"
+        await pilot.pause()
+        sent = json.loads(screen.query_one(TextArea).text)
+        assert sent == {"query": "carol", "limit": 500, "filter_1": "closed"}
+        assert screen.query_one("#call", Button).disabled and "limit: 500 is greater than the maximum of 100" in str(
+            screen.query_one("#problems").render()
+        )
+        screen.query_one("#field-limit", Input).value = "5"
+        await pilot.pause()
+        assert not screen.query_one("#call", Button).disabled
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert app.call_log[-1]["arguments"] == {"query": "carol", "limit": 5, "filter_1": "closed"}

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
 
 from inspector.calls import CallRecord, describe_block
 from inspector.text import one_line, visible
@@ -79,10 +79,44 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
-class CallScreen(ModalScreen[dict[str, Any] | None]):
-    """Arguments for one tool as JSON, validated live against its inputSchema. Returns the arguments."""
+def field_kind(schema: Any) -> str:
+    """How a property is edited in the form: enum, boolean, integer, number, string, or json (anything else)."""
+    if not isinstance(schema, dict):
+        return "json"
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return "enum"
+    kind = schema.get("type")
+    if isinstance(kind, list):  # nullable: ["string", "null"]
+        kinds = [k for k in kind if k != "null"]
+        kind = kinds[0] if len(kinds) == 1 else None
+    return kind if kind in ("boolean", "integer", "number", "string") else "json"
 
-    DEFAULT_CSS = DIALOG_CSS
+
+def form_value(kind: str, raw: Any) -> tuple[bool, Any]:
+    """(present, value) from a form widget's value; empty means the argument is left out."""
+    if kind == "boolean":
+        return True, bool(raw)
+    if kind == "enum":
+        return (raw is not None and raw != Select.NULL), (json.loads(raw) if isinstance(raw, str) else raw)
+    text = str(raw or "").strip()
+    if not text:
+        return False, None
+    if kind == "string":
+        return True, str(raw)
+    try:
+        return True, json.loads(text)
+    except ValueError:
+        return True, text  # left as typed: the schema check says what is wrong with it
+
+
+class CallScreen(ModalScreen[dict[str, Any] | None]):
+    """Arguments for one tool: a form generated from its inputSchema, or raw JSON; validated live. Returns them.
+
+    The form edits the JSON (each change rewrites it); the JSON tab is what is sent, so anything the
+    form cannot express (nested objects, arrays, anyOf) is typed there or as JSON in its form field.
+    """
+
+    DEFAULT_CSS = DIALOG_CSS + "#form { height: 1fr; } .field-label { color: $text-muted; }"
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel", id="cancel"),
         Binding("ctrl+s", "send", "Call", id="send-call"),
@@ -92,20 +126,69 @@ class CallScreen(ModalScreen[dict[str, Any] | None]):
         super().__init__()
         self.tool = tool
         self.arguments = arguments
+        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        self.fields = {name: (sub, field_kind(sub)) for name, sub in props.items() if isinstance(sub, dict)}
+        self.required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Checkbox, Input, TabbedContent, TabPane
+
         name = one_line(str(self.tool.get("name")), 80)
         with Vertical(id="dialog"):
             yield Static(Text(f"call {name}  (ctrl+s to send, escape to cancel)", style="bold"))
             yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
-            yield TextArea(json.dumps(self.arguments, indent=2, ensure_ascii=False), language="json", id="editor")
+            with TabbedContent(initial="call-form" if self.fields else "call-json"):
+                with TabPane("Form", id="call-form"), VerticalScroll(id="form"):
+                    for field, (sub, kind) in self.fields.items():
+                        yield Static(Text(self._label(field, sub, kind)), classes="field-label")
+                        value = self.arguments.get(field)
+                        if kind == "boolean":
+                            yield Checkbox(field, value=bool(value), id=f"field-{field}")
+                        elif kind == "enum":
+                            options = [
+                                (one_line(json.dumps(v, ensure_ascii=False), 60), json.dumps(v)) for v in sub["enum"]
+                            ]
+                            initial = json.dumps(value) if field in self.arguments else Select.NULL
+                            yield Select(options, value=initial, id=f"field-{field}")
+                        else:
+                            shown = value if kind == "string" else json.dumps(value, ensure_ascii=False)
+                            yield Input(value="" if field not in self.arguments else str(shown), id=f"field-{field}")
+                with TabPane("JSON", id="call-json"):
+                    yield TextArea(
+                        json.dumps(self.arguments, indent=2, ensure_ascii=False), language="json", id="editor"
+                    )
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Call", id="call", variant="primary")
 
+    def _label(self, field: str, sub: dict[str, Any], kind: str) -> str:
+        bounds = [f"{k} {sub[k]}" for k in ("minimum", "maximum", "minLength", "maxLength") if k in sub]
+        parts = [
+            field,
+            kind + (" (JSON)" if kind == "json" else ""),
+            "required" if field in self.required else "optional",
+        ]
+        description = f": {one_line(str(sub['description']), 80)}" if sub.get("description") else ""
+        return f"{' · '.join(parts + bounds)}{description}"
+
     def on_mount(self) -> None:
         self._check()
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    @on(Select.Changed)
+    def _form_changed(self, event: Any) -> None:
+        widget_id = getattr(event.control, "id", "") or ""
+        if not widget_id.startswith("field-"):
+            return
+        arguments: dict[str, Any] = {}
+        for field, (_sub, kind) in self.fields.items():
+            present, value = form_value(kind, self.query_one(f"#field-{field}").value)  # type: ignore[attr-defined]
+            if present:
+                arguments[field] = value
+        self.query_one(TextArea).text = json.dumps(arguments, indent=2, ensure_ascii=False)
 
     @on(TextArea.Changed)
     def _check(self) -> None:
@@ -121,7 +204,7 @@ class CallScreen(ModalScreen[dict[str, Any] | None]):
     def pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "call":
             self.action_send()
-        else:
+        elif event.button.id == "cancel":
             self.dismiss(None)
 
 
