@@ -36,10 +36,23 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         checks = app.main.query_one("#checks", DataTable)
         assert checks.row_count == len(app.review.findings)
         assert app.main.query_one("#wire", DataTable).row_count >= 6
+        from textual.widgets import Select
+
+        from inspector.tui.dialogs import ExportScreen
+
         await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        assert "**Verdict: ❌ FAIL**" in str(app.screen.preview), "a preview of the markdown"
+        await pilot.click("#export")
+        await until(pilot, lambda: (tmp_path / "mcp-review-demo-notes.md").is_file())
+        assert "**Verdict: ❌ FAIL**" in (tmp_path / "mcp-review-demo-notes.md").read_text()
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        app.screen.query_one("#format", Select).value = "sarif"
         await pilot.pause()
-        exported = tmp_path / "mcp-review-demo-notes.md"
-        assert exported.is_file() and "**Verdict: ❌ FAIL**" in exported.read_text()
+        await pilot.click("#export")
+        await until(pilot, lambda: (tmp_path / "mcp-review-demo-notes.sarif.json").is_file())
+        assert json.loads((tmp_path / "mcp-review-demo-notes.sarif.json").read_text())["version"] == "2.1.0"
 
 
 async def test_filter_tools_and_findings(tmp_path):

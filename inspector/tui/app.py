@@ -17,7 +17,7 @@ Bindings (each also in the command palette):
 | o | open-primitive | read the highlighted resource, fill a template, or get a prompt with arguments |
 | w | waive | waive the highlighted fail or blocking finding (reason, who, optional expiry) |
 | a | attest | attest the highlighted manual rule (who, note, pass or fail) |
-| e | export | write the review as markdown next to the working directory |
+| e | export | export the review (markdown, JSON, SARIF or JUnit) to a chosen path, with a markdown preview |
 | / | filter | focus the filter of the current tab |
 | ctrl+r | reconnect | connect again |
 | ctrl+o | connect | pick a server from config files or recent ones, or type a command or URL |
@@ -71,6 +71,7 @@ from inspector.tui.dialogs import (
     ConnectScreen,
     DecisionScreen,
     ElicitScreen,
+    ExportScreen,
     FillScreen,
     ResultScreen,
     RootsScreen,
@@ -611,11 +612,23 @@ class ReviewApp(App[None]):
         if self.review is None:
             self.notify("run the checks first (r)", severity="warning")
             return
-        name = "".join(c if c.isalnum() or c in "-_." else "-" for c in self.review.server.get("name") or "server")
-        path = self.export_dir / f"mcp-review-{name}.md"
         self._save()
-        path.write_text(render(self.review, "md"), encoding="utf-8")
-        self.notify(f"wrote {path}")
+        review = self.review
+        name = "".join(c if c.isalnum() or c in "-_." else "-" for c in review.server.get("name") or "server")
+
+        def chosen(values: dict[str, str] | None) -> None:
+            if not values:
+                return
+            path = Path(values["path"])
+            path = path if path.is_absolute() else self.export_dir / path
+            try:
+                path.write_text(render(review, values["format"]), encoding="utf-8")
+            except OSError as e:
+                self.notify(f"cannot write {path}: {e.strerror}", severity="error")
+                return
+            self.notify(f"wrote {path}")
+
+        self.push_screen(ExportScreen(f"mcp-review-{name}", render(review, "md")), chosen)
 
     def action_focus_filter(self) -> None:
         tabs = self.main.query_one(TabbedContent)
