@@ -34,7 +34,10 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         await until(pilot, lambda: app.review is not None)
         assert app.review.verdict == "FAIL"
         checks = app.main.query_one("#checks", DataTable)
-        assert checks.row_count == len(app.review.findings)
+        headers = sum(1 for f in app.shown_findings if f is None)
+        assert checks.row_count == len(app.review.findings) + headers and headers >= 10, "grouped by pack and section"
+        sections = [str(checks.get_cell_at((i, 3))) for i, f in enumerate(app.shown_findings) if f is None]
+        assert any("seed 003" in s for s in sections) and any("seed 002" in s for s in sections)
         assert app.main.query_one("#wire", DataTable).row_count >= 6
         from textual.widgets import Select
 
@@ -69,7 +72,8 @@ async def test_filter_tools_and_findings(tmp_path):
         fails = sum(
             1 for f in app.review.findings if "fail" in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
         )
-        assert app.main.query_one("#checks", DataTable).row_count == fails > 0
+        shown = [f for f in app.shown_findings if f is not None]
+        assert len(shown) == fails > 0
 
 
 async def test_hostile_text_is_shown_as_text(tmp_path):
@@ -258,7 +262,7 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
     from inspector.tui.dialogs import DecisionScreen
 
     async def decide(pilot: Pilot, app: ReviewApp, key: str, rule: str, why: str) -> None:
-        row = next(i for i, f in enumerate(app.shown_findings) if f.rule == rule and f.status in ("fail", "blocking"))
+        row = next(i for i, f in enumerate(app.shown_findings) if f and f.rule == rule and f.status in ("fail", "blocking"))
         app.main.query_one("#checks", DataTable).move_cursor(row=row)
         await pilot.press(key)
         await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
@@ -417,7 +421,7 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
         await until(pilot, lambda: app.snapshot is not None)
         await pilot.press("r")
         await until(pilot, lambda: app.review is not None)
-        row = next(i for i, f in enumerate(app.shown_findings) if f.rule == "review.descriptions-grounded")
+        row = next(i for i, f in enumerate(app.shown_findings) if f and f.rule == "review.descriptions-grounded")
         checks = app.main.query_one("#checks", DataTable)
         checks.move_cursor(row=row)
         await pilot.pause()
@@ -448,7 +452,7 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
         assert {c["consent"] for c in app.review.coverage} == {"read-only", "reviewer"}, "calls were made, with consent"
         before = len(app.review.findings)
         await pilot.press("right", "right", "right")
-        row = next(i for i, f in enumerate(app.shown_findings) if f.rule == "registry.list-budget")
+        row = next(i for i, f in enumerate(app.shown_findings) if f and f.rule == "registry.list-budget")
         app.main.query_one("#checks", DataTable).move_cursor(row=row)
         app.main.query_one("#checks", DataTable).focus()
         created = app.review.created

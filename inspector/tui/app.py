@@ -251,7 +251,7 @@ class ReviewApp(App[None]):
         self.tool_tokens: list[dict[str, int]] = []
         self.state_dir = state_dir
         self.review_path = review_file(target.public(), state_dir)
-        self.shown_findings: list[Finding] = []
+        self.shown_findings: list[Finding | None] = []  # None: a group header row
         self.tool_sort: tuple[str, bool] = ("total", True)
         self.check_packs: list[str] = ["review", "spec"]
         self.check_calls = "none"
@@ -353,7 +353,11 @@ class ReviewApp(App[None]):
         )
 
         async def job(session: Session, snapshot: ServerSnapshot) -> None:
-            review = await review_session(session, snapshot, plan)
+            def progress(done: int, total: int, rule: Any) -> None:
+                label = rule.id if rule is not None and done < total else "done"
+                self._status(f"checking {done}/{total} · {label}")
+
+            review = await review_session(session, snapshot, plan, progress)
             if only and previous is not None:
                 previous.findings = [f for f in previous.findings if f.rule != only] + review.findings
                 previous.exchanges.update(review.exchanges)
@@ -871,26 +875,38 @@ class ReviewApp(App[None]):
             self.main.query_one("#overview", Static).update(self._overview(self.snapshot))
 
     def _fill_checks(self, needle: str) -> None:
+        """Grouped by pack and seed section (a header row each, with its worst status), worst findings first."""
         table = self.main.query_one("#checks", DataTable)
         table.clear(columns=True)
         for label in ("status", "rule", "subject", "finding"):
             table.add_column(label, key=label)
         order = {s: i for i, s in enumerate(STATUSES)}
-        findings = sorted(
-            self.review.findings if self.review else [], key=lambda f: (order.get(f.effective, 9), f.rule)
-        )
+        findings = [
+            f
+            for f in (self.review.findings if self.review else [])
+            if not needle or needle.lower() in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
+        ]
+        groups: dict[tuple[str, str], list[Finding]] = {}
+        for f in sorted(findings, key=lambda f: (f.pack, f.source, order.get(f.effective, 9), f.rule)):
+            groups.setdefault((f.pack, f.source), []).append(f)
         self.shown_findings = []
-        for f in findings:
-            line = f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
-            if needle and needle.lower() not in line:
-                continue
-            self.shown_findings.append(f)
+        for (pack, source), items in groups.items():
+            worst = min((f.effective for f in items), key=lambda s: order.get(s, 9))
             table.add_row(
-                Text(f.effective, style=STATUS_STYLE.get(f.effective, "")),
-                f.rule,
-                Text(one_line(f.subject or "server", 40)),
-                Text(one_line(f.message, 200)),
+                Text(worst, style=STATUS_STYLE.get(worst, "")),
+                Text(pack, style="bold"),
+                "",
+                Text(one_line(source, 200), style="bold"),
             )
+            self.shown_findings.append(None)  # a group header: nothing to waive or attest
+            for f in items:
+                self.shown_findings.append(f)
+                table.add_row(
+                    Text(f.effective, style=STATUS_STYLE.get(f.effective, "")),
+                    f.rule,
+                    Text(one_line(f.subject or "server", 40)),
+                    Text(one_line(f.message, 200)),
+                )
 
     @on(DataTable.RowHighlighted, "#checks")
     def show_finding(self, event: DataTable.RowHighlighted) -> None:
@@ -898,6 +914,8 @@ class ReviewApp(App[None]):
         if event.cursor_row >= len(self.shown_findings) or self.review is None:
             return
         f = self.shown_findings[event.cursor_row]
+        if f is None:
+            return
         detail = Text()
         detail.append(f"{f.effective} {f.rule} · {one_line(f.subject or 'server', 80)} · {f.mode}\n", style="bold")
         detail.append(visible(f.message, 4000) + "\n")
