@@ -23,7 +23,8 @@ from inspector.targets import Target
 from inspector.tokens import TokenCounter
 
 ORDER = {"static": 0, "baseline": 0, "manual": 0, "call": 1, "probe": 2, "observe": 3}
-Progress = Callable[[int, int, Rule], None]
+# (rules done, rules in all, the rule starting now or None at the end, every finding so far)
+Progress = Callable[[int, int, Rule | None, Sequence[Finding]], None]
 
 
 @dataclass
@@ -54,7 +55,7 @@ async def run_rules(
     ordered = sorted(rules, key=_stage)
     for i, rule in enumerate(ordered):
         if progress:
-            progress(i, len(ordered), rule)
+            progress(i, len(ordered), rule, findings)
         ctx.rule = rule
         if rule.transport == "http" and not ctx.is_http:
             findings.append(ctx.na(None, f"applies to HTTP servers; this one is {ctx.target.kind}"))
@@ -74,7 +75,7 @@ async def run_rules(
             produced = [ctx.blocking(None, f"rule error: {type(e).__name__}: {e}")]
         findings += produced or [ctx.na(None, "nothing to check on this server")]
     if progress:
-        progress(len(ordered), len(ordered), ordered[-1] if ordered else None)  # type: ignore[arg-type]
+        progress(len(ordered), len(ordered), None, findings)
     return findings
 
 

@@ -270,12 +270,12 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
 
     tty = sys.stderr.isatty()
 
-    def progress(done: int, total: int, rule: Any) -> None:
+    def progress(done: int, total: int, rule: Any, _findings: Any) -> None:
         """A live line on a terminal; in a CI log, one line at the start and one at the end."""
         if args.quiet:
             return
         if tty:
-            label = rule.id if rule is not None and done < total else "done"
+            label = rule.id if rule is not None else "done"
             print(f"\r\x1b[Kchecking {done}/{total} {label}", end="" if done < total else "\n", file=sys.stderr)
         elif done in (0, total):
             print(f"mcp-review: {'checking' if done == 0 else 'checked'} {total} rules", file=sys.stderr)

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from inspector.targets import demo_target, stdio_target
-from inspector.tui.app import ReviewApp
+from inspector.tui.app import WIRE_ROWS, ReviewApp
 from tests.support import fixture_argv
 from tests.thirdparty import everything_stdio_argv
 
@@ -38,7 +38,11 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         assert checks.row_count == len(app.review.findings) + headers and headers >= 10, "grouped by pack and section"
         sections = [str(checks.get_cell_at((i, 3))) for i, f in enumerate(app.shown_findings) if f is None]
         assert any("seed 003" in s for s in sections) and any("seed 002" in s for s in sections)
-        assert app.main.query_one("#wire", DataTable).row_count >= 6
+        await until(pilot, lambda: not app.wire_pending)
+        wire = app.main.query_one("#wire", DataTable)
+        rows = [[str(c) for c in wire.get_row_at(i)] for i in range(wire.row_count)]
+        answers = [r for r in rows if r[3] == "response"]
+        assert len(answers) >= 3 and all(r[6].isdigit() and r[7].isdigit() for r in answers), "tokens and ms"
         from textual.widgets import Select
 
         from inspector.tui.dialogs import ExportScreen
@@ -231,7 +235,7 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None, 60)
         tools = app.main.query_one("#tools", DataTable)
-        assert tools.row_count == 10002
+        assert tools.row_count == 10003
         assert all("\x1b" not in str(tools.get_cell_at((i, 0))) for i in range(50))
         app.main.query_one("#tool-filter").value = "tool_9999_"
         await pilot.pause()
@@ -245,6 +249,24 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         body = str(app.screen.body)
         assert "more characters]" in body and len(body) < 30000, "a 20 MB result is shown capped"
         await pilot.press("escape")
+        app.main.query_one("#tool-filter").value = "flood"
+        await pilot.pause()
+        await _highlight(pilot, app, "flood")
+        await pilot.press("c")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
+        await until(pilot, lambda: not app.wire_pending)
+        logs = [e for e in app.wire_entries if e.method == "notifications/message"]
+        assert len(logs) == 30000, "every notification is kept"
+        wire, log_table = app.main.query_one("#wire", DataTable), app.main.query_one("#logs", DataTable)
+        assert WIRE_ROWS <= wire.row_count <= WIRE_ROWS * 3 // 2, "the table keeps the newest rows only"
+        assert WIRE_ROWS <= log_table.row_count <= WIRE_ROWS * 3 // 2
+        assert "n29999" in str(log_table.get_cell_at((log_table.row_count - 1, 3)))
+        await pilot.press("escape")
+        app.main.query_one("#wire-filter").value = "tools/list"
+        await pilot.pause()
+        found = [str(wire.get_cell_at((i, 4))) for i in range(wire.row_count)]
+        assert found[0] == "tools/list" and found[1].endswith(" · tools/list"), "the filter searches the oldest too"
         app.main.query_one("#tool-filter").value = "crash"
         await pilot.pause()
         await _highlight(pilot, app, "crash_now")
@@ -456,12 +478,41 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
         app.main.query_one("#checks", DataTable).move_cursor(row=row)
         app.main.query_one("#checks", DataTable).focus()
         created = app.review.created
+        old = next(f for f in app.review.findings if f.rule == "registry.list-budget")
         await pilot.press("u")
-        await until(
-            pilot,
-            lambda: app.review is not None and "running" not in str(app.main.query_one("#status", Static).render()),
-        )
+        await until(pilot, lambda: not app.checking and all(f is not old for f in app.review.findings))
         assert len(app.review.findings) == before and app.review.created == created, "one rule merged in place"
+        others = [f for f in app.review.findings if f.pack != "registry"]
+        old = next(f for f in app.review.findings if f.rule == "registry.list-budget")
+        await pilot.press("p")
+        await until(pilot, lambda: not app.checking and all(f is not old for f in app.review.findings))
+        assert len(app.review.findings) == before and app.review.created == created, "one pack merged in place"
+        assert [f for f in app.review.findings if f.pack != "registry"] == others, "the other packs are kept"
+
+
+async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_path):
+    from checks.core import select
+
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        gate = asyncio.Event()
+
+        async def hold(_session, _snapshot) -> None:
+            await gate.wait()
+
+        app.submit(hold)  # the connection worker is busy: the run stays queued until the gate opens
+        await pilot.press("r")
+        await pilot.pause()
+        rules = select(["review", "spec"])
+        checks = app.main.query_one("#checks", DataTable)
+        statuses = [str(checks.get_cell_at((i, 0))) for i in range(checks.row_count)]
+        assert statuses.count("queued") == len(rules) and checks.row_count > len(rules), "every rule, grouped"
+        gate.set()
+        await until(pilot, lambda: not app.checking, 60)
+        assert set(app.live) == {r.id for r in rules}
+        assert not {"queued", "running"} & set(app.live.values()), "each rule's status arrived as it finished"
+        assert app.live["review.descriptions-grounded"] == "fail"
 
 
 async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):

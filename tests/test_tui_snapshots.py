@@ -26,6 +26,13 @@ async def connected(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def tab(pilot: Pilot, pane: str) -> None:
+    from textual.widgets import TabbedContent
+
+    pilot.app.main.query_one(TabbedContent).active = pane  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
 async def reviewed(pilot: Pilot) -> None:
     await connected(pilot)
     await pilot.press("r")
@@ -42,8 +49,7 @@ def test_overview(snap_compare, app):
 def test_tools(snap_compare, app):
     async def tools(pilot: Pilot) -> None:
         await connected(pilot)
-        await pilot.press("right")
-        await pilot.pause()
+        await tab(pilot, "tab-tools")
 
     assert snap_compare(app, run_before=tools, terminal_size=SIZE)
 
@@ -51,8 +57,7 @@ def test_tools(snap_compare, app):
 def test_checklist(snap_compare, app):
     async def checklist(pilot: Pilot) -> None:
         await reviewed(pilot)
-        await pilot.press("right", "right")
-        await pilot.pause()
+        await tab(pilot, "tab-checks")
 
     assert snap_compare(app, run_before=checklist, terminal_size=SIZE)
 
@@ -60,17 +65,30 @@ def test_checklist(snap_compare, app):
 def test_call(snap_compare, app):
     async def call(pilot: Pilot) -> None:
         await connected(pilot)
-        await pilot.press("right")
+        await tab(pilot, "tab-tools")
         await pilot.press("c")
         await pilot.pause(0.3)
 
     assert snap_compare(app, run_before=call, terminal_size=SIZE)
 
 
-def test_wire(snap_compare, app):
+class Clock:
+    """Wire times one millisecond apart, so the t and ms columns are the same on every run."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def time(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
+def test_wire(snap_compare, app, monkeypatch):
+    monkeypatch.setattr("inspector.connection.wire.time", Clock())
+
     async def wire(pilot: Pilot) -> None:
         await connected(pilot)
-        await pilot.press("right", "right", "right")
+        await tab(pilot, "tab-wire")
         pilot.app.main.query_one("#wire-filter").value = "tools/list"  # type: ignore[attr-defined]
         await pilot.pause()
 

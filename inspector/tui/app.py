@@ -12,6 +12,7 @@ Bindings (each also in the command palette):
 | R | choose-checks | choose packs and which tools checks may call (consent for all) |
 | y / j | copy-cli / copy-json | copy the highlighted call (Calls tab) as an `mcp-review call` command or as JSON |
 | u | rerun-rule | re-run the highlighted finding's rule and merge its findings |
+| p | rerun-pack | re-run the highlighted finding's pack and merge its findings |
 | c | call-tool | call the highlighted tool (arguments as JSON, validated live; consent for side effects) |
 | x | cancel-call | cancel the running tool call (the server gets notifications/cancelled) |
 | o | open-primitive | read the highlighted resource, fill a template, or get a prompt with arguments |
@@ -34,7 +35,7 @@ import os
 import re
 import shlex
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -51,7 +52,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from checks.context import Options
-from checks.core import load_rules
+from checks.core import Rule, load_rules, select
 from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.checking import CheckPlan, review_session
@@ -85,6 +86,8 @@ from inspector.tui.settings import load_settings, save_settings
 from themes import TCSS, THEMES
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
+WIRE_ROWS = 2000  # rows kept in the wire and log tables (the newest); the filter searches every entry
+TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
 STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
 
@@ -101,13 +104,16 @@ class ConnectionLost(Message):
 
 
 @dataclass
-class ChecksDone(Message):
-    review: Review
+class ChecksProgress(Message):
+    done: int
+    total: int
+    running: str | None  # the rule starting now; None when every rule has run
+    new: list[Finding]  # findings of the rules finished since the last message
 
 
 @dataclass
-class WireAdded(Message):
-    entry: WireEntry
+class ChecksDone(Message):
+    review: Review
 
 
 @dataclass
@@ -196,6 +202,13 @@ class ReviewScreen(Screen[None]):
                 yield DataTable(id="logs", cursor_type="row")
         yield Footer()
 
+    def on_mount(self) -> None:
+        wire = self.query_one("#wire", DataTable)
+        wire.add_columns("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms")
+        self.query_one("#logs", DataTable).add_columns("#", "source", "level", "text")
+        for label in ("status", "rule", "subject", "finding"):
+            self.query_one("#checks", DataTable).add_column(label, key=label)
+
 
 class ToolJump(Provider):
     """Command palette: jump to a tool by name."""
@@ -217,20 +230,21 @@ class ReviewApp(App[None]):
     COMMANDS = App.COMMANDS | {ToolJump}
     CSS_PATH = TCSS
     BINDINGS = [
-        Binding("r", "run_checks", "Run checks", id="run-checks"),
-        Binding("R", "choose_checks", "Checks…", id="choose-checks"),
-        Binding("u", "rerun_rule", "Re-run rule", id="rerun-rule", show=False),
-        Binding("y", "copy_cli", "Copy as CLI", id="copy-cli", show=False),
-        Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False),
-        Binding("c", "call_tool", "Call tool", id="call-tool"),
-        Binding("o", "open_primitive", "Read / get", id="open-primitive"),
-        Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False),
-        Binding("w", "waive", "Waive", id="waive"),
-        Binding("a", "attest", "Attest", id="attest"),
-        Binding("e", "export", "Export", id="export"),
-        Binding("slash", "focus_filter", "Filter", id="filter"),
-        Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect"),
-        Binding("ctrl+o", "connect", "Connect", id="connect"),
+        Binding("r", "run_checks", "Run checks", id="run-checks", tooltip="Run the chosen packs (R chooses)"),
+        Binding("R", "choose_checks", "Checks…", id="choose-checks", tooltip="Packs to run and tools checks may call"),
+        Binding("u", "rerun_rule", "Re-run rule", id="rerun-rule", show=False, tooltip="The highlighted finding's"),
+        Binding("p", "rerun_pack", "Re-run pack", id="rerun-pack", show=False, tooltip="The highlighted finding's"),
+        Binding("y", "copy_cli", "Copy as CLI", id="copy-cli", show=False, tooltip="The highlighted call, as CLI"),
+        Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
+        Binding("c", "call_tool", "Call tool", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
+        Binding("o", "open_primitive", "Read / get", id="open-primitive", tooltip="Read a resource, get a prompt"),
+        Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
+        Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
+        Binding("a", "attest", "Attest", id="attest", tooltip="Attest the highlighted manual rule"),
+        Binding("e", "export", "Export", id="export", tooltip="Markdown, JSON, SARIF or JUnit, with a preview"),
+        Binding("slash", "focus_filter", "Filter", id="filter", tooltip="Filter the current tab"),
+        Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect", tooltip="Connect to the same server again"),
+        Binding("ctrl+o", "connect", "Connect", id="connect", tooltip="From config files, recent ones, or typed"),
         Binding("question_mark", "show_help_panel", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
@@ -248,6 +262,11 @@ class ReviewApp(App[None]):
         self.failure: str | None = None
         self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self.wire_entries: list[WireEntry] = []
+        self.wire_pending: list[WireEntry] = []  # arrived since the last flush
+        self.wire_rows: list[tuple[Any, ...]] = []  # the wire table's cells of every entry
+        self.log_rows: list[tuple[Any, ...]] = []
+        self.wire_asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
+        self.wire_t0 = 0.0
         self.tool_tokens: list[dict[str, int]] = []
         self.state_dir = state_dir
         self.review_path = review_file(target.public(), state_dir)
@@ -259,6 +278,8 @@ class ReviewApp(App[None]):
         self.call_ticker: Timer | None = None
         self.call_started = 0.0
         self.call_progress = ""
+        self.checking = False  # a checklist run is queued or running
+        self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
 
     def on_mount(self) -> None:
@@ -271,6 +292,7 @@ class ReviewApp(App[None]):
         self.theme_changed_signal.subscribe(self, lambda theme: save_settings({"theme": theme.name}))
         self.main = ReviewScreen()
         self.push_screen(self.main)
+        self.set_interval(0.1, self._flush_wire)
         self.connection = self.hold_connection()
 
     async def on_unmount(self) -> None:
@@ -280,21 +302,18 @@ class ReviewApp(App[None]):
             await asyncio.wait_for(self.connection.wait(), 10)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's own (theme, keys, quit, screenshot) and every action bound to a key."""
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Run checks", "Run the review checklist (review and spec packs)", self.action_run_checks)
-        yield SystemCommand("Choose checks…", "Packs to run and tools checks may call", self.action_choose_checks)
-        yield SystemCommand("Re-run rule", "Re-run the highlighted finding's rule", self.action_rerun_rule)
-        yield SystemCommand("Call tool", "Call the highlighted tool", self.action_call_tool)
-        yield SystemCommand("Export review", "Write the review as markdown", self.action_export)
-        yield SystemCommand("Reconnect", "Connect to the server again", self.action_reconnect)
-        yield SystemCommand("Connect…", "Another server: from config files, recent, or typed", self.action_connect)
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.tooltip:
+                yield SystemCommand(binding.description, binding.tooltip, partial(self.run_action, binding.action))
 
     # ------------------------------------------------------------------------------ the connection
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def hold_connection(self) -> None:
         """Own the server connection for its whole life: enter and leave the session in this one task."""
         session = Session(self.target, era=self.era, handlers=self.handlers())  # type: ignore[arg-type]
-        session.wire.subscribe(lambda entry: self.post_message(WireAdded(entry)))
+        session.wire.subscribe(self.wire_pending.append)  # same loop: shown by _flush_wire
         try:
             async with session:
                 snapshot = await take_snapshot(session)
@@ -336,14 +355,16 @@ class ReviewApp(App[None]):
 
     # ------------------------------------------------------------------------------------ actions
     def action_run_checks(self, only: str | None = None) -> None:
-        """Run the chosen packs with the chosen calling policy; `only` re-runs one rule and merges it in."""
+        """Run the chosen packs with the chosen calling policy; `only` (a rule id or a pack) re-runs just that
+        and merges its findings into the review. The Checklist shows every selected rule live meanwhile."""
         if self.snapshot is None:
             self.notify("not connected", severity="warning")
             return
         self._status(f"running {only or 'the checklist'}…")
+        self.checking = True
         previous = self.review
         packs = [only.split(".")[0]] if only else self.check_packs
-        ignore = [r for r in load_rules() if only and r != only and r.startswith(packs[0] + ".")]
+        ignore = [r for r in load_rules() if only and "." in only and r != only and r.startswith(packs[0] + ".")]
         plan = CheckPlan(
             packs=packs,
             ignore=ignore,
@@ -351,21 +372,65 @@ class ReviewApp(App[None]):
             waivers=previous.waivers if previous else (),
             attestations=previous.attestations if previous else (),
         )
+        self.live = {}
+        if not (only and previous):
+            self._start_live(select(packs, ignore))
 
         async def job(session: Session, snapshot: ServerSnapshot) -> None:
-            def progress(done: int, total: int, rule: Any) -> None:
-                label = rule.id if rule is not None and done < total else "done"
-                self._status(f"checking {done}/{total} · {label}")
+            seen = 0
+
+            def progress(done: int, total: int, rule: Rule | None, findings: Sequence[Finding]) -> None:
+                nonlocal seen
+                self.post_message(ChecksProgress(done, total, rule.id if rule else None, list(findings[seen:])))
+                seen = len(findings)
 
             review = await review_session(session, snapshot, plan, progress)
             if only and previous is not None:
-                previous.findings = [f for f in previous.findings if f.rule != only] + review.findings
+                replaced = (lambda f: f.rule == only) if "." in only else (lambda f: f.pack == only)
+                previous.findings = [f for f in previous.findings if not replaced(f)] + review.findings
                 previous.exchanges.update(review.exchanges)
                 previous.apply_waivers()
                 review = previous
             self.post_message(ChecksDone(review))
 
         self.submit(job)
+
+    def _start_live(self, rules: list[Rule]) -> None:
+        """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""
+        self.live = {r.id: "queued" for r in rules}
+        table = self.main.query_one("#checks", DataTable)
+        table.clear()
+        self.shown_findings = []
+        groups: dict[tuple[str, str], list[Rule]] = {}
+        for r in sorted(rules, key=lambda r: (r.pack, r.source, r.id)):
+            groups.setdefault((r.pack, r.source), []).append(r)
+        for (pack, source), members in groups.items():
+            table.add_row("", Text(pack, style="bold"), "", Text(one_line(source, 200), style="bold"))
+            self.shown_findings.append(None)
+            for r in members:
+                table.add_row(Text("queued", style="dim"), r.id, "", Text(one_line(r.summary, 200)), key=r.id)
+                self.shown_findings.append(None)
+
+    @on(ChecksProgress)
+    def show_progress(self, message: ChecksProgress) -> None:
+        label = message.running or "done"
+        self._status(f"checking {message.done}/{message.total} · {label}")
+        order = {s: i for i, s in enumerate(STATUSES)}
+        changed: dict[str, str] = {}
+        for f in message.new:
+            current = changed.get(f.rule) or self.live.get(f.rule)
+            if current in (None, "queued", "running") or order.get(f.status, 9) < order.get(current, 9):
+                changed[f.rule] = f.status
+        if message.running:
+            changed[message.running] = "running"
+        table = self.main.query_one("#checks", DataTable)
+        for rule_id, status in changed.items():
+            if rule_id not in self.live:
+                continue
+            self.live[rule_id] = status
+            style = "reverse" if status == "running" else STATUS_STYLE.get(status, "")
+            with contextlib.suppress(Exception):  # the table was refilled (a filter typed meanwhile)
+                table.update_cell(rule_id, "status", Text(status, style=style))
 
     def action_choose_checks(self) -> None:
         def chosen(values: dict[str, Any] | None) -> None:
@@ -392,6 +457,13 @@ class ReviewApp(App[None]):
             self.notify("highlight a finding in the Checklist tab", severity="warning")
             return
         self.action_run_checks(only=finding.rule)
+
+    def action_rerun_pack(self) -> None:
+        finding = self._highlighted_finding()
+        if finding is None:
+            self.notify("highlight a finding in the Checklist tab", severity="warning")
+            return
+        self.action_run_checks(only=finding.pack)
 
     def jump_to_tool(self, index: int) -> None:
         self.main.query_one(TabbedContent).active = "tab-tools"
@@ -677,12 +749,17 @@ class ReviewApp(App[None]):
         self.target = target
         self.review = None
         self.review_path = review_file(target.public(), self.state_dir)
-        self.wire_entries.clear()
+        self._clear_wire()
         self.call_log = []
-        self.main.query_one("#wire", DataTable).clear()
-        self.main.query_one("#logs", DataTable).clear()
         self._fill_checks("")
         self.action_reconnect()
+
+    def _clear_wire(self) -> None:
+        # a new pending list: the old session, still closing, appends to the old one
+        self.wire_entries, self.wire_pending, self.wire_rows, self.log_rows = [], [], [], []
+        self.wire_asked, self.wire_t0 = {}, 0.0
+        self.main.query_one("#wire", DataTable).clear()
+        self.main.query_one("#logs", DataTable).clear()
 
     def action_reconnect(self) -> None:
         self.jobs.put_nowait(None)
@@ -865,7 +942,7 @@ class ReviewApp(App[None]):
 
     @on(ChecksDone)
     def show_review(self, message: ChecksDone) -> None:
-        self.review = message.review
+        self.review, self.checking = message.review, False
         self._save()
         counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
         self._status(f"verdict {message.review.verdict} · {counts}")
@@ -877,9 +954,8 @@ class ReviewApp(App[None]):
     def _fill_checks(self, needle: str) -> None:
         """Grouped by pack and seed section (a header row each, with its worst status), worst findings first."""
         table = self.main.query_one("#checks", DataTable)
-        table.clear(columns=True)
-        for label in ("status", "rule", "subject", "finding"):
-            table.add_column(label, key=label)
+        row, was = table.cursor_row, self._highlighted_finding()
+        table.clear()
         order = {s: i for i, s in enumerate(STATUSES)}
         findings = [
             f
@@ -907,6 +983,10 @@ class ReviewApp(App[None]):
                     Text(one_line(f.subject or "server", 40)),
                     Text(one_line(f.message, 200)),
                 )
+        if was is not None:  # stay on the same finding (after a re-run, its successor) or at the same place
+            same = ((i, f) for i, f in enumerate(self.shown_findings) if f)
+            row = next((i for i, f in same if (f.rule, f.subject) == (was.rule, was.subject)), row)
+        table.move_cursor(row=min(row, table.row_count - 1))
 
     @on(DataTable.RowHighlighted, "#checks")
     def show_finding(self, event: DataTable.RowHighlighted) -> None:
@@ -935,20 +1015,82 @@ class ReviewApp(App[None]):
     def filter_checks(self, event: Input.Changed) -> None:
         self._fill_checks(event.value)
 
-    @on(WireAdded)
-    def add_wire(self, message: WireAdded) -> None:
-        self.wire_entries.append(message.entry)
-        self._add_log(message.entry)
-        needle = self.main.query_one("#wire-filter", Input).value
-        if needle and needle.lower() not in self._wire_text(message.entry).lower():
+    def _flush_wire(self) -> None:
+        """Add what crossed the wire since the last tick (10 times a second): a notification flood costs one
+        table update per tick, and the tables keep the newest WIRE_ROWS rows (the filter searches them all)."""
+        if not self.wire_pending or not self.main.is_mounted:
             return
+        batch = self.wire_pending[:]  # in place: the session holds this list's append
+        self.wire_pending.clear()
+        needle = self.main.query_one("#wire-filter", Input).value.lower()
         table = self.main.query_one("#wire", DataTable)
-        if not table.columns:
-            for label in ("#", "dir", "kind", "method / id", "bytes"):
-                table.add_column(label, key=label)
-        self._wire_row(table, message.entry)
+        logs = self.main.query_one("#logs", DataTable)
+        for entry in batch:
+            self.wire_rows.append(self._wire_cells(entry))
+            self.wire_entries.append(entry)
+            log = self._log_cells(entry)
+            if log is not None:
+                self.log_rows.append(log)
+                logs.add_row(*log)
+            if not needle or needle in self._wire_text(self.wire_rows[-1]):
+                table.add_row(*self.wire_rows[-1], key=str(len(self.wire_entries) - 1))
+        if table.row_count > WIRE_ROWS * 3 // 2:
+            self._refill_wire(needle)
+        if logs.row_count > WIRE_ROWS * 3 // 2:
+            logs.clear()
+            for row in self.log_rows[-WIRE_ROWS:]:
+                logs.add_row(*row)
+        shown = f"; the newest {WIRE_ROWS:,} shown" if len(self.wire_entries) > WIRE_ROWS else ""
+        self.main.query_one(
+            "#wire-filter", Input
+        ).placeholder = f"filter the wire log ({len(self.wire_entries):,} entries{shown})"
 
-    def _add_log(self, entry: WireEntry) -> None:
+    def _refill_wire(self, needle: str) -> None:
+        table = self.main.query_one("#wire", DataTable)
+        table.clear()
+        matching = [i for i, row in enumerate(self.wire_rows) if not needle or needle in self._wire_text(row)]
+        for i in matching[-WIRE_ROWS:]:
+            table.add_row(*self.wire_rows[i], key=str(i))
+
+    def _wire_cells(self, entry: WireEntry) -> tuple[Any, ...]:
+        """#, time since the first entry, direction, kind, method or id, bytes, tokens, and for a response the
+        milliseconds since its request (either way: the server's requests are answered by us)."""
+        what = entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
+        if entry.http:
+            what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
+        elif entry.text:
+            what = entry.text
+        self.wire_t0 = self.wire_t0 or entry.t
+        latency = ""
+        if entry.message is not None and entry.rpc_id is not None and isinstance(entry.rpc_id, (str, int)):
+            key = (entry.conn, entry.direction, json.dumps(entry.rpc_id))
+            if entry.method is not None:
+                self.wire_asked[key] = (entry.t, entry.method)
+            else:
+                other = "send" if entry.direction == "recv" else "recv"
+                asked = self.wire_asked.pop((entry.conn, other, key[2]), None)
+                if asked is not None:
+                    latency = f"{(entry.t - asked[0]) * 1000:.0f}"
+                    what = f"{what} · {asked[1]}"
+        if entry.message is None:
+            tokens = ""
+        elif entry.size <= TOKENS_EXACT:
+            tokens = str(self.counter.count_json(entry.message))
+        else:
+            tokens = f"≈{entry.size // 4:,}"  # counting megabytes would stall the screen: about 4 bytes a token
+        return (
+            entry.seq,
+            f"{entry.t - self.wire_t0:.3f}",
+            entry.direction,
+            entry.kind,
+            Text(one_line(what, 80)),
+            entry.size,
+            tokens,
+            latency,
+        )
+
+    @staticmethod
+    def _log_cells(entry: WireEntry) -> tuple[Any, ...] | None:
         """The server's stderr lines and its notifications/message logs, apart from the protocol traffic."""
         params = entry.message.get("params") if isinstance(entry.message, dict) else None
         if entry.direction == "stderr":
@@ -958,39 +1100,23 @@ class ReviewApp(App[None]):
             source, level = f"log {params.get('logger') or ''}".strip(), str(params.get("level", ""))
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
         else:
-            return
-        table = self.main.query_one("#logs", DataTable)
-        if not table.columns:
-            for label in ("#", "source", "level", "text"):
-                table.add_column(label, key=label)
-        table.add_row(entry.seq, source, level, Text(one_line(text, 300)))
+            return None
+        return (entry.seq, Text(one_line(source, 40)), Text(one_line(level, 12)), Text(one_line(text, 300)))
 
     @staticmethod
-    def _wire_text(entry: WireEntry) -> str:
-        return f"{entry.direction} {entry.kind} {entry.method or ''} {entry.rpc_id or ''} {entry.text or ''}"
-
-    @staticmethod
-    def _wire_row(table: DataTable[Any], entry: WireEntry) -> None:
-        what = entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
-        if entry.http:
-            what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
-        elif entry.text:
-            what = entry.text
-        table.add_row(entry.seq, entry.direction, entry.kind, Text(one_line(what, 80)), entry.size, key=str(entry.seq))
+    def _wire_text(row: tuple[Any, ...]) -> str:
+        """What the filter searches: the row as shown (a response carries its request's method), lower case."""
+        return " ".join(str(cell) for cell in row[2:5]).lower()
 
     @on(Input.Changed, "#wire-filter")
     def filter_wire(self, event: Input.Changed) -> None:
-        table = self.main.query_one("#wire", DataTable)
-        table.clear()
-        for entry in self.wire_entries:
-            if not event.value or event.value.lower() in self._wire_text(entry).lower():
-                self._wire_row(table, entry)
+        self._refill_wire(event.value.lower())
 
     @on(DataTable.RowHighlighted, "#wire")
     def show_wire_entry(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key.value is None:
             return
-        entry = self.wire_entries[int(event.row_key.value) - 1]
+        entry = self.wire_entries[int(event.row_key.value)]
         payload = entry.message if entry.message is not None else entry.http if entry.http else entry.text
         body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
         header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size} bytes · connection {entry.conn}\n"

@@ -1,4 +1,5 @@
-"""Hostile at scale: 10,000 tools with markup and escapes in their names, a 20 MB result, a crash mid-call."""
+"""Hostile at scale: 10,000 tools with markup and escapes in their names, a 20 MB result, a crash mid-call,
+and a flood of 30,000 log notifications during a call."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ TOOLS = [
 TOOLS[:0] = [
     tool("huge_result", "Returns 20 MB of text.", {}, [], annotations={"readOnlyHint": True, "openWorldHint": False}),
     tool("crash_now", "Kills the server mid-call.", {}, [], annotations={"readOnlyHint": True, "openWorldHint": False}),
+    tool("flood", "Sends 30,000 log notifications.", {}, [], annotations={"readOnlyHint": True, "openWorldHint": False}),
 ]
+FLOOD = 30000
 
 
 def call(params: dict) -> dict:
@@ -29,6 +32,10 @@ def call(params: dict) -> dict:
         sys.stderr.write("segfault simulated\n")
         sys.stderr.flush()
         os._exit(139)
+    if params.get("name") == "flood":
+        for i in range(FLOOD):
+            server.send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"n{i}"}})
+        return text_result("flooded")
     if params.get("name") == "huge_result":
         return text_result("A" * (20 * 1024 * 1024))
     return text_result("ok")
