@@ -284,7 +284,9 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
     from inspector.tui.dialogs import DecisionScreen
 
     async def decide(pilot: Pilot, app: ReviewApp, key: str, rule: str, why: str) -> None:
-        row = next(i for i, f in enumerate(app.shown_findings) if f and f.rule == rule and f.status in ("fail", "blocking"))
+        row = next(
+            i for i, f in enumerate(app.shown_findings) if f and f.rule == rule and f.status in ("fail", "blocking")
+        )
         app.main.query_one("#checks", DataTable).move_cursor(row=row)
         await pilot.press(key)
         await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
@@ -568,3 +570,89 @@ async def test_call_form_generated_from_the_schema(tmp_path):
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert app.call_log[-1]["arguments"] == {"query": "carol", "limit": 5, "filter_1": "closed"}
+
+
+async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path):
+    """2026-07-28: the server asks through `input_required` results; the same dialogs answer every round."""
+    from textual.widgets import Input, TextArea
+
+    from inspector.tui.dialogs import ElicitScreen, ResultScreen, RootsScreen, SampleScreen
+
+    app = ReviewApp(stdio_target(fixture_argv("asking")), state_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        assert (app.snapshot.revision, app.snapshot.era) == ("2026-07-28", "modern")
+        await _call_with_consent(pilot, app, "greet")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
+        app.screen.query_one("#field-name", Input).value = "Ada"  # the form generated from requestedSchema
+        await pilot.pause()
+        assert json.loads(app.screen.query_one("#editor", TextArea).text) == {"name": "Ada"}
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "Hello, Ada!" in str(app.screen.body)
+        await pilot.press("escape")
+
+        await _call_with_consent(pilot, app, "summarize", '{"topic": "owls"}')
+        await until(pilot, lambda: isinstance(app.screen, SampleScreen))
+        assert "One line about owls" in str(app.screen.describe())
+        app.screen.query_one("#editor", TextArea).text = '{"text": "Owls fly at night."}'
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "Owls fly at night." in str(app.screen.body)
+        await pilot.press("escape")
+
+        await _call_with_consent(pilot, app, "show_roots")
+        await until(pilot, lambda: isinstance(app.screen, RootsScreen))
+        app.screen.query_one("#editor", TextArea).text = '[{"uri": "file:///srv/project", "name": "project"}]'
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "file:///srv/project" in str(app.screen.body)
+        await pilot.press("escape")
+
+        await _call_with_consent(pilot, app, "greet")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
+        await pilot.press("escape")  # decline
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "No name given (decline)" in str(app.screen.body)
+
+    rounds = [e.message for e in app.wire_entries if e.direction == "recv" and e.kind == "response"]
+    asked = [m["result"] for m in rounds if m["result"].get("resultType") == "input_required"]
+    assert len(asked) == 4, "each call was answered through an input_required round, not a server request"
+    retried = [
+        e.message for e in app.wire_entries if e.method == "tools/call" and "inputResponses" in e.message["params"]
+    ]
+    assert len(retried) == 4
+    assert not [e for e in app.wire_entries if e.direction == "recv" and e.kind == "request"], "no push requests"
+
+
+async def test_url_elicitation_opens_nothing_without_consent(monkeypatch):
+    import webbrowser
+
+    from textual.app import App
+
+    from inspector.tui.dialogs import ConfirmScreen, ElicitScreen
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+    answers: list[object] = []
+    params = {"mode": "url", "message": "Sign in", "url": "https://auth.example/start?x=1", "elicitationId": "e1"}
+    app = App()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.push_screen(ElicitScreen(params), answers.append)
+        await pilot.pause()
+        assert "https://auth.example/start?x=1" in str(app.screen.describe())
+        await pilot.click("#open-url")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.click("#no")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
+        assert opened == []
+        await pilot.click("#open-url")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.click("#yes")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
+        assert opened == ["https://auth.example/start?x=1"]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert answers == [{"action": "accept"}]

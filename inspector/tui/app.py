@@ -46,6 +46,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -64,7 +65,7 @@ from inspector.connection.wire import WireEntry
 from inspector.review import STATUSES, Attestation, Finding, Review, Waiver, load_review, review_file
 from inspector.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
 from inspector.text import one_line, visible
-from inspector.tokens import TokenCounter
+from inspector.tokens import ENCODINGS, TokenCounter
 from inspector.tui.dialogs import (
     AnswerScreen,
     CallScreen,
@@ -178,7 +179,7 @@ class ReviewScreen(Screen[None]):
         yield Header()
         yield Static("connecting…", id="status")
         with TabbedContent(initial="tab-overview"):
-            with TabPane("Overview", id="tab-overview"):
+            with TabPane("Overview", id="tab-overview"), VerticalScroll(id="overview-scroll"):
                 yield Static(id="overview")
             with TabPane("Tools", id="tab-tools"):
                 yield Input(placeholder="filter tools by name or description", id="tool-filter")
@@ -268,6 +269,7 @@ class ReviewApp(App[None]):
         self.wire_asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
         self.wire_t0 = 0.0
         self.tool_tokens: list[dict[str, int]] = []
+        self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
         self.state_dir = state_dir
         self.review_path = review_file(target.public(), state_dir)
         self.shown_findings: list[Finding | None] = []  # None: a group header row
@@ -780,6 +782,7 @@ class ReviewApp(App[None]):
         self.snapshot = snap
         self.failure = None
         self.tool_tokens = [self.counter.breakdown(item.raw) for item in snap.tools]  # once, not per keystroke
+        self.token_totals = {e: TokenCounter(e).tools_total(snap.tools.raw) for e in ENCODINGS}
         if self.review is None and (saved := load_review(self.review_path)) is not None:
             self.review = saved  # the same server reviewed before: its findings and decisions come back
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
@@ -855,7 +858,6 @@ class ReviewApp(App[None]):
         self.push_screen(ResultScreen(message.body))
 
     def _overview(self, snap: ServerSnapshot) -> Text:
-        total = self.counter.tools_total(snap.tools.raw)
         out = Text()
         out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
         out.append(f"revision {snap.revision} · {snap.era} era · transport {self.target.kind}\n")
@@ -865,7 +867,12 @@ class ReviewApp(App[None]):
             f"{len(snap.tools)} tools · {len(snap.resources)} resources · {len(snap.templates)} templates · "
             f"{len(snap.prompts)} prompts\n"
         )
-        out.append(f"tools/list costs {total} tokens ({self.counter.encoding}, canonical JSON)\n")
+        costs = " · ".join(f"{n:,} {encoding}" for encoding, n in self.token_totals.items())
+        out.append(f"tools/list costs {costs} tokens (canonical JSON)\n")
+        if snap.instructions:
+            out.append(
+                f"instructions cost {self.counter.count_text(snap.instructions):,} {self.counter.encoding} tokens\n"
+            )
         if self.review is not None:
             out.append(f"verdict: {self.review.verdict}\n", style="bold")
         if snap.instructions:
@@ -1083,7 +1090,7 @@ class ReviewApp(App[None]):
             f"{entry.t - self.wire_t0:.3f}",
             entry.direction,
             entry.kind,
-            Text(one_line(what, 80)),
+            Text(one_line(what, 36)),
             entry.size,
             tokens,
             latency,

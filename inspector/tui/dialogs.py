@@ -28,6 +28,8 @@ ModalScreen { align: center middle; }
 #editor { height: 1fr; min-height: 5; }
 #result { height: 1fr; }
 #problems { color: $error; height: auto; }
+#dialog TabbedContent, #dialog ContentSwitcher, #dialog TabPane { height: 1fr; }
+#dialog TabPane { padding: 0; }
 """
 
 
@@ -79,11 +81,21 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
+def enum_options(schema: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(label, value) choices: `enum` values, or `oneOf`/`anyOf` of `{"const": ..., "title": ...}` (titled enums)."""
+    if isinstance(schema.get("enum"), list):
+        return [(one_line(json.dumps(v, ensure_ascii=False), 60), v) for v in schema["enum"]]
+    choices = schema.get("oneOf") or schema.get("anyOf")
+    if isinstance(choices, list) and choices and all(isinstance(c, dict) and "const" in c for c in choices):
+        return [(one_line(str(c.get("title") or json.dumps(c["const"])), 60), c["const"]) for c in choices]
+    return []
+
+
 def field_kind(schema: Any) -> str:
     """How a property is edited in the form: enum, boolean, integer, number, string, or json (anything else)."""
     if not isinstance(schema, dict):
         return "json"
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
+    if enum_options(schema):
         return "enum"
     kind = schema.get("type")
     if isinstance(kind, list):  # nullable: ["string", "null"]
@@ -109,14 +121,62 @@ def form_value(kind: str, raw: Any) -> tuple[bool, Any]:
         return True, text  # left as typed: the schema check says what is wrong with it
 
 
+class SchemaForm(VerticalScroll):
+    """Fields generated from an object schema's properties (prefilled from `values`). Each change rewrites the
+    screen's `#editor` JSON, which stays what is sent: anything the form cannot express is typed there, or as
+    JSON in its field."""
+
+    DEFAULT_CSS = "SchemaForm { height: 1fr; } SchemaForm .field-label { color: $text-muted; }"
+
+    def __init__(self, schema: Any, values: dict[str, Any], **kw: Any) -> None:
+        super().__init__(**kw)
+        schema = schema if isinstance(schema, dict) else {}
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        self.fields = {name: (sub, field_kind(sub)) for name, sub in props.items() if isinstance(sub, dict)}
+        self.required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
+        self.values = values
+
+    def compose(self) -> ComposeResult:
+        for field, (sub, kind) in self.fields.items():
+            yield Static(Text(self._label(field, sub, kind)), classes="field-label")
+            value = self.values.get(field)
+            if kind == "boolean":
+                yield Checkbox(field, value=bool(value), id=f"field-{field}")
+            elif kind == "enum":
+                options = [(label, json.dumps(v)) for label, v in enum_options(sub)]
+                initial = json.dumps(value) if field in self.values else Select.NULL
+                yield Select(options, value=initial, id=f"field-{field}")
+            else:
+                shown = value if kind == "string" else json.dumps(value, ensure_ascii=False)
+                yield Input(value="" if field not in self.values else str(shown), id=f"field-{field}")
+
+    def _label(self, field: str, sub: dict[str, Any], kind: str) -> str:
+        bounds = [f"{k} {sub[k]}" for k in ("minimum", "maximum", "minLength", "maxLength", "format") if k in sub]
+        parts = [
+            one_line(field, 60),
+            kind + (" (JSON)" if kind == "json" else ""),
+            "required" if field in self.required else "optional",
+        ]
+        about = sub.get("description") or sub.get("title")
+        return f"{' · '.join(parts + bounds)}" + (f": {one_line(str(about), 80)}" if about else "")
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    @on(Select.Changed)
+    def _changed(self, event: Any) -> None:
+        event.stop()
+        value: dict[str, Any] = {}
+        for field, (_sub, kind) in self.fields.items():
+            present, item = form_value(kind, self.query_one(f"#field-{field}").value)  # type: ignore[attr-defined]
+            if present:
+                value[field] = item
+        self.screen.query_one("#editor", TextArea).text = json.dumps(value, indent=2, ensure_ascii=False)
+
+
 class CallScreen(ModalScreen[dict[str, Any] | None]):
-    """Arguments for one tool: a form generated from its inputSchema, or raw JSON; validated live. Returns them.
+    """Arguments for one tool: a form generated from its inputSchema, or raw JSON; validated live. Returns them."""
 
-    The form edits the JSON (each change rewrites it); the JSON tab is what is sent, so anything the
-    form cannot express (nested objects, arrays, anyOf) is typed there or as JSON in its form field.
-    """
-
-    DEFAULT_CSS = DIALOG_CSS + "#form { height: 1fr; } .field-label { color: $text-muted; }"
+    DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel", id="cancel"),
         Binding("ctrl+s", "send", "Call", id="send-call"),
@@ -126,69 +186,21 @@ class CallScreen(ModalScreen[dict[str, Any] | None]):
         super().__init__()
         self.tool = tool
         self.arguments = arguments
-        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        self.fields = {name: (sub, field_kind(sub)) for name, sub in props.items() if isinstance(sub, dict)}
-        self.required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Checkbox, Input, TabbedContent, TabPane
-
         name = one_line(str(self.tool.get("name")), 80)
+        form = SchemaForm(self.tool.get("inputSchema"), self.arguments, id="form")
         with Vertical(id="dialog"):
             yield Static(Text(f"call {name}  (ctrl+s to send, escape to cancel)", style="bold"))
             yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
-            with TabbedContent(initial="call-form" if self.fields else "call-json"):
-                with TabPane("Form", id="call-form"), VerticalScroll(id="form"):
-                    for field, (sub, kind) in self.fields.items():
-                        yield Static(Text(self._label(field, sub, kind)), classes="field-label")
-                        value = self.arguments.get(field)
-                        if kind == "boolean":
-                            yield Checkbox(field, value=bool(value), id=f"field-{field}")
-                        elif kind == "enum":
-                            options = [
-                                (one_line(json.dumps(v, ensure_ascii=False), 60), json.dumps(v)) for v in sub["enum"]
-                            ]
-                            initial = json.dumps(value) if field in self.arguments else Select.NULL
-                            yield Select(options, value=initial, id=f"field-{field}")
-                        else:
-                            shown = value if kind == "string" else json.dumps(value, ensure_ascii=False)
-                            yield Input(value="" if field not in self.arguments else str(shown), id=f"field-{field}")
-                with TabPane("JSON", id="call-json"):
-                    yield TextArea(
-                        json.dumps(self.arguments, indent=2, ensure_ascii=False), language="json", id="editor"
-                    )
+            yield from form_and_json(form, self.arguments)
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Call", id="call", variant="primary")
 
-    def _label(self, field: str, sub: dict[str, Any], kind: str) -> str:
-        bounds = [f"{k} {sub[k]}" for k in ("minimum", "maximum", "minLength", "maxLength") if k in sub]
-        parts = [
-            field,
-            kind + (" (JSON)" if kind == "json" else ""),
-            "required" if field in self.required else "optional",
-        ]
-        description = f": {one_line(str(sub['description']), 80)}" if sub.get("description") else ""
-        return f"{' · '.join(parts + bounds)}{description}"
-
     def on_mount(self) -> None:
         self._check()
-
-    @on(Input.Changed)
-    @on(Checkbox.Changed)
-    @on(Select.Changed)
-    def _form_changed(self, event: Any) -> None:
-        widget_id = getattr(event.control, "id", "") or ""
-        if not widget_id.startswith("field-"):
-            return
-        arguments: dict[str, Any] = {}
-        for field, (_sub, kind) in self.fields.items():
-            present, value = form_value(kind, self.query_one(f"#field-{field}").value)  # type: ignore[attr-defined]
-            if present:
-                arguments[field] = value
-        self.query_one(TextArea).text = json.dumps(arguments, indent=2, ensure_ascii=False)
 
     @on(TextArea.Changed)
     def _check(self) -> None:
@@ -206,6 +218,21 @@ class CallScreen(ModalScreen[dict[str, Any] | None]):
             self.action_send()
         elif event.button.id == "cancel":
             self.dismiss(None)
+
+
+def form_and_json(form: SchemaForm | None, value: Any) -> ComposeResult:
+    """A Form tab (when there is a form with fields) beside the JSON editor (`#editor`), which is what is sent."""
+    from textual.widgets import TabbedContent, TabPane
+
+    editor = TextArea(json.dumps(value, indent=2, ensure_ascii=False), language="json", id="editor")
+    if form is None or not form.fields:
+        yield editor
+        return
+    with TabbedContent(initial="tab-form"):
+        with TabPane("Form", id="tab-form"):
+            yield form
+        with TabPane("JSON", id="tab-json"):
+            yield editor
 
 
 def result_text(record: CallRecord, output_schema: Any, tokens: int | None) -> Text:
@@ -281,6 +308,13 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
     def draft(self) -> Any:
         return {}
 
+    def form(self, draft: Any) -> SchemaForm | None:
+        """A form for the answer, when its shape is a schema (elicitation)."""
+        return None
+
+    def extra_buttons(self) -> ComposeResult:
+        yield from ()
+
     def problems(self, value: Any) -> list[str]:
         return []
 
@@ -292,9 +326,11 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
             yield Static(Text(f"{self.heading}  (ctrl+s accept, escape decline)", style="bold"))
             with VerticalScroll(id="result"):
                 yield Static(self.describe())
-            yield TextArea(json.dumps(self.draft(), indent=2, ensure_ascii=False), language="json", id="editor")
+            draft = self.draft()
+            yield from form_and_json(self.form(draft), draft)
             yield Static(id="problems")
             with Horizontal(id="buttons"):
+                yield from self.extra_buttons()
                 yield Button("Decline", id="decline")
                 yield Button("Accept", id="accept", variant="primary")
 
@@ -322,9 +358,13 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
     def action_decline(self) -> None:
         self.dismiss(None)
 
-    @on(Button.Pressed)
-    def pressed(self, event: Button.Pressed) -> None:
-        self.action_accept() if event.button.id == "accept" else self.action_decline()
+    @on(Button.Pressed, "#accept")
+    def pressed_accept(self) -> None:
+        self.action_accept()
+
+    @on(Button.Pressed, "#decline")
+    def pressed_decline(self) -> None:
+        self.action_decline()
 
 
 class ElicitScreen(AnswerScreen):
@@ -351,6 +391,30 @@ class ElicitScreen(AnswerScreen):
         from checks.util import example_value
 
         return {} if self.is_url else example_value(self.params.get("requestedSchema") or {"type": "object"})
+
+    def form(self, draft: Any) -> SchemaForm | None:
+        return None if self.is_url else SchemaForm(self.params.get("requestedSchema"), draft, id="form")
+
+    def extra_buttons(self) -> ComposeResult:
+        if self.is_url:
+            yield Button("Open URL…", id="open-url")
+
+    @on(Button.Pressed, "#open-url")
+    def open_url(self) -> None:
+        """Only with the reviewer's consent, and only http(s): the URL comes from the server."""
+        url = str(self.params.get("url", ""))
+        if not url.startswith(("https://", "http://")):
+            self.notify("not an http(s) URL: not opened", severity="warning")
+            return
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                import webbrowser
+
+                webbrowser.open(url)
+
+        reason = f"The server wants you to visit:\n{visible(url, 2000)}\nOpen it in your browser?"
+        self.app.push_screen(ConfirmScreen("Open a URL from the server", reason, yes="Open"), decided)
 
     def problems(self, value: Any) -> list[str]:
         return [] if self.is_url else schema_problems(value, self.params.get("requestedSchema"))

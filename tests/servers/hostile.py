@@ -22,7 +22,9 @@ TOOLS = [
 TOOLS[:0] = [
     tool("huge_result", "Returns 20 MB of text.", {}, [], annotations={"readOnlyHint": True, "openWorldHint": False}),
     tool("crash_now", "Kills the server mid-call.", {}, [], annotations={"readOnlyHint": True, "openWorldHint": False}),
-    tool("flood", "Sends 30,000 log notifications.", {}, [], annotations={"readOnlyHint": True, "openWorldHint": False}),
+    tool(
+        "flood", "Sends 30,000 log notifications.", {}, [], annotations={"readOnlyHint": True, "openWorldHint": False}
+    ),
 ]
 FLOOD = 30000
 
@@ -34,7 +36,9 @@ def call(params: dict) -> dict:
         os._exit(139)
     if params.get("name") == "flood":
         for i in range(FLOOD):
-            server.send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"n{i}"}})
+            server.send(
+                {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"n{i}"}}
+            )
         return text_result("flooded")
     if params.get("name") == "huge_result":
         return text_result("A" * (20 * 1024 * 1024))
