@@ -78,6 +78,14 @@ async def test_filter_tools_and_findings(tmp_path):
         )
         shown = [f for f in app.shown_findings if f is not None]
         assert len(shown) == fails > 0
+        app.main.query_one("#tool-filter").value = "status:fail"
+        await pilot.pause()
+        tools = app.main.query_one("#tools", DataTable)
+        failing = {str(tools.get_cell_at((i, 0))) for i in range(tools.row_count)}
+        assert failing == {f.subject for f in app.review.findings if f.effective == "fail" and f.subject_kind == "tool"}
+        app.main.query_one("#tool-filter").value = "status:fail export"
+        await pilot.pause()
+        assert tools.row_count == 1
 
 
 async def test_hostile_text_is_shown_as_text(tmp_path):
@@ -453,7 +461,23 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
         assert "review.descriptions-grounded" in detail and "recv response" in detail and "IMPORTANT" in detail
         await _highlight(pilot, app, "export_notes")
         tool_detail = str(app.main.query_one("#tool-detail", Static).render())
-        assert "fail review.descriptions-grounded" in tool_detail and "tokens (cl100k_base): total" in tool_detail
+        assert "fail review.descriptions-grounded" in tool_detail and "cl100k_base: total" in tool_detail
+        from textual.widgets import Collapsible
+
+        from inspector.tui.dialogs import ToolScreen
+
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ToolScreen))
+        sections = {c.title: c for c in app.screen.query(Collapsible)}
+        titles = list(sections)
+        assert titles[0] == "description" and titles[1].startswith("findings (") and titles[2] == "tokens"
+        assert sections["inputSchema"].collapsed is False and sections["annotations"].collapsed is True
+        tokens = str(sections["tokens"].query_one(Collapsible.Contents).query_one(Static).render())
+        assert "cl100k_base: total" in tokens and "o200k_base: total" in tokens, "every encoding"
+        hints = str(sections["annotations"].query_one(Collapsible.Contents).query_one(Static).render())
+        assert "readOnlyHint: true (set by the server)" in hints
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ToolScreen))
 
 
 async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path):

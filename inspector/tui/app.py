@@ -79,6 +79,7 @@ from inspector.tui.dialogs import (
     RootsScreen,
     RunScreen,
     SampleScreen,
+    ToolScreen,
     prompt_text,
     resource_text,
     result_text,
@@ -182,7 +183,7 @@ class ReviewScreen(Screen[None]):
             with TabPane("Overview", id="tab-overview"), VerticalScroll(id="overview-scroll"):
                 yield Static(id="overview")
             with TabPane("Tools", id="tab-tools"):
-                yield Input(placeholder="filter tools by name or description", id="tool-filter")
+                yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
                 yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
                 yield Static(id="tool-detail")
             with TabPane("Calls", id="tab-calls"):
@@ -888,10 +889,13 @@ class ReviewApp(App[None]):
         for label in ("tool", "total", "descr", "input", "output", "annotations", "status"):
             table.add_column(label, key=label)
         worst = self._worst_by_subject()
+        words = needle.lower().split()
+        statuses = {w.removeprefix("status:") for w in words if w.startswith("status:")}
+        text_needle = " ".join(w for w in words if not w.startswith("status:"))
         rows = []
         for item in self.snapshot.tools:
             text = f"{item.key} {item.description or ''}".lower()
-            if needle and needle.lower() not in text:
+            if (text_needle and text_needle not in text) or (statuses and worst.get(item.key, "") not in statuses):
                 continue
             tokens = self.tool_tokens[item.index]
             rows.append((tokens["total"], item, tokens))
@@ -926,22 +930,49 @@ class ReviewApp(App[None]):
             return
         item = self.snapshot.tools.items[int(event.row_key.value)]
         detail = Text()
-        detail.append(f"{one_line(item.key, 100)}\n", style="bold")
-        detail.append(visible(item.description or "(no description)", 2000) + "\n")
+        detail.append(f"{one_line(item.key, 100)}  (enter: all of it)\n", style="bold")
+        for title, body, _collapsed in self._tool_sections(item, [self.counter]):
+            detail.append(f"{title}\n", style="bold")
+            detail.append_text(body)
+            detail.append("\n")
+        self.main.query_one("#tool-detail", Static).update(detail)
+
+    @on(DataTable.RowSelected, "#tools")
+    def open_tool(self, event: DataTable.RowSelected) -> None:
+        if self.snapshot is None or event.row_key.value is None:
+            return
+        item = self.snapshot.tools.items[int(event.row_key.value)]
+        counters = [self.counter] + [TokenCounter(e) for e in ENCODINGS if e != self.counter.encoding]
+        self.push_screen(ToolScreen(one_line(item.key, 100), self._tool_sections(item, counters)))
+
+    def _tool_sections(self, item: Any, counters: list[TokenCounter]) -> list[tuple[str, Text, bool]]:
+        """(title, body, collapsed) of one tool: description, findings, tokens per encoding, schemas, hints."""
+        raw = item.raw if isinstance(item.raw, dict) else {}
+        description = Text(visible(item.description or "(no description)", 4000))
         if item.problems:
-            detail.append("problems: " + "; ".join(item.problems) + "\n", style="red")
-        tokens = self.tool_tokens[item.index]
-        detail.append(f"tokens ({self.counter.encoding}): " + ", ".join(f"{k} {v}" for k, v in tokens.items()) + "\n")
+            description.append("\nproblems: " + "; ".join(item.problems), style="red")
+        sections = [("description", description, False)]
+        findings = Text()
         for f in self.review.findings if self.review else []:
             if f.subject == item.key and f.effective not in ("pass", "n/a"):
-                detail.append(
+                findings.append(
                     f"{f.effective} {f.rule}: {one_line(f.message, 200)}\n", style=STATUS_STYLE.get(f.effective, "")
                 )
-        for key in ("inputSchema", "outputSchema", "annotations"):
-            if key in (item.raw if isinstance(item.raw, dict) else {}):
-                detail.append(f"{key}:\n", style="bold")
-                detail.append(visible(json.dumps(item.get(key), indent=2, ensure_ascii=False), 4000) + "\n")
-        self.main.query_one("#tool-detail", Static).update(detail)
+        sections.append((f"findings ({len(findings.plain.splitlines())})", findings, False))
+        tokens = Text()
+        for counter in counters:
+            breakdown = self.tool_tokens[item.index] if counter is self.counter else counter.breakdown(raw)
+            tokens.append(f"{counter.encoding}: " + ", ".join(f"{k} {v}" for k, v in breakdown.items()) + "\n")
+        sections.append(("tokens", tokens, False))
+        for key in ("inputSchema", "outputSchema"):
+            if key in raw:
+                body = Text(visible(json.dumps(raw[key], indent=2, ensure_ascii=False), 20000))
+                sections.append((key, body, key == "outputSchema"))
+        hints = Text()
+        for hint, (value, explicit) in effective_hints(raw).items():
+            hints.append(f"{hint}: {json.dumps(value)} ({'set by the server' if explicit else 'spec default'})\n")
+        sections.append(("annotations", hints, True))
+        return sections
 
     @on(Input.Changed, "#tool-filter")
     def filter_tools(self, event: Input.Changed) -> None:

@@ -284,6 +284,33 @@ class ResultScreen(ModalScreen[None]):
         self.dismiss()
 
 
+class ToolScreen(ModalScreen[None]):
+    """One tool in full, in collapsible sections (description, findings, tokens, schemas, annotations)."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss", "Close", id="close-tool")]
+
+    def __init__(self, name: str, sections: list[tuple[str, Text, bool]]) -> None:
+        super().__init__()
+        self.name_text, self.sections = name, sections
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Collapsible
+
+        with Vertical(id="dialog"):
+            yield Static(Text(f"{self.name_text}  (escape to close)", style="bold"))
+            with VerticalScroll(id="result"):
+                for title, body, collapsed in self.sections:
+                    with Collapsible(title=title, collapsed=collapsed):
+                        yield Static(body)
+            with Horizontal(id="buttons"):
+                yield Button("Close", id="close")
+
+    @on(Button.Pressed, "#close")
+    def close(self) -> None:
+        self.dismiss()
+
+
 class AnswerScreen(ModalScreen[dict[str, Any] | None]):
     """The server asks the client for something: show what, let the reviewer edit an answer, accept or decline.
 
