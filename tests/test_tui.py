@@ -23,6 +23,20 @@ async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 
     await pilot.pause()
 
 
+async def run_checks(pilot: Pilot, app: ReviewApp, calls: str = "read-only") -> None:
+    """Press r; the first run asks which tools checks may call (read-only ones by default)."""
+    from textual.widgets import Select
+
+    from inspector.tui.dialogs import RunScreen
+
+    await pilot.press("r")
+    if not app.calls_chosen:
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        app.screen.query_one("#calls", Select).value = calls
+        await pilot.click("#run")
+    await until(pilot, lambda: not app.checking and app.review is not None, 60)
+
+
 async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
     app = ReviewApp(demo_target(), export_dir=tmp_path, state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -30,9 +44,9 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         tools = app.main.query_one("#tools", DataTable)
         assert tools.row_count == 7
         assert "demo-notes" in str(app.main.query_one("#status", Static).render())
-        await pilot.press("r")
-        await until(pilot, lambda: app.review is not None)
+        await run_checks(pilot, app)
         assert app.review.verdict == "FAIL"
+        assert {c["consent"] for c in app.review.coverage} == {"read-only"}, "read-only tools only, no consent asked"
         checks = app.main.query_one("#checks", DataTable)
         headers = sum(1 for f in app.shown_findings if f is None)
         assert checks.row_count == len(app.review.findings) + headers and headers >= 10, "grouped by pack and section"
@@ -69,8 +83,7 @@ async def test_filter_tools_and_findings(tmp_path):
         app.main.query_one("#tool-filter").value = "delete"
         await pilot.pause()
         assert app.main.query_one("#tools", DataTable).row_count == 1
-        await pilot.press("r")
-        await until(pilot, lambda: app.review is not None)
+        await run_checks(pilot, app)
         app.main.query_one("#check-filter").value = "fail"
         await pilot.pause()
         fails = sum(
@@ -306,9 +319,7 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        await pilot.press("r")
-        await until(pilot, lambda: app.review is not None)
-        await pilot.press("right", "right")  # Checklist tab
+        await run_checks(pilot, app)
         await decide(pilot, app, "w", "review.descriptions-grounded", "known demo defect")
         await decide(pilot, app, "a", "review.injection-safe", "no shell, SQL or path building in server.py")
         waived = [f for f in app.review.findings if f.effective == "waived"]
@@ -320,7 +331,7 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         await until(pilot, lambda: again.snapshot is not None and again.review is not None)
         assert [w.reason for w in again.review.waivers] == ["known demo defect"]
         assert [a.note for a in again.review.attestations] == ["no shell, SQL or path building in server.py"]
-        await pilot.press("r")
+        await run_checks(pilot, again)
         await until(pilot, lambda: again.review is not None and again.review.created != app.review.created)
         kept = [
             f for f in again.review.findings if f.rule == "review.descriptions-grounded" and f.effective == "waived"
@@ -451,8 +462,7 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        await pilot.press("r")
-        await until(pilot, lambda: app.review is not None)
+        await run_checks(pilot, app)
         row = next(i for i, f in enumerate(app.shown_findings) if f and f.rule == "review.descriptions-grounded")
         checks = app.main.query_one("#checks", DataTable)
         checks.move_cursor(row=row)
@@ -518,6 +528,7 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
 
 async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_path):
     from checks.core import select
+    from inspector.tui.dialogs import RunScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -529,7 +540,10 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
 
         app.submit(hold)  # the connection worker is busy: the run stays queued until the gate opens
         await pilot.press("r")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        assert "rules call tools" in str(app.screen.why), "the first run asks what call rules may call"
+        await pilot.click("#run")
+        await until(pilot, lambda: app.checking)
         rules = select(["review", "spec"])
         checks = app.main.query_one("#checks", DataTable)
         statuses = [str(checks.get_cell_at((i, 0))) for i in range(checks.row_count)]

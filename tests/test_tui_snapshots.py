@@ -35,7 +35,9 @@ async def tab(pilot: Pilot, pane: str) -> None:
 
 async def reviewed(pilot: Pilot) -> None:
     await connected(pilot)
-    await pilot.press("r")
+    await pilot.press("r")  # the first run asks which tools checks may call: read-only ones
+    await pilot.pause()
+    await pilot.click("#run")
     async with asyncio.timeout(60):
         while pilot.app.review is None:  # type: ignore[attr-defined]
             await pilot.pause(0.05)

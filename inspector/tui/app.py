@@ -8,7 +8,7 @@ Bindings (each also in the command palette):
 
 | key | id | action |
 |---|---|---|
-| r | run-checks | run the checklist (packs review and spec and no tool calls, until R changes them) |
+| r | run-checks | run the checklist (packs review and spec; the first run asks which tools checks may call) |
 | R | choose-checks | choose packs and which tools checks may call (consent for all) |
 | y / j | copy-cli / copy-json | copy the highlighted call (Calls tab) as an `mcp-review call` command or as JSON |
 | u | rerun-rule | re-run the highlighted finding's rule and merge its findings |
@@ -277,6 +277,7 @@ class ReviewApp(App[None]):
         self.tool_sort: tuple[str, bool] = ("total", True)
         self.check_packs: list[str] = ["review", "spec"]
         self.check_calls = "none"
+        self.calls_chosen = False  # until the reviewer says which tools checks may call (asked on the first run)
         self.running_call: asyncio.Future[CallRecord] | None = None
         self.call_ticker: Timer | None = None
         self.call_started = 0.0
@@ -363,11 +364,15 @@ class ReviewApp(App[None]):
         if self.snapshot is None:
             self.notify("not connected", severity="warning")
             return
+        packs = [only.split(".")[0]] if only else self.check_packs
+        ignore = [r for r in load_rules() if only and "." in only and r != only and r.startswith(packs[0] + ".")]
+        callers = [r.id for r in select(packs, ignore) if "call" in r.modes]
+        if callers and not self.calls_chosen:  # the reviewer decides what call rules may call, once
+            self.action_choose_checks(f"{len(callers)} of the selected rules call tools to check their results.", only)
+            return
         self._status(f"running {only or 'the checklist'}…")
         self.checking = True
         previous = self.review
-        packs = [only.split(".")[0]] if only else self.check_packs
-        ignore = [r for r in load_rules() if only and "." in only and r != only and r.startswith(packs[0] + ".")]
         plan = CheckPlan(
             packs=packs,
             ignore=ignore,
@@ -435,24 +440,29 @@ class ReviewApp(App[None]):
             with contextlib.suppress(Exception):  # the table was refilled (a filter typed meanwhile)
                 table.update_cell(rule_id, "status", Text(status, style=style))
 
-    def action_choose_checks(self) -> None:
+    def action_choose_checks(self, why: str = "", only: str | None = None) -> None:
+        """Packs and calling policy; consent before checks may call tools with side effects. Then run
+        (`only`: the rule or pack whose re-run asked for it)."""
+
         def chosen(values: dict[str, Any] | None) -> None:
             if not values:
                 return
             self.check_packs, calls = values["packs"], values["calls"]
+            self.calls_chosen = True
             if calls != "all":
                 self.check_calls = calls
-                self.action_run_checks()
+                self.action_run_checks(only)
                 return
 
             def consent(yes: bool | None) -> None:
                 self.check_calls = "all" if yes else "read-only"
-                self.action_run_checks()
+                self.action_run_checks(only)
 
             message = "Checks may then call every tool, including ones that change or delete data. Allow it?"
             self.push_screen(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
 
-        self.push_screen(RunScreen(self.check_packs, self.check_calls), chosen)
+        calls = self.check_calls if self.calls_chosen else "read-only"
+        self.push_screen(RunScreen(self.check_packs, calls, why), chosen)
 
     def action_rerun_rule(self) -> None:
         finding = self._highlighted_finding()

@@ -667,9 +667,9 @@ class RunScreen(ModalScreen[dict[str, Any] | None]):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-run")]
 
-    def __init__(self, packs: list[str], calls: str) -> None:
+    def __init__(self, packs: list[str], calls: str, why: str = "") -> None:
         super().__init__()
-        self.packs, self.calls = packs, calls
+        self.packs, self.calls, self.why = packs, calls, why
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Input, Select
@@ -678,6 +678,8 @@ class RunScreen(ModalScreen[dict[str, Any] | None]):
 
         with Vertical(id="dialog", classes="-small"):
             yield Static(Text("Run the checklist", style="bold"))
+            if self.why:
+                yield Static(Text(self.why))
             yield Static(Text(f"packs (space separated; {', '.join(PACKS)}, or all):"))
             yield Input(value=" ".join(self.packs), id="packs")
             yield Static(Text("tools the checks may call:"))
