@@ -256,6 +256,8 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None, 60)
         tools = app.main.query_one("#tools", DataTable)
+        assert 0 < tools.row_count < 10003, "the first rows are on screen before the rest are added"
+        await until(pilot, lambda: not app.tools_filling)
         assert tools.row_count == 10003
         assert all("\x1b" not in str(tools.get_cell_at((i, 0))) for i in range(50))
         app.main.query_one("#tool-filter").value = "tool_9999_"

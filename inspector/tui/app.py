@@ -47,6 +47,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -88,7 +89,8 @@ from inspector.tui.settings import load_settings, save_settings
 from themes import TCSS, THEMES
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
-WIRE_ROWS = 2000  # rows kept in the wire and log tables (the newest); the filter searches every entry
+WIRE_ROWS = 500  # rows kept in the wire and log tables (the newest); the filter searches every entry
+TOOL_CHUNK = 500  # tools table rows added per screen refresh
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
 STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
@@ -97,6 +99,8 @@ HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHin
 @dataclass
 class Connected(Message):
     snapshot: ServerSnapshot
+    tool_tokens: list[dict[str, int]]  # each tool's breakdown in the default encoding
+    token_totals: dict[str, int]  # the whole tools/list, per encoding
 
 
 @dataclass
@@ -176,6 +180,8 @@ def badges(tool: Any) -> Text:
 
 
 class ReviewScreen(Screen[None]):
+    ready = False
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("connecting…", id="status")
@@ -210,6 +216,7 @@ class ReviewScreen(Screen[None]):
         self.query_one("#logs", DataTable).add_columns("#", "source", "level", "text")
         for label in ("status", "rule", "subject", "finding"):
             self.query_one("#checks", DataTable).add_column(label, key=label)
+        self.ready = True  # every pane is mounted: the wire may be drawn
 
 
 class ToolJump(Provider):
@@ -265,8 +272,8 @@ class ReviewApp(App[None]):
         self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self.wire_entries: list[WireEntry] = []
         self.wire_pending: list[WireEntry] = []  # arrived since the last flush
-        self.wire_rows: list[tuple[Any, ...]] = []  # the wire table's cells of every entry
-        self.log_rows: list[tuple[Any, ...]] = []
+        self.wire_info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _wire_info)
+        self.log_index: list[int] = []  # the entries shown in the Stderr & logs pane
         self.wire_asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
         self.wire_t0 = 0.0
         self.tool_tokens: list[dict[str, int]] = []
@@ -275,6 +282,8 @@ class ReviewApp(App[None]):
         self.review_path = review_file(target.public(), state_dir)
         self.shown_findings: list[Finding | None] = []  # None: a group header row
         self.tool_sort: tuple[str, bool] = ("total", True)
+        self.tool_fill = 0  # numbers each fill of the tools table: a newer one stops an older one's chunks
+        self.tools_filling = False
         self.check_packs: list[str] = ["review", "spec"]
         self.check_calls = "none"
         self.calls_chosen = False  # until the reviewer says which tools checks may call (asked on the first run)
@@ -321,13 +330,19 @@ class ReviewApp(App[None]):
         try:
             async with session:
                 snapshot = await take_snapshot(session)
-                self.post_message(Connected(snapshot))
+                # counted in a thread (tiktoken releases the GIL): 10,000 tools must not freeze the screen
+                tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
+                self.post_message(Connected(snapshot, tokens, totals))
                 while (job := await self.jobs.get()) is not None:
                     await job(session, snapshot)
                     if session.failure is not None:  # the server died during the job: say so, offer reconnect
                         raise session.failure
         except ConnectionFailed as e:
             self.post_message(ConnectionLost(str(e), e.detail))
+
+    def _count_tokens(self, snap: ServerSnapshot) -> tuple[list[dict[str, int]], dict[str, int]]:
+        tokens = [self.counter.breakdown(item.raw) for item in snap.tools]
+        return tokens, {e: TokenCounter(e).tools_total(snap.tools.raw) for e in ENCODINGS}
 
     def handlers(self) -> ClientHandlers:
         """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
@@ -481,10 +496,13 @@ class ReviewApp(App[None]):
     def jump_to_tool(self, index: int) -> None:
         self.main.query_one(TabbedContent).active = "tab-tools"
         self.main.query_one("#tool-filter", Input).value = ""
-        self._fill_tools("")
-        table = self.main.query_one("#tools", DataTable)
-        table.move_cursor(row=table.get_row_index(str(index)))
-        table.focus()
+
+        def there() -> None:
+            table = self.main.query_one("#tools", DataTable)
+            table.move_cursor(row=table.get_row_index(str(index)))
+            table.focus()
+
+        self._fill_tools("", then=there)
 
     @on(DataTable.HeaderSelected, "#tools")
     def sort_tools(self, event: DataTable.HeaderSelected) -> None:
@@ -492,6 +510,10 @@ class ReviewApp(App[None]):
         column = str(event.column_key.value)
         reverse = not self.tool_sort[1] if self.tool_sort[0] == column else column not in ("tool", "status")
         self.tool_sort = (column, reverse)
+        self._sort_tools()
+
+    def _sort_tools(self) -> None:
+        column, reverse = self.tool_sort
         rank = {s: i for i, s in enumerate(STATUSES)}
 
         def key(value: Any) -> Any:
@@ -499,7 +521,7 @@ class ReviewApp(App[None]):
                 return rank.get(str(value), len(rank))
             return value.plain.lower() if isinstance(value, Text) else value
 
-        event.data_table.sort(event.column_key, key=key, reverse=reverse)
+        self.main.query_one("#tools", DataTable).sort(column, key=key, reverse=reverse)
 
     def _highlighted_tool(self) -> Any:
         table = self.main.query_one("#tools", DataTable)
@@ -769,7 +791,7 @@ class ReviewApp(App[None]):
 
     def _clear_wire(self) -> None:
         # a new pending list: the old session, still closing, appends to the old one
-        self.wire_entries, self.wire_pending, self.wire_rows, self.log_rows = [], [], [], []
+        self.wire_entries, self.wire_pending, self.wire_info, self.log_index = [], [], [], []
         self.wire_asked, self.wire_t0 = {}, 0.0
         self.main.query_one("#wire", DataTable).clear()
         self.main.query_one("#logs", DataTable).clear()
@@ -782,6 +804,11 @@ class ReviewApp(App[None]):
         self.connection = self.hold_connection()
 
     # ----------------------------------------------------------------------------------- messages
+    def _detail(self, selector: str, body: Text) -> None:
+        """Fill a detail pane; nothing while the screen is torn down (a table's last highlight comes late)."""
+        with contextlib.suppress(NoMatches):
+            self.main.query_one(selector, Static).update(body)
+
     def _status(self, text: str, failed: bool = False) -> None:
         status = self.main.query_one("#status", Static)
         status.update(Text(text))
@@ -792,8 +819,7 @@ class ReviewApp(App[None]):
         snap = message.snapshot
         self.snapshot = snap
         self.failure = None
-        self.tool_tokens = [self.counter.breakdown(item.raw) for item in snap.tools]  # once, not per keystroke
-        self.token_totals = {e: TokenCounter(e).tools_total(snap.tools.raw) for e in ENCODINGS}
+        self.tool_tokens, self.token_totals = message.tool_tokens, message.token_totals
         if self.review is None and (saved := load_review(self.review_path)) is not None:
             self.review = saved  # the same server reviewed before: its findings and decisions come back
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
@@ -891,7 +917,9 @@ class ReviewApp(App[None]):
             out.append(visible(snap.instructions, 4000))
         return out
 
-    def _fill_tools(self, needle: str) -> None:
+    def _fill_tools(self, needle: str, then: Callable[[], None] | None = None) -> None:
+        """The tools matching `needle` (text, and `status:X` words), costliest first, added TOOL_CHUNK rows at a
+        time so 10,000 tools never freeze the screen; `then` runs once every row is in."""
         if self.snapshot is None:
             return
         table = self.main.query_one("#tools", DataTable)
@@ -909,7 +937,17 @@ class ReviewApp(App[None]):
                 continue
             tokens = self.tool_tokens[item.index]
             rows.append((tokens["total"], item, tokens))
-        for total, item, tokens in sorted(rows, key=lambda r: -r[0]):
+        self.tool_fill += 1
+        self.tools_filling = True
+        self._add_tool_rows(self.tool_fill, sorted(rows, key=lambda r: -r[0]), worst, then)
+
+    def _add_tool_rows(
+        self, fill: int, rows: list[Any], worst: dict[str, str], then: Callable[[], None] | None
+    ) -> None:
+        if fill != self.tool_fill:
+            return  # a newer fill (a filter keystroke) replaced this one
+        table = self.main.query_one("#tools", DataTable)
+        for total, item, tokens in rows[:TOOL_CHUNK]:
             status = worst.get(item.key, "")
             table.add_row(
                 Text(one_line(item.key, 60), style="red" if item.problems else ""),
@@ -921,6 +959,14 @@ class ReviewApp(App[None]):
                 Text(status, style=STATUS_STYLE.get(status, "")),
                 key=f"{item.index}",
             )
+        if len(rows) > TOOL_CHUNK:  # the rest after the screen has drawn (and measured) these
+            self.set_timer(0.02, partial(self._add_tool_rows, fill, rows[TOOL_CHUNK:], worst, then))
+            return
+        self.tools_filling = False
+        if self.tool_sort != ("total", True):
+            self._sort_tools()
+        if then is not None:
+            then()
 
     def _worst_by_subject(self) -> dict[str, str]:
         worst: dict[str, str] = {}
@@ -945,7 +991,7 @@ class ReviewApp(App[None]):
             detail.append(f"{title}\n", style="bold")
             detail.append_text(body)
             detail.append("\n")
-        self.main.query_one("#tool-detail", Static).update(detail)
+        self._detail("#tool-detail", detail)
 
     @on(DataTable.RowSelected, "#tools")
     def open_tool(self, event: DataTable.RowSelected) -> None:
@@ -1057,57 +1103,60 @@ class ReviewApp(App[None]):
                 payload = entry.message if entry.message is not None else entry.http or entry.text
                 detail.append(f"#{seq} {entry.direction} {entry.kind}: ", style="cyan")
                 detail.append(visible(json.dumps(payload, ensure_ascii=False), 1500) + "\n")
-        self.main.query_one("#check-detail", Static).update(detail)
+        self._detail("#check-detail", detail)
 
     @on(Input.Changed, "#check-filter")
     def filter_checks(self, event: Input.Changed) -> None:
         self._fill_checks(event.value)
 
     def _flush_wire(self) -> None:
-        """Add what crossed the wire since the last tick (10 times a second): a notification flood costs one
-        table update per tick, and the tables keep the newest WIRE_ROWS rows (the filter searches them all)."""
-        if not self.wire_pending or not self.main.is_mounted:
+        """Add what crossed the wire since the last tick (10 times a second). The tables keep the newest
+        WIRE_ROWS rows, and a row's cells (its tokens too) are made only when it is shown: a flood costs
+        a little bookkeeping per message and at most one redraw a tick. The filter searches every entry."""
+        if not self.wire_pending or not self.main.ready:
             return
         batch = self.wire_pending[:]  # in place: the session holds this list's append
         self.wire_pending.clear()
         needle = self.main.query_one("#wire-filter", Input).value.lower()
-        table = self.main.query_one("#wire", DataTable)
-        logs = self.main.query_one("#logs", DataTable)
+        first, logs_first = len(self.wire_entries), len(self.log_index)
         for entry in batch:
-            self.wire_rows.append(self._wire_cells(entry))
+            self.wire_info.append(self._wire_info(entry))
             self.wire_entries.append(entry)
-            log = self._log_cells(entry)
-            if log is not None:
-                self.log_rows.append(log)
-                logs.add_row(*log)
-            if not needle or needle in self._wire_text(self.wire_rows[-1]):
-                table.add_row(*self.wire_rows[-1], key=str(len(self.wire_entries) - 1))
-        if table.row_count > WIRE_ROWS * 3 // 2:
-            self._refill_wire(needle)
-        if logs.row_count > WIRE_ROWS * 3 // 2:
-            logs.clear()
-            for row in self.log_rows[-WIRE_ROWS:]:
-                logs.add_row(*row)
+            if entry.direction == "stderr" or entry.method == "notifications/message":
+                self.log_index.append(len(self.wire_entries) - 1)
+        self._append_rows("#wire", self._matching_wire(needle, first), lambda: self._matching_wire(needle))
+        self._append_rows("#logs", list(range(logs_first, len(self.log_index))), lambda: range(len(self.log_index)))
         shown = f"; the newest {WIRE_ROWS:,} shown" if len(self.wire_entries) > WIRE_ROWS else ""
         self.main.query_one(
             "#wire-filter", Input
         ).placeholder = f"filter the wire log ({len(self.wire_entries):,} entries{shown})"
 
-    def _refill_wire(self, needle: str) -> None:
-        table = self.main.query_one("#wire", DataTable)
-        table.clear()
-        matching = [i for i, row in enumerate(self.wire_rows) if not needle or needle in self._wire_text(row)]
-        for i in matching[-WIRE_ROWS:]:
-            table.add_row(*self.wire_rows[i], key=str(i))
+    def _append_rows(self, selector: str, new: Sequence[int], everything: Callable[[], Sequence[int]]) -> None:
+        """Add rows `new` (entry indexes, or log indexes), or redraw the newest WIRE_ROWS when too many."""
+        table = self.main.query_one(selector, DataTable)
+        if table.row_count + len(new) > WIRE_ROWS * 3 // 2:
+            table.clear()
+            new = everything()[-WIRE_ROWS:]
+        cells = self._log_cells if selector == "#logs" else self._wire_cells
+        for i in new:
+            table.add_row(*cells(i), key=str(i))
 
-    def _wire_cells(self, entry: WireEntry) -> tuple[Any, ...]:
-        """#, time since the first entry, direction, kind, method or id, bytes, tokens, and for a response the
-        milliseconds since its request (either way: the server's requests are answered by us)."""
+    def _matching_wire(self, needle: str, start: int = 0) -> list[int]:
+        rows = range(start, len(self.wire_entries))
+        return [i for i in rows if not needle or needle in self._wire_text(i)]
+
+    def _refill_wire(self, needle: str) -> None:
+        self.main.query_one("#wire", DataTable).clear()
+        self._append_rows("#wire", self._matching_wire(needle)[-WIRE_ROWS:], lambda: self._matching_wire(needle))
+
+    def _wire_info(self, entry: WireEntry) -> tuple[str, str]:
+        """(method or id, latency): for a response, its request's method and the milliseconds since it was
+        sent (either way: the server's requests are answered by us). Runs on every entry, in order."""
         what = entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
         if entry.http:
             what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
         elif entry.text:
-            what = entry.text
+            what = entry.text[:200]
         self.wire_t0 = self.wire_t0 or entry.t
         latency = ""
         if entry.message is not None and entry.rpc_id is not None and isinstance(entry.rpc_id, (str, int)):
@@ -1120,41 +1169,36 @@ class ReviewApp(App[None]):
                 if asked is not None:
                     latency = f"{(entry.t - asked[0]) * 1000:.0f}"
                     what = f"{what} · {asked[1]}"
+        return what, latency
+
+    def _wire_cells(self, i: int) -> tuple[Text, ...]:
+        """#, seconds since the first entry, direction, kind, method or id, bytes, tokens, ms."""
+        entry, (what, latency) = self.wire_entries[i], self.wire_info[i]
         if entry.message is None:
             tokens = ""
         elif entry.size <= TOKENS_EXACT:
             tokens = str(self.counter.count_json(entry.message))
         else:
             tokens = f"≈{entry.size // 4:,}"  # counting megabytes would stall the screen: about 4 bytes a token
-        return (
-            entry.seq,
-            f"{entry.t - self.wire_t0:.3f}",
-            entry.direction,
-            entry.kind,
-            Text(one_line(what, 36)),
-            entry.size,
-            tokens,
-            latency,
-        )
+        cells = (str(entry.seq), f"{entry.t - self.wire_t0:.3f}", entry.direction, entry.kind)
+        return (*map(Text, cells), Text(one_line(what, 36)), Text(str(entry.size)), Text(tokens), Text(latency))
 
-    @staticmethod
-    def _log_cells(entry: WireEntry) -> tuple[Any, ...] | None:
+    def _log_cells(self, n: int) -> tuple[Text, ...]:
         """The server's stderr lines and its notifications/message logs, apart from the protocol traffic."""
+        entry = self.wire_entries[self.log_index[n]]
         params = entry.message.get("params") if isinstance(entry.message, dict) else None
-        if entry.direction == "stderr":
-            source, level, text = "stderr", "", entry.text or ""
-        elif entry.method == "notifications/message" and isinstance(params, dict):
+        source, level, text = "stderr", "", entry.text or ""
+        if entry.direction != "stderr":
+            params = params if isinstance(params, dict) else {}
             data = params.get("data")
             source, level = f"log {params.get('logger') or ''}".strip(), str(params.get("level", ""))
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        else:
-            return None
-        return (entry.seq, Text(one_line(source, 40)), Text(one_line(level, 12)), Text(one_line(text, 300)))
+        return (Text(str(entry.seq)), Text(one_line(source, 40)), Text(one_line(level, 12)), Text(one_line(text, 300)))
 
-    @staticmethod
-    def _wire_text(row: tuple[Any, ...]) -> str:
+    def _wire_text(self, i: int) -> str:
         """What the filter searches: the row as shown (a response carries its request's method), lower case."""
-        return " ".join(str(cell) for cell in row[2:5]).lower()
+        entry = self.wire_entries[i]
+        return f"{entry.direction} {entry.kind} {self.wire_info[i][0]}".lower()
 
     @on(Input.Changed, "#wire-filter")
     def filter_wire(self, event: Input.Changed) -> None:
@@ -1168,7 +1212,7 @@ class ReviewApp(App[None]):
         payload = entry.message if entry.message is not None else entry.http if entry.http else entry.text
         body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
         header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size} bytes · connection {entry.conn}\n"
-        self.main.query_one("#wire-detail", Static).update(Text(header + visible(body, 20000)))
+        self._detail("#wire-detail", Text(header + visible(body, 20000)))
 
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:
