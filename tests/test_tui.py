@@ -248,6 +248,15 @@ async def test_answer_a_sampling_request_from_server_everything(tmp_path):
         assert "hello from the reviewer" in str(app.screen.body)
 
 
+async def _find_and_call(pilot: Pilot, app: ReviewApp, name: str) -> None:
+    """Filter the tools table down to `name`, then call it with the arguments prefilled."""
+    app.main.query_one("#tool-filter").value = name
+    await pilot.pause()
+    await _highlight(pilot, app, name)
+    await pilot.press("c")
+    await pilot.press("ctrl+s")
+
+
 async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
     """10,000 tools with markup in their names, a 20 MB result, then the server dies mid-call."""
     from inspector.tui.dialogs import ResultScreen
@@ -263,20 +272,12 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         app.main.query_one("#tool-filter").value = "tool_9999_"
         await pilot.pause()
         assert tools.row_count == 1
-        app.main.query_one("#tool-filter").value = "huge"
-        await pilot.pause()
-        await _highlight(pilot, app, "huge_result")
-        await pilot.press("c")
-        await pilot.press("ctrl+s")
+        await _find_and_call(pilot, app, "huge_result")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
         body = str(app.screen.body)
         assert "more characters]" in body and len(body) < 30000, "a 20 MB result is shown capped"
         await pilot.press("escape")
-        app.main.query_one("#tool-filter").value = "flood"
-        await pilot.pause()
-        await _highlight(pilot, app, "flood")
-        await pilot.press("c")
-        await pilot.press("ctrl+s")
+        await _find_and_call(pilot, app, "flood")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
         await until(pilot, lambda: not app.wire_pending)
         logs = [e for e in app.wire_entries if e.method == "notifications/message"]
@@ -290,11 +291,7 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         await pilot.pause()
         found = [str(wire.get_cell_at((i, 4))) for i in range(wire.row_count)]
         assert found[0] == "tools/list" and found[1].endswith(" · tools/list"), "the filter searches the oldest too"
-        app.main.query_one("#tool-filter").value = "crash"
-        await pilot.pause()
-        await _highlight(pilot, app, "crash_now")
-        await pilot.press("c")
-        await pilot.press("ctrl+s")
+        await _find_and_call(pilot, app, "crash_now")
         await until(pilot, lambda: app.failure is not None, 30)
         assert "exited with code 139" in app.failure and "segfault simulated" in app.failure
         status = str(app.main.query_one("#status", Static).render())
@@ -632,24 +629,27 @@ async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path
         assert "Hello, Ada!" in str(app.screen.body)
         await pilot.press("escape")
 
-        await _call_with_consent(pilot, app, "summarize", '{"topic": "owls"}')
-        await until(pilot, lambda: isinstance(app.screen, SampleScreen))
-        assert "One line about owls" in str(app.screen.describe())
-        app.screen.query_one("#editor", TextArea).text = '{"text": "Owls fly at night."}'
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
-        assert "Owls fly at night." in str(app.screen.body)
-        await pilot.press("escape")
-
-        await _call_with_consent(pilot, app, "show_roots")
-        await until(pilot, lambda: isinstance(app.screen, RootsScreen))
-        app.screen.query_one("#editor", TextArea).text = '[{"uri": "file:///srv/project", "name": "project"}]'
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
-        assert "file:///srv/project" in str(app.screen.body)
-        await pilot.press("escape")
+        answers = [
+            (
+                "summarize",
+                '{"topic": "owls"}',
+                SampleScreen,
+                "One line about owls",
+                '{"text": "Owls fly."}',
+                "Owls fly.",
+            ),
+            ("show_roots", None, RootsScreen, "roots", '[{"uri": "file:///srv/p", "name": "p"}]', "file:///srv/p"),
+        ]
+        for tool, arguments, dialog, asked, answer, shown in answers:
+            await _call_with_consent(pilot, app, tool, arguments)
+            await until(pilot, lambda dialog=dialog: isinstance(app.screen, dialog))
+            assert asked in str(app.screen.describe())
+            app.screen.query_one("#editor", TextArea).text = answer
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+            assert shown in str(app.screen.body)
+            await pilot.press("escape")
 
         await _call_with_consent(pilot, app, "greet")
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen))

@@ -242,7 +242,7 @@ class ReviewApp(App[None]):
         Binding("r", "run_checks", "Run checks", id="run-checks", tooltip="Run the chosen packs (R chooses)"),
         Binding("R", "choose_checks", "Checks…", id="choose-checks", tooltip="Packs to run and tools checks may call"),
         Binding("u", "rerun_rule", "Re-run rule", id="rerun-rule", show=False, tooltip="The highlighted finding's"),
-        Binding("p", "rerun_pack", "Re-run pack", id="rerun-pack", show=False, tooltip="The highlighted finding's"),
+        Binding("p", "rerun_rule('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
         Binding("y", "copy_cli", "Copy as CLI", id="copy-cli", show=False, tooltip="The highlighted call, as CLI"),
         Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
         Binding("c", "call_tool", "Call tool", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
@@ -479,19 +479,13 @@ class ReviewApp(App[None]):
         calls = self.check_calls if self.calls_chosen else "read-only"
         self.push_screen(RunScreen(self.check_packs, calls, why), chosen)
 
-    def action_rerun_rule(self) -> None:
+    def action_rerun_rule(self, what: str = "rule") -> None:
+        """Re-run the highlighted finding's rule (or, with `what="pack"`, its pack) and merge the findings."""
         finding = self._highlighted_finding()
         if finding is None:
             self.notify("highlight a finding in the Checklist tab", severity="warning")
             return
-        self.action_run_checks(only=finding.rule)
-
-    def action_rerun_pack(self) -> None:
-        finding = self._highlighted_finding()
-        if finding is None:
-            self.notify("highlight a finding in the Checklist tab", severity="warning")
-            return
-        self.action_run_checks(only=finding.pack)
+        self.action_run_checks(only=finding.pack if what == "pack" else finding.rule)
 
     def jump_to_tool(self, index: int) -> None:
         self.main.query_one(TabbedContent).active = "tab-tools"
