@@ -592,6 +592,7 @@ async def test_call_form_generated_from_the_schema(tmp_path):
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CallScreen))
         screen = app.screen
+        assert screen.query_one("#field-limit", Input).placeholder == "default: 20", "an optional field says its default"
         screen.query_one("#field-query", Input).value = "carol"
         screen.query_one("#field-filter_1", Select).value = '"closed"'
         screen.query_one("#field-limit", Input).value = "500"

@@ -121,6 +121,9 @@ def form_value(kind: str, raw: Any) -> tuple[bool, Any]:
         return True, text  # left as typed: the schema check says what is wrong with it
 
 
+HINT_KEYS = ("default", "examples", "example")  # shown in an empty field, so leaving it out is an informed choice
+
+
 class SchemaForm(VerticalScroll):
     """Fields generated from an object schema's properties (prefilled from `values`). Each change rewrites the
     screen's `#editor` JSON, which stays what is sent: anything the form cannot express is typed there, or as
@@ -148,7 +151,12 @@ class SchemaForm(VerticalScroll):
                 yield Select(options, value=initial, id=f"field-{field}")
             else:
                 shown = value if kind == "string" else json.dumps(value, ensure_ascii=False)
-                yield Input(value="" if field not in self.values else str(shown), id=f"field-{field}")
+                hint = next((f"{k}: {json.dumps(sub[k], ensure_ascii=False)}" for k in HINT_KEYS if k in sub), "")
+                yield Input(
+                    value="" if field not in self.values else str(shown),
+                    placeholder=one_line(hint, 80) or ("JSON" if kind == "json" else ""),
+                    id=f"field-{field}",
+                )
 
     def _label(self, field: str, sub: dict[str, Any], kind: str) -> str:
         bounds = [f"{k} {sub[k]}" for k in ("minimum", "maximum", "minLength", "maxLength", "format") if k in sub]
@@ -157,6 +165,10 @@ class SchemaForm(VerticalScroll):
             kind + (" (JSON)" if kind == "json" else ""),
             "required" if field in self.required else "optional",
         ]
+        choices = sub.get("anyOf") or sub.get("oneOf")
+        if isinstance(choices, list) and kind == "json":  # say what the JSON may be
+            kinds = [str(c.get("type", "…")) if isinstance(c, dict) else "…" for c in choices]
+            parts.append("one of " + " | ".join(kinds[:6]))
         about = sub.get("description") or sub.get("title")
         return f"{' · '.join(parts + bounds)}" + (f": {one_line(str(about), 80)}" if about else "")
 
