@@ -43,15 +43,14 @@ def effective_hints(tool: Any) -> dict[str, tuple[bool, bool]]:
 
 
 def side_effect_reason(tool: Any) -> str | None:
-    """Why calling this tool needs consent, or None when it claims to be read-only and closed-world."""
+    """Why calling this tool needs consent (every reason that applies), or None when it claims to be
+    read-only and closed-world."""
     ann = annotations(tool)
-    if ann.get("readOnlyHint") is not True:
-        return "it is not annotated readOnlyHint: true"
-    if ann.get("destructiveHint") is True:
-        return "it is annotated destructiveHint: true"
-    if ann.get("openWorldHint") is True:
-        return "it is annotated openWorldHint: true"
-    return None
+    reasons = [
+        *(["it is not annotated readOnlyHint: true"] if ann.get("readOnlyHint") is not True else []),
+        *(f"it is annotated {hint}: true" for hint in ("destructiveHint", "openWorldHint") if ann.get(hint) is True),
+    ]
+    return "; ".join(reasons) or None
 
 
 @dataclass

@@ -179,6 +179,22 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
         await pilot.click("#yes")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert app.call_log[-1]["consent"] == "reviewer" and app.call_log[-1]["tool"] == "create_note"
+        await pilot.press("escape")
+        from textual.widgets import Input
+
+        await _highlight(pilot, app, "delete_note")  # destructive, called through the form
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        app.screen.query_one("#field-note_id", Input).value = "1"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "destructive" in str(app.screen.reason)
+        await pilot.click("#yes")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "deleted" in str(app.screen.body)
+        last = app.call_log[-1]
+        assert (last["tool"], last["arguments"], last["consent"]) == ("delete_note", {"note_id": "1"}, "reviewer")
 
 
 async def _call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: str | None = None) -> None:
@@ -592,7 +608,9 @@ async def test_call_form_generated_from_the_schema(tmp_path):
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CallScreen))
         screen = app.screen
-        assert screen.query_one("#field-limit", Input).placeholder == "default: 20", "an optional field says its default"
+        assert screen.query_one("#field-limit", Input).placeholder == "default: 20", (
+            "an optional field says its default"
+        )
         screen.query_one("#field-query", Input).value = "carol"
         screen.query_one("#field-filter_1", Select).value = '"closed"'
         screen.query_one("#field-limit", Input).value = "500"
