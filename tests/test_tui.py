@@ -715,3 +715,19 @@ async def test_url_elicitation_opens_nothing_without_consent(monkeypatch):
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert answers == [{"action": "accept"}]
+
+
+async def test_a_server_that_never_answers_times_out_and_the_app_stays_usable(tmp_path):
+    import dataclasses
+
+    target = dataclasses.replace(stdio_target(fixture_argv("hang")), timeout=2.0)
+    app = ReviewApp(target, state_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("right")  # the screen answers keys while the connection waits
+        assert app.main.query_one("#tools", DataTable).display
+        await until(pilot, lambda: app.failure is not None, 30)
+        assert "timed out" in app.failure or "no answer" in app.failure.lower(), app.failure
+        assert "ctrl+r" in str(app.main.query_one("#status", Static).render())
+        await pilot.press("r")  # nothing to check: said, not crashed
+        await pilot.pause()
+        assert app.snapshot is None
