@@ -49,6 +49,17 @@ class Attestation:
 
 
 @dataclass
+class Remark:
+    """A reviewer's note on the review, or on one finding's rule and subject."""
+
+    by: str
+    text: str
+    rule: str | None = None
+    subject: str | None = None
+    at: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+
+
+@dataclass
 class Finding:
     rule: str
     pack: str
@@ -113,7 +124,8 @@ class Review:
     coverage: list[dict[str, Any]] = field(default_factory=list)  # CallRecord.to_json() of every call made
     tools: list[str] = field(default_factory=list)  # every tool listed (coverage: called and not called)
     tokens: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the connection noticed (the snapshot's notes)
+    remarks: list[Remark] = field(default_factory=list)  # what the reviewer wrote
     packs: list[str] = field(default_factory=list)
     exchanges: dict[int, dict[str, Any]] = field(default_factory=dict)  # wire entries the evidence cites
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
@@ -163,6 +175,7 @@ class Review:
             "tools": self.tools,
             "tokens": self.tokens,
             "notes": self.notes,
+            "remarks": [asdict(r) for r in self.remarks],
             "exchanges": {str(k): v for k, v in sorted(self.exchanges.items())},
             "created": self.created,
         }
@@ -206,6 +219,7 @@ class Review:
             tools=list(data.get("tools", [])),
             tokens=dict(data.get("tokens", {})),
             notes=list(data.get("notes", [])),
+            remarks=[Remark(**r) for r in data.get("remarks", [])],
             packs=list(data.get("packs", [])),
             exchanges={int(k): v for k, v in data.get("exchanges", {}).items()},
             created=data.get("created", ""),

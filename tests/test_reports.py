@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from inspector.report import FORMATS, render
-from inspector.review import Attestation, Finding, Review, Waiver, verdict_of
+from inspector.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -75,6 +75,12 @@ def sample_review() -> Review:
         findings=findings,
         waivers=[Waiver("review.annotations-set", "annotations land in 0.4", "alice", "create_note", "2099-01-31")],
         attestations=[Attestation("tokens.panic-isolation", "bob", "dispatch wrapped", "pass")],
+        remarks=[
+            Remark(
+                "carol", "ask upstream | to drop <b>this</b>", "review.descriptions-grounded", "export`s", "2026-11-23"
+            ),
+            Remark("carol", "otherwise clean", at="2026-11-23"),
+        ],
         coverage=[
             {
                 "tool": "search",

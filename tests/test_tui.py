@@ -337,6 +337,7 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         await run_checks(pilot, app)
         await decide(pilot, app, "w", "review.descriptions-grounded", "known demo defect")
         await decide(pilot, app, "a", "review.injection-safe", "no shell, SQL or path building in server.py")
+        await decide(pilot, app, "n", "review.descriptions-grounded", "ask upstream to drop the <IMPORTANT> block")
         waived = [f for f in app.review.findings if f.effective == "waived"]
         assert waived and waived[0].waiver.by == "carol"
     assert app.review_path.is_file()
@@ -346,6 +347,9 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         await until(pilot, lambda: again.snapshot is not None and again.review is not None)
         assert [w.reason for w in again.review.waivers] == ["known demo defect"]
         assert [a.note for a in again.review.attestations] == ["no shell, SQL or path building in server.py"]
+        assert [(r.by, r.rule, r.text) for r in again.review.remarks] == [
+            ("carol", "review.descriptions-grounded", "ask upstream to drop the <IMPORTANT> block")
+        ]
         await run_checks(pilot, again)
         await until(pilot, lambda: again.review is not None and again.review.created != app.review.created)
         kept = [
@@ -353,6 +357,11 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         ]
         attested = [f for f in again.review.findings if f.rule == "review.injection-safe" and f.status == "pass"]
         assert kept and attested, "a re-run keeps the reviewer's decisions"
+        assert len(again.review.remarks) == 1, "and the notes"
+        from inspector.report import render
+
+        notes = render(again.review, "md").split("## Reviewer notes")[1]
+        assert "ask upstream to drop the &lt;IMPORTANT&gt; block" in notes, "in the export, as inert text"
 
 
 async def test_sort_by_column_jump_by_name_and_theme_is_remembered(tmp_path):

@@ -3,7 +3,7 @@
 {"tool": {"name", "version"}, "server": {...}, "target": {...}, "revision", "era", "transport", "packs",
  "verdict", "counts", "findings": [{"rule", "pack", "status", "subject", "subjectKind", "message", "source",
  "mode", "evidence": [wire seq, ...]}], "waivers", "attestations", "coverage", "tools", "tokens", "notes",
- "exchanges": {"seq": wire entry}, "created"}
+ "remarks": [{"by", "text", "rule", "subject", "at"}], "exchanges": {"seq": wire entry}, "created"}
 """
 
 from __future__ import annotations

@@ -136,6 +136,12 @@ def render(review: Review) -> str:
                 f"| {a.rule} (attested {a.status}) | {cell(a.subject or 'server')} | {cell(a.by)} | {cell(a.note)} | |"
             )
         out.append("")
+    if review.remarks:
+        out += ["## Reviewer notes", ""]
+        for r in review.remarks:
+            about = f" ({r.rule} · {cell(r.subject or 'server')})" if r.rule else ""
+            out.append(f"- **{cell(r.by)}**{about}, {r.at}: {cell(r.text, 1000)}")
+        out.append("")
     out += _tokens(review)
     out += _coverage(review)
     passed = [f for f in review.findings if f.effective in ("pass", "n/a")]

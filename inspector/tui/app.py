@@ -18,6 +18,7 @@ Bindings (each also in the command palette):
 | o | open-primitive | read the highlighted resource, fill a template, or get a prompt with arguments |
 | w | waive | waive the highlighted fail or blocking finding (reason, who, optional expiry) |
 | a | attest | attest the highlighted manual rule (who, note, pass or fail) |
+| n | note | write a note on the highlighted finding (or on the review when none is), kept in the review |
 | e | export | export the review (markdown, JSON, SARIF or JUnit) to a chosen path, with a markdown preview |
 | / | filter | focus the filter of the current tab |
 | ctrl+r | reconnect | connect again |
@@ -63,7 +64,7 @@ from inspector.connection.channel import HandlerError
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
-from inspector.review import STATUSES, Attestation, Finding, Review, Waiver, load_review, review_file
+from inspector.review import STATUSES, Attestation, Finding, Remark, Review, Waiver, load_review, review_file
 from inspector.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
 from inspector.text import one_line, visible
 from inspector.tokens import ENCODINGS, TokenCounter
@@ -250,6 +251,7 @@ class ReviewApp(App[None]):
         Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
         Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
         Binding("a", "attest", "Attest", id="attest", tooltip="Attest the highlighted manual rule"),
+        Binding("n", "note", "Note", id="note", tooltip="A note on the highlighted finding, or the review"),
         Binding("e", "export", "Export", id="export", tooltip="Markdown, JSON, SARIF or JUnit, with a preview"),
         Binding("slash", "focus_filter", "Filter", id="filter", tooltip="Filter the current tab"),
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect", tooltip="Connect to the same server again"),
@@ -408,6 +410,7 @@ class ReviewApp(App[None]):
                 seen = len(findings)
 
             review = await review_session(session, snapshot, plan, progress)
+            review.remarks = previous.remarks if previous else []  # the reviewer's notes outlive a re-run
             if only and previous is not None:
                 replaced = (lambda f: f.rule == only) if "." in only else (lambda f: f.pack == only)
                 previous.findings = [f for f in previous.findings if not replaced(f)] + review.findings
@@ -704,6 +707,20 @@ class ReviewApp(App[None]):
                 self._decided()
 
         self.push_screen(DecisionScreen("attest", finding, os.environ.get("USER", "")), decided)
+
+    def action_note(self) -> None:
+        if self.review is None:
+            self.notify("run the checks first (r): notes belong to a review", severity="warning")
+            return
+        finding = self._highlighted_finding()
+
+        def decided(values: dict[str, str] | None) -> None:
+            if values and self.review is not None:
+                rule, subject = (finding.rule, finding.subject) if finding else (None, None)
+                self.review.remarks.append(Remark(values["who"], values["why"], rule, subject))
+                self._decided()
+
+        self.push_screen(DecisionScreen("note", finding, os.environ.get("USER", "")), decided)
 
     def _decided(self) -> None:
         self._save()

@@ -518,7 +518,8 @@ class RootsScreen(AnswerScreen):
 
 
 class DecisionScreen(ModalScreen[dict[str, str] | None]):
-    """A reviewer's decision on a finding: waive it (reason, who, optional expiry) or attest a manual rule."""
+    """A reviewer's decision on a finding: waive it (reason, who, optional expiry), attest a manual rule, or
+    write a note (on the highlighted finding, or with no finding on the review as a whole)."""
 
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-decision")]
@@ -530,20 +531,24 @@ class DecisionScreen(ModalScreen[dict[str, str] | None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Input, Select
 
-        subject = self.finding.subject or "the server"
         with Vertical(id="dialog", classes="-small"):
-            yield Static(Text(f"{self.kind} {self.finding.rule} for {one_line(subject, 60)}", style="bold"))
-            yield Static(Text(one_line(self.finding.message, 300)))
+            if self.finding is None:
+                yield Static(Text("note on the review", style="bold"))
+            else:
+                subject = one_line(self.finding.subject or "the server", 60)
+                yield Static(Text(f"{self.kind} {self.finding.rule} for {subject}", style="bold"))
+                yield Static(Text(one_line(self.finding.message, 300)))
             yield Input(value=self.who, placeholder="who", id="who")
-            yield Input(placeholder="reason" if self.kind == "waive" else "note: what you checked, and where", id="why")
+            placeholder = {"waive": "reason", "attest": "note: what you checked, and where", "note": "note"}
+            yield Input(placeholder=placeholder[self.kind], id="why")
             if self.kind == "waive":
                 yield Input(placeholder="expires (YYYY-MM-DD, optional)", id="expires")
-            else:
+            elif self.kind == "attest":
                 yield Select([("pass: it holds", "pass"), ("fail: it does not", "fail")], value="pass", id="verdict")
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
-                yield Button("Waive" if self.kind == "waive" else "Attest", id="ok", variant="primary")
+                yield Button(self.kind.capitalize(), id="ok", variant="primary")
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
@@ -566,7 +571,7 @@ class DecisionScreen(ModalScreen[dict[str, str] | None]):
                     dt.date.fromisoformat(values["expires"])
                 except ValueError:
                     problems.append("expires must be a date like 2027-01-31")
-        else:
+        elif self.kind == "attest":
             values["status"] = str(self.query_one("#verdict", Select).value)
         if problems:
             self.query_one("#problems", Static).update(Text("; ".join(problems)))
