@@ -91,6 +91,11 @@ async def test_filter_tools_and_findings(tmp_path):
         )
         shown = [f for f in app.shown_findings if f is not None]
         assert len(shown) == fails > 0
+        app.main.query_one("#check-filter").value = "status:blocking reviewer"
+        await pilot.pause()
+        shown = [f for f in app.shown_findings if f is not None]
+        assert {f.effective for f in shown} == {"blocking"}, "status:X is exact"
+        assert all("reviewer" in f"{f.rule} {f.subject} {f.message}".lower() for f in shown)
         app.main.query_one("#tool-filter").value = "status:fail"
         await pilot.pause()
         tools = app.main.query_one("#tools", DataTable)

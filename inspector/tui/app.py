@@ -170,6 +170,13 @@ def expand_template(template: str, values: dict[str, str]) -> str:
     return re.sub(r"\{[+#./;?&]?([A-Za-z0-9_]+)\}", lambda m: quote(values.get(m.group(1), ""), safe=""), template)
 
 
+def split_filter(needle: str) -> tuple[set[str], str]:
+    """A filter's `status:X` words (exact statuses) and the rest (text to find), lower case."""
+    words = needle.lower().split()
+    statuses = {w.removeprefix("status:") for w in words if w.startswith("status:")}
+    return statuses, " ".join(w for w in words if not w.startswith("status:"))
+
+
 def badges(tool: Any) -> Text:
     """Annotation badges: bright when the server set the hint, dim when it is the spec default."""
     out = Text()
@@ -199,7 +206,7 @@ class ReviewScreen(Screen[None]):
                 yield DataTable(id="primitives", cursor_type="row", zebra_stripes=True)
             with TabPane("Checklist", id="tab-checks"):
                 yield Input(
-                    placeholder="filter findings: a status (fail, blocking, warn) or any text", id="check-filter"
+                    placeholder="filter findings: status:fail, status:blocking… and/or any text", id="check-filter"
                 )
                 yield DataTable(id="checks", cursor_type="row", zebra_stripes=True)
                 yield Static(id="check-detail")
@@ -938,9 +945,7 @@ class ReviewApp(App[None]):
         for label in ("tool", "total", "descr", "input", "output", "annotations", "status"):
             table.add_column(label, key=label)
         worst = self._worst_by_subject()
-        words = needle.lower().split()
-        statuses = {w.removeprefix("status:") for w in words if w.startswith("status:")}
-        text_needle = " ".join(w for w in words if not w.startswith("status:"))
+        statuses, text_needle = split_filter(needle)
         rows = []
         for item in self.snapshot.tools:
             text = f"{item.key} {item.description or ''}".lower()
@@ -1062,10 +1067,12 @@ class ReviewApp(App[None]):
         row, was = table.cursor_row, self._highlighted_finding()
         table.clear()
         order = {s: i for i, s in enumerate(STATUSES)}
+        statuses, text = split_filter(needle)
         findings = [
             f
             for f in (self.review.findings if self.review else [])
-            if not needle or needle.lower() in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
+            if (not statuses or f.effective in statuses)
+            and (not text or text in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower())
         ]
         groups: dict[tuple[str, str], list[Finding]] = {}
         for f in sorted(findings, key=lambda f: (f.pack, f.source, order.get(f.effective, 9), f.rule)):
