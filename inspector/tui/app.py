@@ -246,25 +246,26 @@ class ReviewApp(App[None]):
     TITLE = "mcp-review"
     COMMANDS = App.COMMANDS | {ToolJump}
     CSS_PATH = TCSS
+    # In the footer (in this order): r c w e R ? ctrl+o q; every binding is in the palette and in `?`.
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks", tooltip="Run the chosen packs (R chooses)"),
+        Binding("c", "call_tool", "Call tool", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
+        Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
+        Binding("e", "export", "Export", id="export", tooltip="Markdown, JSON, SARIF or JUnit, with a preview"),
         Binding("R", "choose_checks", "Checks…", id="choose-checks", tooltip="Packs to run and tools checks may call"),
+        Binding("question_mark", "show_help_panel", "Help", id="help"),
+        Binding("ctrl+o", "connect", "Connect", id="connect", tooltip="From config files, recent ones, or typed"),
+        Binding("q", "quit", "Quit", id="quit"),
         Binding("u", "rerun_rule", "Re-run rule", id="rerun-rule", show=False, tooltip="The highlighted finding's"),
         Binding("p", "rerun_rule('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
+        Binding("a", "attest", "Attest", id="attest", show=False, tooltip="Attest the highlighted manual rule"),
+        Binding("n", "note", "Note", id="note", show=False, tooltip="A note on the highlighted finding, or the review"),
+        Binding("o", "open_primitive", "Read / get", id="open-primitive", show=False, tooltip="A resource or prompt"),
+        Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
         Binding("y", "copy_cli", "Copy as CLI", id="copy-cli", show=False, tooltip="The highlighted call, as CLI"),
         Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
-        Binding("c", "call_tool", "Call tool", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
-        Binding("o", "open_primitive", "Read / get", id="open-primitive", tooltip="Read a resource, get a prompt"),
-        Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
-        Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
-        Binding("a", "attest", "Attest", id="attest", tooltip="Attest the highlighted manual rule"),
-        Binding("n", "note", "Note", id="note", tooltip="A note on the highlighted finding, or the review"),
-        Binding("e", "export", "Export", id="export", tooltip="Markdown, JSON, SARIF or JUnit, with a preview"),
-        Binding("slash", "focus_filter", "Filter", id="filter", tooltip="Filter the current tab"),
-        Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect", tooltip="Connect to the same server again"),
-        Binding("ctrl+o", "connect", "Connect", id="connect", tooltip="From config files, recent ones, or typed"),
-        Binding("question_mark", "show_help_panel", "Help", id="help"),
-        Binding("q", "quit", "Quit", id="quit"),
+        Binding("slash", "focus_filter", "Filter", id="filter", show=False, tooltip="Filter the current tab"),
+        Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect", show=False, tooltip="The same server again"),
     ]
 
     def __init__(
