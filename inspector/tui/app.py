@@ -91,7 +91,7 @@ from themes import TCSS, THEMES
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
 WIRE_ROWS = 500  # rows kept in the wire and log tables (the newest); the filter searches every entry
-TOOL_CHUNK = 500  # tools table rows added per screen refresh
+TOOL_CHUNK = 1000  # tools table rows added per screen refresh
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
 STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
