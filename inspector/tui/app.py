@@ -53,6 +53,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
+from textual.widgets.data_table import CellDoesNotExist
 
 from checks.context import Options
 from checks.core import Rule, load_rules, select
@@ -340,7 +341,7 @@ class ReviewApp(App[None]):
         try:
             async with session:
                 snapshot = await take_snapshot(session)
-                # counted in a thread (tiktoken releases the GIL): 10,000 tools must not freeze the screen
+                # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag)
                 tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
                 self.post_message(Connected(snapshot, tokens, totals))
                 while (job := await self.jobs.get()) is not None:
@@ -463,7 +464,7 @@ class ReviewApp(App[None]):
                 continue
             self.live[rule_id] = status
             style = "reverse" if status == "running" else STATUS_STYLE.get(status, "")
-            with contextlib.suppress(Exception):  # the table was refilled (a filter typed meanwhile)
+            with contextlib.suppress(CellDoesNotExist):  # the table was refilled (a filter typed meanwhile)
                 table.update_cell(rule_id, "status", Text(status, style=style))
 
     def action_choose_checks(self, why: str = "", only: str | None = None) -> None:
