@@ -745,3 +745,36 @@ async def test_a_server_that_never_answers_times_out_and_the_app_stays_usable(tm
         await pilot.press("r")  # nothing to check: said, not crashed
         await pilot.pause()
         assert app.snapshot is None
+
+
+async def test_the_call_form_survives_hostile_property_names_and_enum_values():
+    """Property names are the server's: not valid widget ids, markup, escapes. The form still works."""
+    from textual.app import App
+    from textual.widgets import Checkbox, Input, Select, TextArea
+
+    from inspector.tui.dialogs import CallScreen, SchemaForm
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "a b": {"type": "string"},
+            "[/]": {"type": "boolean"},
+            "ключ": {"enum": ["[/]", "[bold]x", "\x1b[31mred"]},
+            "ok_name": {"type": "integer"},
+        },
+    }
+    sent: list[object] = []
+    app = App()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.push_screen(CallScreen({"name": "t", "inputSchema": schema}, {}), sent.append)
+        await pilot.pause()
+        form = app.screen.query_one(SchemaForm)
+        assert app.screen.query_one("#field-ok_name", Input)
+        app.screen.query_one(f"#{form.field_id('a b')}", Input).value = "x y"
+        app.screen.query_one(f"#{form.field_id('[/]')}", Checkbox).value = True
+        app.screen.query_one(f"#{form.field_id('ключ')}", Select).value = '"[/]"'
+        await pilot.pause()
+        assert json.loads(app.screen.query_one(TextArea).text) == {"a b": "x y", "[/]": True, "ключ": "[/]"}
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert sent == [{"a b": "x y", "[/]": True, "ключ": "[/]"}]

@@ -7,6 +7,7 @@ Everything shown from the server goes through `visible()` inside `rich.text.Text
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.text import Text
@@ -139,23 +140,32 @@ class SchemaForm(VerticalScroll):
         self.required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
         self.values = values
 
+    def field_id(self, field: str) -> str:
+        """A widget id for a property: its name when that is a valid id, else its position (names are the
+        server's: `a b`, `<x>` or `ключ` must not crash the form)."""
+        return (
+            f"field-{field}"
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", field)
+            else f"field--{list(self.fields).index(field)}"
+        )
+
     def compose(self) -> ComposeResult:
         for field, (sub, kind) in self.fields.items():
             yield Static(Text(self._label(field, sub, kind)), classes="field-label")
             value = self.values.get(field)
             if kind == "boolean":
-                yield Checkbox(field, value=bool(value), id=f"field-{field}")
+                yield Checkbox(Text(one_line(field, 60)), value=bool(value), id=self.field_id(field))
             elif kind == "enum":
-                options = [(label, json.dumps(v)) for label, v in enum_options(sub)]
+                options = [(Text(label), json.dumps(v)) for label, v in enum_options(sub)]
                 initial = json.dumps(value) if field in self.values else Select.NULL
-                yield Select(options, value=initial, id=f"field-{field}")
+                yield Select(options, value=initial, id=self.field_id(field))
             else:
                 shown = value if kind == "string" else json.dumps(value, ensure_ascii=False)
                 hint = next((f"{k}: {json.dumps(sub[k], ensure_ascii=False)}" for k in HINT_KEYS if k in sub), "")
                 yield Input(
                     value="" if field not in self.values else str(shown),
                     placeholder=one_line(hint, 80) or ("JSON" if kind == "json" else ""),
-                    id=f"field-{field}",
+                    id=self.field_id(field),
                 )
 
     def _label(self, field: str, sub: dict[str, Any], kind: str) -> str:
@@ -179,7 +189,7 @@ class SchemaForm(VerticalScroll):
         event.stop()
         value: dict[str, Any] = {}
         for field, (_sub, kind) in self.fields.items():
-            present, item = form_value(kind, self.query_one(f"#field-{field}").value)  # type: ignore[attr-defined]
+            present, item = form_value(kind, self.query_one(f"#{self.field_id(field)}").value)  # type: ignore[attr-defined]
             if present:
                 value[field] = item
         self.screen.query_one("#editor", TextArea).text = json.dumps(value, indent=2, ensure_ascii=False)
@@ -605,7 +615,9 @@ def resource_text(uri: str, result: Any) -> Text:
     for part in (result or {}).get("contents") or []:
         if not isinstance(part, dict):
             continue
-        out.append(f"{one_line(str(part.get('uri', '')), 200)} {part.get('mimeType', '')}\n", style="cyan")
+        out.append(
+            f"{one_line(str(part.get('uri', '')), 200)} {one_line(str(part.get('mimeType', '')), 80)}\n", style="cyan"
+        )
         if isinstance(part.get("text"), str):
             out.append(visible(part["text"], 20000) + "\n")
         elif "blob" in part:
