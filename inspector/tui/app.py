@@ -755,9 +755,9 @@ class ReviewApp(App[None]):
             try:
                 path.write_text(render(review, values["format"]), encoding="utf-8")
             except OSError as e:
-                self.notify(f"cannot write {path}: {e.strerror}", severity="error")
+                self.notify(f"cannot write {path}: {e.strerror}", severity="error", markup=False)
                 return
-            self.notify(f"wrote {path}")
+            self.notify(f"wrote {path}", markup=False)
 
         self.push_screen(ExportScreen(f"mcp-review-{name}", render(review, "md")), chosen)
 
@@ -791,7 +791,7 @@ class ReviewApp(App[None]):
         try:
             target = target_from_form(values)
         except (ValueError, ConfigError) as e:
-            self.notify(str(e), severity="error")
+            self.notify(str(e), severity="error", markup=False)
             return
         if "what" in values and not secret_arg_positions(shlex.split(values["what"])):  # never remember a secret
             headers = "; ".join(
