@@ -50,7 +50,7 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         checks = app.main.query_one("#checks", DataTable)
         headers = sum(1 for f in app.shown_findings if f is None)
         assert checks.row_count == len(app.review.findings) + headers and headers >= 10, "grouped by pack and section"
-        sections = [str(checks.get_cell_at((i, 3))) for i, f in enumerate(app.shown_findings) if f is None]
+        sections = [str(checks.get_cell_at((i, 2))) for i, f in enumerate(app.shown_findings) if f is None]
         assert any("seed 003" in s for s in sections) and any("seed 002" in s for s in sections)
         await until(pilot, lambda: not app.wire_pending)
         wire = app.main.query_one("#wire", DataTable)

@@ -95,3 +95,13 @@ def test_wire(snap_compare, app, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(app, run_before=wire, terminal_size=SIZE)
+
+
+def test_checklist_at_80x24(snap_compare, app):
+    """The smallest terminal the app supports: the checklist and the footer's first keys still fit."""
+
+    async def checklist(pilot: Pilot) -> None:
+        await reviewed(pilot)
+        await tab(pilot, "tab-checks")
+
+    assert snap_compare(app, run_before=checklist, terminal_size=(80, 24))

@@ -223,7 +223,7 @@ class ReviewScreen(Screen[None]):
         wire = self.query_one("#wire", DataTable)
         wire.add_columns("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms")
         self.query_one("#logs", DataTable).add_columns("#", "source", "level", "text")
-        for label in ("status", "rule", "subject", "finding"):
+        for label in ("status", "rule", "finding"):  # the subject leads the finding: it fits in 80 columns
             self.query_one("#checks", DataTable).add_column(label, key=label)
         self.ready = True  # every pane is mounted: the wire may be drawn
 
@@ -440,10 +440,10 @@ class ReviewApp(App[None]):
         for r in sorted(rules, key=lambda r: (r.pack, r.source, r.id)):
             groups.setdefault((r.pack, r.source), []).append(r)
         for (pack, source), members in groups.items():
-            table.add_row("", Text(pack, style="bold"), "", Text(one_line(source, 200), style="bold"))
+            table.add_row("", Text(pack, style="bold"), Text(one_line(source, 200), style="bold"))
             self.shown_findings.append(None)
             for r in members:
-                table.add_row(Text("queued", style="dim"), r.id, "", Text(one_line(r.summary, 200)), key=r.id)
+                table.add_row(Text("queued", style="dim"), r.id, Text(one_line(r.summary, 200)), key=r.id)
                 self.shown_findings.append(None)
 
     @on(ChecksProgress)
@@ -1085,18 +1085,14 @@ class ReviewApp(App[None]):
             table.add_row(
                 Text(worst, style=STATUS_STYLE.get(worst, "")),
                 Text(pack, style="bold"),
-                "",
                 Text(one_line(source, 200), style="bold"),
             )
             self.shown_findings.append(None)  # a group header: nothing to waive or attest
             for f in items:
                 self.shown_findings.append(f)
-                table.add_row(
-                    Text(f.effective, style=STATUS_STYLE.get(f.effective, "")),
-                    f.rule,
-                    Text(one_line(f.subject or "server", 40)),
-                    Text(one_line(f.message, 200)),
-                )
+                finding = Text(one_line(f.subject or "server", 40), style="bold")
+                finding.append(": " + one_line(f.message, 200), style="")
+                table.add_row(Text(f.effective, style=STATUS_STYLE.get(f.effective, "")), f.rule, finding)
         if was is not None:  # stay on the same finding (after a re-run, its successor) or at the same place
             same = ((i, f) for i, f in enumerate(self.shown_findings) if f)
             row = next((i for i, f in same if (f.rule, f.subject) == (was.rule, was.subject)), row)
