@@ -1133,19 +1133,21 @@ class ReviewApp(App[None]):
             return
         batch = self.wire_pending[:]  # in place: the session holds this list's append
         self.wire_pending.clear()
-        needle = self.main.query_one("#wire-filter", Input).value.lower()
         first, logs_first = len(self.wire_entries), len(self.log_index)
         for entry in batch:
             self.wire_info.append(self._wire_info(entry))
             self.wire_entries.append(entry)
             if entry.direction == "stderr" or entry.method == "notifications/message":
                 self.log_index.append(len(self.wire_entries) - 1)
-        self._append_rows("#wire", self._matching_wire(needle, first), lambda: self._matching_wire(needle))
-        self._append_rows("#logs", list(range(logs_first, len(self.log_index))), lambda: range(len(self.log_index)))
-        shown = f"; the newest {WIRE_ROWS:,} shown" if len(self.wire_entries) > WIRE_ROWS else ""
-        self.main.query_one(
-            "#wire-filter", Input
-        ).placeholder = f"filter the wire log ({len(self.wire_entries):,} entries{shown})"
+        with contextlib.suppress(NoMatches):  # a last tick while the app closes: the panes are gone, the log is kept
+            needle = self.main.query_one("#wire-filter", Input).value.lower()
+            self._append_rows("#wire", self._matching_wire(needle, first), lambda: self._matching_wire(needle))
+            logs = list(range(logs_first, len(self.log_index)))
+            self._append_rows("#logs", logs, lambda: range(len(self.log_index)))
+            shown = f"; the newest {WIRE_ROWS:,} shown" if len(self.wire_entries) > WIRE_ROWS else ""
+            self.main.query_one(
+                "#wire-filter", Input
+            ).placeholder = f"filter the wire log ({len(self.wire_entries):,} entries{shown})"
 
     def _append_rows(self, selector: str, new: Sequence[int], everything: Callable[[], Sequence[int]]) -> None:
         """Add rows `new` (entry indexes, or log indexes), or redraw the newest WIRE_ROWS when too many."""
