@@ -830,9 +830,10 @@ class ReviewApp(App[None]):
             self.main.query_one(selector, Static).update(body)
 
     def _status(self, text: str, failed: bool = False) -> None:
-        status = self.main.query_one("#status", Static)
-        status.update(Text(text))
-        status.set_class(failed, "-failed")
+        with contextlib.suppress(NoMatches):  # a timer's last tick (a call's elapsed time) while the app closes
+            status = self.main.query_one("#status", Static)
+            status.update(Text(text))
+            status.set_class(failed, "-failed")
 
     @on(Connected)
     def show_snapshot(self, message: Connected) -> None:
@@ -962,9 +963,9 @@ class ReviewApp(App[None]):
     def _add_tool_rows(
         self, fill: int, rows: list[Any], worst: dict[str, str], then: Callable[[], None] | None
     ) -> None:
-        if fill != self.tool_fill:
-            return  # a newer fill (a filter keystroke) replaced this one
-        table = self.main.query_one("#tools", DataTable)
+        table = next(self.main.query("#tools").results(DataTable), None)
+        if fill != self.tool_fill or table is None:
+            return  # a newer fill (a filter keystroke) replaced this one, or the app is closing
         for total, item, tokens in rows[:TOOL_CHUNK]:
             status = worst.get(item.key, "")
             table.add_row(
