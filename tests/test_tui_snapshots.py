@@ -91,6 +91,9 @@ def test_wire(snap_compare, app, monkeypatch):
     async def wire(pilot: Pilot) -> None:
         await connected(pilot)
         await tab(pilot, "tab-wire")
+        async with asyncio.timeout(10):
+            while pilot.app.wire_pending:  # type: ignore[attr-defined]  # drawn ten times a second
+                await pilot.pause(0.05)
         pilot.app.main.query_one("#wire-filter").value = "tools/list"  # type: ignore[attr-defined]
         await pilot.pause()
 

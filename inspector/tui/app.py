@@ -94,6 +94,11 @@ Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
 WIRE_ROWS = 500  # rows kept in the wire and log tables (the newest); the filter searches every entry
 TOOL_CHUNK = 1000  # tools table rows added per screen refresh
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
+COLUMNS = {
+    "#wire": ("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms"),
+    "#logs": ("#", "source", "level", "text"),
+    "#checks": ("status", "rule", "finding"),  # the subject leads the finding: it fits in 80 columns
+}
 STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
 
@@ -220,12 +225,17 @@ class ReviewScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        wire = self.query_one("#wire", DataTable)
-        wire.add_columns("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms")
-        self.query_one("#logs", DataTable).add_columns("#", "source", "level", "text")
-        for label in ("status", "rule", "finding"):  # the subject leads the finding: it fits in 80 columns
-            self.query_one("#checks", DataTable).add_column(label, key=label)
+        for selector in ("#wire", "#logs", "#checks"):
+            self.reset(selector)
         self.ready = True  # every pane is mounted: the wire may be drawn
+
+    def reset(self, selector: str) -> DataTable[Any]:
+        """Empty a table, its column widths too (they follow what is shown, not what was shown before)."""
+        table = self.query_one(selector, DataTable)
+        table.clear(columns=True)
+        for label in COLUMNS[selector]:
+            table.add_column(label, key=label)
+        return table
 
 
 class ToolJump(Provider):
@@ -433,8 +443,7 @@ class ReviewApp(App[None]):
     def _start_live(self, rules: list[Rule]) -> None:
         """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""
         self.live = {r.id: "queued" for r in rules}
-        table = self.main.query_one("#checks", DataTable)
-        table.clear()
+        table = self.main.reset("#checks")
         self.shown_findings = []
         groups: dict[tuple[str, str], list[Rule]] = {}
         for r in sorted(rules, key=lambda r: (r.pack, r.source, r.id)):
@@ -813,8 +822,8 @@ class ReviewApp(App[None]):
         # a new pending list: the old session, still closing, appends to the old one
         self.wire_entries, self.wire_pending, self.wire_info, self.log_index = [], [], [], []
         self.wire_asked, self.wire_t0 = {}, 0.0
-        self.main.query_one("#wire", DataTable).clear()
-        self.main.query_one("#logs", DataTable).clear()
+        self.main.reset("#wire")
+        self.main.reset("#logs")
 
     def action_reconnect(self) -> None:
         self.jobs.put_nowait(None)
@@ -1066,9 +1075,8 @@ class ReviewApp(App[None]):
 
     def _fill_checks(self, needle: str) -> None:
         """Grouped by pack and seed section (a header row each, with its worst status), worst findings first."""
-        table = self.main.query_one("#checks", DataTable)
-        row, was = table.cursor_row, self._highlighted_finding()
-        table.clear()
+        row, was = self.main.query_one("#checks", DataTable).cursor_row, self._highlighted_finding()
+        table = self.main.reset("#checks")
         order = {s: i for i, s in enumerate(STATUSES)}
         statuses, text = split_filter(needle)
         findings = [
@@ -1154,7 +1162,7 @@ class ReviewApp(App[None]):
         """Add rows `new` (entry indexes, or log indexes), or redraw the newest WIRE_ROWS when too many."""
         table = self.main.query_one(selector, DataTable)
         if table.row_count + len(new) > WIRE_ROWS * 3 // 2:
-            table.clear()
+            table = self.main.reset(selector)
             new = everything()[-WIRE_ROWS:]
         cells = self._log_cells if selector == "#logs" else self._wire_cells
         for i in new:
@@ -1165,7 +1173,7 @@ class ReviewApp(App[None]):
         return [i for i in rows if not needle or needle in self._wire_text(i)]
 
     def _refill_wire(self, needle: str) -> None:
-        self.main.query_one("#wire", DataTable).clear()
+        self.main.reset("#wire")
         self._append_rows("#wire", self._matching_wire(needle)[-WIRE_ROWS:], lambda: self._matching_wire(needle))
 
     def _wire_info(self, entry: WireEntry) -> tuple[str, str]:
