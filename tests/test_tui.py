@@ -778,3 +778,27 @@ async def test_the_call_form_survives_hostile_property_names_and_enum_values():
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert sent == [{"a b": "x y", "[/]": True, "ключ": "[/]"}]
+
+
+async def test_review_over_streamable_http_with_a_bearer_that_never_shows(tmp_path):
+    from inspector.targets import http_target
+    from tests.support import free_port, running
+
+    port, token = free_port(), "s3cret-bearer-T0KEN"
+    with running(fixture_argv("good", "--http", "--port", str(port), "--auth", token), port):
+        app = ReviewApp(http_target(f"http://127.0.0.1:{port}/mcp", bearer=token), state_dir=tmp_path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.snapshot is not None)
+            assert app.main.query_one("#tools", DataTable).row_count == 4
+            await run_checks(pilot, app)
+            await until(pilot, lambda: not app.wire_pending)
+            wire = app.main.query_one("#wire", DataTable)
+            kinds = {str(wire.get_cell_at((i, 3))) for i in range(wire.row_count)}
+            assert {"http", "request", "response"} <= kinds, "HTTP exchanges beside the JSON-RPC messages"
+            http_rows = [i for i in range(wire.row_count) if str(wire.get_cell_at((i, 3))) == "http"]
+            wire.move_cursor(row=http_rows[0])
+            await pilot.pause()
+            detail = str(app.main.query_one("#wire-detail", Static).render())
+            assert "request_headers" in detail and token not in detail
+        assert token not in app.review_path.read_text(), "nor in the saved review"
+        assert all(token not in json.dumps(e.to_json()) for e in app.wire_entries)
