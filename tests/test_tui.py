@@ -139,17 +139,24 @@ async def _highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
     await pilot.pause()
 
 
+async def _open_call(pilot: Pilot, app: ReviewApp, name: str) -> None:
+    """Highlight tool `name` and open its call dialog."""
+    from inspector.tui.dialogs import CallScreen
+
+    await _highlight(pilot, app, name)
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, CallScreen))
+
+
 async def test_call_a_read_only_tool_through_the_editor(tmp_path):
     from textual.widgets import Button, TextArea
 
-    from inspector.tui.dialogs import CallScreen, ResultScreen
+    from inspector.tui.dialogs import ResultScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        await _highlight(pilot, app, "search_notes")
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await _open_call(pilot, app, "search_notes")
         editor = app.screen.query_one(TextArea)
         editor.text = '{"query": 5}'
         await pilot.pause()
@@ -169,9 +176,7 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        await _highlight(pilot, app, "create_note")
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await _open_call(pilot, app, "create_note")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert "not annotated readOnlyHint" in str(app.screen.reason)
@@ -187,9 +192,7 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
         await pilot.press("escape")
         from textual.widgets import Input
 
-        await _highlight(pilot, app, "delete_note")  # destructive, called through the form
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await _open_call(pilot, app, "delete_note")  # destructive, called through the form
         app.screen.query_one("#field-note_id", Input).value = "1"
         await pilot.pause()
         await pilot.press("ctrl+s")
@@ -205,11 +208,9 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
 async def _call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: str | None = None) -> None:
     from textual.widgets import TextArea
 
-    from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen
+    from inspector.tui.dialogs import ConfirmScreen, ResultScreen
 
-    await _highlight(pilot, app, name)
-    await pilot.press("c")
-    await until(pilot, lambda: isinstance(app.screen, CallScreen))
+    await _open_call(pilot, app, name)
     if arguments is not None:
         app.screen.query_one(TextArea).text = arguments
         await pilot.pause()
@@ -613,14 +614,12 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
 async def test_call_form_generated_from_the_schema(tmp_path):
     from textual.widgets import Button, Input, Select, TextArea
 
-    from inspector.tui.dialogs import CallScreen, ResultScreen
+    from inspector.tui.dialogs import ResultScreen
 
     app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "4")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        await _highlight(pilot, app, "users_search_3")  # query (string), limit (1..100), three enum filters
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await _open_call(pilot, app, "users_search_3")  # query (string), limit (1..100), three enum filters
         screen = app.screen
         assert screen.query_one("#field-limit", Input).placeholder == "default: 20", (
             "an optional field says its default"
