@@ -274,8 +274,7 @@ async def _find_and_call(pilot: Pilot, app: ReviewApp, name: str) -> None:
     """Filter the tools table down to `name`, then call it with the arguments prefilled."""
     app.main.query_one("#tool-filter").value = name
     await pilot.pause()
-    await _highlight(pilot, app, name)
-    await pilot.press("c")
+    await _open_call(pilot, app, name)
     await pilot.press("ctrl+s")
 
 
