@@ -94,11 +94,15 @@ Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
 WIRE_ROWS = 500  # rows kept in the wire and log tables (the newest); the filter searches every entry
 TOOL_CHUNK = 1000  # tools table rows added per screen refresh
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
-COLUMNS = {
+COLUMNS = {  # every table's columns (ReviewScreen.reset)
+    "#tools": ("tool", "total", "descr", "input", "output", "annotations", "status"),
+    "#calls": ("tool", "consent", "outcome", "ms", "arguments"),
+    "#primitives": ("kind", "name / uri", "description", "tokens"),
     "#wire": ("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms"),
     "#logs": ("#", "source", "level", "text"),
     "#checks": ("status", "rule", "finding"),  # the subject leads the finding: it fits in 80 columns
 }
+RANK = {s: i for i, s in enumerate(STATUSES)}  # worst first
 STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
 
@@ -174,6 +178,11 @@ def expand_template(template: str, values: dict[str, str]) -> str:
     from urllib.parse import quote
 
     return re.sub(r"\{[+#./;?&]?([A-Za-z0-9_]+)\}", lambda m: quote(values.get(m.group(1), ""), safe=""), template)
+
+
+def rank(status: str) -> int:
+    """Where a status sorts, worst first; anything else (waived, queued, running) after every real status."""
+    return RANK.get(status, len(RANK))
 
 
 def split_filter(needle: str) -> tuple[set[str], str]:
@@ -459,11 +468,10 @@ class ReviewApp(App[None]):
     def show_progress(self, message: ChecksProgress) -> None:
         label = message.running or "done"
         self._status(f"checking {message.done}/{message.total} · {label}")
-        order = {s: i for i, s in enumerate(STATUSES)}
         changed: dict[str, str] = {}
         for f in message.new:
             current = changed.get(f.rule) or self.live.get(f.rule)
-            if current in (None, "queued", "running") or order.get(f.status, 9) < order.get(current, 9):
+            if current in (None, "queued", "running") or rank(f.status) < rank(current):
                 changed[f.rule] = f.status
         if message.running:
             changed[message.running] = "running"
@@ -529,11 +537,10 @@ class ReviewApp(App[None]):
 
     def _sort_tools(self) -> None:
         column, reverse = self.tool_sort
-        rank = {s: i for i, s in enumerate(STATUSES)}
 
         def key(value: Any) -> Any:
             if column == "status":
-                return rank.get(str(value), len(rank))
+                return rank(str(value))
             return value.plain.lower() if isinstance(value, Text) else value
 
         self.main.query_one("#tools", DataTable).sort(column, key=key, reverse=reverse)
@@ -621,10 +628,7 @@ class ReviewApp(App[None]):
             self.running_call.cancel()
 
     def _fill_calls(self) -> None:
-        table = self.main.query_one("#calls", DataTable)
-        table.clear(columns=True)
-        for label in ("tool", "consent", "outcome", "ms", "arguments"):
-            table.add_column(label, key=label)
+        table = self.main.reset("#calls")
         for i, call in enumerate(self.call_log):
             table.add_row(
                 Text(one_line(str(call["tool"]), 50)),
@@ -865,10 +869,7 @@ class ReviewApp(App[None]):
 
     def _fill_primitives(self) -> None:
         assert self.snapshot is not None
-        table = self.main.query_one("#primitives", DataTable)
-        table.clear(columns=True)
-        for label in ("kind", "name / uri", "description", "tokens"):
-            table.add_column(label, key=label)
+        table = self.main.reset("#primitives")
         for listing in (self.snapshot.resources, self.snapshot.templates, self.snapshot.prompts):
             for item in listing:
                 table.add_row(
@@ -952,10 +953,7 @@ class ReviewApp(App[None]):
         time so 10,000 tools never freeze the screen; `then` runs once every row is in."""
         if self.snapshot is None:
             return
-        table = self.main.query_one("#tools", DataTable)
-        table.clear(columns=True)
-        for label in ("tool", "total", "descr", "input", "output", "annotations", "status"):
-            table.add_column(label, key=label)
+        self.main.reset("#tools")
         worst = self._worst_by_subject()
         statuses, text_needle = split_filter(needle)
         rows = []
@@ -1001,11 +999,10 @@ class ReviewApp(App[None]):
         for f in self.review.findings if self.review else []:
             if f.subject is None:
                 continue
+            status = f.effective if f.effective in RANK else "pass"  # a waived finding no longer counts against it
             current = worst.get(f.subject)
-            if current is None or STATUSES.index(f.effective if f.effective in STATUSES else "pass") < STATUSES.index(
-                current
-            ):
-                worst[f.subject] = f.effective if f.effective in STATUSES else "pass"
+            if current is None or rank(status) < rank(current):
+                worst[f.subject] = status
         return worst
 
     @on(DataTable.RowHighlighted, "#tools")
@@ -1077,7 +1074,6 @@ class ReviewApp(App[None]):
         """Grouped by pack and seed section (a header row each, with its worst status), worst findings first."""
         row, was = self.main.query_one("#checks", DataTable).cursor_row, self._highlighted_finding()
         table = self.main.reset("#checks")
-        order = {s: i for i, s in enumerate(STATUSES)}
         statuses, text = split_filter(needle)
         findings = [
             f
@@ -1086,11 +1082,11 @@ class ReviewApp(App[None]):
             and (not text or text in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower())
         ]
         groups: dict[tuple[str, str], list[Finding]] = {}
-        for f in sorted(findings, key=lambda f: (f.pack, f.source, order.get(f.effective, 9), f.rule)):
+        for f in sorted(findings, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule)):
             groups.setdefault((f.pack, f.source), []).append(f)
         self.shown_findings = []
         for (pack, source), items in groups.items():
-            worst = min((f.effective for f in items), key=lambda s: order.get(s, 9))
+            worst = min((f.effective for f in items), key=rank)
             table.add_row(
                 Text(worst, style=STATUS_STYLE.get(worst, "")),
                 Text(pack, style="bold"),
