@@ -39,6 +39,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +184,11 @@ def expand_template(template: str, values: dict[str, str]) -> str:
 def rank(status: str) -> int:
     """Where a status sorts, worst first; anything else (waived, queued, running) after every real status."""
     return RANK.get(status, len(RANK))
+
+
+def by_section(item: Finding | Rule) -> tuple[str, str]:
+    """How the checklist groups rules and findings: pack, then seed section."""
+    return item.pack, item.source
 
 
 def split_filter(needle: str) -> tuple[set[str], str]:
@@ -454,15 +460,20 @@ class ReviewApp(App[None]):
         self.live = {r.id: "queued" for r in rules}
         table = self.main.reset("#checks")
         self.shown_findings = []
-        groups: dict[tuple[str, str], list[Rule]] = {}
-        for r in sorted(rules, key=lambda r: (r.pack, r.source, r.id)):
-            groups.setdefault((r.pack, r.source), []).append(r)
-        for (pack, source), members in groups.items():
-            table.add_row("", Text(pack, style="bold"), Text(one_line(source, 200), style="bold"))
-            self.shown_findings.append(None)
-            for r in members:
+        for (pack, source), group in groupby(sorted(rules, key=lambda r: (r.pack, r.source, r.id)), key=by_section):
+            self._section_row(table, "", pack, source)
+            for r in group:
                 table.add_row(Text("queued", style="dim"), r.id, Text(one_line(r.summary, 200)), key=r.id)
                 self.shown_findings.append(None)
+
+    def _section_row(self, table: DataTable[Any], status: str, pack: str, source: str) -> None:
+        """A header row for a pack and seed section: nothing to waive or attest on it."""
+        table.add_row(
+            Text(status, style=STATUS_STYLE.get(status, "")),
+            Text(pack, style="bold"),
+            Text(one_line(source, 200), style="bold"),
+        )
+        self.shown_findings.append(None)
 
     @on(ChecksProgress)
     def show_progress(self, message: ChecksProgress) -> None:
@@ -1081,18 +1092,11 @@ class ReviewApp(App[None]):
             if (not statuses or f.effective in statuses)
             and (not text or text in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower())
         ]
-        groups: dict[tuple[str, str], list[Finding]] = {}
-        for f in sorted(findings, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule)):
-            groups.setdefault((f.pack, f.source), []).append(f)
         self.shown_findings = []
-        for (pack, source), items in groups.items():
-            worst = min((f.effective for f in items), key=rank)
-            table.add_row(
-                Text(worst, style=STATUS_STYLE.get(worst, "")),
-                Text(pack, style="bold"),
-                Text(one_line(source, 200), style="bold"),
-            )
-            self.shown_findings.append(None)  # a group header: nothing to waive or attest
+        ordered = sorted(findings, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
+        for (pack, source), group in groupby(ordered, key=by_section):
+            items = list(group)
+            self._section_row(table, items[0].effective, pack, source)  # worst first: the section's status
             for f in items:
                 self.shown_findings.append(f)
                 finding = Text(one_line(f.subject or "server", 40), style="bold")
