@@ -187,7 +187,9 @@ class CheckContext:
 
     # ----------------------------------------------------------------------------------- probes
     @contextlib.asynccontextmanager
-    async def probe(self) -> AsyncIterator[Prober]:
-        """A fresh raw connection (a new process on stdio) sharing the review's wire log."""
-        async with Prober(self.target, self.wire, timeout=self.options.probe_timeout) as prober:
-            yield prober
+    async def probe(self, target: Target | None = None) -> AsyncIterator[Prober]:
+        """A fresh raw connection (a new process on stdio) sharing the review's wire log and time budget;
+        `target` varies the review's target (another token, no token)."""
+        budget = self.session.budget
+        async with Prober(target or self.target, self.wire, timeout=self.options.probe_timeout, budget=budget) as p:
+            yield p

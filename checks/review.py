@@ -465,9 +465,7 @@ async def _unauthenticated(ctx: CheckContext) -> Any:
     target = ctx.target.with_(
         bearer=None, headers={k: v for k, v in ctx.target.headers.items() if k.lower() != "authorization"}
     )
-    from inspector.connection.probe import Prober
-
-    async with Prober(target, ctx.wire, timeout=ctx.options.probe_timeout) as p:
+    async with ctx.probe(target) as p:
         return await p.hello(ctx.era, ctx.revision)
 
 
@@ -498,10 +496,7 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     if not token:
         yield ctx.blocking(None, "needs a token issued for another resource: set foreign_token in mcp-review.toml")
         return
-    foreign = ctx.target.with_(bearer=str(token))
-    from inspector.connection.probe import Prober
-
-    async with Prober(foreign, ctx.wire, timeout=ctx.options.probe_timeout) as p:
+    async with ctx.probe(ctx.target.with_(bearer=str(token))) as p:
         result = await p.hello(ctx.era, ctx.revision)
     if result.status == 401:
         yield ctx.passed(None, "a token for another resource got 401")
@@ -541,11 +536,11 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     /.well-known/oauth-protected-resource{path}, then the root) must be JSON with a non-empty
     `authorization_servers`. Fails: no 401, no header, no document. Warns: no scope hint. n/a on stdio.
     """
-    import json
     import re
     from urllib.parse import urlsplit
 
-    from inspector.connection.probe import Prober
+    from inspector.connection.egress import same_origin
+    from inspector.untrusted import loads
 
     bare = await _unauthenticated(ctx)
     if bare.status != 401:
@@ -566,30 +561,39 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     header = next((v for k, v in challenge.items() if k.lower() == "www-authenticate"), "")
     match = re.search(r'resource_metadata="?([^",\s]+)', header)
     parts = urlsplit(ctx.target.url or "")
-    candidates = [match.group(1)] if match else []
+    advertised = match.group(1) if match else None
+    elsewhere = advertised if advertised and not same_origin(advertised, ctx.target.url or "") else None
+    candidates = [advertised] if advertised and not elsewhere else []
     candidates += [
         f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path.rstrip('/')}",
         f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource",
     ]
     doc, where, seq = None, "", None
-    async with Prober(ctx.target.with_(bearer=None), ctx.wire) as p:
+    async with ctx.probe(ctx.target.with_(bearer=None)) as p:
         for url in candidates:
             ex = await p.http("GET", url, omit=["Content-Type"])
             seq = ex.exchange
             try:
-                doc = json.loads(ex.body) if ex.status == 200 else None
+                doc = loads(ex.body) if ex.status == 200 else None
             except ValueError:
                 doc = None
             if isinstance(doc, dict):
                 where = url
                 break
+    found = isinstance(doc, dict) and bool(doc.get("authorization_servers"))
+    away = f"the 401's resource_metadata names another origin ({elsewhere}), which mcp-review does not fetch"
+    if elsewhere and not found:
+        yield ctx.blocking(None, f"{away}; none at the target's well-known location either", [bare.seq, seq])
+        return
     problems = []
     if not match:
         problems.append("the 401 has no WWW-Authenticate resource_metadata")
-    if not (isinstance(doc, dict) and doc.get("authorization_servers")):
+    if not found:
         problems.append("no protected-resource metadata with authorization_servers")
     if problems:
         yield ctx.fail(None, "; ".join(problems), [bare.seq])
+    elif elsewhere:
+        yield ctx.warn(None, f"{away}; metadata is served at {where}", [bare.seq, seq])
     elif "scope=" not in header:
         yield ctx.warn(None, f"metadata served at {where}, but the 401 challenge has no scope hint", [bare.seq])
     else:
@@ -693,11 +697,9 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(None, f"a request without Authorization got HTTP {bare.status}", [bare.seq])
         return
     if ctx.target.bearer:
-        from inspector.connection.probe import Prober
-
         sep = "&" if parts.query else "?"
         leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
-        async with Prober(leaky, ctx.wire, timeout=ctx.options.probe_timeout) as p:
+        async with ctx.probe(leaky) as p:
             got = await p.hello(ctx.era, ctx.revision)
         if got.status != 401:
             yield ctx.fail(None, f"a token in the query string was accepted (HTTP {got.status})", [got.seq])

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from inspector.catalog import Item
+from inspector.untrusted import loads
 
 Json = dict[str, Any]
 TYPED_KEYS = ("type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf")
@@ -260,7 +260,7 @@ def result_json(result: Any) -> Any:
     text = result_text(result).strip()
     if text[:1] in "{[":
         try:
-            return json.loads(text)
+            return loads(text)
         except ValueError:
             return None
     return None

@@ -12,27 +12,12 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from inspector.redact import PLAIN_HEADERS, is_secret_header
+
 TransportKind = Literal["stdio", "http", "sse"]
 
-# Header names whose values are credentials: never logged, never exported.
-SECRET_HEADER_WORDS = (
-    "authorization",
-    "cookie",
-    "token",
-    "secret",
-    "api-key",
-    "apikey",
-    "x-api-key",
-    "password",
-)
-
-
 SECRET_ARG_WORDS = ("token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "credential")
-
-
-def is_secret_header(name: str) -> bool:
-    low = name.lower()
-    return any(word in low for word in SECRET_HEADER_WORDS)
+LONG_VALUE = 8  # a value this long is treated as a secret whatever its name (an env value, a header value)
 
 
 def secret_arg_positions(args: tuple[str, ...] | list[str]) -> list[int]:
@@ -79,19 +64,27 @@ class Target:
             return " ".join(shlex.quote(p) for p in (self.command or "", *masked_args(self.args)))
         return self.url or "?"
 
-    def secret_values(self) -> set[str]:
-        """Every string that must be masked wherever it would appear in logs or exports."""
-        values = {v for v in self.env.values() if len(v) >= 4} | own_secret_values()
+    def given_secrets(self) -> set[str]:
+        """The secrets this target hands the server (env, arguments, bearer, headers): what it may echo.
+
+        An env or header value counts when its name says it is a credential, or when it is long enough to
+        be one (LONG_VALUE characters): masking a harmless long value costs little, leaking a key a lot.
+        """
+        values = {v for k, v in self.env.items() if len(v) >= LONG_VALUE or _secret_name(k)}
         values.update(a.split("=", 1)[-1] for i, a in enumerate(self.args) if i in secret_arg_positions(self.args))
         if self.bearer:
             values.add(self.bearer)
         for key, value in self.headers.items():
-            if is_secret_header(key) and value:
+            if is_secret_header(key) or (key.lower() not in PLAIN_HEADERS and len(value) >= LONG_VALUE):
                 values.add(value)
                 credential = value.partition(" ")[2]  # "Bearer X": X alone is a secret too
-                if credential and len(credential) >= 4:
+                if len(credential) >= 4:
                     values.add(credential)
         return values
+
+    def secret_values(self) -> set[str]:
+        """Every string that must be masked wherever it would appear: what the server gets, and our own."""
+        return self.given_secrets() | own_secret_values()
 
     def public(self) -> dict[str, object]:
         """A description safe to export: env and credential header values masked."""
@@ -171,6 +164,10 @@ def child_env(target: Target) -> dict[str, str]:
     return env
 
 
+def _secret_name(name: str) -> bool:
+    return any(word in name.upper() for word in SECRET_ENV_WORDS)
+
+
 def own_secret_values() -> set[str]:
     """Values of our own environment variables whose names suggest credentials (masked in logs and exports)."""
-    return {v for k, v in os.environ.items() if len(v) >= 8 and any(w in k.upper() for w in SECRET_ENV_WORDS)}
+    return {v for k, v in os.environ.items() if len(v) >= LONG_VALUE and _secret_name(k)}

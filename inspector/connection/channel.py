@@ -14,11 +14,48 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.connection.errors import ConnectionFailed, RequestTimeout
+from inspector.connection.errors import ConnectionFailed, ProtocolError, RequestTimeout
 from inspector.connection.transport import Delivery, Transport
 
+CANCEL_GRACE = 1.0  # at most this long to tell the server a request was abandoned
+MAX_UNMATCHED = 1000  # responses nobody asked for, kept for probes
 RequestHandler = Callable[[dict[str, Any], Delivery], Awaitable[dict[str, Any]]]
 NotificationHandler = Callable[[dict[str, Any], Delivery], None]
+
+
+class BudgetSpent(ConnectionFailed):
+    """The overall time allowed for a run of requests is used up."""
+
+
+class Budget:
+    """One overall deadline for a run of requests (a listing, a check, a command) that grows with their number.
+
+    It starts at `seconds`; every request adds `per_request`. A server that answers each request within
+    about `per_request` never runs out; one that is slow or silent uses it up, and every later request
+    fails at once (`BudgetSpent`) instead of waiting its own timeout: timeouts cannot add up.
+    """
+
+    def __init__(self, seconds: float, per_request: float = 1.0) -> None:
+        self.seconds = seconds
+        self.per_request = per_request
+        self.ends = time.monotonic() + seconds
+        self.requests = 0
+
+    @property
+    def spent(self) -> bool:
+        return time.monotonic() >= self.ends
+
+    def clip(self, timeout: float) -> float:
+        """The timeout one more request may use; raises `BudgetSpent` when nothing is left."""
+        left = self.ends - time.monotonic()
+        if left <= 0:
+            raise BudgetSpent(
+                f"the time budget is spent ({self.seconds:g}s + {self.per_request:g}s for each of "
+                f"{self.requests} requests): the server answers too slowly (--timeout, --budget)"
+            )
+        self.requests += 1
+        self.ends += self.per_request
+        return min(timeout, left + self.per_request)
 
 
 class HandlerError(Exception):
@@ -64,6 +101,7 @@ class RpcChannel:
         self.wire = transport.wire
         transport.on_message = self._on_message
         transport.on_closed = self._on_closed
+        transport.on_dropped = self._on_dropped
         self._pending: dict[Any, asyncio.Future[Reply]] = {}
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -72,6 +110,7 @@ class RpcChannel:
         self.on_notification: NotificationHandler | None = None
         self.on_abandon: Callable[[Any, str, str], Awaitable[None]] | None = None  # timed out or cancelled
         self.unmatched: list[tuple[Any, Delivery]] = []  # responses nobody asked for (probes read these)
+        self.budget: Budget | None = None  # an overall deadline shared with other requests, if any
 
     @property
     def conn(self) -> int:
@@ -98,6 +137,8 @@ class RpcChannel:
         """Send a request and wait for the response with the same id (an error response is returned too)."""
         if self.failure:
             raise self.failure
+        if self.budget is not None:
+            timeout = self.budget.clip(timeout)
         rid = self.next_id() if rpc_id is None else rpc_id
         if message is None:
             message = {"jsonrpc": "2.0", "id": rid, "method": method}
@@ -129,8 +170,8 @@ class RpcChannel:
         sender.cancel()
         fut.cancel()
         if self.on_abandon and not self.failure:
-            with contextlib.suppress(ConnectionFailed, OSError):
-                await self.on_abandon(rid, method, reason)
+            with contextlib.suppress(ConnectionFailed, OSError, TimeoutError):
+                await asyncio.wait_for(self.on_abandon(rid, method, reason), CANCEL_GRACE)
 
     @staticmethod
     def _send_done(task: asyncio.Task[None], fut: asyncio.Future[Reply]) -> None:
@@ -176,12 +217,18 @@ class RpcChannel:
         rid = msg.get("id")
         if rid is None and delivery.for_id is not None:
             rid = delivery.for_id  # an error with id null, on the POST of that request (HTTP)
-        fut = self._pending.get(rid) if isinstance(rid, str | int) else None
+        fut = self._pending.get(rid) if _is_id(rid) else None
         if fut is not None and not fut.done():
             fut.set_result(Reply(msg, delivery, 0.0))
-        else:
+        elif len(self.unmatched) < MAX_UNMATCHED:
             self.unmatched.append((msg, delivery))
-            self.wire.line("note", self.conn, f"response #{delivery.seq} matches no pending request (id {rid!r})")
+            self.wire.line("note", self.conn, f"response #{delivery.seq} matches no pending request (id {rid!r:.80})")
+
+    def _on_dropped(self, rid: Any, why: str) -> None:
+        """A message too big to keep seemed to answer `rid`: fail that request now, rather than at its timeout."""
+        fut = self._pending.get(rid) if _is_id(rid) else None
+        if fut is not None and not fut.done():
+            fut.set_exception(ProtocolError(f"the server's answer was not kept: {why}"))
 
     async def _answer(self, msg: dict[str, Any], delivery: Delivery) -> None:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": msg.get("id")}
@@ -215,6 +262,11 @@ class RpcChannel:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.transport.aclose()
+
+
+def _is_id(value: Any) -> bool:
+    """A JSON-RPC id we could have sent: a string or an integer (true is not 1)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def _consume_exception(task: asyncio.Task[Any]) -> None:

@@ -13,14 +13,18 @@ import contextlib
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.connection.channel import RpcChannel
 from inspector.connection.errors import ConnectionFailed, HttpError
 from inspector.connection.session import CLIENT_INFO, LATEST_LEGACY, META, MODERN
-from inspector.connection.transport import HttpExchange, Transport, _HttpBase, make_transport
+from inspector.connection.transport import Transport, make_transport
 from inspector.connection.wire import WireLog
 from inspector.targets import Target
+
+if TYPE_CHECKING:
+    from inspector.connection.channel import Budget
+    from inspector.connection.http import HttpExchange
 
 
 @dataclass(frozen=True)
@@ -63,12 +67,13 @@ def modern_meta(version: str = MODERN, capabilities: dict[str, Any] | None = Non
 class Prober:
     """`async with Prober(target, wire) as p:` opens a fresh connection with no handshake at all."""
 
-    def __init__(self, target: Target, wire: WireLog, *, timeout: float = 5.0) -> None:
+    def __init__(self, target: Target, wire: WireLog, *, timeout: float = 5.0, budget: Budget | None = None) -> None:
         self.target = target
         self.wire = wire
-        self.timeout = timeout
+        self.timeout = min(timeout, target.timeout)
         self.transport: Transport = make_transport(target, wire)
         self.channel = RpcChannel(self.transport)
+        self.channel.budget = budget
         self.notifications: list[tuple[dict[str, Any], int]] = []
         self.server_requests: list[tuple[dict[str, Any], int]] = []
         self.channel.on_notification = lambda m, d: self.notifications.append((m, d.seq))
@@ -93,7 +98,7 @@ class Prober:
 
     @property
     def is_http(self) -> bool:
-        return isinstance(self.transport, _HttpBase)
+        return self.transport.kind in ("http", "sse")
 
     async def request(
         self,
@@ -140,8 +145,8 @@ class Prober:
         params = {"protocolVersion": version, "capabilities": capabilities or {}, "clientInfo": CLIENT_INFO}
         result = await self.request("initialize", params)
         negotiated = result.result.get("protocolVersion") if isinstance(result.result, dict) else None
-        if negotiated and isinstance(self.transport, _HttpBase) and hasattr(self.transport, "protocol_version"):
-            self.transport.protocol_version = negotiated  # type: ignore[attr-defined]
+        if isinstance(negotiated, str) and hasattr(self.transport, "protocol_version"):
+            self.transport.protocol_version = negotiated
         if result.answered and result.error is None:
             await self.notify("notifications/initialized")
         return result
@@ -180,6 +185,8 @@ class Prober:
         body: str | None = None,
     ) -> HttpExchange:
         """A plain HTTP request on this connection's client (HTTP targets only)."""
-        if not isinstance(self.transport, _HttpBase):
+        exchange = getattr(self.transport, "exchange", None)
+        if exchange is None:
             raise TypeError("http() needs an HTTP target")
-        return await self.transport.exchange(method, url, headers=headers, omit=omit, body=body)
+        result: HttpExchange = await exchange(method, url, headers=headers, omit=omit, body=body)
+        return result

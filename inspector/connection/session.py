@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspector import __version__
-from inspector.connection.channel import HandlerError, Reply, RpcChannel
+from inspector import __version__, redact
+from inspector.connection.channel import Budget, HandlerError, Reply, RpcChannel
 from inspector.connection.errors import (
     AuthRequired,
     ConnectionFailed,
@@ -32,8 +32,9 @@ from inspector.connection.errors import (
     RequestTimeout,
     RpcError,
 )
-from inspector.connection.transport import Delivery, HttpTransport, make_transport
-from inspector.connection.wire import Redactor, WireLog
+from inspector.connection.transport import Delivery, make_transport
+from inspector.connection.wire import WireLog
+from inspector.redact import Redactor
 from inspector.targets import Target
 
 MODERN = "2026-07-28"
@@ -141,8 +142,10 @@ class Session:
         self.target = target
         self.era_choice = era
         self.handlers = handlers or ClientHandlers()
-        self.wire = wire or WireLog(Redactor(target.secret_values()))
+        redact.remember(target.secret_values())  # every sink masks them from now on
+        self.wire = wire or WireLog(Redactor(target.given_secrets()))
         self.timeout = timeout or target.timeout
+        self._budget: Budget | None = None
         self.log_level = log_level
         self.hello: ServerHello | None = None
         self.channel: RpcChannel | None = None
@@ -169,6 +172,17 @@ class Session:
         return self.hello.revision if self.hello else None
 
     @property
+    def budget(self) -> Budget | None:
+        """An overall deadline over this session's requests (a command, a listing, a check run), if any."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, budget: Budget | None) -> None:
+        self._budget = budget
+        if self.channel is not None:
+            self.channel.budget = budget
+
+    @property
     def failure(self) -> ConnectionFailed | None:
         return self.channel.failure if self.channel else None
 
@@ -179,6 +193,7 @@ class Session:
         channel.on_request = self._on_request
         channel.on_notification = self._on_notification
         channel.on_abandon = self._on_abandon
+        channel.budget = self._budget
         self.channel = channel
         await channel.start()
         return channel
@@ -215,12 +230,13 @@ class Session:
     async def _discover(self) -> bool:
         """Ask `server/discover`; True (and `hello` set) when the server speaks 2026-07-28."""
         assert self.channel
+        wait = min(DISCOVER_TIMEOUT, self.timeout)
         try:
-            reply = await self._send("server/discover", {"_meta": self._meta()}, modern=True, timeout=DISCOVER_TIMEOUT)
+            reply = await self._send("server/discover", {"_meta": self._meta()}, modern=True, timeout=wait)
         except AuthRequired:
             raise
         except RequestTimeout:
-            self.notes.append(f"server/discover: no answer within {DISCOVER_TIMEOUT:g}s")
+            self.notes.append(f"server/discover: no answer within {wait:g}s")
             if self.target.kind == "stdio":
                 await self._connect()  # the old process may still be chewing on it: start clean
             return False
@@ -240,7 +256,7 @@ class Session:
         info = meta.get(META + "serverInfo") if meta else None
         supported = [v for v in versions if isinstance(v, str)]
         self.hello = ServerHello.of("modern", MODERN, result, reply.seq, info, supported)
-        if isinstance(self.channel.transport, HttpTransport):
+        if hasattr(self.channel.transport, "protocol_version"):
             self.channel.transport.protocol_version = MODERN
         self.notes.append(f"server/discover: {MODERN} (supported {versions})")
         return True
@@ -279,10 +295,10 @@ class Session:
             self.notes.append(f"initialize: {version}")
         self.hello = ServerHello.of("legacy", version, result, reply.seq, result.get("serverInfo"), [version])
         transport = self.channel.transport
-        if isinstance(transport, HttpTransport):
+        if hasattr(transport, "protocol_version"):  # Streamable HTTP
             transport.protocol_version = version
         await self.channel.notify("notifications/initialized")
-        if isinstance(transport, HttpTransport):
+        if hasattr(transport, "listen"):
             transport.listen()
         return self.hello
 
@@ -291,7 +307,7 @@ class Session:
         headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
         key = NAMED_METHODS.get(method)
         if key and isinstance(params, dict) and isinstance(params.get(key), str):
-            headers["Mcp-Name"] = params[key]
+            headers["Mcp-Name"] = param_header_value(params[key])  # a server's tool name: maybe not ASCII
         if method == "tools/call" and isinstance(params, dict):
             headers.update(self._param_headers(params.get("name"), params.get("arguments")))
         return headers
@@ -314,7 +330,7 @@ class Session:
         if modern:
             params = dict(params) if isinstance(params, dict) else {}
             params["_meta"] = {**self._meta(), **(params.get("_meta") or {})}
-            if isinstance(self.channel.transport, HttpTransport):
+            if self.channel.transport.kind == "http":
                 headers = self._modern_headers(method, params)
         return await self.channel.request(method, params, timeout=timeout, headers=headers)
 

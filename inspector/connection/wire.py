@@ -9,46 +9,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from inspector.targets import is_secret_header
+from inspector.redact import Redactor
 
 Direction = Literal["send", "recv", "stderr", "noise", "http", "note"]
-MASK = "***"
+MAX_CHATTER = 50_000  # stderr and noise lines, and messages the server sends unasked, kept; more are counted
 
 
-class Redactor:
-    """Masks secret values inside text and JSON, and credential headers by name."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        # Longest first, so a secret that contains another is masked whole.
-        self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
-
-    def text(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret in text:
-                text = text.replace(secret, MASK)
-        return text
-
-    def needed(self, text: str) -> bool:
-        return any(secret in text for secret in self.secrets)
-
-    def headers(self, headers: Mapping[str, str]) -> dict[str, str]:
-        return {k: (MASK if is_secret_header(k) else self.text(v)) for k, v in headers.items()}
-
-    def json(self, obj: Any) -> Any:
-        if not self.secrets:
-            return obj
-        if isinstance(obj, str):
-            return self.text(obj)
-        if isinstance(obj, list):
-            return [self.json(v) for v in obj]
-        if isinstance(obj, dict):
-            return {self.text(k): self.json(v) for k, v in obj.items()}
-        return obj
+def byte_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode(errors="replace"))
 
 
 @dataclass
@@ -69,6 +42,7 @@ class WireEntry:
     http: dict[str, Any] | None = None
     exchange: int | None = None
     size: int = 0
+    notes: list[str] | None = None  # what mcp-review changed in a received message (see `untrusted`)
 
     @property
     def method(self) -> str | None:
@@ -105,7 +79,7 @@ class WireEntry:
             "dir": self.direction,
             "conn": self.conn,
         }
-        for key in ("message", "text", "http", "exchange"):
+        for key in ("message", "text", "http", "exchange", "notes"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -119,6 +93,9 @@ class WireLog:
 
     redactor: Redactor = field(default_factory=Redactor)
     entries: list[WireEntry] = field(default_factory=list)
+    refusals: list[tuple[int, str]] = field(default_factory=list)  # (note seq, url) of every refused request
+    dropped: int = 0  # chatter entries counted but not kept (over MAX_CHATTER)
+    _chatter: int = 0
     _listeners: list[Callable[[WireEntry], None]] = field(default_factory=list)
     _conns: int = 0
     _exchanges: int = 0
@@ -144,6 +121,20 @@ class WireLog:
     def _entry(self, direction: Direction, conn: int, **kw: Any) -> WireEntry:
         return self._add(WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw))
 
+    def _chatty(self, direction: Direction, message: Any = None) -> bool:
+        """Is this entry over the chatter budget? Responses, our requests, HTTP lines and notes always count."""
+        if direction in ("stderr", "noise") or (
+            direction == "recv" and isinstance(message, dict) and "method" in message
+        ):
+            self._chatter += 1
+            if self._chatter > MAX_CHATTER:
+                self.dropped += 1
+                if self.dropped == 1:
+                    text = f"more than {MAX_CHATTER:,} stderr lines and server messages: the rest are counted, not kept"
+                    self._entry("note", 0, text=text)
+                return True
+        return False
+
     def message(
         self,
         direction: Literal["send", "recv"],
@@ -151,18 +142,25 @@ class WireLog:
         message: Any,
         raw: str,
         exchange: int | None = None,
+        notes: list[str] | None = None,
     ) -> WireEntry:
-        """Record a parsed message; `raw` is its exact text (for the size, and redaction when needed)."""
-        if self.redactor.secrets and self.redactor.needed(raw):
+        """Record a parsed message; `raw` is its exact text (for the size). A received message arrives
+        already cleaned (`untrusted.parse_message`); one we send is masked here when it holds a secret."""
+        if direction == "send" and self.redactor.needed(raw):
             message = self.redactor.json(message)
-        return self._entry(direction, conn, message=message, exchange=exchange, size=len(raw.encode()))
+        size = byte_size(raw)
+        if self._chatty(direction, message):
+            return WireEntry(0, time.time(), direction, conn, message=message, exchange=exchange, size=size)
+        return self._entry(direction, conn, message=message, exchange=exchange, size=size, notes=notes or None)
 
     def raw_send(self, conn: int, text: str, exchange: int | None = None) -> WireEntry:
         """Text sent as is (a probe's malformed JSON): kept as text, not as a message."""
-        return self._entry("send", conn, text=self.redactor.text(text), exchange=exchange, size=len(text.encode()))
+        return self._entry("send", conn, text=self.redactor.text(text), exchange=exchange, size=byte_size(text))
 
     def line(self, direction: Literal["stderr", "noise", "note"], conn: int, text: str) -> WireEntry:
-        return self._entry(direction, conn, text=self.redactor.text(text), size=len(text.encode()))
+        if self._chatty(direction):
+            return WireEntry(0, time.time(), direction, conn, text=text, size=byte_size(text))
+        return self._entry(direction, conn, text=self.redactor.text(text), size=byte_size(text))
 
     def http(self, conn: int, exchange: int, info: dict[str, Any]) -> WireEntry:
         info = dict(info)

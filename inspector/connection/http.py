@@ -1,0 +1,444 @@
+"""HTTP transports: Streamable HTTP (2025-03-26 on, and the stateless shape of 2026-07-28) and legacy SSE.
+
+All requests go through one `egress.guarded_client` per connection: only the target's origin, no
+redirects, nothing from the environment. Bodies and event streams are read in bounded pieces (a line,
+an event, a body: MAX_MESSAGE_BYTES each), plain requests have one overall deadline, and header values
+that came from a server are checked before they are sent back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin
+
+from inspector.connection.egress import EgressRefused, guarded_client, header_safe, same_origin, session_id_valid
+from inspector.connection.errors import AuthRequired, ConnectionFailed, HttpError, ProtocolError
+from inspector.connection.transport import MAX_MESSAGE_BYTES, Transport
+from inspector.connection.wire import WireLog
+from inspector.targets import Target
+from inspector.untrusted import safe_text
+
+BODY_SNIPPET = 2000  # characters of a failed response's body kept for the error
+
+
+@dataclass
+class SseEvent:
+    event: str = "message"
+    data: str = ""
+    id: str | None = None
+    retry: int | None = None
+
+
+async def capped_lines(chunks: AsyncIterator[bytes], limit: int, on_drop: Callable[[int], None]) -> AsyncIterator[str]:
+    """Lines of a byte stream (LF or CRLF), each at most `limit` bytes: a longer one is dropped, not held."""
+    buf = bytearray()
+    dropped = -1  # >= 0 while skipping the rest of an over-long line
+    async for chunk in chunks:
+        start = 0
+        while start < len(chunk):
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            start = len(chunk) if end < 0 else end + 1
+            if dropped >= 0:
+                dropped += len(piece)
+            else:
+                buf += piece
+                if len(buf) > limit:
+                    dropped, buf = len(buf), bytearray()
+            if end < 0:
+                break
+            if dropped >= 0:
+                on_drop(dropped)
+                dropped = -1
+            else:
+                yield buf.decode("utf-8", errors="replace").removesuffix("\r")
+            buf = bytearray()
+    if buf and dropped < 0:
+        yield buf.decode("utf-8", errors="replace").removesuffix("\r")
+
+
+async def sse_events(lines: AsyncIterator[str], limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[SseEvent]:
+    """Parse a text/event-stream (WHATWG rules, enough for MCP): data lines joined by newlines.
+
+    An event whose data grows past `limit` characters is dropped (its `data` comes back empty, event
+    "dropped"), so a stream that never ends an event cannot grow without bound.
+    """
+    ev, data, size = SseEvent(), [], 0
+    async for line in lines:
+        if line == "":
+            if ev.event == "dropped":
+                yield SseEvent("dropped", str(size))
+            elif data or ev.id is not None or ev.event != "message":
+                ev.data = "\n".join(data)
+                yield ev
+            ev, data, size = SseEvent(), [], 0
+            continue
+        if line.startswith(":") or ev.event == "dropped":
+            size += len(line) if ev.event == "dropped" else 0
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            size += len(value) + 1
+            if size > limit:
+                ev, data = SseEvent("dropped"), []
+                continue
+            data.append(value)
+        elif name == "event":
+            ev.event = value[:200]
+        elif name == "id":
+            ev.id = value[:200]
+        elif name == "retry" and value.isdigit() and len(value) < 10:
+            ev.retry = int(value)
+    if data and ev.event != "dropped":
+        ev.data = "\n".join(data)
+        yield ev
+
+
+@dataclass(frozen=True)
+class HttpExchange:
+    exchange: int
+    status: int
+    headers: dict[str, str]
+    body: str
+
+    def header(self, name: str) -> str | None:
+        low = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == low), None)
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    while exc is not None and exc not in chain and len(chain) < 10:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return chain
+
+
+def _describe_http_failure(url: str, exc: Exception) -> ConnectionFailed:
+    import httpx
+
+    chain = _causes(exc)
+    if any(isinstance(c, ssl.SSLError) for c in chain) or "SSL" in str(exc):
+        return ConnectionFailed(f"TLS error connecting to {url}: {exc} (use --insecure or --ca FILE)")
+    if any(isinstance(c, ConnectionRefusedError) for c in chain):
+        return ConnectionFailed(f"cannot connect to {url}: connection refused")
+    if isinstance(exc, httpx.ConnectError):
+        return ConnectionFailed(f"cannot connect to {url}: {exc or type(exc).__name__}")
+    if isinstance(exc, httpx.TimeoutException):
+        return ConnectionFailed(f"timed out talking to {url}")
+    return ConnectionFailed(f"HTTP failure talking to {url}: {type(exc).__name__}: {exc}")
+
+
+class _HttpBase(Transport):
+    """What Streamable HTTP and legacy SSE share: the client, headers, exchanges, body handling."""
+
+    def __init__(self, target: Target, wire: WireLog) -> None:
+        super().__init__(target, wire)
+        self.url = target.url or ""
+        self.client = guarded_client(self.url, target.verify, target.timeout, self._refused)
+
+    def _refused(self, url: str) -> None:
+        seq = self.note(f"refused a request to {url}: not the target's origin")
+        self.wire.refusals.append((seq, url))
+
+    def base_headers(self) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Accept-Encoding": "identity",  # no decompression bombs
+        }
+        headers.update(self.target.headers)
+        if self.target.bearer:
+            headers["Authorization"] = f"Bearer {self.target.bearer}"
+        return headers
+
+    def _adjust(self, headers: dict[str, str], extra: Mapping[str, str] | None, omit: Iterable[str]) -> dict[str, str]:
+        headers.update(extra or {})
+        drop = {h.lower() for h in omit}
+        out = {}
+        for key, value in headers.items():
+            if key.lower() in drop:
+                continue
+            if not (header_safe(key) and header_safe(value)):  # server data never reaches a header unchecked
+                self.note(f"header {key[:60]!r} not sent: its value is not visible ASCII")
+                continue
+            out[key] = value
+        return out
+
+    def _log_request(self, exchange: int, method: str, url: str, headers: Mapping[str, str]) -> None:
+        self.wire.http(self.conn, exchange, {"method": method, "url": url, "request_headers": dict(headers)})
+
+    def _log_response(self, exchange: int, resp: Any) -> None:
+        info = {
+            "status": resp.status_code,
+            "reason": safe_text(resp.reason_phrase[:200]),
+            "response_headers": {k[:200]: safe_text(v[:4000]) for k, v in resp.headers.items()},
+        }
+        self.wire.http(self.conn, exchange, info)
+
+    def _lines(self, resp: Any) -> AsyncIterator[str]:
+        return capped_lines(resp.aiter_bytes(), MAX_MESSAGE_BYTES, self._line_dropped)
+
+    def _line_dropped(self, size: int) -> None:
+        self.note(f"dropped an event-stream line of {size:,} bytes (limit {MAX_MESSAGE_BYTES:,})")
+
+    async def _read_capped(self, resp: Any) -> str | None:
+        """The whole body, or None (with a note) when it is larger than one message may be."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.aiter_bytes():
+            size += len(chunk)
+            if size > MAX_MESSAGE_BYTES:
+                self.note(f"response body over {MAX_MESSAGE_BYTES:,} bytes: dropped")
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8", errors="replace")
+
+    async def _consume(self, resp: Any, exchange: int, url: str, for_id: Any = None) -> None:
+        """Deliver every JSON-RPC message in a response body; raise for an HTTP failure without one."""
+        status = resp.status_code
+        ctype = resp.headers.get("content-type", "")
+        delivered = False
+        body: str | None = ""
+        if "text/event-stream" in ctype:
+            async for event in sse_events(self._lines(resp)):
+                if event.event == "dropped":
+                    self.note(f"dropped an event of over {MAX_MESSAGE_BYTES:,} characters")
+                    self.on_dropped(for_id, "the server's event was too large")
+                elif event.data.strip():
+                    delivered |= self._receive_text(event.data, exchange, status, for_id)
+        else:
+            body = await self._read_capped(resp)
+            if body is None:
+                self.on_dropped(for_id, "the response body was too large")
+            elif body.strip():
+                delivered = self._receive_text(body, exchange, status, for_id)
+        if status >= 400 and not delivered:
+            if status == 401:
+                challenge = resp.headers.get("www-authenticate")
+                raise AuthRequired(
+                    status, url, safe_text(challenge, self.wire.redactor) if challenge else None, exchange
+                )
+            raise HttpError(status, url, safe_text((body or "")[:BODY_SNIPPET], self.wire.redactor), exchange)
+
+    async def _post(
+        self, url: str, payload: Any, raw: str | None, headers: Mapping[str, str] | None, omit: Iterable[str]
+    ) -> None:
+        import httpx
+
+        exchange = self.wire.new_exchange()
+        text = raw if raw is not None else json.dumps(payload, ensure_ascii=False)
+        hdrs = self._adjust(self.base_headers(), headers, omit)
+        self._log_request(exchange, "POST", url, hdrs)
+        self._record_send(payload if raw is None else None, text, exchange)
+        try:
+            async with self.client.stream("POST", url, content=text.encode(), headers=hdrs) as resp:
+                self._log_response(exchange, resp)
+                self._after_response(resp)
+                for_id = payload.get("id") if isinstance(payload, dict) and "method" in payload else None
+                await self._consume(resp, exchange, url, for_id)
+        except httpx.HTTPError as e:
+            raise _describe_http_failure(url, e) from e
+
+    def _after_response(self, resp: Any) -> None:
+        """Hook: Streamable HTTP keeps the session id."""
+
+    async def exchange(
+        self,
+        method: str,
+        url: str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
+        body: str | None = None,
+        read: bool = True,
+    ) -> HttpExchange:
+        """One plain HTTP request (probes: GET/DELETE, odd headers, well-known URLs), logged like the rest,
+        ended after the target's timeout however slowly the server answers."""
+        import httpx
+
+        url = url or self.url
+        exchange = self.wire.new_exchange()
+        hdrs = self._adjust(self.base_headers(), headers, omit)
+        self._log_request(exchange, method, url, hdrs)
+        try:
+            async with asyncio.timeout(self.target.timeout):
+                async with self.client.stream(method, url, headers=hdrs, content=body) as resp:
+                    self._log_response(exchange, resp)
+                    ctype = resp.headers.get("content-type", "")
+                    text = await self._read_capped(resp) if read and "text/event-stream" not in ctype else ""
+                    safe = {k: safe_text(v, self.wire.redactor) for k, v in resp.headers.items()}
+                    return HttpExchange(exchange, resp.status_code, safe, safe_text(text or "", self.wire.redactor))
+        except TimeoutError:
+            raise ConnectionFailed(f"no complete answer from {url} within {self.target.timeout:g}s") from None
+        except httpx.HTTPError as e:
+            raise _describe_http_failure(url, e) from e
+
+    async def aclose(self) -> None:
+        self.closing = True
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(min(5.0, self.target.timeout)):
+                await self.client.aclose()
+
+
+class HttpTransport(_HttpBase):
+    """Streamable HTTP (2025-03-26 and later; the stateless shape of 2026-07-28 too)."""
+
+    kind = "http"
+
+    def __init__(self, target: Target, wire: WireLog) -> None:
+        super().__init__(target, wire)
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None  # sent as MCP-Protocol-Version once negotiated
+        self._listener: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Nothing to open: every message is its own POST."""
+
+    def base_headers(self) -> dict[str, str]:
+        headers = super().base_headers()
+        if self.protocol_version:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        if self.session_id:
+            headers["Mcp-Session-Id"] = self.session_id
+        return headers
+
+    def _after_response(self, resp: Any) -> None:
+        sid = resp.headers.get("mcp-session-id")
+        if sid and not self.session_id:
+            if not session_id_valid(sid):
+                shown = json.dumps(sid[:80])
+                raise ProtocolError(f"the server's Mcp-Session-Id {shown} is not visible ASCII (0x21-0x7E)")
+            self.session_id = sid
+
+    async def send(
+        self,
+        payload: Any,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
+    ) -> None:
+        await self._post(self.url, payload, raw, headers, omit)
+
+    def listen(self) -> None:
+        """Open the optional GET stream for server-initiated messages (legacy era). 405 is fine."""
+        if self._listener is None:
+            self._listener = asyncio.create_task(self._listen())
+
+    async def _listen(self) -> None:
+        import httpx
+
+        exchange = self.wire.new_exchange()
+        hdrs = self._adjust(self.base_headers(), {"Accept": "text/event-stream"}, ["Content-Type"])
+        self._log_request(exchange, "GET", self.url, hdrs)
+        try:
+            async with self.client.stream("GET", self.url, headers=hdrs) as resp:
+                self._log_response(exchange, resp)
+                if resp.status_code == 200 and "text/event-stream" in resp.headers.get("content-type", ""):
+                    async for event in sse_events(self._lines(resp)):
+                        if event.event != "dropped" and event.data.strip():
+                            self._receive_text(event.data, exchange, resp.status_code)
+        except (httpx.HTTPError, ConnectionFailed, asyncio.CancelledError):
+            return
+
+    async def aclose(self) -> None:
+        self.closing = True
+        if self._listener:
+            self._listener.cancel()
+            await asyncio.gather(self._listener, return_exceptions=True)
+        if self.session_id:
+            with contextlib.suppress(ConnectionFailed):
+                await self.exchange("DELETE", omit=["Content-Type"], read=False)
+        await super().aclose()
+
+
+class SseTransport(_HttpBase):
+    """Legacy HTTP+SSE (2024-11-05): a GET event stream that names a POST endpoint on the same origin."""
+
+    kind = "sse"
+
+    def __init__(self, target: Target, wire: WireLog) -> None:
+        super().__init__(target, wire)
+        self.endpoint: str | None = None
+        self._ready: asyncio.Future[str] | None = None
+        self._stream: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._ready = asyncio.get_running_loop().create_future()
+        self._stream = asyncio.create_task(self._read_stream())
+        try:
+            self.endpoint = await asyncio.wait_for(asyncio.shield(self._ready), self.target.timeout)
+        except TimeoutError as e:
+            self._stream.cancel()
+            raise ConnectionFailed(f"no 'endpoint' event from {self.url} within {self.target.timeout:g}s") from e
+
+    def _endpoint(self, data: str) -> None:
+        """The first `endpoint` event: where to POST. Another origin is refused (the bearer would go there)."""
+        assert self._ready
+        endpoint = urljoin(self.url, data.strip()[:2000])
+        if same_origin(endpoint, self.url):
+            self._ready.set_result(endpoint)
+            return
+        self._refused(endpoint)
+        self._ready.set_exception(EgressRefused(endpoint, "the SSE 'endpoint' event names another origin"))
+
+    async def _read_stream(self) -> None:
+        import httpx
+
+        assert self._ready
+        exchange = self.wire.new_exchange()
+        hdrs = self._adjust(self.base_headers(), {"Accept": "text/event-stream"}, ["Content-Type"])
+        self._log_request(exchange, "GET", self.url, hdrs)
+        try:
+            async with self.client.stream("GET", self.url, headers=hdrs) as resp:
+                self._log_response(exchange, resp)
+                if resp.status_code != 200:
+                    body = safe_text((await self._read_capped(resp) or "")[:BODY_SNIPPET], self.wire.redactor)
+                    if resp.status_code == 401:
+                        challenge = safe_text(resp.headers.get("www-authenticate") or "", self.wire.redactor)
+                        raise AuthRequired(401, self.url, challenge or None, exchange)
+                    raise HttpError(resp.status_code, self.url, body, exchange)
+                async for event in sse_events(self._lines(resp)):
+                    if event.event == "endpoint" and not self._ready.done():
+                        self._endpoint(event.data)
+                    elif event.event == "dropped":
+                        self.note(f"dropped an event of over {MAX_MESSAGE_BYTES:,} characters")
+                    elif event.data.strip():
+                        self._receive_text(event.data, exchange, 200)
+            failure: ConnectionFailed = ConnectionFailed(f"the server closed the SSE stream {self.url}")
+        except ConnectionFailed as e:
+            failure = e
+        except httpx.HTTPError as e:
+            failure = _describe_http_failure(self.url, e)
+        except asyncio.CancelledError:
+            return
+        if not self._ready.done():
+            self._ready.set_exception(failure)
+        elif not self.closing:
+            self.on_closed(failure)
+
+    async def send(
+        self,
+        payload: Any,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
+    ) -> None:
+        assert self.endpoint
+        await self._post(self.endpoint, payload, raw, headers, omit)
+
+    async def aclose(self) -> None:
+        self.closing = True
+        if self._stream:
+            self._stream.cancel()
+            await asyncio.gather(self._stream, return_exceptions=True)
+        await super().aclose()

@@ -1,0 +1,177 @@
+"""No server process left behind, however it detaches.
+
+A stdio server starts in its own session and process group, so a signal to the group reaches what it
+spawned. That is not enough against a server that escapes the group (`setsid`, a double fork) or ignores
+SIGTERM, so every server is also:
+
+- marked: its environment carries `MCP_REVIEW_SERVER=<token>`, which its descendants inherit;
+- tracked: its descendants are found through /proc (by parent, and by the marker) before anything is
+  signalled, and killed with it;
+- adopted: the `mcp-review` process makes itself a child subreaper (Linux `PR_SET_CHILD_SUBREAPER`), so
+  a process that double-forks away from a server is re-parented to mcp-review instead of to init, and
+  `reap_strays()` ends it when the command or the app exits;
+- registered: at interpreter exit every server still registered is killed (SIGKILL) with its tree,
+  even when the app or the command ended without closing it (an exception, a quit mid-call);
+- told: the server gets SIGKILL if mcp-review itself dies (Linux `PR_SET_PDEATHSIG`).
+
+Where /proc or prctl do not exist (macOS), the process group is what remains.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+MARK = "MCP_REVIEW_SERVER"
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+_PROC = Path("/proc")
+_live: dict[int, str] = {}  # pid of each running server -> its marker token
+
+
+def new_token() -> str:
+    return uuid.uuid4().hex
+
+
+def _load_prctl() -> Any:
+    """libc's prctl, looked up once here: the child calls it between fork and exec, where loading is unsafe."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+CAN_PRCTL = _PRCTL is not None
+
+
+def _prctl(option: int, value: int) -> bool:
+    return _PRCTL is not None and _PRCTL(option, value, 0, 0, 0) == 0
+
+
+def become_subreaper() -> bool:
+    """Orphans of our servers come to us, not to init (called by the command line and the app)."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def die_with_parent() -> None:
+    """In the child, before exec: SIGKILL when mcp-review dies."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid, for every process we can see."""
+    out: dict[int, int] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(_PROC):
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat = Path(entry.path, "stat").read_bytes()
+                out[int(entry.name)] = int(stat[stat.rindex(b")") + 2 :].split()[1])
+    return out
+
+
+def _marked(token: str, pids: list[int]) -> set[int]:
+    needle = f"{MARK}={token}".encode()
+    found = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if needle in (_PROC / str(pid) / "environ").read_bytes():
+                found.add(pid)
+    return found
+
+
+def tree(pid: int, token: str | None = None) -> set[int]:
+    """`pid`, its descendants, and every process carrying the marker `token` (with theirs)."""
+    parents = _parents()
+    if not parents:
+        return {pid}
+    children: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    roots = {pid} | (_marked(token, list(parents)) if token else set())
+    found: set[int] = set()
+    stack = list(roots)
+    while stack:
+        p = stack.pop()
+        if p in found or p == os.getpid():
+            continue
+        found.add(p)
+        stack.extend(children.get(p, ()))
+    return found
+
+
+def kill(pids: set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    _reap(pids)
+
+
+def _reap(pids: set[int]) -> None:
+    """Collect the exit status of adopted orphans (never of a child asyncio waits for: not registered)."""
+    for pid in pids - set(_live):
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def kill_tree(pid: int, token: str | None, rounds: int = 5) -> None:
+    """SIGKILL `pid` and everything `tree` finds, until nothing is left (a process may fork meanwhile)."""
+    for _ in range(rounds):
+        found = tree(pid, token) if _PROC.is_dir() else {pid}
+        alive = {p for p in found if _alive(p)}
+        if not alive:
+            return
+        kill(alive)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (_PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    return state[state.rindex(b")") + 2 : state.rindex(b")") + 3] != b"Z"
+
+
+def register(pid: int, token: str) -> None:
+    _live[pid] = token
+
+
+def unregister(pid: int) -> None:
+    _live.pop(pid, None)
+
+
+def reap_strays() -> None:
+    """End every registered server and every process re-parented to us (we are their subreaper).
+
+    Called when `mcp-review` exits: at that point nothing it started is legitimately still running.
+    """
+    for pid, token in list(_live.items()):
+        kill_tree(pid, token)
+        _live.pop(pid, None)
+    parents = _parents()
+    me = os.getpid()
+    strays = {p for p, parent in parents.items() if parent == me}
+    for pid in strays:
+        kill_tree(pid, None)
+
+
+@atexit.register
+def _at_exit() -> None:
+    for pid, token in list(_live.items()):
+        kill_tree(pid, token)

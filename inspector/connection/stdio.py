@@ -1,0 +1,238 @@
+"""The stdio transport: a server process, one JSON-RPC message per line on its stdin and stdout.
+
+Every wait is bounded: a write to a server that stops reading its input fails after the request timeout
+(and fails the connection: a server that does not read cannot be talked to), closing never blocks on a
+full pipe, and a reader that dies says why and fails every pending request at once. Closing ends the
+server and everything it started (see `procs`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
+
+from inspector.connection import procs
+from inspector.connection.errors import CommandNotFound, ConnectionFailed, ServerExited
+from inspector.connection.transport import MAX_LINE_CHARS, MAX_MESSAGE_BYTES, Transport
+from inspector.connection.wire import WireLog
+from inspector.targets import Target, child_env
+from inspector.untrusted import safe_text
+
+STDERR_TAIL = 200
+DRAIN_GRACE = 0.5  # after the process exits, how long stdout may still deliver what it wrote
+
+
+class StdioTransport(Transport):
+    kind = "stdio"
+
+    def __init__(self, target: Target, wire: WireLog) -> None:
+        super().__init__(target, wire)
+        self.proc: asyncio.subprocess.Process | None = None
+        self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self._tasks: list[asyncio.Task[None]] = []
+        self.exit_code: int | None = None
+        self.shutdown: str | None = None  # how it ended: "exited after stdin closed in 0.1s", "SIGTERM", ...
+        self.token = procs.new_token()
+        self.failure: ConnectionFailed | None = None
+
+    async def start(self) -> None:
+        cmd = self.target.command or ""
+        env = {**child_env(self.target), procs.MARK: self.token}
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                cmd,
+                *self.target.args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=self.target.cwd,
+                limit=MAX_MESSAGE_BYTES,
+                start_new_session=True,  # its own process group: closing reaches grandchildren (npx -> node)
+                preexec_fn=procs.die_with_parent if procs.CAN_PRCTL else None,
+            )
+        except FileNotFoundError as e:
+            missing = cmd if not self.target.cwd or os.path.isdir(self.target.cwd) else self.target.cwd
+            raise CommandNotFound(f"command not found: {missing}") from e
+        except OSError as e:
+            raise ConnectionFailed(f"cannot start {cmd}: {e.strerror or e}") from e
+        procs.register(self.proc.pid, self.token)
+        self.note(f"started pid {self.proc.pid}: {self.target.label()}")
+        self._tasks = [
+            asyncio.create_task(self._guarded(self._read_stdout(), "the server's stdout")),
+            asyncio.create_task(self._guarded(self._read_stderr(), "the server's stderr")),
+            asyncio.create_task(self._guarded(self._watch_exit(), "the server process")),
+        ]
+
+    def _fail(self, failure: ConnectionFailed) -> None:
+        """The connection is over: say why once, and let the channel fail everything pending."""
+        if self.failure is None:
+            self.failure = failure
+            if not self.closing:
+                self.note(str(failure))
+                self.on_closed(failure)
+
+    async def _guarded(self, work: Any, what: str) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a reader must never die silently: every pending request would wait
+            self._fail(ConnectionFailed(f"mcp-review stopped reading {what}: {type(e).__name__}: {e}"))
+
+    async def _lines(self, stream: asyncio.StreamReader) -> AsyncIterator[bytes]:
+        while True:
+            try:
+                line = await stream.readuntil(b"\n")
+            except asyncio.IncompleteReadError as e:
+                if e.partial:
+                    yield e.partial
+                return
+            except asyncio.LimitOverrunError:
+                await self._discard_line(stream)
+                continue
+            yield line
+
+    async def _discard_line(self, stream: asyncio.StreamReader) -> None:
+        dropped = 0
+        while True:
+            chunk = await stream.read(1 << 20)
+            if not chunk:
+                break
+            idx = chunk.find(b"\n")
+            if idx >= 0:
+                dropped += idx
+                stream._buffer[:0] = chunk[idx + 1 :]  # type: ignore[attr-defined]  # put back what follows
+                break
+            dropped += len(chunk)
+        self.note(f"dropped an output line of {dropped:,} bytes (limit {MAX_MESSAGE_BYTES:,})")
+
+    async def _read_stdout(self) -> None:
+        assert self.proc and self.proc.stdout
+        async for line in self._lines(self.proc.stdout):
+            text = line.decode("utf-8", errors="replace").rstrip("\r\n")
+            if text.strip():
+                self._receive_text(text)
+        await self._exited("closed stdout")
+
+    async def _read_stderr(self) -> None:
+        assert self.proc and self.proc.stderr
+        async for line in self._lines(self.proc.stderr):
+            raw = line[: MAX_LINE_CHARS * 4].decode("utf-8", errors="replace").rstrip("\r\n")[:MAX_LINE_CHARS]
+            text = safe_text(raw, self.wire.redactor)
+            self.stderr_tail.append(text)
+            self.wire.line("stderr", self.conn, text)
+
+    async def _watch_exit(self) -> None:
+        """The process may exit while a child of it keeps stdout open: notice it anyway."""
+        assert self.proc
+        await self.proc.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._tasks[0]), DRAIN_GRACE)
+        await self._exited("exited")
+
+    async def _exited(self, how: str) -> None:
+        assert self.proc
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.proc.wait(), 2)
+        # Let the stderr reader drain what the process wrote before dying.
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(self._tasks[1]), DRAIN_GRACE)
+        self.exit_code = self.proc.returncode
+        if self.failure is None and not self.closing:
+            self.note(f"server {how} (exit code {self.exit_code})")
+        self._fail(ServerExited(self.exit_code, list(self.stderr_tail)[-10:]))
+
+    async def send(
+        self,
+        payload: Any,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
+    ) -> None:
+        assert self.proc and self.proc.stdin
+        if self.failure is not None:
+            raise self.failure
+        text = raw if raw is not None else json.dumps(payload, ensure_ascii=False)
+        self._record_send(payload if raw is None else None, text)
+        try:
+            self.proc.stdin.write(text.encode() + b"\n")
+            await asyncio.wait_for(self.proc.stdin.drain(), self.target.timeout)
+        except TimeoutError:
+            failure = ConnectionFailed(
+                f"the server stopped reading its input (a write waited {self.target.timeout:g}s)"
+            )
+            self._fail(failure)
+            raise failure from None
+        except (BrokenPipeError, ConnectionResetError) as e:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), 1)
+            raise ServerExited(self.proc.returncode, list(self.stderr_tail)[-10:]) from e
+
+    def _signal_group(self, sig: int) -> None:
+        assert self.proc
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, sig)
+
+    async def aclose(self, grace: float = 2.0) -> None:
+        """Close stdin, wait, then SIGTERM, then SIGKILL (the group, and everything the server started)."""
+        self.closing = True
+        proc = self.proc
+        if proc is None:
+            return
+        grace = min(grace, self.target.timeout)
+        started = time.monotonic()
+        if proc.returncode is None:
+            await self._close_stdin(proc, grace)
+            self.shutdown = await self._wait_or_signal(proc, grace)
+        else:
+            self.shutdown = "had already exited"
+        procs.kill_tree(proc.pid, self.token)  # whatever the server left behind, however it detached
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), grace)
+        transport = getattr(proc, "_transport", None)  # closed now, not by a collector after the loop is gone
+        if transport is not None:
+            transport.close()
+        procs.unregister(proc.pid)
+        self.exit_code = proc.returncode
+        took = time.monotonic() - started
+        self.note(f"server stopped: {self.shutdown} (exit code {self.exit_code}, {took:.2f}s)")
+
+    @staticmethod
+    async def _close_stdin(proc: asyncio.subprocess.Process, grace: float) -> None:
+        """Close the server's input; a pipe the server stopped reading is aborted, not waited for."""
+        stdin = proc.stdin
+        if stdin is None:
+            return
+        with contextlib.suppress(Exception):
+            stdin.close()
+            await asyncio.wait_for(stdin.wait_closed(), grace / 4)
+        with contextlib.suppress(Exception):
+            if stdin.transport.get_write_buffer_size():
+                stdin.transport.abort()
+
+    async def _wait_or_signal(self, proc: asyncio.subprocess.Process, grace: float) -> str:
+        for how, sig in (
+            ("exited after stdin closed", None),
+            ("SIGTERM", signal.SIGTERM),
+            ("SIGKILL", signal.SIGKILL),
+        ):
+            if sig is not None:
+                self._signal_group(sig)
+            try:
+                await asyncio.wait_for(proc.wait(), grace)
+                return how
+            except TimeoutError:
+                continue
+        return "did not exit"

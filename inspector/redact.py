@@ -1,0 +1,196 @@
+"""One redaction layer: every value mcp-review knows to be secret is masked wherever text leaves the process.
+
+What is secret: the bearer token, credential header values, `--env` values, secret arguments of a server's
+command line, and values of our own environment whose names say they are credentials (see
+`targets.Target.secret_values`). They are registered once (`remember`) in a process-wide `Redactor`, and
+masked in every form a server might echo them in: as is, JSON `\\uXXXX` / `\\xXX` escapes (whole or
+mixed with plain characters), percent-encoding, HTML character references, hex, and base64 (standard and
+URL-safe, at any alignment inside a longer base64 string, e.g. `Basic base64(user:secret)`).
+
+Where it applies: at the wire boundary (every message, header, body and stderr line is masked before the
+rest of the program sees it: the snapshot, call results, findings and the app never hold a secret), and
+again at every sink (terminal, exported files, saved state, clipboard), in case a secret came from
+somewhere else. Matching is on text, so masking is safe to repeat.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+MASK = "***"
+MIN_SECRET = 4  # shorter values would mask ordinary text everywhere
+MIN_FORM = 6  # an encoded form shorter than this (base64 of a short secret, cut) is not matched on its own
+# Escapes a secret may hide behind in text: \uXXXX, \xXX, %XX, &#NN; / &#xHH;, \/ (JSON's escaped slash).
+_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|%[0-9a-fA-F]{2}|&#[xX]?[0-9a-fA-F]+;|\\/")
+_SECRET_HEADER_WORDS = ("authorization", "cookie", "token", "secret", "api-key", "apikey", "password", "credential")
+# Headers whose values are never credentials (not registered as secrets, never masked by name).
+PLAIN_HEADERS = frozenset(
+    {"accept", "content-type", "user-agent", "mcp-protocol-version", "accept-language", "cache-control", "origin"}
+)
+
+
+def is_secret_header(name: str) -> bool:
+    """Headers that carry credentials by their name: masked by name in the wire log, whatever their value."""
+    low = name.lower()
+    return low not in PLAIN_HEADERS and any(word in low for word in _SECRET_HEADER_WORDS)
+
+
+def _unescape_one(match: re.Match[str]) -> str:
+    token = match.group(0)
+    try:
+        if token == "\\/":
+            return "/"
+        if token.startswith("&#"):
+            return html.unescape(token)
+        return chr(int(token[2:] if token[0] == "\\" else token[1:], 16))
+    except (ValueError, OverflowError):
+        return token
+
+
+def unescape(text: str) -> str:
+    """`text` with the escapes above decoded: what a reader (or a model) would see in it."""
+    return _ESCAPE.sub(_unescape_one, text) if _ESCAPE.search(text) else text
+
+
+def _char_pattern(ch: str) -> str:
+    """Every way one character may be written in escaped text."""
+    code = ord(ch)
+    forms = [re.escape(ch)]
+    if code < 0x10000:
+        forms.append(rf"\\u{code:04x}")
+    if code < 0x100:
+        forms += [rf"\\x{code:02x}", rf"%{code:02x}", rf"&#x0*{code:x};", rf"&#0*{code};"]
+    if ch == "/":
+        forms.append(r"\\/")
+    if ch == " ":
+        forms.append(r"\+")
+    return "(?:" + "|".join(forms) + ")"
+
+
+def _base64_forms(raw: bytes) -> set[str]:
+    """The part of base64(prefix + raw + suffix) that depends on `raw` alone, for each of the 3 alignments."""
+    out = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode()
+        start, end = -(-8 * offset // 6), 8 * (offset + len(raw)) // 6
+        inner = encoded[start:end]
+        out |= {inner, inner.replace("+", "-").replace("/", "_")}
+    return out
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """The plain-substring forms of one secret: as is, JSON-escaped, percent-encoded, hex and base64."""
+    raw = secret.encode()
+    forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    forms |= {quote(secret, safe=""), quote_plus(secret), raw.hex(), raw.hex().upper(), html.escape(secret)}
+    forms |= _base64_forms(raw)
+    return {f for f in forms if len(f) >= MIN_FORM or f == secret}
+
+
+class Redactor:
+    """Masks known secret values in text and JSON, and credential headers by name."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self.secrets: set[str] = set()
+        self._forms: list[str] = []
+        self._patterns: list[re.Pattern[str]] = []
+        self.add(secrets)
+
+    def add(self, values: Iterable[str]) -> None:
+        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_SECRET} - self.secrets
+        if not new:
+            return
+        self.secrets |= new
+        forms = {f for s in self.secrets for f in encoded_forms(s)}
+        self._forms = sorted(forms, key=len, reverse=True)  # a secret that contains another is masked whole
+        self._patterns = [
+            re.compile("".join(_char_pattern(c) for c in s), re.IGNORECASE)
+            for s in sorted(self.secrets, key=len, reverse=True)
+        ]
+
+    def needed(self, text: str) -> bool:
+        """Does `text` hold a secret, in any of the forms above (escapes decoded)?"""
+        if not self.secrets:
+            return False
+        if any(form in text for form in self._forms):
+            return True
+        decoded = unescape(text)
+        return decoded is not text and any(secret in decoded for secret in self.secrets)
+
+    def text(self, text: str) -> str:
+        if not self.needed(text):
+            return text
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, MASK)
+        if _ESCAPE.search(text):
+            for pattern in self._patterns:
+                text = pattern.sub(MASK, text)
+        return text
+
+    def headers(self, headers: Mapping[str, str]) -> dict[str, str]:
+        return {k: (MASK if is_secret_header(k) else self.text(v)) for k, v in headers.items()}
+
+    def json(self, obj: Any) -> Any:
+        """A copy of `obj` with every string (keys too) masked; `obj` itself when nothing needs it."""
+        if not self.secrets:
+            return obj
+        return map_strings(obj, self.text)
+
+
+def map_strings(obj: Any, fn: Any) -> Any:
+    """`obj` with `fn` applied to every string (dict keys too), without recursion (any depth is safe).
+
+    Containers are copied only where something changed; an unchanged tree is returned as is.
+    """
+    if isinstance(obj, str):
+        return fn(obj)
+    if not isinstance(obj, dict | list):
+        return obj
+    # Post-order over an explicit stack: each container is rebuilt after its children.
+    done: dict[int, Any] = {}
+    stack: list[tuple[Any, bool]] = [(obj, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if not expanded:
+            stack.append((node, True))
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((c, False) for c in children if isinstance(c, dict | list) and id(c) not in done)
+            continue
+        if isinstance(node, dict):
+            changed, out = False, {}
+            for key, value in node.items():
+                new_key = fn(key) if isinstance(key, str) else key
+                new_value = fn(value) if isinstance(value, str) else done.get(id(value), value)
+                changed |= new_key is not key or new_value is not value
+                out[new_key] = new_value
+            done[id(node)] = out if changed else node
+        else:
+            items = [fn(v) if isinstance(v, str) else done.get(id(v), v) for v in node]
+            changed = any(a is not b for a, b in zip(items, node, strict=True))
+            done[id(node)] = items if changed else node
+    return done[id(obj)]
+
+
+# The process-wide registry: what every sink masks.
+KNOWN = Redactor()
+
+
+def remember(values: Iterable[str]) -> None:
+    """Register secret values for the life of the process (a secret is never forgotten)."""
+    KNOWN.add(values)
+
+
+def scrub(text: str) -> str:
+    """`text` with every known secret masked, in any form."""
+    return KNOWN.text(text)
+
+
+def scrub_json(obj: Any) -> Any:
+    return KNOWN.json(obj)

@@ -1,0 +1,161 @@
+"""Everything a server sends is hostile: parse it with bounds, and make it safe before anyone uses it.
+
+`parse_message` turns one received JSON text into a value the rest of mcp-review can walk, print and
+export without crashing, hanging or running out of memory:
+
+- a message with more than MAX_ITEMS values is refused (32 MB of `[{},{},...]` would be gigabytes);
+- nesting deeper than MAX_DEPTH is cut (the deep part becomes a marker string), so no walker over
+  server data (ours, jsonschema's, the JSON encoder's) can reach Python's recursion limit;
+- integers longer than Python parses by default (4,300 digits) become a marker string, not an error;
+- lone surrogates (`"\\ud800"`) become U+FFFD, so printing or encoding never raises;
+- strings longer than MAX_STRING are cut, with a marker that says how long they were;
+- every secret the server was given is masked (see `redact`).
+
+Each change is described in `notes`, which the wire log keeps beside the message: what the review
+shows is what the server sent, except where a note says otherwise. The checks that find out whether any
+of this is needed run at C speed on the raw text; the walks over the value run only when they are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.redact import Redactor, map_strings
+
+MAX_DEPTH = 64  # JSON nesting kept; deeper parts become DEEP
+MAX_ITEMS = 2_000_000  # values (containers and members) in one message
+MAX_STRING = 1024 * 1024  # characters of one string kept
+MAX_INT_DIGITS = 4300  # Python's own default limit for int(str)
+DEEP = f"<nested deeper than {MAX_DEPTH} levels: not kept by mcp-review>"
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_NOT_ITEM = re.compile(r"[^\[{,]+")
+_LONG_RUN = re.compile(rf'"[^"]{{{MAX_STRING}}}')
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Unusable(ValueError):
+    """The text cannot be turned into a safe value (not JSON, or too big to hold)."""
+
+
+@dataclass
+class Parsed:
+    value: Any
+    notes: list[str] = field(default_factory=list)
+
+
+def depth_of(value: Any) -> int:
+    """How deeply containers nest in `value` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+    return deepest
+
+
+def _cut_deep(text: str) -> str:
+    """`text` with every value nested deeper than MAX_DEPTH replaced by the DEEP marker (still valid JSON)."""
+    out: list[str] = []
+    depth, kept_to, cut_from = 0, 0, -1
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if token in "[{":
+            depth += 1
+            if depth == MAX_DEPTH + 1 and cut_from < 0:
+                cut_from = match.start()
+        elif token in "]}":
+            depth -= 1
+            if depth == MAX_DEPTH and cut_from >= 0:
+                out += [text[kept_to:cut_from], json.dumps(DEEP)]
+                kept_to, cut_from = match.end(), -1
+    out.append(text[kept_to:])
+    return "".join(out)
+
+
+def _huge_int(digits: str) -> Any:
+    count = len(digits.lstrip("-"))
+    return int(digits) if count <= MAX_INT_DIGITS else f"<integer of {count} digits: not parsed by mcp-review>"
+
+
+def _loads(text: str, notes: list[str]) -> Any:
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = json.loads(_cut_deep(text))
+        notes.append(f"nested deeper than {MAX_DEPTH} levels: the deeper part is not kept")
+        return value
+    except ValueError as e:
+        if "integer string conversion" not in str(e):
+            raise
+        notes.append(f"an integer longer than {MAX_INT_DIGITS} digits is kept as a marker string")
+        return _loads_cut(json.loads(text, parse_int=_huge_int), text, notes)
+    return _loads_cut(value, text, notes)
+
+
+def _loads_cut(value: Any, text: str, notes: list[str]) -> Any:
+    if depth_of(value) <= MAX_DEPTH:
+        return value
+    notes.append(f"nested deeper than {MAX_DEPTH} levels: the deeper part is not kept")
+    return json.loads(_cut_deep(text), parse_int=_huge_int)
+
+
+def parse_message(text: str, redactor: Redactor | None = None) -> Parsed:
+    """Parse one message received from a server, within the bounds above. Raises `Unusable`."""
+    notes: list[str] = []
+    if text.count("{") + text.count("[") + text.count(",") > MAX_ITEMS:
+        items = len(_NOT_ITEM.sub("", _STRING.sub("", text)))
+        if items > MAX_ITEMS:
+            raise Unusable(f"a message of {items:,} values (more than {MAX_ITEMS:,}) is not kept")
+    try:
+        value = _loads(text, notes)
+    except (ValueError, RecursionError) as e:
+        raise Unusable(f"not JSON: {e}") from None
+    return Parsed(clean(value, text, notes, redactor), notes)
+
+
+def clean(value: Any, text: str, notes: list[str], redactor: Redactor | None = None) -> Any:
+    """Surrogates, long strings and secrets, in one walk, done only when the raw `text` shows it is needed."""
+    surrogates = bool(_SURROGATE_ESCAPE.search(text))
+    long = len(text) > MAX_STRING and bool(_LONG_RUN.search(text))
+    secrets = redactor is not None and redactor.needed(text)
+    if not (surrogates or long or secrets):
+        return value
+    cut: list[int] = []
+
+    def fix(s: str) -> str:
+        if surrogates and _SURROGATE.search(s):
+            s = _SURROGATE.sub("\ufffd", s)
+        if long and len(s) > MAX_STRING:
+            cut.append(len(s))
+            s = s[:MAX_STRING] + f"…[cut by mcp-review: {len(s):,} characters in all]"
+        return redactor.text(s) if secrets and redactor is not None else s
+
+    value = map_strings(value, fix)
+    if surrogates:
+        notes.append("lone surrogates (invalid Unicode) are shown as U+FFFD")
+    if cut:
+        notes.append(f"{len(cut)} string(s) over {MAX_STRING:,} characters cut (the longest had {max(cut):,})")
+    if secrets:
+        notes.append("secret values masked")
+    return value
+
+
+def safe_text(text: str, redactor: Redactor | None = None) -> str:
+    """A line of text from a server (stderr, a body that is not JSON): no lone surrogates, secrets masked."""
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub("\ufffd", text)
+    return redactor.text(text) if redactor is not None else text
+
+
+def loads(text: str) -> Any:
+    """`json.loads` for text that came from a server (a text block, a metadata document), within the same
+    bounds as a message. Raises `Unusable` (a ValueError)."""
+    return parse_message(text).value
