@@ -250,9 +250,10 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
     outputSchema (jsonschema) and a text block must parse to the same JSON. A tool without an
     outputSchema whose text result is a JSON object warns (it returns structured data undeclared).
     Blocking: a tool with an outputSchema that may not be called (`--calls read-only` or consent).
-    n/a before 2025-06-18 (no structured output).
+    n/a before 2025-06-18 (no structured output). Validation is offline: an outputSchema that refers to
+    a remote schema, or whose $refs form a cycle, leaves the result unverified (blocking), never fetched.
     """
-    import jsonschema
+    from inspector.localschema import validate
 
     if not ctx.revision_at_least("2025-06-18"):
         yield ctx.na(None, f"structured output arrived in 2025-06-18; this server speaks {ctx.revision}")
@@ -284,12 +285,11 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
         if "structuredContent" not in result:
             yield ctx.fail(tool, "declares an outputSchema but the result has no structuredContent", [record.seq])
             continue
-        errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(result["structuredContent"]), key=str)
-        if errors:
-            where = "/".join(str(p) for p in errors[0].absolute_path) or "(root)"
-            yield ctx.fail(
-                tool, f"structuredContent violates the outputSchema at {where}: {errors[0].message[:200]}", [record.seq]
-            )
+        checked = validate(result["structuredContent"], schema)
+        if checked.unverified:
+            yield ctx.blocking(tool, f"structuredContent not validated: {checked.unverified}", [record.seq])
+        elif checked.errors:
+            yield ctx.fail(tool, f"structuredContent violates the outputSchema at {checked.errors[0]}", [record.seq])
         elif result_json({"content": result.get("content")}) != result["structuredContent"]:
             yield ctx.warn(tool, "no text block carries the same JSON as structuredContent", [record.seq])
         else:

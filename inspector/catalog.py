@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspector.connection.errors import RpcError
+from inspector.connection.channel import BudgetSpent
+from inspector.connection.errors import RequestTimeout, RpcError
 from inspector.connection.session import Session
 
 Kind = Literal["tool", "resource", "template", "prompt"]
@@ -173,6 +174,11 @@ async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAG
         except RpcError as e:
             listing.error = f"JSON-RPC error {e.code}: {e.message[:200]}"
             listing.error_seq = e.seq
+            return listing
+        except (RequestTimeout, BudgetSpent) as e:
+            if not listing.seqs:
+                raise  # nothing listed at all: the connection is not usable
+            listing.stopped = f"page {page + 1}: {e}"  # keep the pages that came
             return listing
         listing.seqs.append(reply.seq)
         items = result.get(spec.key) if isinstance(result, dict) else None

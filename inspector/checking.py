@@ -15,6 +15,7 @@ from checks.context import CheckContext, Options
 from checks.core import Rule, select
 from inspector import baseline
 from inspector.catalog import ServerSnapshot, take_snapshot
+from inspector.connection.channel import Budget
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import Session, headless_handlers
 from inspector.connection.wire import WireLog
@@ -36,6 +37,7 @@ class CheckPlan:
     attestations: Sequence[Attestation] = ()
     era: str = "auto"
     baseline: str | None = None  # path of the pinned tool hashes (written on the first run)
+    budget: float | None = None  # seconds the run may wait on the server, before 1 s per request (None: 4 x timeout)
 
 
 def _stage(rule: Rule) -> int:
@@ -63,6 +65,10 @@ async def run_rules(
         if rule.transport == "stdio" and ctx.is_http:
             findings.append(ctx.na(None, f"applies to stdio servers; this one is {ctx.target.kind}"))
             continue
+        budget = ctx.session.budget
+        if budget is not None and budget.spent:
+            findings.append(ctx.blocking(None, f"not run: {budget.exhausted()}"))
+            continue
         gone = ctx.session.failure
         if gone is not None and any(m in ("call", "observe") for m in rule.modes) and "probe" not in rule.modes:
             findings.append(ctx.blocking(None, f"could not run: the server connection was lost ({gone})"))
@@ -82,9 +88,15 @@ async def run_rules(
 async def run_check(target: Target, plan: CheckPlan, progress: Progress | None = None) -> Review:
     """Connect, snapshot, run the selected rules, and return the review (waivers applied)."""
     session = Session(target, era=plan.era, handlers=headless_handlers())  # type: ignore[arg-type]
+    session.budget = run_budget(plan, session.timeout)  # the listing and every rule share one budget
     async with session:
         snapshot = await take_snapshot(session)
         return await review_session(session, snapshot, plan, progress)
+
+
+def run_budget(plan: CheckPlan, timeout: float) -> Budget:
+    """How long a check may wait on the server in all: `--budget`, else 4 timeouts; plus 1 s per request."""
+    return Budget(plan.budget if plan.budget is not None else 4 * timeout)
 
 
 async def review_session(
@@ -93,6 +105,23 @@ async def review_session(
     """Run the selected rules on an open session (the TUI's, or run_check's) and build the review."""
     options = plan.options or Options()
     rules = select(list(plan.packs), list(plan.ignore))
+    outer = session.budget
+    if outer is None:  # the app's session lives on: this run gets a budget of its own
+        session.budget = run_budget(plan, session.timeout)
+    try:
+        return await _review(session, snapshot, plan, rules, options, progress)
+    finally:
+        session.budget = outer
+
+
+async def _review(
+    session: Session,
+    snapshot: ServerSnapshot,
+    plan: CheckPlan,
+    rules: list[Rule],
+    options: Options,
+    progress: Progress | None,
+) -> Review:
     counter = TokenCounter()
     target = session.target
     if plan.baseline:

@@ -102,8 +102,16 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     )
 
 
+EXACT_CHARS = 256 * 1024  # longer texts: counted over this many characters, the rest extrapolated
+
+
 class TokenCounter:
-    """Counts tokens of text and wire JSON with one encoding (loaded on first use, then cached)."""
+    """Counts tokens of text and wire JSON with one encoding (loaded on first use, then cached).
+
+    A text longer than EXACT_CHARS is counted over its first EXACT_CHARS characters and the count scaled to
+    its length: BPE on megabytes of one server's text would take seconds per field (a hostile server can
+    make every field that long), and no reviewer needs the exact cost of a megabyte description.
+    """
 
     def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
         if encoding not in _SPECS:
@@ -112,7 +120,10 @@ class TokenCounter:
 
     def count_text(self, text: str) -> int:
         # encode_ordinary: special-token text such as <|endoftext|> counts as plain text, never an error
-        return len(get_encoding(self.encoding).encode_ordinary(text))
+        encode = get_encoding(self.encoding).encode_ordinary
+        if len(text) <= EXACT_CHARS:
+            return len(encode(text))
+        return round(len(encode(text[:EXACT_CHARS])) * len(text) / EXACT_CHARS)
 
     def count_json(self, obj: object) -> int:
         return self.count_text(canonical(obj))
@@ -122,10 +133,9 @@ class TokenCounter:
         whole = canonical(item)
         if not isinstance(item, dict):
             return {"total": self.count_text(whole)}
-        encode = get_encoding(self.encoding).encode_ordinary  # a plain loop: the batch API spins up a pool
-        out = {"total": len(encode(whole))}
+        out = {"total": self.count_text(whole)}  # a plain loop: the batch API spins up a thread pool each call
         for key, value in item.items():
-            out[str(key)] = len(encode(f"{canonical(str(key))}:{canonical(value)}"))
+            out[str(key)] = self.count_text(f"{canonical(str(key))}:{canonical(value)}")
         return out
 
     def tools_total(self, tools: list[object]) -> int:

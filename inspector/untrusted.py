@@ -8,7 +8,8 @@ export without crashing, hanging or running out of memory:
   server data (ours, jsonschema's, the JSON encoder's) can reach Python's recursion limit;
 - integers longer than Python parses by default (4,300 digits) become a marker string, not an error;
 - lone surrogates (`"\\ud800"`) become U+FFFD, so printing or encoding never raises;
-- strings longer than MAX_STRING are cut, with a marker that says how long they were;
+- strings longer than MAX_STRING are cut, with a marker (CUT) that says how long they were; once the
+  wire log holds as much as it may (see `wire.WIRE_BUDGET`), the caller passes a much smaller limit;
 - every secret the server was given is masked (see `redact`).
 
 Each change is described in `notes`, which the wire log keeps beside the message: what the review
@@ -18,6 +19,7 @@ of this is needed run at C speed on the raw text; the walks over the value run o
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -27,13 +29,13 @@ from inspector.redact import Redactor, map_strings
 
 MAX_DEPTH = 64  # JSON nesting kept; deeper parts become DEEP
 MAX_ITEMS = 2_000_000  # values (containers and members) in one message
-MAX_STRING = 1024 * 1024  # characters of one string kept
+MAX_STRING = 256 * 1024  # characters of one string kept
 MAX_INT_DIGITS = 4300  # Python's own default limit for int(str)
 DEEP = f"<nested deeper than {MAX_DEPTH} levels: not kept by mcp-review>"
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-_NOT_ITEM = re.compile(r"[^\[{,]+")
-_LONG_RUN = re.compile(rf'"[^"]{{{MAX_STRING}}}')
+CUT = "…[cut by mcp-review: {:,} characters in all]"
+_CUT = re.compile(r"…\[cut by mcp-review: ([\d,]+) characters in all\]$")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -46,6 +48,29 @@ class Unusable(ValueError):
 class Parsed:
     value: Any
     notes: list[str] = field(default_factory=list)
+    removed: int = 0  # characters cut from long strings
+
+
+def original_length(text: str) -> int:
+    """The length a string had before mcp-review cut it (its own length when it was not cut)."""
+    match = _CUT.search(text[-60:])
+    return int(match.group(1).replace(",", "")) if match else len(text)
+
+
+@functools.cache
+def _long_run(limit: int) -> re.Pattern[str]:
+    """A string of more than `limit` characters without a quote: found at C speed, no walk needed."""
+    return re.compile(rf'"[^"]{{{limit}}}')
+
+
+def _items(text: str) -> int:
+    """An upper bound of the values in a JSON text (containers and members): counted at C speed."""
+    return text.count("{") + text.count("[") + text.count(",")
+
+
+def _items_in_strings(text: str) -> int:
+    """How many of those characters are inside strings (the rare, slow path: one string at a time)."""
+    return sum(_items(m.group(0)) for m in _STRING.finditer(text))
 
 
 def depth_of(value: Any) -> int:
@@ -107,44 +132,46 @@ def _loads_cut(value: Any, text: str, notes: list[str]) -> Any:
     return json.loads(_cut_deep(text), parse_int=_huge_int)
 
 
-def parse_message(text: str, redactor: Redactor | None = None) -> Parsed:
+def parse_message(text: str, redactor: Redactor | None = None, max_string: int = MAX_STRING) -> Parsed:
     """Parse one message received from a server, within the bounds above. Raises `Unusable`."""
     notes: list[str] = []
-    if text.count("{") + text.count("[") + text.count(",") > MAX_ITEMS:
-        items = len(_NOT_ITEM.sub("", _STRING.sub("", text)))
-        if items > MAX_ITEMS:
-            raise Unusable(f"a message of {items:,} values (more than {MAX_ITEMS:,}) is not kept")
+    items = _items(text)
+    if items > MAX_ITEMS and items - _items_in_strings(text) > MAX_ITEMS:
+        raise Unusable(f"a message of over {MAX_ITEMS:,} values is not kept")
     try:
         value = _loads(text, notes)
     except (ValueError, RecursionError) as e:
         raise Unusable(f"not JSON: {e}") from None
-    return Parsed(clean(value, text, notes, redactor), notes)
+    parsed = Parsed(value, notes)
+    parsed.value = clean(parsed, text, redactor, max_string)
+    return parsed
 
 
-def clean(value: Any, text: str, notes: list[str], redactor: Redactor | None = None) -> Any:
+def clean(parsed: Parsed, text: str, redactor: Redactor | None, max_string: int = MAX_STRING) -> Any:
     """Surrogates, long strings and secrets, in one walk, done only when the raw `text` shows it is needed."""
     surrogates = bool(_SURROGATE_ESCAPE.search(text))
-    long = len(text) > MAX_STRING and bool(_LONG_RUN.search(text))
+    long = len(text) > max_string and bool(_long_run(max_string).search(text))
     secrets = redactor is not None and redactor.needed(text)
     if not (surrogates or long or secrets):
-        return value
+        return parsed.value
     cut: list[int] = []
 
     def fix(s: str) -> str:
         if surrogates and _SURROGATE.search(s):
             s = _SURROGATE.sub("\ufffd", s)
-        if long and len(s) > MAX_STRING:
+        if long and len(s) > max_string:
             cut.append(len(s))
-            s = s[:MAX_STRING] + f"…[cut by mcp-review: {len(s):,} characters in all]"
+            s = s[:max_string] + CUT.format(len(s))
         return redactor.text(s) if secrets and redactor is not None else s
 
-    value = map_strings(value, fix)
+    value = map_strings(parsed.value, fix)
     if surrogates:
-        notes.append("lone surrogates (invalid Unicode) are shown as U+FFFD")
+        parsed.notes.append("lone surrogates (invalid Unicode) are shown as U+FFFD")
     if cut:
-        notes.append(f"{len(cut)} string(s) over {MAX_STRING:,} characters cut (the longest had {max(cut):,})")
+        parsed.removed = sum(cut) - len(cut) * max_string
+        parsed.notes.append(f"{len(cut)} string(s) over {max_string:,} characters cut (the longest had {max(cut):,})")
     if secrets:
-        notes.append("secret values masked")
+        parsed.notes.append("secret values masked")
     return value
 
 

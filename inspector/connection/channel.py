@@ -45,14 +45,17 @@ class Budget:
     def spent(self) -> bool:
         return time.monotonic() >= self.ends
 
+    def exhausted(self) -> str:
+        return (
+            f"the time budget is spent ({self.seconds:g}s + {self.per_request:g}s for each of {self.requests} "
+            "requests): the server answers too slowly (raise it with --budget, or --timeout)"
+        )
+
     def clip(self, timeout: float) -> float:
         """The timeout one more request may use; raises `BudgetSpent` when nothing is left."""
         left = self.ends - time.monotonic()
         if left <= 0:
-            raise BudgetSpent(
-                f"the time budget is spent ({self.seconds:g}s + {self.per_request:g}s for each of "
-                f"{self.requests} requests): the server answers too slowly (--timeout, --budget)"
-            )
+            raise BudgetSpent(self.exhausted())
         self.requests += 1
         self.ends += self.per_request
         return min(timeout, left + self.per_request)

@@ -220,13 +220,19 @@ class _HttpBase(Transport):
                 self.on_dropped(for_id, "the response body was too large")
             elif body.strip():
                 delivered = self._receive_text(body, exchange, status, for_id)
-        if status >= 400 and not delivered:
-            if status == 401:
-                challenge = resp.headers.get("www-authenticate")
-                raise AuthRequired(
-                    status, url, safe_text(challenge, self.wire.redactor) if challenge else None, exchange
-                )
-            raise HttpError(status, url, safe_text((body or "")[:BODY_SNIPPET], self.wire.redactor), exchange)
+        if status >= 300 and not delivered:
+            raise self._failed(resp, url, body or "", exchange)
+
+    def _failed(self, resp: Any, url: str, body: str, exchange: int) -> HttpError:
+        """The error for a response that carried no JSON-RPC message: a redirect, a 401, any other failure."""
+        redactor = self.wire.redactor
+        if resp.status_code == 401:
+            challenge = safe_text(resp.headers.get("www-authenticate") or "", redactor)
+            return AuthRequired(401, url, challenge or None, exchange)
+        if 300 <= resp.status_code < 400:
+            location = safe_text(resp.headers.get("location", "")[:300], redactor)
+            body = f"a redirect to {location!r}, which mcp-review does not follow"
+        return HttpError(resp.status_code, url, safe_text(body[:BODY_SNIPPET], redactor), exchange)
 
     async def _post(
         self, url: str, payload: Any, raw: str | None, headers: Mapping[str, str] | None, omit: Iterable[str]
@@ -401,11 +407,7 @@ class SseTransport(_HttpBase):
             async with self.client.stream("GET", self.url, headers=hdrs) as resp:
                 self._log_response(exchange, resp)
                 if resp.status_code != 200:
-                    body = safe_text((await self._read_capped(resp) or "")[:BODY_SNIPPET], self.wire.redactor)
-                    if resp.status_code == 401:
-                        challenge = safe_text(resp.headers.get("www-authenticate") or "", self.wire.redactor)
-                        raise AuthRequired(401, self.url, challenge or None, exchange)
-                    raise HttpError(resp.status_code, self.url, body, exchange)
+                    raise self._failed(resp, self.url, await self._read_capped(resp) or "", exchange)
                 async for event in sse_events(self._lines(resp)):
                     if event.event == "endpoint" and not self._ready.done():
                         self._endpoint(event.data)

@@ -33,6 +33,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 _PROC = Path("/proc")
 _live: dict[int, str] = {}  # pid of each running server -> its marker token
+_adopting = False  # this process is a subreaper: orphans of its servers are its children (see reap_strays)
 
 
 def new_token() -> str:
@@ -60,8 +61,11 @@ def _prctl(option: int, value: int) -> bool:
 
 
 def become_subreaper() -> bool:
-    """Orphans of our servers come to us, not to init (called by the command line and the app)."""
-    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    """Orphans of our servers come to us, not to init. Only `mcp-review` itself calls this (the command line
+    and the app it runs): a process that has other children of its own (a test runner) must not."""
+    global _adopting
+    _adopting = _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    return _adopting
 
 
 def die_with_parent() -> None:
@@ -156,19 +160,23 @@ def unregister(pid: int) -> None:
     _live.pop(pid, None)
 
 
-def reap_strays() -> None:
-    """End every registered server and every process re-parented to us (we are their subreaper).
+def reap_strays(*, everything: bool = True) -> None:
+    """End the processes re-parented to us (we are their subreaper): what servers left behind.
 
-    Called when `mcp-review` exits: at that point nothing it started is legitimately still running.
+    `everything`: the registered servers too (when `mcp-review` exits, nothing it started may still run);
+    else only the strays, so the connections still open are kept (the app, after a connection ended).
+    Does nothing unless `become_subreaper()` succeeded in this process.
     """
-    for pid, token in list(_live.items()):
-        kill_tree(pid, token)
-        _live.pop(pid, None)
-    parents = _parents()
+    if everything:
+        for pid, token in list(_live.items()):
+            kill_tree(pid, token)
+            _live.pop(pid, None)
+    if not _adopting:
+        return
     me = os.getpid()
-    strays = {p for p, parent in parents.items() if parent == me}
-    for pid in strays:
-        kill_tree(pid, None)
+    for pid, parent in _parents().items():
+        if parent == me and pid not in _live:
+            kill_tree(pid, None)
 
 
 @atexit.register

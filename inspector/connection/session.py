@@ -143,7 +143,7 @@ class Session:
         self.era_choice = era
         self.handlers = handlers or ClientHandlers()
         redact.remember(target.secret_values())  # every sink masks them from now on
-        self.wire = wire or WireLog(Redactor(target.given_secrets()))
+        self.wire = wire or WireLog(Redactor(target.secret_values()))
         self.timeout = timeout or target.timeout
         self._budget: Budget | None = None
         self.log_level = log_level

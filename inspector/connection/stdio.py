@@ -117,7 +117,11 @@ class StdioTransport(Transport):
     async def _read_stdout(self) -> None:
         assert self.proc and self.proc.stdout
         async for line in self._lines(self.proc.stdout):
-            text = line.decode("utf-8", errors="replace").rstrip("\r\n")
+            end = len(line)
+            while end and line[end - 1] in b"\r\n":
+                end -= 1
+            text = str(memoryview(line)[:end], "utf-8", "replace")  # one copy of a line that may be 32 MB
+            del line
             if text.strip():
                 self._receive_text(text)
         await self._exited("closed stdout")
@@ -217,7 +221,7 @@ class StdioTransport(Transport):
             return
         with contextlib.suppress(Exception):
             stdin.close()
-            await asyncio.wait_for(stdin.wait_closed(), grace / 4)
+            await asyncio.wait_for(asyncio.shield(stdin.wait_closed()), grace / 4)  # shield: asyncio sets it later
         with contextlib.suppress(Exception):
             if stdin.transport.get_write_buffer_size():
                 stdin.transport.abort()

@@ -19,7 +19,7 @@ from typing import Any
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.wire import WireLog
 from inspector.targets import Target
-from inspector.untrusted import Unusable, parse_message, safe_text
+from inspector.untrusted import MAX_STRING, Unusable, parse_message, safe_text
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one message; larger ones are dropped with a note
 MAX_LINE_CHARS = 4000  # stderr / noise lines are kept this long at most
@@ -104,8 +104,9 @@ class Transport(ABC):
         if not text[:100].lstrip().startswith(("{", "[")):
             self._noise(text)
             return False
+        limit = self.wire.string_limit(len(text))
         try:
-            parsed = parse_message(text, self.wire.redactor)
+            parsed = parse_message(text, self.wire.redactor, limit)
         except Unusable as e:
             if str(e).startswith("not JSON"):
                 self._noise(text)
@@ -117,7 +118,9 @@ class Transport(ABC):
         if not is_jsonrpc(parsed.value):
             self._noise(text)
             return False
-        entry = self.wire.message("recv", self.conn, parsed.value, text, exchange, notes=parsed.notes)
+        if limit < MAX_STRING:
+            parsed.notes.append(f"the wire log holds {self.wire.kept:,} characters already: long strings cut short")
+        entry = self.wire.message("recv", self.conn, parsed.value, text, exchange, parsed.notes, parsed.removed)
         self.on_message(parsed.value, Delivery(entry.seq, exchange, status, for_id))
         return True
 

@@ -15,9 +15,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from inspector.redact import Redactor
+from inspector.untrusted import MAX_STRING
 
 Direction = Literal["send", "recv", "stderr", "noise", "http", "note"]
 MAX_CHATTER = 50_000  # stderr and noise lines, and messages the server sends unasked, kept; more are counted
+WIRE_BUDGET = 128 * 1024 * 1024  # characters of received messages kept in full; after that, big strings are cut short
+SPENT_STRING = 4096  # what a string of a received message keeps once the budget is spent
 
 
 def byte_size(text: str) -> int:
@@ -95,6 +98,7 @@ class WireLog:
     entries: list[WireEntry] = field(default_factory=list)
     refusals: list[tuple[int, str]] = field(default_factory=list)  # (note seq, url) of every refused request
     dropped: int = 0  # chatter entries counted but not kept (over MAX_CHATTER)
+    kept: int = 0  # characters of received messages kept (what WIRE_BUDGET bounds)
     _chatter: int = 0
     _listeners: list[Callable[[WireEntry], None]] = field(default_factory=list)
     _conns: int = 0
@@ -121,6 +125,10 @@ class WireLog:
     def _entry(self, direction: Direction, conn: int, **kw: Any) -> WireEntry:
         return self._add(WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw))
 
+    def string_limit(self, size: int) -> int:
+        """How long a string of a received message of `size` characters may stay."""
+        return SPENT_STRING if self.kept + size > WIRE_BUDGET else MAX_STRING
+
     def _chatty(self, direction: Direction, message: Any = None) -> bool:
         """Is this entry over the chatter budget? Responses, our requests, HTTP lines and notes always count."""
         if direction in ("stderr", "noise") or (
@@ -143,12 +151,15 @@ class WireLog:
         raw: str,
         exchange: int | None = None,
         notes: list[str] | None = None,
+        removed: int = 0,
     ) -> WireEntry:
         """Record a parsed message; `raw` is its exact text (for the size). A received message arrives
         already cleaned (`untrusted.parse_message`); one we send is masked here when it holds a secret."""
         if direction == "send" and self.redactor.needed(raw):
             message = self.redactor.json(message)
         size = byte_size(raw)
+        if direction == "recv":
+            self.kept += len(raw) - removed
         if self._chatty(direction, message):
             return WireEntry(0, time.time(), direction, conn, message=message, exchange=exchange, size=size)
         return self._entry(direction, conn, message=message, exchange=exchange, size=size, notes=notes or None)

@@ -35,17 +35,19 @@ ModalScreen { align: center middle; }
 
 
 def schema_problems(value: Any, schema: Any) -> list[str]:
-    """Why `value` does not satisfy `schema` (empty when it does, or when there is no usable schema)."""
-    import jsonschema
+    """Why `value` does not satisfy `schema`: empty when it does, or when the schema is not usable (see
+    `schema_note`). Offline: a remote `$ref` is never fetched, a cyclic one never followed."""
+    from inspector.localschema import validate
 
-    if not isinstance(schema, dict):
-        return []
-    try:
-        validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
-        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
-    except jsonschema.SchemaError as e:
-        return [f"the schema itself is not valid: {e.message[:200]}"]
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}" for e in errors[:6]]
+    return validate(value, schema).errors if isinstance(schema, dict) else []
+
+
+def schema_note(schema: Any) -> str:
+    """What cannot be checked against `schema`: the remote `$ref`s it names (never fetched), or ""."""
+    from inspector.localschema import remote_refs
+
+    refs = remote_refs(schema)
+    return f"not checked against {', '.join(repr(r[:80]) for r in refs)}: remote, never fetched" if refs else ""
 
 
 def argument_problems(text: str, schema: Any) -> list[str]:
@@ -226,8 +228,9 @@ class CallScreen(ModalScreen[dict[str, Any] | None]):
 
     @on(TextArea.Changed)
     def _check(self) -> None:
-        problems = argument_problems(self.query_one(TextArea).text, self.tool.get("inputSchema"))
-        self.query_one("#problems", Static).update(Text("\n".join(problems)))
+        schema = self.tool.get("inputSchema")
+        problems = argument_problems(self.query_one(TextArea).text, schema)
+        self.query_one("#problems", Static).update(Text("\n".join(problems) or schema_note(schema)))
         self.query_one("#call", Button).disabled = bool(problems)
 
     def action_send(self) -> None:
@@ -278,10 +281,9 @@ def result_text(record: CallRecord, output_schema: Any, tokens: int | None) -> T
         out.append(visible(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False), 20000) + "\n")
         if isinstance(output_schema, dict):
             problems = schema_problems(result["structuredContent"], output_schema)
-            out.append(
-                "; ".join(problems) + "\n" if problems else "conforms to the outputSchema\n",
-                style="red" if problems else "green",
-            )
+            note = schema_note(output_schema)
+            verdict = "; ".join(problems) or note or "conforms to the outputSchema"
+            out.append(verdict + "\n", style="red" if problems else "yellow" if note else "green")
     out.append(f"isError: {json.dumps(result.get('isError', False))}\n")
     return out
 

@@ -1,0 +1,127 @@
+"""Drive the review app against a server like a reviewer would, headless, and report what it showed.
+
+    python app_driver.py OUT_DIR -- mcp-review target arguments (--url ... | -- command ...)
+
+Connect, wait, run every pack with every tool callable, call `probe`, copy the call as CLI and JSON,
+export the review in every format, quit. Writes OUT_DIR/app.json: the text of every screen seen, the
+clipboard, the files exported, and any exception (a crash). The harness greps all of it for secrets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable, Input, Select, Static, TextArea
+
+from inspector.cli import _parser, _split_command, build_target
+from inspector.connection import procs
+from inspector.tui.app import ReviewApp
+
+
+def screen_text(app: ReviewApp) -> str:
+    """Everything the screens hold as text: widgets' content, table cells, and what was drawn."""
+    parts = []
+    for screen in app.screen_stack:
+        for widget in screen.query("*"):
+            if isinstance(widget, Static):
+                parts.append(str(widget.render()))
+            elif isinstance(widget, DataTable):
+                parts += [" ".join(map(str, widget.get_row_at(r))) for r in range(widget.row_count)]
+            elif isinstance(widget, TextArea | Input):
+                parts.append(widget.text if isinstance(widget, TextArea) else widget.value)
+    svg = app.export_screenshot()
+    parts.append(html.unescape(re.sub(r"<[^>]+>", "", svg)))
+    return "\n".join(parts)
+
+
+async def until(pilot: Any, condition: Any, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return False
+
+
+async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float) -> None:
+    from inspector.tui.dialogs import AnswerScreen, CallScreen, ExportScreen, ResultScreen
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
+        await until(pilot, lambda: app.snapshot is not None or app.failure is not None, budget)
+        report["screens"].append(screen_text(app))
+        while isinstance(app.screen, AnswerScreen):  # the server asked first: decline what it asks
+            report["screens"].append(screen_text(app))
+            await pilot.press("escape")
+            await pilot.pause(0.05)
+        if app.snapshot is None:
+            report["connected"] = False
+            return
+        report["connected"] = True
+        app.check_packs, app.check_calls, app.calls_chosen = ["all"], "all", True
+        app.action_run_checks()
+        await until(pilot, lambda: app.review is not None and not app.checking, budget)
+        for tab in ("tab-overview", "tab-tools", "tab-checks", "tab-wire", "tab-logs", "tab-calls"):
+            app.main.query_one("TabbedContent").active = tab
+            await pilot.pause(0.05)
+            report["screens"].append(screen_text(app))
+        probe = app.snapshot.tool("probe") if app.snapshot else None
+        if probe is not None:
+            app.jump_to_tool(probe.index)
+            await pilot.pause(0.2)
+            await pilot.press("c")
+            if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5):
+                report["screens"].append(screen_text(app))
+                await pilot.press("ctrl+s")
+                await until(pilot, lambda: isinstance(app.screen, ResultScreen) or not app.running_call, budget)
+                await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2)
+                report["screens"].append(screen_text(app))
+                await pilot.press("escape")
+            app.main.query_one("TabbedContent").active = "tab-calls"
+            await pilot.pause(0.1)
+            for key in ("y", "j"):
+                await pilot.press(key)
+                report["clipboard"].append(app.clipboard)
+        for fmt in ExportScreen.EXTENSIONS:
+            app.action_export()
+            if not await until(pilot, lambda: isinstance(app.screen, ExportScreen), 5):
+                break
+            screen = app.screen
+            screen.query_one("#format", Select).value = fmt
+            await pilot.pause(0.05)
+            screen.query_one("#path", Input).value = str(out / f"export.{fmt}")
+            screen.query_one("#export").press()
+            await pilot.pause(0.1)
+            report["exported"].append(fmt)
+        report["screens"].append(screen_text(app))
+        await app.action_quit()
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    own, command = _split_command(sys.argv[2:])
+    args = _parser().parse_args(["tui", *own])
+    target = build_target(args, command)
+    procs.become_subreaper()
+    report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
+    app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)
+    try:
+        asyncio.run(drive(app, out, report, budget=max(20.0, args.timeout * 8)))
+    except Exception:
+        report["error"] = traceback.format_exc()
+    finally:
+        procs.reap_strays()
+    (out / "app.json").write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8", errors="replace")
+    return 1 if report["error"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""The hostile corpus: one entry per server in stdio_server.py / http_server.py, with the class it attacks.
+
+Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    transport: str  # stdio, http, sse
+    attacks: str  # the class of problem it is built for
+    what: str
+
+
+CASES = [
+    Case("echo-secrets", "stdio", "leak", "echoes --env and the parent's environment, plain and encoded, everywhere"),
+    Case("surrogates", "stdio", "crash", "lone surrogates and invalid UTF-8 in every text"),
+    Case("escapes", "stdio", "terminal", "OSC 52, CSI, C1 and bidi sequences in every text"),
+    Case("deep", "stdio", "crash", "a 100,000-deep result and a 5,000-deep schema"),
+    Case("huge-int", "stdio", "hang", "20,000-digit integers in a listing and a result"),
+    Case("no-read", "stdio", "hang", "stops reading stdin; a tool whose arguments fill the pipe"),
+    Case("progress-flood", "stdio", "hang", "a call that only ever sends progress"),
+    Case("endless-cursor", "stdio", "hang", "tools/list pages that never end"),
+    Case("orphans", "stdio", "orphan", "a child, a setsid daemon, an env-scrubbed daemon; ignores SIGTERM"),
+    Case("ignore-term", "stdio", "orphan", "ignores SIGTERM, SIGHUP, SIGINT and a closed stdin"),
+    Case("fork-stdout", "stdio", "crash", "a forked child keeps stdout open after the server is gone"),
+    Case("binary-blocks", "stdio", "memory", "every call returns 28 MB of base64 images"),
+    Case("stderr-flood", "stdio", "memory", "an endless stderr, with 40 MB lines"),
+    Case("notify-flood", "stdio", "memory", "an endless stream of log notifications"),
+    Case("huge-line", "stdio", "memory", "a 100 MB line on stdout"),
+    Case("burst-requests", "stdio", "app", "300 sampling, 50 roots and an elicitation request right after connecting"),
+    Case("elicit-first", "stdio", "app", "an elicitation before anything else"),
+    Case("remote-ref", "stdio", "leak", "schemas, icons, links and resources that point at another host"),
+    Case("cyclic-ref", "stdio", "crash", "input and output schemas whose $refs form cycles"),
+    Case("garbage", "stdio", "crash", "ids of every wrong type, batches, nulls, invalid requests"),
+    Case("crash-mid", "stdio", "crash", "exits in the middle of a call"),
+    Case("wide", "stdio", "memory", "a result of 3,000,000 empty objects"),
+    Case("many-strings", "stdio", "memory", "a listing of thirty 900 KB descriptions"),
+    Case("sse-elsewhere", "sse", "leak", "the SSE endpoint event names another host"),
+    Case("sse-other-port", "sse", "leak", "the SSE endpoint event names another port"),
+    Case("redirect", "http", "leak", "every POST is redirected to another host"),
+    Case("prm-elsewhere", "http", "leak", "the 401's resource_metadata names another host"),
+    Case("echo-auth", "http", "leak", "echoes the Authorization and X-Api-Key headers, plain and encoded"),
+    Case("drip", "http", "hang", "every response body, one byte every 0.25 s"),
+    Case("drip-call", "http", "hang", "tool results one byte every 0.25 s"),
+    Case("session-nonascii", "http", "crash", "a non-ASCII Mcp-Session-Id"),
+    Case("sse-endless", "http", "memory", "an event stream whose event never ends"),
+    Case("sse-longline", "http", "memory", "an event stream line that never ends"),
+    Case("gzip-bomb", "http", "memory", "512 MB of zeros, gzip-compressed"),
+    Case("http-hang", "http", "hang", "accepts connections and never answers"),
+    Case("huge-headers", "http", "crash", "20,000 response headers"),
+]
+BY_NAME = {c.name: c for c in CASES}
+MODES = ("list", "call", "check", "app")

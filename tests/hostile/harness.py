@@ -1,0 +1,317 @@
+"""Run mcp-review against one hostile server, one way (list, call, check or the app), and judge what happened.
+
+    python -m tests.hostile.harness CASE MODE [--timeout S]    # one run; prints its outcome as JSON
+
+`run(case, mode)` does it in a fresh network namespace when `unshare -n` works here (only loopback
+exists there, so nothing can reach a real host), with secrets planted in mcp-review's own environment,
+in `--env`, in `--bearer` and in a credential header. An outcome is:
+
+- crash: an exit code other than 0-3, a traceback, or an exception in the app;
+- hang: still running past the bound for its mode (--timeout x a small factor);
+- leak: a planted secret in any artifact (stdout, stderr, every file written, the app's screens and
+  clipboard), in any encoding; a request that reached another host (two canary listeners: another port,
+  another address); a connection or name lookup by mcp-review to anything but the target;
+- orphan: a process of the server still alive after mcp-review exited;
+- terminal: an escape or control character from the server on stdout or stderr;
+- memory: a peak RSS of mcp-review over 500 MB.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import html
+import json
+import os
+import re
+import secrets as random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from tests.hostile.cases import BY_NAME, Case
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+PYTHON = sys.executable
+RSS_LIMIT_MB = 500
+TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # on a pipe mcp-review writes no escape of its own
+
+
+def bound(mode: str, timeout: float) -> float:
+    """How long a run may take before it counts as a hang: a few timeouts, plus the start-up of Python."""
+    return (30 if mode in ("check", "app") else 8) * timeout + 15
+
+
+# ----------------------------------------------------------------------------------------- canaries
+class Canary:
+    """A listener on another origin: any request that reaches it is a leak (its headers are kept)."""
+
+    def __init__(self, host: str) -> None:
+        self.hits: list[dict[str, Any]] = []
+        hits = self.hits
+
+        class Handler(BaseHTTPRequestHandler):
+            def _any(self) -> None:
+                hits.append({"path": self.path, "method": self.command, "headers": dict(self.headers)})
+                self.send_response(404)
+                self.end_headers()
+
+            do_GET = do_POST = do_DELETE = do_PUT = _any
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer((host, 0), Handler)
+        self.url = f"http://{host}:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+# ------------------------------------------------------------------------------------------- secrets
+def plant() -> dict[str, str]:
+    return {
+        "GITHUB_TOKEN": "ghp_" + random.token_hex(18),
+        "OPENAI_API_KEY": "sk-" + random.token_hex(20),
+        "API_KEY": "key-" + random.token_hex(16),
+        "bearer": "bt-" + random.token_hex(16),
+        "header": "hk-" + random.token_hex(16),
+    }
+
+
+def _b64_cores(secret: str) -> set[str]:
+    out = set()
+    for pad in range(3):
+        enc = base64.b64encode(b"\0" * pad + secret.encode()).decode()
+        core = enc[(pad * 4 + 2) // 3 + 1 : -3]
+        if len(core) >= 12:
+            out |= {core, core.replace("+", "-").replace("/", "_")}
+    return out
+
+
+def _decoded(text: str) -> str:
+    text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+    return unquote(html.unescape(text))
+
+
+def exposures(text: str, secret: str) -> list[str]:
+    """In which forms `secret` appears in `text` (written independently of mcp-review's redactor)."""
+    found = []
+    if secret in text:
+        found.append("plain")
+    if any(core in text for core in _b64_cores(secret)):
+        found.append("base64")
+    if secret.encode().hex() in text.lower():
+        found.append("hex")
+    if not found and secret in _decoded(text):
+        found.append("escaped")
+    return found
+
+
+# ----------------------------------------------------------------------------------------- processes
+def _wait_port(port: int, proc: subprocess.Popen[bytes], seconds: float = 20) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and proc.poll() is None:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"the hostile server did not listen on {port}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def marked(token: str) -> list[int]:
+    """Live processes (not zombies) whose command line or environment carries `token`."""
+    found = []
+    needle = token.encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            stat = (entry / "stat").read_bytes()
+            if stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3] == b"Z":
+                continue
+            if needle in (entry / "cmdline").read_bytes() or needle in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+    return found
+
+
+def _peak_rss_kb(pid: int) -> int:
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- a run
+def command(case: Case, mode: str, timeout: float, port: int, token: str, keys: dict[str, str], far: str) -> list[str]:
+    if case.transport == "stdio":
+        target = ["--env", f"API_KEY={keys['API_KEY']}", "--env", f"HOSTILE_TOKEN={token}", "--"]
+        target += [PYTHON, str(HERE / "stdio_server.py"), case.name, "--canary", far]
+    else:
+        path = "/sse" if case.transport == "sse" else "/mcp"
+        target = ["--url", f"http://127.0.0.1:{port}{path}", "--bearer", keys["bearer"]]
+        target += ["--header", f"X-Api-Key: {keys['header']}"]
+        if case.transport == "sse":
+            target += ["--transport", "sse"]
+    opts = ["--timeout", str(timeout), "--wire-log", "wire.jsonl"]
+    if mode == "app":
+        return [PYTHON, "-m", "tests.hostile.app_driver", ".", "--timeout", str(timeout), *target]
+    own = {
+        "list": ["list", *opts],
+        "call": ["call", "probe", "--yes", *opts],
+        "check": ["check", "--pack", "all", "--calls", "all", "--format", "json", "--out", "review.json", *opts],
+    }[mode]
+    split = target.index("--") if "--" in target else len(target)
+    return [PYTHON, "-m", "inspector", *own, *target[:split], *target[split:]]
+
+
+def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
+    """One run in this process's network namespace (see `run` for the isolated one)."""
+    case = BY_NAME[name]
+    work = Path(tempfile.mkdtemp(prefix=f"hostile-{name}-{mode}-"))
+    token, keys = random.token_hex(12), plant()
+    near, far = Canary("127.0.0.1"), Canary("127.0.0.2")
+    server, port = None, 0
+    try:
+        if case.transport != "stdio":
+            port = _free_port()
+            server = subprocess.Popen(
+                [PYTHON, str(HERE / "http_server.py"), name, "--port", str(port), "--canary", near.url]
+                + ["--far", far.url, "--bearer", keys["bearer"]],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            _wait_port(port, server)
+        env = {
+            **os.environ,
+            "GITHUB_TOKEN": keys["GITHUB_TOKEN"],
+            "OPENAI_API_KEY": keys["OPENAI_API_KEY"],
+            "PYTHONPATH": os.pathsep.join([str(HERE / "probe"), str(ROOT)]),
+            "HOSTILE_NETLOG": str(work / ".netlog"),
+            "HOSTILE_RSSLOG": str(work / ".rss"),
+            "MCP_REVIEW_CONFIG_DIR": str(work / ".config"),
+            "COLUMNS": "100",
+        }
+        argv = command(case, mode, timeout, port, token, keys, far.url)
+        outcome = _execute(argv, work, env, bound(mode, timeout))
+        time.sleep(0.3)
+        left = marked(token)
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        outcome.update(case=name, mode=mode, orphans=left)
+        outcome.update(_judge(work, outcome, keys, port, near.hits + far.hits))
+        return outcome
+    finally:
+        near.close()
+        far.close()
+        if server is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _execute(argv: list[str], work: Path, env: dict[str, str], limit: float) -> dict[str, Any]:
+    started = time.monotonic()
+    with (work / ".stdout").open("wb") as out, (work / ".stderr").open("wb") as err:
+        proc = subprocess.Popen(argv, cwd=work, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        peak, hang = 0, False
+        while proc.poll() is None:
+            peak = max(peak, _peak_rss_kb(proc.pid))
+            if time.monotonic() - started > limit:
+                hang = True
+                proc.kill()
+                proc.wait()
+                break
+            time.sleep(0.05)
+    seconds = time.monotonic() - started
+    with contextlib.suppress(OSError, ValueError):
+        peak = max(peak, int((work / ".rss").read_text()))
+    return {"exit": proc.returncode, "seconds": round(seconds, 2), "rss_mb": round(peak / 1024, 1), "hang": hang}
+
+
+def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int, hits: list[Any]) -> dict[str, Any]:
+    stdout = (work / ".stdout").read_bytes().decode("utf-8", "replace")
+    stderr = (work / ".stderr").read_bytes().decode("utf-8", "replace")
+    artifacts = {".stdout": stdout, ".stderr": stderr}
+    for path in work.rglob("*"):
+        if path.is_file() and not path.name.startswith((".stdout", ".stderr", ".netlog", ".rss")):
+            artifacts[str(path.relative_to(work))] = path.read_bytes().decode("utf-8", "replace")
+    app = json.loads(artifacts.get("app.json") or "{}")
+    leaks = [
+        f"{key} in {where} ({', '.join(forms)})"
+        for key, secret in keys.items()
+        for where, text in artifacts.items()
+        if (forms := exposures(text, secret))
+    ]
+    leaks += [f"request to another origin: {h['method']} {h['path']}" for h in hits]
+    allowed = {"'127.0.0.1'", f"('127.0.0.1', {port})", "'localhost'"} if port else set()
+    net = []
+    with contextlib.suppress(OSError):
+        net = [line for line in (work / ".netlog").read_text().splitlines() if json.loads(line)[1] not in allowed]
+    leaks += [f"network: {line}" for line in net]
+    traceback_seen = "Traceback (most recent call last)" in stderr
+    crash = None
+    if app.get("error"):
+        crash = app["error"].strip().splitlines()[-1]
+    elif traceback_seen:
+        crash = stderr.strip().splitlines()[-1]
+    elif outcome["exit"] not in (0, 1, 2, 3) and not outcome["hang"]:
+        crash = f"exit code {outcome['exit']}"
+    terminal = outcome["mode"] != "app" and bool(TERMINAL.search(stdout + stderr))
+    return {
+        "crash": crash,
+        "leaks": leaks,
+        "terminal": terminal,
+        "memory": outcome["rss_mb"] > RSS_LIMIT_MB,
+        "error_line": stderr.strip().splitlines()[-1][:300] if stderr.strip() else "",
+        "app": {k: app.get(k) for k in ("first_paint", "connected", "exported")} if app else None,
+        "ok": not (crash or leaks or terminal or outcome["hang"] or outcome["orphans"])
+        and outcome["rss_mb"] <= RSS_LIMIT_MB,
+    }
+
+
+# ------------------------------------------------------------------------------------ isolated runs
+def isolation() -> list[str]:
+    """The prefix that runs a command in a new network namespace with loopback up, if this machine allows it."""
+    if not shutil.which("unshare") or not shutil.which("ip"):
+        return []
+    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False)
+    return ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"] if probe.returncode == 0 else []
+
+
+def run(name: str, mode: str, timeout: float = 2.0) -> dict[str, Any]:
+    """One run, isolated from every network but loopback when possible. The outcome says which."""
+    prefix = isolation()
+    argv = [*prefix, PYTHON, "-m", "tests.hostile.harness", name, mode, "--timeout", str(timeout)]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=bound(mode, timeout) + 60)
+    try:
+        outcome: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"case": name, "mode": mode, "ok": False, "crash": f"harness failed: {done.stderr[-500:]}"}
+    outcome["isolated"] = bool(prefix)
+    return outcome
+
+
+if __name__ == "__main__":
+    timeout = float(sys.argv[sys.argv.index("--timeout") + 1]) if "--timeout" in sys.argv else 2.0
+    print(json.dumps(run_here(sys.argv[1], sys.argv[2], timeout)))
