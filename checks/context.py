@@ -53,6 +53,7 @@ class CheckContext:
         options: Options,
         counter: TokenCounter | None = None,
         attestations: Iterable[Attestation] = (),
+        unreachable: str | None = None,
     ) -> None:
         self.target = target
         self.session = session
@@ -63,6 +64,7 @@ class CheckContext:
         self.calls: list[CallRecord] = []
         self._samples: dict[str, CallRecord] = {}
         self.attestations = list(attestations)
+        self.unreachable = unreachable  # why no session could be opened (only rules that need none run)
         self.rule: Rule | None = None
 
     # ------------------------------------------------------------------------------------ facts

@@ -33,6 +33,7 @@ class Rule:
     fn: RuleFn
     spec: str | None = None  # spec revision(s) it judges by, where relevant
     transport: Literal["any", "http", "stdio"] = "any"
+    needs_server: bool = True  # False: it judges what happened even when no session could be opened
 
     @property
     def pack(self) -> str:
@@ -74,6 +75,7 @@ def rule(
     source: str,
     spec: str | None = None,
     transport: Literal["any", "http", "stdio"] = "any",
+    needs_server: bool = True,
 ) -> Callable[[RuleFn], RuleFn]:
     pack = rule_id.split(".", 1)[0]
     if pack not in PACKS:
@@ -82,7 +84,7 @@ def rule(
     def register(fn: RuleFn) -> RuleFn:
         if rule_id in RULES:
             raise ValueError(f"rule {rule_id} registered twice")
-        RULES[rule_id] = Rule(rule_id, modes, source, fn, spec, transport)
+        RULES[rule_id] = Rule(rule_id, modes, source, fn, spec, transport, needs_server)
         return fn
 
     return register

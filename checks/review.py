@@ -710,3 +710,38 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
         if parts.scheme != "https"
         else (ctx.passed(None, f"HTTPS; {message}"))
     )
+
+
+@rule(
+    "review.same-origin",
+    modes=("observe",),
+    source=f"{SEED} Security: transport-config",
+    spec="2024-11-05 HTTP+SSE endpoint; the mcp SDK refuses another origin",
+    transport="http",
+    needs_server=False,
+)
+def same_origin(ctx: CheckContext) -> Iterator[Finding]:
+    """HTTP: every URL the server sends the client to stays on the origin the reviewer named.
+
+    Why: a client sends its credentials where the server tells it to. An SSE `endpoint` event that names
+    another host makes a client POST every message, bearer token included, to that host; a redirect to
+    another origin does the same for clients that follow redirects. mcp-review sends nothing to any
+    origin but the target's, so it refuses such a request and records it (the official `mcp` SDK's SSE
+    client refuses such an endpoint too).
+    How: observe: every request mcp-review refused during the review (the main connection and every
+    probe), with the wire entry that names the URL.
+    Passes: nothing pointed elsewhere. Fails: an SSE endpoint on another origin. Warns: a redirect to
+    another origin (a redirect is allowed by HTTP; following it with credentials is the risk).
+    Known false positives: a deployment that really serves its message endpoint from another host (a
+    separate API domain) is flagged; waive it with the reason if that host is trusted. n/a on stdio.
+    """
+    refused = ctx.wire.refusals
+    if not refused:
+        yield ctx.passed(None, "every request stayed on the target's origin")
+        return
+    described = "; ".join(f"{r.what} to {r.url[:120]}" for r in refused[:5])
+    seqs = [r.seq for r in refused]
+    if any(r.what == "endpoint" for r in refused):
+        yield ctx.fail(None, f"the server sent the client to another origin (refused): {described}", seqs)
+    else:
+        yield ctx.warn(None, f"the server pointed the client to another origin (not followed): {described}", seqs)

@@ -37,4 +37,6 @@ def load(path: str | Path) -> dict[str, Any] | None:
 
 
 def save(path: str | Path, snapshot: ServerSnapshot) -> None:
-    Path(path).write_text(json.dumps(pin(snapshot), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    from inspector.output import write_text
+
+    write_text(path, json.dumps(pin(snapshot), indent=2, sort_keys=True) + "\n")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from inspector.connection.session import Session
+from inspector.untrusted import original_length
 
 Consent = Literal["read-only", "reviewer"]
 
@@ -126,6 +127,9 @@ async def call_tool(
 def _b64_size(data: Any) -> str:
     if not isinstance(data, str):
         return "no data"
+    length = original_length(data)
+    if length != len(data):  # cut at the wire boundary: its size is all that is left of it
+        return f"about {length * 3 // 4:,} bytes (base64 of {length:,} characters; not kept whole)"
     try:
         return f"{len(base64.b64decode(data, validate=True))} bytes"
     except (binascii.Error, ValueError):

@@ -116,6 +116,12 @@ class ServerSnapshot:
     def prompts(self) -> Listing:
         return self.lists["prompt"]
 
+    @classmethod
+    def unreachable(cls, target: dict[str, Any], why: str) -> ServerSnapshot:
+        """What is known of a server no session could be opened with: nothing but why."""
+        lists = {spec.kind: Listing(spec, declared=False) for spec in LISTS}
+        return cls(target, "legacy", "unknown", None, {}, None, {}, 0, [why], lists)
+
     def tool(self, name: str) -> Item | None:
         return next((t for t in self.tools if t.name == name), None)
 

@@ -16,6 +16,7 @@ from checks.core import Rule, select
 from inspector import baseline
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.connection.channel import Budget
+from inspector.connection.egress import EgressRefused
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import Session, headless_handlers
 from inspector.connection.wire import WireLog
@@ -65,6 +66,9 @@ async def run_rules(
         if rule.transport == "stdio" and ctx.is_http:
             findings.append(ctx.na(None, f"applies to stdio servers; this one is {ctx.target.kind}"))
             continue
+        if ctx.unreachable and rule.needs_server:
+            findings.append(ctx.blocking(None, f"could not run: {ctx.unreachable}"))
+            continue
         budget = ctx.session.budget
         if budget is not None and budget.spent:
             findings.append(ctx.blocking(None, f"not run: {budget.exhausted()}"))
@@ -89,9 +93,16 @@ async def run_check(target: Target, plan: CheckPlan, progress: Progress | None =
     """Connect, snapshot, run the selected rules, and return the review (waivers applied)."""
     session = Session(target, era=plan.era, handlers=headless_handlers())  # type: ignore[arg-type]
     session.budget = run_budget(plan, session.timeout)  # the listing and every rule share one budget
-    async with session:
+    try:
+        await session.open()
+    except EgressRefused as e:  # the server sent us elsewhere before a session existed: that is a finding
+        snapshot = ServerSnapshot.unreachable(target.public(), str(e))
+        return await review_session(session, snapshot, plan, progress, unreachable=str(e))
+    try:
         snapshot = await take_snapshot(session)
         return await review_session(session, snapshot, plan, progress)
+    finally:
+        await session.close()
 
 
 def run_budget(plan: CheckPlan, timeout: float) -> Budget:
@@ -100,16 +111,21 @@ def run_budget(plan: CheckPlan, timeout: float) -> Budget:
 
 
 async def review_session(
-    session: Session, snapshot: ServerSnapshot, plan: CheckPlan, progress: Progress | None = None
+    session: Session,
+    snapshot: ServerSnapshot,
+    plan: CheckPlan,
+    progress: Progress | None = None,
+    unreachable: str | None = None,
 ) -> Review:
-    """Run the selected rules on an open session (the TUI's, or run_check's) and build the review."""
+    """Run the selected rules on an open session (the TUI's, or run_check's) and build the review.
+    `unreachable`: no session could be opened, and why; only rules that need none run."""
     options = plan.options or Options()
     rules = select(list(plan.packs), list(plan.ignore))
     outer = session.budget
     if outer is None:  # the app's session lives on: this run gets a budget of its own
         session.budget = run_budget(plan, session.timeout)
     try:
-        return await _review(session, snapshot, plan, rules, options, progress)
+        return await _review(session, snapshot, plan, rules, options, progress, unreachable)
     finally:
         session.budget = outer
 
@@ -121,6 +137,7 @@ async def _review(
     rules: list[Rule],
     options: Options,
     progress: Progress | None,
+    unreachable: str | None,
 ) -> Review:
     counter = TokenCounter()
     target = session.target
@@ -134,6 +151,7 @@ async def _review(
         options=options,
         counter=counter,
         attestations=plan.attestations,
+        unreachable=unreachable,
     )
     findings = await run_rules(ctx, rules, plan, progress)
     review = Review(
@@ -151,7 +169,7 @@ async def _review(
         notes=snapshot.notes,
         packs=sorted({r.pack for r in rules}),
     )
-    if plan.baseline and options.extra.get("baseline_new"):
+    if plan.baseline and options.extra.get("baseline_new") and not unreachable:
         baseline.save(plan.baseline, snapshot)
     review.apply_waivers()
     review.exchanges = evidence_entries(session.wire, findings)

@@ -258,11 +258,11 @@ def cmd_servers(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace, target: Target) -> int:
-    from pathlib import Path
 
     from checks.core import PACKS, load_rules
     from inspector.checking import CheckPlan
     from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
+    from inspector.output import write_text
     from inspector.report import render
     from inspector.review import EXIT_CODES
 
@@ -305,7 +305,7 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
         raise UsageError(str(e)) from e
     text = render(review, args.format)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        write_text(args.out, text)
         if not args.quiet:
             print(f"mcp-review: {review.verdict}: wrote {args.out}", file=sys.stderr)
     else:
@@ -377,7 +377,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(own)
     from inspector.connection import procs
     from inspector.connection.errors import ConnectionFailed
+    from inspector.output import guard_streams
 
+    guard_streams()  # every byte to the terminal: secrets masked, no server escape sequence (see output)
     procs.become_subreaper()  # a server's orphans come back to us, and end with us (see procs)
     _return_big_buffers()
     try:

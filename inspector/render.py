@@ -11,6 +11,7 @@ from rich.text import Text
 
 from inspector import __version__
 from inspector.calls import describe_block
+from inspector.targets import masked_args
 from inspector.text import one_line, visible
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ def print_servers(found: list[ConfiguredServer]) -> None:
         table.add_column(col)
     for s in found:
         t = s.target
-        what = (t.url or "" if t.kind != "stdio" else " ".join([t.command or "", *t.args])) if t else ""
+        what = (t.url or "" if t.kind != "stdio" else " ".join([t.command or "", *masked_args(t.args)])) if t else ""
         table.add_row(
             Text(one_line(s.name, 40)),
             s.client,

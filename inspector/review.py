@@ -181,12 +181,10 @@ class Review:
         }
 
     def save(self, path: str | Path) -> None:
-        """Write atomically: a crash mid-write never leaves a half review behind."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_suffix(target.suffix + ".tmp")
-        temporary.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
-        temporary.replace(target)
+        """Write atomically (a crash mid-write never leaves a half review behind), secrets masked."""
+        from inspector.output import write_text
+
+        write_text(path, json.dumps(self.to_json(), indent=2, ensure_ascii=False))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Review:

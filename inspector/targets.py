@@ -74,6 +74,7 @@ class Target:
         values.update(a.split("=", 1)[-1] for i, a in enumerate(self.args) if i in secret_arg_positions(self.args))
         if self.bearer:
             values.add(self.bearer)
+        values |= _url_secrets(self.url or "")
         for key, value in self.headers.items():
             if is_secret_header(key) or (key.lower() not in PLAIN_HEADERS and len(value) >= LONG_VALUE):
                 values.add(value)
@@ -162,6 +163,19 @@ def child_env(target: Target) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in INHERITED}
     env.update(target.env)
     return env
+
+
+def _url_secrets(url: str) -> set[str]:
+    """A password in the URL, and query values whose names say they are credentials (`?access_token=`)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        found = {parts.password} if parts.password else set()
+    except ValueError:
+        return set()
+    found |= {v for k, v in parse_qsl(parts.query) if _secret_name(k) or k.lower() in ("sig", "signature", "code")}
+    return {v for v in found if v and len(v) >= 4}
 
 
 def _secret_name(name: str) -> bool:

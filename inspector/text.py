@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from inspector.redact import scrub
+
 # Characters that change how text displays without being visible themselves.
 INVISIBLE = {
     0x200B,
@@ -52,6 +54,7 @@ def visible(text: str, limit: int | None = None, *, newlines: bool = True) -> st
 
     `newlines=False` also shows line breaks (for one-line cells). `limit` caps the length and says so.
     """
+    text = scrub(text)  # whatever the text is, no known secret is shown
     clipped = ""
     if limit is not None and len(text) > limit:
         clipped = f"… [{len(text) - limit} more characters]"

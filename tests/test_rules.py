@@ -56,6 +56,7 @@ HTTP_AUTH = Run(
 )
 HTTP_OPEN = Run(("good", "--unsafe-origin"), http="--http", era="legacy", attest="fail")
 SSE = Run(("good",), http="--sse", era="legacy")
+OFF_ORIGIN = Run(("offorigin",), http="--sse", era="legacy")
 
 # rule id -> (passes on, fails on); the expected failing status is "fail" unless CASES_WARN says "warn".
 CASES: dict[str, tuple[Run, Run]] = {
@@ -70,6 +71,7 @@ CASES.update(
         "review.no-token-passthrough": (HTTP_GOOD, HTTP_OPEN),
         "spec.http-transport": (HTTP_GOOD, HTTP_OPEN),
         "tokens.transport": (DOMAIN, SSE),
+        "review.same-origin": (SSE, OFF_ORIGIN),
         "tokens.destructive-elicitation": (EXEMPLARY, SLOPPY),
     }
 )

@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 from inspector.connection.egress import EgressRefused, guarded_client, header_safe, same_origin, session_id_valid
 from inspector.connection.errors import AuthRequired, ConnectionFailed, HttpError, ProtocolError
 from inspector.connection.transport import MAX_MESSAGE_BYTES, Transport
-from inspector.connection.wire import WireLog
+from inspector.connection.wire import Refusal, WireLog
 from inspector.targets import Target
 from inspector.untrusted import safe_text
 
@@ -144,9 +144,9 @@ class _HttpBase(Transport):
         self.url = target.url or ""
         self.client = guarded_client(self.url, target.verify, target.timeout, self._refused)
 
-    def _refused(self, url: str) -> None:
-        seq = self.note(f"refused a request to {url}: not the target's origin")
-        self.wire.refusals.append((seq, url))
+    def _refused(self, url: str, what: str = "request") -> None:
+        seq = self.note(f"refused to follow a {what} to {url}: not the target's origin")
+        self.wire.refusals.append(Refusal(seq, url, what))
 
     def base_headers(self) -> dict[str, str]:
         headers = {
@@ -231,6 +231,8 @@ class _HttpBase(Transport):
             return AuthRequired(401, url, challenge or None, exchange)
         if 300 <= resp.status_code < 400:
             location = safe_text(resp.headers.get("location", "")[:300], redactor)
+            if not same_origin(urljoin(url, location), self.url):
+                self._refused(urljoin(url, location), "redirect")
             body = f"a redirect to {location!r}, which mcp-review does not follow"
         return HttpError(resp.status_code, url, safe_text(body[:BODY_SNIPPET], redactor), exchange)
 
@@ -393,7 +395,7 @@ class SseTransport(_HttpBase):
         if same_origin(endpoint, self.url):
             self._ready.set_result(endpoint)
             return
-        self._refused(endpoint)
+        self._refused(endpoint, "endpoint")
         self._ready.set_exception(EgressRefused(endpoint, "the SSE 'endpoint' event names another origin"))
 
     async def _read_stream(self) -> None:

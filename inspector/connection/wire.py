@@ -90,13 +90,22 @@ class WireEntry:
         return out
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A request mcp-review refused to send: the server named another origin (see `egress`)."""
+
+    seq: int  # the note that records it
+    url: str
+    what: str  # "endpoint" (an SSE endpoint event), "redirect", or "request" (anything else)
+
+
 @dataclass
 class WireLog:
     """Append-only, shared by every connection of one review (seq numbers are global)."""
 
     redactor: Redactor = field(default_factory=Redactor)
     entries: list[WireEntry] = field(default_factory=list)
-    refusals: list[tuple[int, str]] = field(default_factory=list)  # (note seq, url) of every refused request
+    refusals: list[Refusal] = field(default_factory=list)  # every request refused for its origin
     dropped: int = 0  # chatter entries counted but not kept (over MAX_CHATTER)
     kept: int = 0  # characters of received messages kept (what WIRE_BUDGET bounds)
     _chatter: int = 0
@@ -210,4 +219,6 @@ class WireLog:
         return "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in self.entries)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_jsonl(), encoding="utf-8")
+        from inspector.output import write_text
+
+        write_text(path, self.to_jsonl())

@@ -66,8 +66,16 @@ from inspector.connection.channel import HandlerError
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
+from inspector.output import terminal_safe, write_text
 from inspector.review import STATUSES, Attestation, Finding, Remark, Review, Waiver, load_review, review_file
-from inspector.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
+from inspector.targets import (
+    Target,
+    http_target,
+    is_secret_header,
+    masked_args,
+    secret_arg_positions,
+    stdio_target,
+)
 from inspector.text import one_line, visible
 from inspector.tokens import ENCODINGS, TokenCounter
 from inspector.tui.dialogs import (
@@ -150,7 +158,7 @@ def cli_command(call: dict[str, Any], target: Target) -> str:
     if call.get("consent") == "reviewer":
         parts.append("--yes")
     if target.kind == "stdio":
-        parts += ["--", target.command or "", *target.args]
+        parts += ["--", target.command or "", *masked_args(target.args)]
     else:
         parts += ["--url", target.url or ""] + (["--transport", "sse"] if target.kind == "sse" else [])
     return " ".join(shlex.quote(p) for p in parts)
@@ -349,6 +357,10 @@ class ReviewApp(App[None]):
         self.jobs.put_nowait(None)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.connection.wait(), 10)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Every copy passes the sinks' rules: no secret, no control sequence reaches the clipboard."""
+        super().copy_to_clipboard(terminal_safe(text))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own (theme, keys, quit, screenshot) and every action bound to a key."""
@@ -777,7 +789,7 @@ class ReviewApp(App[None]):
             path = Path(values["path"])
             path = path if path.is_absolute() else self.export_dir / path
             try:
-                path.write_text(render(review, values["format"]), encoding="utf-8")
+                write_text(path, render(review, values["format"]))
             except OSError as e:
                 self.notify(f"cannot write {path}: {e.strerror}", severity="error", markup=False)
                 return

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from inspector.output import write_text
+
 
 def settings_path() -> Path:
     override = os.environ.get("MCP_REVIEW_CONFIG_DIR")
@@ -27,6 +29,6 @@ def save_settings(changes: dict[str, Any]) -> None:
     path = settings_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({**load_settings(), **changes}, indent=2), encoding="utf-8")
+        write_text(path, json.dumps({**load_settings(), **changes}, indent=2))
     except OSError:
         return  # a read-only home must not break the app; the setting is simply not remembered

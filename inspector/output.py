@@ -1,0 +1,91 @@
+"""Every sink text leaves mcp-review through: the terminal, files, the clipboard.
+
+Server text is already made visible (`text.visible`) and secrets already masked at the wire boundary;
+this is the last line, for whatever reached a sink another way. At every sink:
+
+- every known secret is masked, in any encoding (`redact.scrub`);
+- on the terminal, no control character passes except line breaks, tabs, the carriage return of a
+  progress line, and the colour and erase-line sequences mcp-review itself writes (`\\e[...m`, `\\e[K`): a
+  server's OSC 52 (clipboard), screen clears or hyperlinks cannot reach the terminal;
+- nothing raises on text the stream cannot encode.
+
+Files are written whole and atomically: a crash never leaves half a review behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
+
+from inspector.redact import scrub
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)  # read once, at import (single-threaded): files are created as the user's umask says
+
+_OWN = r"\x1b\[[0-9;]*[mK]"  # the only sequences mcp-review writes: colours, and erasing a progress line
+_CONTROL = re.compile(rf"({_OWN})|([\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069])")
+
+
+def _shown(match: re.Match[str]) -> str:
+    if match.group(1):
+        return match.group(1)
+    code = ord(match.group(2))
+    return "\\e" if code == 0x1B else f"\\x{code:02x}" if code < 0x100 else f"<U+{code:04X}>"
+
+
+def terminal_safe(text: str) -> str:
+    """`text` as it may reach a terminal: secrets masked, foreign control characters shown as escapes."""
+    text = scrub(text)
+    return _CONTROL.sub(_shown, text) if _CONTROL.search(text) else text
+
+
+class SafeStream:
+    """A text stream (stdout, stderr) that passes everything written through `terminal_safe`."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        safe = terminal_safe(text)
+        try:
+            self._inner.write(safe)
+        except UnicodeEncodeError:
+            encoding = getattr(self._inner, "encoding", None) or "ascii"
+            self._inner.write(safe.encode(encoding, "replace").decode(encoding, "replace"))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding...: the inner stream's
+        return getattr(self._inner, name)
+
+
+def guard_streams() -> None:
+    """Route the process's stdout and stderr through `SafeStream` (the command line calls this once)."""
+    import sys
+
+    if not isinstance(sys.stdout, SafeStream):
+        sys.stdout = SafeStream(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stderr, SafeStream):
+        sys.stderr = SafeStream(sys.stderr)  # type: ignore[assignment]
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write a file that mcp-review produces (a review, an export, the wire log, saved state): secrets
+    masked, written to a temporary file beside it and moved into place."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
+            f.write(scrub(text))
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
