@@ -6,6 +6,7 @@ that carried it. Malformed items are kept and marked with their problems: a revi
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from inspector.connection.session import Session
 
 Kind = Literal["tool", "resource", "template", "prompt"]
 MAX_PAGES = 500
+LISTING_TIMEOUTS = 4  # a whole listing may take this many request timeouts
 
 
 @dataclass(frozen=True)
@@ -168,8 +170,10 @@ def _problems(kind: Kind, raw: Any) -> list[str]:
 
 
 async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAGES) -> Listing:
-    """Follow cursors until the end, a repeated cursor, or `max_pages`; keep every item as sent."""
+    """Follow cursors until the end, a repeated cursor, `max_pages`, or LISTING_TIMEOUTS x the request timeout
+    in all (a cursor that never ends, however fast each page comes); keep every item as sent."""
     listing = Listing(spec)
+    ends = time.monotonic() + LISTING_TIMEOUTS * session.timeout
     seen: set[str] = set()
     cursor: str | None = None
     names: dict[str, int] = {}
@@ -212,6 +216,10 @@ async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAG
         seen.add(nxt)
         listing.cursors.append(nxt)
         cursor = nxt
+        if time.monotonic() > ends:
+            took = LISTING_TIMEOUTS * session.timeout
+            listing.stopped = f"stopped after {page + 1} pages: the listing took over {took:g}s (4 x --timeout)"
+            return listing
     listing.stopped = f"stopped after {max_pages} pages"
     return listing
 

@@ -355,6 +355,17 @@ def _fail(message: str, detail: Sequence[str] = ()) -> NoReturn:
     raise SystemExit(EXIT_USAGE)
 
 
+def prepare_process() -> None:
+    """What `mcp-review` does to its own process before it starts a server (the command line and the app).
+
+    Orphans of a server come back to us and end with us (see `procs`); big buffers go back to the system.
+    """
+    from inspector.connection import procs
+
+    procs.become_subreaper()
+    _return_big_buffers()
+
+
 def _return_big_buffers() -> None:
     """Ask glibc to give every buffer over 1 MB back to the system when it is freed.
 
@@ -380,8 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from inspector.output import guard_streams
 
     guard_streams()  # every byte to the terminal: secrets masked, no server escape sequence (see output)
-    procs.become_subreaper()  # a server's orphans come back to us, and end with us (see procs)
-    _return_big_buffers()
+    prepare_process()
     try:
         if args.command == "servers":
             return cmd_servers(args)

@@ -394,6 +394,8 @@ class Session:
         return await self._handle(str(msg.get("method")), msg.get("params") or {})
 
     async def _handle(self, method: str, params: Any) -> Json:
+        if not isinstance(params, dict):  # handlers (and the app's dialogs) get an object, or nothing
+            raise HandlerError(-32602, "Invalid params: params must be an object")
         h = self.handlers
         if method == "ping":
             return {}

@@ -165,6 +165,10 @@ class StdioTransport(Transport):
         assert self.proc and self.proc.stdin
         if self.failure is not None:
             raise self.failure
+        if self.closing:
+            raise ConnectionFailed("the connection to the server is closing")
+        if self.proc.stdin.is_closing():  # the pipe is gone: writing would only log warnings
+            await self._gone()
         text = raw if raw is not None else json.dumps(payload, ensure_ascii=False)
         self._record_send(payload if raw is None else None, text)
         try:
@@ -176,10 +180,15 @@ class StdioTransport(Transport):
             )
             self._fail(failure)
             raise failure from None
-        except (BrokenPipeError, ConnectionResetError) as e:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.proc.wait(), 1)
-            raise ServerExited(self.proc.returncode, list(self.stderr_tail)[-10:]) from e
+        except (BrokenPipeError, ConnectionResetError):
+            await self._gone()
+
+    async def _gone(self) -> None:
+        """The server's input is closed: say how it ended (its exit code and last stderr lines)."""
+        assert self.proc
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.proc.wait(), 1)
+        raise ServerExited(self.proc.returncode, list(self.stderr_tail)[-10:])
 
     def _signal_group(self, sig: int) -> None:
         assert self.proc

@@ -62,7 +62,8 @@ from inspector.calls import CallRecord, Consent, call_tool, effective_hints, sid
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.checking import CheckPlan, review_session
 from inspector.configs import ConfigError
-from inspector.connection.channel import HandlerError
+from inspector.connection import procs
+from inspector.connection.channel import Budget, HandlerError
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
@@ -78,8 +79,8 @@ from inspector.targets import (
 )
 from inspector.text import one_line, visible
 from inspector.tokens import ENCODINGS, TokenCounter
+from inspector.tui.asking import Asker
 from inspector.tui.dialogs import (
-    AnswerScreen,
     CallScreen,
     ConfirmScreen,
     ConnectScreen,
@@ -100,6 +101,7 @@ from inspector.tui.settings import load_settings, save_settings
 from themes import TCSS, THEMES
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
+CLOSE_WAIT = 5.0  # seconds the app waits for a connection to close when it quits
 WIRE_ROWS = 500  # rows kept in the wire and log tables (the newest); the filter searches every entry
 TOOL_CHUNK = 1000  # tools table rows added per screen refresh
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
@@ -338,6 +340,7 @@ class ReviewApp(App[None]):
         self.checking = False  # a checklist run is queued or running
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
+        self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
 
     def on_mount(self) -> None:
         for theme in THEMES:
@@ -349,14 +352,23 @@ class ReviewApp(App[None]):
         self.theme_changed_signal.subscribe(self, lambda theme: save_settings({"theme": theme.name}))
         self.main = ReviewScreen()
         self.push_screen(self.main)
+        self.call_after_refresh(self.asker.painted.set)  # the server's requests wait for the first paint
         self.set_interval(0.1, self._flush_wire)
         self.connection = self.hold_connection()
 
     async def on_unmount(self) -> None:
-        """Close the session in its own task before Textual cancels workers: no orphan server process."""
+        """Close the session in its own task before Textual cancels workers: no orphan server process.
+
+        An idle connection closes at once; a busy one (a call, a question to the reviewer) is cancelled,
+        which closes it too. Whatever still runs after that is killed by `procs` when the process exits.
+        """
         self.jobs.put_nowait(None)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.connection.wait(), 10)
+        for _ in range(2):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.connection.wait(), CLOSE_WAIT)
+            if self.connection.is_finished:
+                return
+            self.connection.cancel()
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy passes the sinks' rules: no secret, no control sequence reaches the clipboard."""
@@ -375,9 +387,11 @@ class ReviewApp(App[None]):
         """Own the server connection for its whole life: enter and leave the session in this one task."""
         session = Session(self.target, era=self.era, handlers=self.handlers())  # type: ignore[arg-type]
         session.wire.subscribe(self.wire_pending.append)  # same loop: shown by _flush_wire
+        session.budget = Budget(4 * session.timeout)  # a listing of endless slow pages still ends
         try:
             async with session:
                 snapshot = await take_snapshot(session)
+                session.budget = None  # the reviewer's own calls wait as long as --timeout says
                 # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag)
                 tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
                 self.post_message(Connected(snapshot, tokens, totals))
@@ -387,6 +401,8 @@ class ReviewApp(App[None]):
                         raise session.failure
         except ConnectionFailed as e:
             self.post_message(ConnectionLost(str(e), e.detail))
+        finally:
+            procs.reap_strays(everything=False)  # what the server left detached (when mcp-review adopts orphans)
 
     def _count_tokens(self, snap: ServerSnapshot) -> tuple[list[dict[str, int]], dict[str, int]]:
         tokens = [self.counter.breakdown(item.raw) for item in snap.tools]
@@ -396,26 +412,22 @@ class ReviewApp(App[None]):
         """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
 
         async def elicitation(params: dict[str, Any]) -> dict[str, Any]:
-            answer = await self.ask(ElicitScreen(params))
+            answer = await self.asker.ask(ElicitScreen(params))
             return answer or {"action": "decline"}
 
         async def sampling(params: dict[str, Any]) -> dict[str, Any]:
-            answer = await self.ask(SampleScreen(params))
+            answer = await self.asker.ask(SampleScreen(params))
             if answer is None:
                 raise HandlerError(-1, "the reviewer declined the sampling request")
             return answer
 
         async def roots() -> list[dict[str, Any]]:
-            answer = await self.ask(RootsScreen({}))
-            return answer["roots"] if answer else []
+            if self.asker.roots is None:
+                answer = await self.asker.ask(RootsScreen({}))
+                self.asker.roots = answer["roots"] if answer else []
+            return self.asker.roots
 
         return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=roots)
-
-    async def ask(self, screen: AnswerScreen) -> dict[str, Any] | None:
-        """Show a dialog from any task on the app's loop and wait for the reviewer's answer."""
-        answered: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
-        self.push_screen(screen, lambda value: answered.done() or answered.set_result(value))
-        return await answered
 
     def submit(self, job: Job) -> None:
         self.jobs.put_nowait(job)

@@ -348,6 +348,7 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
         Binding("ctrl+s", "accept", "Accept", id="accept"),
     ]
     heading = "The server asks"
+    waiting = 0  # requests from the server queued behind this one (the app sets it)
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__()
@@ -373,8 +374,9 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
         return value  # type: ignore[no-any-return]
 
     def compose(self) -> ComposeResult:
+        queued = f" · {self.waiting} more waiting" if self.waiting else ""
         with Vertical(id="dialog"):
-            yield Static(Text(f"{self.heading}  (ctrl+s accept, escape decline)", style="bold"))
+            yield Static(Text(f"{self.heading}{queued}  (ctrl+s accept, escape decline)", style="bold"))
             with VerticalScroll(id="result"):
                 yield Static(self.describe())
             draft = self.draft()
@@ -382,6 +384,8 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield from self.extra_buttons()
+                if self.waiting:
+                    yield Button(f"Decline all {self.waiting + 1}", id="decline-all")
                 yield Button("Decline", id="decline")
                 yield Button("Accept", id="accept", variant="primary")
 
@@ -416,6 +420,13 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
     @on(Button.Pressed, "#decline")
     def pressed_decline(self) -> None:
         self.action_decline()
+
+    @on(Button.Pressed, "#decline-all")
+    def pressed_decline_all(self) -> None:
+        self.dismiss(DECLINE_ALL)
+
+
+DECLINE_ALL: dict[str, Any] = {}  # what AnswerScreen returns for "decline this and every request waiting"
 
 
 class ElicitScreen(AnswerScreen):

@@ -2,7 +2,7 @@
 
     python app_driver.py OUT_DIR -- mcp-review target arguments (--url ... | -- command ...)
 
-Connect, wait, run every pack with every tool callable, call `probe`, copy the call as CLI and JSON,
+Connect, wait, run the default packs with every tool callable, call `probe`, copy the call as CLI and JSON,
 export the review in every format, quit. Writes OUT_DIR/app.json: the text of every screen seen, the
 clipboard, the files exported, and any exception (a crash). The harness greps all of it for secrets.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from inspector.cli import _parser, _split_command, build_target
+from inspector.cli import _parser, _split_command, build_target, prepare_process
 from inspector.connection import procs
 from inspector.tui.app import ReviewApp
 
@@ -60,13 +60,17 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
         report["screens"].append(screen_text(app))
         while isinstance(app.screen, AnswerScreen):  # the server asked first: decline what it asks
             report["screens"].append(screen_text(app))
-            await pilot.press("escape")
-            await pilot.pause(0.05)
+            everything = app.screen.query("#decline-all")
+            if everything:
+                everything.first().press()
+            else:
+                await pilot.press("escape")
+            await pilot.pause(0.1)
         if app.snapshot is None:
             report["connected"] = False
             return
         report["connected"] = True
-        app.check_packs, app.check_calls, app.calls_chosen = ["all"], "all", True
+        app.check_calls, app.calls_chosen = "all", True  # the packs r runs by default; every tool callable
         app.action_run_checks()
         await until(pilot, lambda: app.review is not None and not app.checking, budget)
         for tab in ("tab-overview", "tab-tools", "tab-checks", "tab-wire", "tab-logs", "tab-calls"):
@@ -92,7 +96,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 report["clipboard"].append(app.clipboard)
         for fmt in ExportScreen.EXTENSIONS:
             app.action_export()
-            if not await until(pilot, lambda: isinstance(app.screen, ExportScreen), 5):
+            if not await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5):
                 break
             screen = app.screen
             screen.query_one("#format", Select).value = fmt
@@ -110,7 +114,7 @@ def main() -> int:
     own, command = _split_command(sys.argv[2:])
     args = _parser().parse_args(["tui", *own])
     target = build_target(args, command)
-    procs.become_subreaper()
+    prepare_process()  # as `mcp-review tui` does
     report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
     app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)
     try:

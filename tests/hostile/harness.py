@@ -193,8 +193,19 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
         if case.transport != "stdio":
             port = _free_port()
             server = subprocess.Popen(
-                [PYTHON, str(HERE / "http_server.py"), name, "--port", str(port), "--canary", near.url]
-                + ["--far", far.url, "--bearer", keys["bearer"]],
+                [
+                    PYTHON,
+                    str(HERE / "http_server.py"),
+                    name,
+                    "--port",
+                    str(port),
+                    "--canary",
+                    near.url,
+                    "--far",
+                    far.url,
+                    "--bearer",
+                    keys["bearer"],
+                ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
@@ -269,6 +280,14 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
     with contextlib.suppress(OSError):
         net = [line for line in (work / ".netlog").read_text().splitlines() if json.loads(line)[1] not in allowed]
     leaks += [f"network: {line}" for line in net]
+    summary = None
+    with contextlib.suppress(ValueError, KeyError, TypeError):
+        review = json.loads(artifacts.get("review.json") or "null")
+        if review:
+            rules: dict[str, list[str]] = {}
+            for f in review["findings"]:
+                rules.setdefault(f["rule"], []).append(f"{f['status']}: {f['message'][:300]}")
+            summary = {"verdict": review["verdict"], "rules": rules}
     traceback_seen = "Traceback (most recent call last)" in stderr
     crash = None
     if app.get("error"):
@@ -285,6 +304,7 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
         "memory": outcome["rss_mb"] > RSS_LIMIT_MB,
         "error_line": stderr.strip().splitlines()[-1][:300] if stderr.strip() else "",
         "app": {k: app.get(k) for k in ("first_paint", "connected", "exported")} if app else None,
+        "review": summary,
         "ok": not (crash or leaks or terminal or outcome["hang"] or outcome["orphans"])
         and outcome["rss_mb"] <= RSS_LIMIT_MB,
     }

@@ -47,7 +47,9 @@ async def read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str
     return method, path, headers, body
 
 
-def response(status: int, body: bytes = b"", ctype: str = "application/json", extra: list[tuple[str, bytes]] = ()) -> bytes:
+def response(
+    status: int, body: bytes = b"", ctype: str = "application/json", extra: list[tuple[str, bytes]] = ()
+) -> bytes:
     head = [f"HTTP/1.1 {status} X".encode(), f"Content-Type: {ctype}".encode(), f"Content-Length: {len(body)}".encode()]
     head += [k.encode() + b": " + v for k, v in extra]
     return b"\r\n".join(head) + b"\r\n\r\n" + body
@@ -61,8 +63,12 @@ def answer(message: dict, headers: dict[str, str]) -> Any:
     method = message.get("method")
     if method == "initialize":
         instructions = f"Creds: {echoes(headers)}" if CASE == "echo-auth" else "hostile"
-        return {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                "serverInfo": {"name": f"hostile-{CASE}", "version": "1"}, "instructions": instructions}
+        return {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": f"hostile-{CASE}", "version": "1"},
+            "instructions": instructions,
+        }
     if method == "tools/list":
         tools = [dict(t) for t in TOOLS]
         if CASE == "echo-auth":
@@ -89,7 +95,7 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
 
 
 async def serve(request: tuple[str, str, dict[str, str], bytes], writer: asyncio.StreamWriter) -> None:
-    method, path, headers, body = request
+    method, _path, headers, body = request
     if CASE == "http-hang":
         await asyncio.sleep(3600)
     if CASE in ("sse-elsewhere", "sse-other-port") and method == "GET":
@@ -132,8 +138,8 @@ async def serve(request: tuple[str, str, dict[str, str], bytes], writer: asyncio
         extra.append(("Mcp-Session-Id", b"sess\xc3\xb6n\xff\x01"))
     if CASE == "huge-headers" and name == "initialize":
         extra += [(f"X-H{i}", b"v" * 100) for i in range(20000)]
-    if (CASE == "drip" or (CASE == "drip-call" and name == "tools/call")):
-        writer.write(response(200, payload, extra=extra)[:-len(payload)])
+    if CASE == "drip" or (CASE == "drip-call" and name == "tools/call"):
+        writer.write(response(200, payload, extra=extra)[: -len(payload)])
         for byte in payload:
             writer.write(bytes([byte]))
             await writer.drain()

@@ -1,0 +1,51 @@
+"""What the server asks of the reviewer (sampling, elicitation, roots), one dialog at a time.
+
+A server may ask before the app has drawn anything, or send hundreds of requests at once. Requests
+wait until the first screen is painted, then come one at a time, in order: each dialog says how many
+more are waiting and offers to decline them all. Roots are the client's own state, not a question: the
+reviewer's first answer is kept for the rest of the connection, as a client would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.app import App
+
+from inspector.tui.dialogs import DECLINE_ALL, AnswerScreen
+
+
+class Asker:
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.painted = asyncio.Event()  # set once the first screen is on the terminal
+        self.turn = asyncio.Lock()
+        self.waiting = 0  # requests not shown yet
+        self.declining = False  # the reviewer declined everything that was waiting
+        self.roots: list[dict[str, Any]] | None = None  # the reviewer's answer to roots/list, once given
+
+    async def ask(self, screen: AnswerScreen) -> dict[str, Any] | None:
+        """The reviewer's answer to one request (None: declined), after every request before it."""
+        self.waiting += 1
+        shown = False
+        try:
+            await self.painted.wait()
+            async with self.turn:
+                self.waiting -= 1
+                shown = True
+                if self.declining:
+                    return None
+                screen.waiting = self.waiting
+                answered: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+                self.app.push_screen(screen, lambda value: answered.done() or answered.set_result(value))
+                answer = await answered
+                if answer is DECLINE_ALL:
+                    self.declining = True
+                    return None
+                return answer
+        finally:
+            if not shown:
+                self.waiting -= 1  # given up while waiting (the connection ended)
+            if self.waiting == 0:
+                self.declining = False
