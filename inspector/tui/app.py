@@ -89,7 +89,6 @@ from inspector.tui.dialogs import (
     ExportScreen,
     FillScreen,
     ResultScreen,
-    RootsScreen,
     RunScreen,
     SampleScreen,
     ToolScreen,
@@ -421,13 +420,7 @@ class ReviewApp(App[None]):
                 raise HandlerError(-1, "the reviewer declined the sampling request")
             return answer
 
-        async def roots() -> list[dict[str, Any]]:
-            if self.asker.roots is None:
-                answer = await self.asker.ask(RootsScreen({}))
-                self.asker.roots = answer["roots"] if answer else []
-            return self.asker.roots
-
-        return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=roots)
+        return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=self.asker.roots)
 
     def submit(self, job: Job) -> None:
         self.jobs.put_nowait(job)

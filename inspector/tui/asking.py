@@ -13,7 +13,7 @@ from typing import Any
 
 from textual.app import App
 
-from inspector.tui.dialogs import DECLINE_ALL, AnswerScreen
+from inspector.tui.dialogs import DECLINE_ALL, AnswerScreen, RootsScreen
 
 
 class Asker:
@@ -23,7 +23,17 @@ class Asker:
         self.turn = asyncio.Lock()
         self.waiting = 0  # requests not shown yet
         self.declining = False  # the reviewer declined everything that was waiting
-        self.roots: list[dict[str, Any]] | None = None  # the reviewer's answer to roots/list, once given
+        self._roots: asyncio.Future[list[dict[str, Any]]] | None = None  # the reviewer's one answer to roots/list
+
+    async def roots(self) -> list[dict[str, Any]]:
+        """The client's roots: asked of the reviewer once (however many requests come at once), then kept."""
+        if self._roots is None:
+            self._roots = asyncio.ensure_future(self._ask_roots())
+        return await asyncio.shield(self._roots)
+
+    async def _ask_roots(self) -> list[dict[str, Any]]:
+        answer = await self.ask(RootsScreen({}))
+        return list(answer["roots"]) if answer else []
 
     async def ask(self, screen: AnswerScreen) -> dict[str, Any] | None:
         """The reviewer's answer to one request (None: declined), after every request before it."""

@@ -346,6 +346,7 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
         Binding("escape", "decline", "Decline", id="decline"),
         Binding("ctrl+s", "accept", "Accept", id="accept"),
+        Binding("ctrl+d", "decline_all", "Decline all waiting", id="decline-all"),
     ]
     heading = "The server asks"
     waiting = 0  # requests from the server queued behind this one (the app sets it)
@@ -374,7 +375,7 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
         return value  # type: ignore[no-any-return]
 
     def compose(self) -> ComposeResult:
-        queued = f" · {self.waiting} more waiting" if self.waiting else ""
+        queued = f" · {self.waiting} more waiting (ctrl+d declines all)" if self.waiting else ""
         with Vertical(id="dialog"):
             yield Static(Text(f"{self.heading}{queued}  (ctrl+s accept, escape decline)", style="bold"))
             with VerticalScroll(id="result"):
@@ -422,8 +423,8 @@ class AnswerScreen(ModalScreen[dict[str, Any] | None]):
         self.action_decline()
 
     @on(Button.Pressed, "#decline-all")
-    def pressed_decline_all(self) -> None:
-        self.dismiss(DECLINE_ALL)
+    def action_decline_all(self) -> None:
+        self.dismiss(DECLINE_ALL if self.waiting else None)
 
 
 DECLINE_ALL: dict[str, Any] = {}  # what AnswerScreen returns for "decline this and every request waiting"
