@@ -152,6 +152,9 @@ def build_target(args: argparse.Namespace, command: list[str]) -> Target:
         changes["verify"] = False
     elif args.ca:
         changes["verify"] = args.ca
+    from inspector.redact import remember
+
+    remember(target.secret_values())  # masked in every output from here on, errors included
     return target.with_(**changes)
 
 

@@ -142,8 +142,9 @@ class Session:
         self.target = target
         self.era_choice = era
         self.handlers = handlers or ClientHandlers()
-        redact.remember(target.secret_values())  # every sink masks them from now on
-        self.wire = wire or WireLog(Redactor(target.secret_values()))
+        secrets = target.secret_values()
+        redact.remember(secrets)  # every sink masks them from now on
+        self.wire = wire or WireLog(Redactor(secrets))
         self.timeout = timeout or target.timeout
         self._budget: Budget | None = None
         self.log_level = log_level

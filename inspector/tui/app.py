@@ -68,6 +68,7 @@ from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.output import terminal_safe, write_text
+from inspector.redact import remember
 from inspector.review import STATUSES, Attestation, Finding, Remark, Review, Waiver, load_review, review_file
 from inspector.targets import (
     Target,
@@ -834,6 +835,7 @@ class ReviewApp(App[None]):
         except (ValueError, ConfigError) as e:
             self.notify(str(e), severity="error", markup=False)
             return
+        remember(target.secret_values())  # masked from here on: in saved settings, messages, the screen
         if "what" in values and not secret_arg_positions(shlex.split(values["what"])):  # never remember a secret
             headers = "; ".join(
                 p for p in values.get("headers", "").split(";") if not is_secret_header(p.split(":")[0])
