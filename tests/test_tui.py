@@ -16,6 +16,14 @@ from tests.support import fixture_argv
 from tests.thirdparty import everything_stdio_argv
 
 
+async def show_tab(pilot: Pilot, app: ReviewApp, tab: str) -> None:
+    """Switch to a tab as the reviewer would: its tables catch up with what arrived while it was hidden."""
+    from textual.widgets import TabbedContent
+
+    app.main.query_one(TabbedContent).active = tab
+    await pilot.pause()
+
+
 async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 30) -> None:
     async with asyncio.timeout(seconds):
         while not condition():
@@ -53,6 +61,7 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         sections = [str(checks.get_cell_at((i, 2))) for i, f in enumerate(app.shown_findings) if f is None]
         assert any("seed 003" in s for s in sections) and any("seed 002" in s for s in sections)
         await until(pilot, lambda: not app.wire_pending)
+        await show_tab(pilot, app, "tab-wire")
         wire = app.main.query_one("#wire", DataTable)
         rows = [[str(c) for c in wire.get_row_at(i)] for i in range(wire.row_count)]
         answers = [r for r in rows if r[3] == "response"]
@@ -125,6 +134,7 @@ async def test_a_server_that_fails_to_start_says_why(tmp_path):
         await until(pilot, lambda: app.failure is not None)
         assert "exited with code 3" in app.failure
         assert "fatal: missing config" in str(app.main.query_one("#overview", Static).render())
+        await show_tab(pilot, app, "tab-logs")
         logs = app.main.query_one("#logs", DataTable)
         lines = [str(logs.get_cell_at((i, 3))) for i in range(logs.row_count)]
         assert "fatal: missing config file /etc/crash-server.toml" in lines, "stderr has its own pane"
@@ -303,11 +313,13 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         await until(pilot, lambda: not app.wire_pending)
         logs = [e for e in app.wire_entries if e.method == "notifications/message"]
         assert len(logs) == 30000, "every notification is kept"
+        await pilot.press("escape")
+        await show_tab(pilot, app, "tab-logs")
+        await show_tab(pilot, app, "tab-wire")
         wire, log_table = app.main.query_one("#wire", DataTable), app.main.query_one("#logs", DataTable)
         assert WIRE_ROWS <= wire.row_count <= WIRE_ROWS * 3 // 2, "the table keeps the newest rows only"
         assert WIRE_ROWS <= log_table.row_count <= WIRE_ROWS * 3 // 2
         assert "n29999" in str(log_table.get_cell_at((log_table.row_count - 1, 3)))
-        await pilot.press("escape")
         app.main.query_one("#wire-filter").value = "tools/list"
         await pilot.pause()
         found = [str(wire.get_cell_at((i, 4))) for i in range(wire.row_count)]
@@ -790,6 +802,7 @@ async def test_review_over_streamable_http_with_a_bearer_that_never_shows(tmp_pa
             assert app.main.query_one("#tools", DataTable).row_count == 4
             await run_checks(pilot, app)
             await until(pilot, lambda: not app.wire_pending)
+            await show_tab(pilot, app, "tab-wire")
             wire = app.main.query_one("#wire", DataTable)
             kinds = {str(wire.get_cell_at((i, 3))) for i in range(wire.row_count)}
             assert {"http", "request", "response"} <= kinds, "HTTP exchanges beside the JSON-RPC messages"

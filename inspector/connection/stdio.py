@@ -26,6 +26,7 @@ from inspector.targets import Target, child_env
 from inspector.untrusted import safe_text
 
 STDERR_TAIL = 200
+YIELD_EVERY = 64  # lines read before the reader lets other tasks run
 DRAIN_GRACE = 0.5  # after the process exits, how long stdout may still deliver what it wrote
 
 
@@ -116,7 +117,11 @@ class StdioTransport(Transport):
 
     async def _read_stdout(self) -> None:
         assert self.proc and self.proc.stdout
+        count = 0
         async for line in self._lines(self.proc.stdout):
+            count += 1
+            if count % YIELD_EVERY == 0:  # a flood is read from a full buffer without ever waiting:
+                await asyncio.sleep(0)  # let the other tasks (requests, the app's screen) run too
             end = len(line)
             while end and line[end - 1] in b"\r\n":
                 end -= 1

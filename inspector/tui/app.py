@@ -341,6 +341,7 @@ class ReviewApp(App[None]):
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
+        self.stale_tables: set[str] = set()  # the wire and log tables behind what arrived while they were hidden
 
     def on_mount(self) -> None:
         for theme in THEMES:
@@ -1169,9 +1170,16 @@ class ReviewApp(App[None]):
                 self.log_index.append(len(self.wire_entries) - 1)
         with contextlib.suppress(NoMatches):  # a last tick while the app closes: the panes are gone, the log is kept
             needle = self.main.query_one("#wire-filter", Input).value.lower()
-            self._append_rows("#wire", self._matching_wire(needle, first), lambda: self._matching_wire(needle))
-            logs = list(range(logs_first, len(self.log_index)))
-            self._append_rows("#logs", logs, lambda: range(len(self.log_index)))
+            active = self.main.query_one(TabbedContent).active
+            if active == "tab-wire":  # a hidden table is drawn when its tab is shown (a flood costs no redraws)
+                self._append_rows("#wire", self._matching_wire(needle, first), lambda: self._matching_wire(needle))
+            else:
+                self.stale_tables.add("#wire")
+            if active == "tab-logs":
+                logs = list(range(logs_first, len(self.log_index)))
+                self._append_rows("#logs", logs, lambda: range(len(self.log_index)))
+            else:
+                self.stale_tables.add("#logs")
             shown = f"; the newest {WIRE_ROWS:,} shown" if len(self.wire_entries) > WIRE_ROWS else ""
             self.main.query_one(
                 "#wire-filter", Input
@@ -1186,6 +1194,19 @@ class ReviewApp(App[None]):
         cells = self._log_cells if selector == "#logs" else self._wire_cells
         for i in new:
             table.add_row(*cells(i), key=str(i))
+
+    @on(TabbedContent.TabActivated)
+    def _draw_stale(self, event: TabbedContent.TabActivated) -> None:
+        """The Wire and logs tables catch up when shown: what arrived while they were hidden."""
+        selector = {"tab-wire": "#wire", "tab-logs": "#logs"}.get(event.pane.id or "")
+        if selector not in self.stale_tables:
+            return
+        self.stale_tables.discard(selector)
+        if selector == "#wire":
+            self._refill_wire(self.main.query_one("#wire-filter", Input).value.lower())
+        else:
+            self.main.reset("#logs")
+            self._append_rows("#logs", range(len(self.log_index))[-WIRE_ROWS:], lambda: range(len(self.log_index)))
 
     def _matching_wire(self, needle: str, start: int = 0) -> list[int]:
         rows = range(start, len(self.wire_entries))
