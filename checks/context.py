@@ -39,7 +39,7 @@ class Options:
     description_budget: int = 50  # registry.description-budget, tokens per tool description
     output_budget_bytes: int = 8192  # tokens.output-budget
     truncation_bytes: int = 2048  # tokens.smart-truncation
-    probe_timeout: float = 5.0
+    probe_timeout: float | None = None  # seconds per probe request; None: the review's --timeout
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -79,6 +79,11 @@ class CheckContext:
     @property
     def is_http(self) -> bool:
         return self.target.kind in ("http", "sse")
+
+    @property
+    def probe_timeout(self) -> float:
+        """How long one probe request waits: the `probe_timeout` option, else the review's --timeout."""
+        return self.options.probe_timeout or self.target.timeout
 
     def revision_at_least(self, revision: str) -> bool:
         """Revisions are dates: compare as strings."""
@@ -193,5 +198,5 @@ class CheckContext:
         """A fresh raw connection (a new process on stdio) sharing the review's wire log and time budget;
         `target` varies the review's target (another token, no token)."""
         budget = self.session.budget
-        async with Prober(target or self.target, self.wire, timeout=self.options.probe_timeout, budget=budget) as p:
+        async with Prober(target or self.target, self.wire, timeout=self.probe_timeout, budget=budget) as p:
             yield p

@@ -299,7 +299,7 @@ async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
     if ctx.era == "modern":
         yield ctx.na(None, "2026-07-28 removed ping")
         return
-    reply = await ctx.session.request("ping", None, timeout=ctx.options.probe_timeout)
+    reply = await ctx.session.request("ping", None, timeout=ctx.probe_timeout)
     if reply.error is None and reply.result == {}:
         yield ctx.passed(None, f"answered {{}} in {reply.latency * 1000:.0f} ms", [reply.seq])
     else:

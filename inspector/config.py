@@ -9,7 +9,7 @@
     description_budget = 50                  # registry.description-budget
     output_budget_bytes = 8192               # tokens.output-budget
     truncation_bytes = 2048                  # tokens.smart-truncation
-    probe_timeout = 5.0
+    probe_timeout = 5.0                      # seconds per probe request (default: --timeout)
     foreign_token_env = "OTHER_TOKEN"        # review.audience-validated: env var with a token for another resource
 
     [calls]

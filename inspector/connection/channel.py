@@ -218,9 +218,16 @@ class RpcChannel:
                 self.on_notification(msg, delivery)
             return
         rid = msg.get("id")
-        if rid is None and delivery.for_id is not None:
-            rid = delivery.for_id  # an error with id null, on the POST of that request (HTTP)
         fut = self._pending.get(rid) if _is_id(rid) else None
+        if fut is None and "error" in msg and delivery.for_id is not None:
+            # An error on the POST of a request answers that request, whatever id it carries: null when the
+            # server could not read ours, "server-error" from mcp 1.x servers. Waiting for an answer with our
+            # id would turn the server's error into a timeout.
+            fut = self._pending.get(delivery.for_id)
+            if fut is not None and rid != delivery.for_id:
+                self.wire.line(
+                    "note", self.conn, f"error #{delivery.seq} (id {rid!r:.80}) answers request {delivery.for_id!r}"
+                )
         if fut is not None and not fut.done():
             fut.set_result(Reply(msg, delivery, 0.0))
         elif len(self.unmatched) < MAX_UNMATCHED:

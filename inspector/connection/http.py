@@ -249,13 +249,13 @@ class _HttpBase(Transport):
         try:
             async with self.client.stream("POST", url, content=text.encode(), headers=hdrs) as resp:
                 self._log_response(exchange, resp)
-                self._after_response(resp)
+                self._after_response(resp, payload)
                 for_id = payload.get("id") if isinstance(payload, dict) and "method" in payload else None
                 await self._consume(resp, exchange, url, for_id)
         except httpx.HTTPError as e:
             raise _describe_http_failure(url, e) from e
 
-    def _after_response(self, resp: Any) -> None:
+    def _after_response(self, resp: Any, payload: Any) -> None:
         """Hook: Streamable HTTP keeps the session id."""
 
     async def exchange(
@@ -318,9 +318,12 @@ class HttpTransport(_HttpBase):
             headers["Mcp-Session-Id"] = self.session_id
         return headers
 
-    def _after_response(self, resp: Any) -> None:
+    def _after_response(self, resp: Any, payload: Any) -> None:
+        """A session id is taken only from a successful `initialize`: mcp 1.x servers send one on error
+        answers too (to `server/discover`, say), and using it would get every later request a 404."""
         sid = resp.headers.get("mcp-session-id")
-        if sid and not self.session_id:
+        initialize = isinstance(payload, dict) and payload.get("method") == "initialize"
+        if sid and not self.session_id and initialize and resp.status_code < 300:
             if not session_id_valid(sid):
                 shown = json.dumps(sid[:80])
                 raise ProtocolError(f"the server's Mcp-Session-Id {shown} is not visible ASCII (0x21-0x7E)")

@@ -42,7 +42,6 @@ LATEST_LEGACY = "2025-11-25"
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 KNOWN_VERSIONS = (MODERN, *LEGACY_VERSIONS)
 CLIENT_INFO = {"name": "mcp-review", "version": __version__}
-DISCOVER_TIMEOUT = 5.0
 MAX_INPUT_ROUNDS = 8
 META = "io.modelcontextprotocol/"
 NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -231,7 +230,7 @@ class Session:
     async def _discover(self) -> bool:
         """Ask `server/discover`; True (and `hello` set) when the server speaks 2026-07-28."""
         assert self.channel
-        wait = min(DISCOVER_TIMEOUT, self.timeout)
+        wait = self.timeout  # like every request: a legacy server answers it at once (an error means legacy)
         try:
             reply = await self._send("server/discover", {"_meta": self._meta()}, modern=True, timeout=wait)
         except AuthRequired:
