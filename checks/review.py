@@ -49,10 +49,15 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
     Why: resources are for read-only context the client or user selects; tools are for model-controlled
     actions. A tool that takes no input and always returns the same thing costs tokens on every turn.
     How: static: tools with no input properties that claim read-only are candidates; call: each candidate
-    is called twice, and identical results mean static data.
-    Passes: tools with inputs, or whose results differ between calls, or that are not read-only.
-    Fails: a parameterless read-only tool that returns the same content twice.
+    is called twice.
+    Passes: tools with inputs, tools that are not read-only, or a candidate whose results differ.
+    Warns: a parameterless read-only tool that returned the same content twice. Two equal answers only
+    suggest static data: a tool that reports live state (the client's roots, a knowledge graph, the
+    allowed directories, the environment) answers the same while that state does not change. What proves
+    it is the source, or the same answer across a change of that state: the reviewer attests it.
     Blocking: a candidate that may not be called; `--calls read-only` verifies it.
+    Known false positives: never a fail for that reason; the warning can name a tool that reads state
+    which did not change during the review (waive it, saying what state it reads).
     """
     for tool in _tools(ctx):
         schema = input_schema(tool) or {}
@@ -66,9 +71,11 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
         second = await ctx.call(tool, {})
         assert first and second
         if first.result is not None and first.result == second.result and not rejected(first):
-            yield ctx.fail(
+            yield ctx.warn(
                 tool,
-                "takes no input and returned the same result twice: static data belongs in a resource",
+                "takes no input and returned the same result twice: if it is static data, it belongs in a "
+                "resource; if it reads state that did not change meanwhile (roots, environment, a store), "
+                "waive this with what it reads",
                 [first.seq, second.seq],
             )
         else:
@@ -201,39 +208,61 @@ RESOURCES_READ = 20
 RESOURCE_CHARS = 65536
 
 
-def _schema_problems(tool: Item) -> list[str]:
+def _schema_problems(tool: Item) -> tuple[list[str], list[str]]:
+    """(what breaks the rule, what only suggests it) of one tool's inputSchema."""
     schema = tool.get("inputSchema")
     if not isinstance(schema, dict):
-        return ["no inputSchema object"]
+        return ["no inputSchema object"], []
     if schema.get("type") != "object":
-        return ['inputSchema.type is not "object"']
-    problems = []
+        return ['inputSchema.type is not "object"'], []
+    problems, doubts = [], []
     props = properties(schema)
     if not props and schema.get("additionalProperties") not in (None, False):
         problems.append("a free-form argument bag (additionalProperties with no properties)")
     for name, sub in props.items():
         if not is_typed(sub):
             problems.append(f"property {name!r} has no type")
-        elif sub.get("type") == "object" and not properties(sub) and sub.get("additionalProperties") is not False:
+        elif sub.get("type") == "object" and not properties(sub) and _open(sub.get("additionalProperties")):
             problems.append(f"property {name!r} is a free-form object")
     if props and "required" not in schema:
-        problems.append("no required list")
+        undefaulted = [name for name, sub in props.items() if "default" not in sub]
+        if undefaulted:  # JSON Schema reads a missing list as "all optional": only suspicious, not wrong
+            shown = ", ".join(repr(n) for n in undefaulted[:4])
+            doubts.append(
+                f"no required list, so every parameter is optional, yet {shown} has no default: if the tool "
+                "needs it, list it in required"
+            )
     problems += [f"required {r!r} is not a property" for r in required(schema) if r not in props]
-    return problems
+    return problems, doubts
+
+
+def _open(additional: Any) -> bool:
+    """additionalProperties that lets any value in (missing, true, {}); a schema there types a map."""
+    return additional is None or additional is True or additional == {}
 
 
 @rule("review.input-schema", modes=("static",), source=f"{SEED} Tool contracts: input-schema")
 def input_schema_rule(ctx: CheckContext) -> Iterator[Finding]:
     """Every tool has an object inputSchema with typed properties and a `required` list; no free-form bags.
 
-    Passes: {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}, or a tool
-    with no parameters ({"type": "object"}).
+    Why: free-form argument bags leave the model guessing and the server unvalidated (seed 003).
+    Passes: {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}, a tool
+    with no parameters ({"type": "object"}), or only optional parameters that all have defaults.
     Fails: no inputSchema, a non-object schema, an untyped property, a property that is an open object
-    (`dict`), additionalProperties with no properties, properties without a `required` list.
+    (`dict` with no value schema), additionalProperties with no properties.
+    Warns: properties without a `required` list where some have no default.
+    Known false positives: a tool whose parameters are all truly optional but undocumented defaults
+    warns (JSON Schema reads a missing `required` as "none required", so it is never a fail); a typed
+    map (`additionalProperties: {"type": "string"}`) is not a free-form object.
     """
     for tool in ctx.snapshot.tools:
-        problems = _schema_problems(tool)
-        yield ctx.fail(tool, "; ".join(problems)) if problems else ctx.passed(tool, "typed object schema")
+        problems, doubts = _schema_problems(tool)
+        if problems:
+            yield ctx.fail(tool, "; ".join(problems + doubts))
+        elif doubts:
+            yield ctx.warn(tool, "; ".join(doubts))
+        else:
+            yield ctx.passed(tool, "typed object schema")
 
 
 @rule(

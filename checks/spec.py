@@ -40,8 +40,12 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """
     async with ctx.probe() as p:
         if ctx.era == "modern":
+            # Valid in everything but the version: over HTTP the header names the same bogus version as the
+            # body (a server rightly rejects a header that contradicts the body, which would prove nothing).
             got = await p.modern(
-                "server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": BOGUS_VERSION}}
+                "server/discover",
+                {"_meta": {"io.modelcontextprotocol/protocolVersion": BOGUS_VERSION}},
+                headers={"MCP-Protocol-Version": BOGUS_VERSION} if p.is_http else None,
             )
             data = (got.error or {}).get("data")
             if got.code == -32022 and isinstance(data, dict) and data.get("supported"):
@@ -93,13 +97,16 @@ async def capabilities(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Declared capabilities match what is served, and their shapes match the schema.
 
     How: each capability value must be an object (`listChanged`, `subscribe` booleans); for tools,
-    resources and prompts not declared, `<x>/list` must fail (a successful answer is an undeclared
-    capability served); declared ones must list without error; log notifications (`notifications/message`)
+    resources and prompts not declared, `<x>/list` must not list items (items served is an undeclared
+    capability, CAP-01: fail; an empty list warns, -32601 is expected); declared ones must list without
+    error; log notifications (`notifications/message`)
     without a declared `logging` capability fail.
     """
     caps = ctx.snapshot.capabilities
     problems: list[str] = []
+    quirks: list[str] = []
     seqs: list[int | None] = [ctx.snapshot.hello_seq]
+    quiet: list[int | None] = []
     for name, value in caps.items():
         if not isinstance(value, dict):
             problems.append(f"capability {name!r} is {type(value).__name__}, not an object")
@@ -114,14 +121,21 @@ async def capabilities(ctx: CheckContext) -> AsyncIterator[Finding]:
             continue
         reply = await ctx.session.request(method, {})
         if reply.error is None:
-            problems.append(f"does not declare {name!r} but answers {method}")
-            seqs.append(reply.seq)
+            items = reply.result.get(name) if isinstance(reply.result, dict) else None
+            if items:  # serves items of a capability it did not declare (CAP-01)
+                problems.append(f"does not declare {name!r} but {method} lists {len(items)}")
+                seqs.append(reply.seq)
+            else:  # an empty list serves nothing: suggestive, not a violation
+                quirks.append(f"{method} answers an empty list though {name!r} is not declared (-32601 expected)")
+                quiet.append(reply.seq)
     logs = [e.seq for e in ctx.wire.messages("recv") if e.method == "notifications/message"]
     if logs and "logging" not in caps:
         problems.append(f"sends notifications/message ({len(logs)}) without declaring logging")
         seqs.append(logs[0])
     if problems:
         yield ctx.fail(None, "; ".join(problems), seqs)
+    elif quirks:
+        yield ctx.warn(None, "; ".join(quirks), [*seqs, *quiet])
     else:
         yield ctx.passed(None, f"declared {', '.join(sorted(caps)) or 'nothing'}; served as declared", seqs)
 
@@ -384,9 +398,10 @@ def icons(ctx: CheckContext) -> Iterator[Finding]:
 async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Task-augmented calls follow the spec: `tasks/*` semantics and `taskSupport` enforcement.
 
-    How: n/a when the server declares no tasks (2025-11-25 `capabilities.tasks`, 2026-07-28 the
-    `io.modelcontextprotocol/tasks` extension) and no tool has `execution.taskSupport`. Otherwise:
-    every `taskSupport` is forbidden|optional|required; `tasks/get` with an unknown taskId must get
+    How: every `taskSupport` is forbidden|optional|required, and optional|required only on a server that
+    declares tasks (warn otherwise). The rest applies only when the server declares tasks (2025-11-25
+    `capabilities.tasks`, 2026-07-28 the `io.modelcontextprotocol/tasks` extension): n/a otherwise;
+    `tasks/get` with an unknown taskId must get
     -32602; a `required` tool called without a task must get -32601 (seed 002 says InvalidParameters:
     the spec's tool-level negotiation says -32601 MUST, its error-handling section allows -32600; both
     are cited) — that part needs a call permission, else blocking.
@@ -399,13 +414,19 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
         for t in ctx.snapshot.tools
         if isinstance(t.get("execution"), dict)
     }
-    if not declared and not supports:
-        yield ctx.na(None, "declares no tasks and no tool has execution.taskSupport")
-        return
     for tool in ctx.snapshot.tools:
         value = supports.get(tool.name)
         if tool.name in supports and value not in ("forbidden", "optional", "required"):
             yield ctx.fail(tool, f"execution.taskSupport {value!r} is not forbidden|optional|required")
+        elif value in ("optional", "required") and not declared:
+            yield ctx.warn(
+                tool,
+                f"execution.taskSupport is {value!r} but the server declares no tasks capability: clients must "
+                "not use tasks then, so the tool can never run as one",
+            )
+    if not declared:  # tasks/* are only defined for a server that declares them: -32601 is then correct
+        yield ctx.na(None, "the server declares no tasks capability: tasks/* are not judged")
+        return
     reply = await ctx.session.request("tasks/get", {"taskId": "mcp-review-no-such-task"})
     code = (reply.error or {}).get("code")
     if code == -32602:

@@ -5,6 +5,10 @@
 - designed: the object.operation / one-`input` / `{ok, result, issues}` shape the design pack asks for.
 - sloppy: fails as many rules as one server can (each defect is named where it is built).
 - dies: exemplary until its first tool call, which kills the process.
+- lookalike: a correct server that looks wrong to a careless rule (every known false positive the rules
+  document): what the TypeScript SDK sends (`execution.taskSupport: "forbidden"`, no tasks capability,
+  -32601 for tasks/*), an empty list for an undeclared capability, a parameterless tool that reports
+  live state, optional parameters with defaults and no `required` list, a typed map parameter.
 """
 
 from __future__ import annotations
@@ -281,7 +285,7 @@ def sloppy() -> RawServer:
         {
             "tools/list": list_tools,
             "tools/call": call,
-            "prompts/list": lambda _p: {"prompts": []},  # capabilities: served, never declared
+            "prompts/list": lambda _p: {"prompts": [{"name": "hidden"}]},  # capabilities: served, never declared
             "resources/list": lambda _p: {"resources": [{"uri": "tags://static", "name": "static"}]},  # no-overlap
             # descriptions-grounded: a resource whose text carries a credential
             "resources/read": lambda p: {"contents": [{"uri": p.get("uri"), "text": "aws: AKIAIOSFODNN7EXAMPLE"}]},
@@ -291,6 +295,46 @@ def sloppy() -> RawServer:
     )
     server.echo_versions = True  # version-negotiation: echoes whatever it is asked
     server.on_initialized = lambda: server.send({"jsonrpc": "2.0", "method": "notifications/tools/listChanged"})
+    return server
+
+
+# ---------------------------------------------------------------------------------------- lookalike
+def lookalike() -> RawServer:
+    roots = tool(
+        "list_allowed_directories",
+        "List the directories this server may read. Use before reading a file; returns absolute paths.",
+        {},
+        [],
+        annotations=READ_ONLY,
+        execution={"taskSupport": "forbidden"},
+    )
+    logs = tool(
+        "get_logs",
+        "Get recent log lines. Use when the user asks what happened; returns lines, newest first.",
+        {
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "Lines"},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Filters"},
+        },
+        None,
+        annotations=READ_ONLY,
+        execution={"taskSupport": "forbidden"},
+    )
+    logs["inputSchema"]["properties"]["labels"]["default"] = {}
+    tools = [roots, logs]
+    server = RawServer("lookalike-server", {"tools": {}})
+
+    def call(params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("name") == "list_allowed_directories":
+            return text_result("/srv/data")  # live state that does not change during a review
+        return text_result("[]")
+
+    server.handlers.update(
+        {
+            "tools/list": lambda _p: {"tools": tools},
+            "tools/call": call,
+            "prompts/list": lambda _p: {"prompts": []},  # undeclared, and serves nothing
+        }
+    )
     return server
 
 
@@ -308,4 +352,5 @@ def dies() -> RawServer:
 
 
 if __name__ == "__main__":
-    {"exemplary": exemplary, "domain": domain, "designed": designed, "sloppy": sloppy, "dies": dies}[PROFILE]().run()
+    profiles = {"exemplary": exemplary, "domain": domain, "designed": designed, "sloppy": sloppy, "dies": dies}
+    {**profiles, "lookalike": lookalike}[PROFILE]().run()
