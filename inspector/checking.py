@@ -89,20 +89,30 @@ async def run_rules(
     return findings
 
 
-async def run_check(target: Target, plan: CheckPlan, progress: Progress | None = None) -> Review:
-    """Connect, snapshot, run the selected rules, and return the review (waivers applied)."""
+async def run_check(
+    target: Target,
+    plan: CheckPlan,
+    progress: Progress | None = None,
+    keep_wire: Callable[[WireLog], None] | None = None,
+) -> Review:
+    """Connect, snapshot, run the selected rules, and return the review (waivers applied).
+    `keep_wire` gets the whole wire log at the end, however the run ended (`check --wire-log`)."""
     session = Session(target, era=plan.era, handlers=headless_handlers())  # type: ignore[arg-type]
     session.budget = run_budget(plan, session.timeout)  # the listing and every rule share one budget
     try:
-        await session.open()
-    except EgressRefused as e:  # the server sent us elsewhere before a session existed: that is a finding
-        snapshot = ServerSnapshot.unreachable(target.public(), str(e))
-        return await review_session(session, snapshot, plan, progress, unreachable=str(e))
-    try:
-        snapshot = await take_snapshot(session)
-        return await review_session(session, snapshot, plan, progress)
+        try:
+            await session.open()
+        except EgressRefused as e:  # the server sent us elsewhere before a session existed: that is a finding
+            snapshot = ServerSnapshot.unreachable(target.public(), str(e))
+            return await review_session(session, snapshot, plan, progress, unreachable=str(e))
+        try:
+            snapshot = await take_snapshot(session)
+            return await review_session(session, snapshot, plan, progress)
+        finally:
+            await session.close()
     finally:
-        await session.close()
+        if keep_wire is not None:
+            keep_wire(session.wire)
 
 
 def run_budget(plan: CheckPlan, timeout: float) -> Budget:

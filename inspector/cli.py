@@ -38,7 +38,7 @@ def _target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--env", action="append", default=[], metavar="K=V", help="stdio server env (repeatable)")
     g.add_argument("--cwd", help="stdio server working directory")
     g.add_argument("--config", metavar="FILE", help="an mcp.json-style file (Claude, Cursor, VS Code, .mcp.json)")
-    g.add_argument("--server", metavar="NAME", help="which server of --config")
+    g.add_argument("--server", metavar="NAME", help="which server of --config (alone: from the files `servers` finds)")
     g.add_argument(
         "--era",
         choices=["auto", "legacy", "modern"],
@@ -126,11 +126,9 @@ def _pairs(values: list[str], sep: str, what: str) -> dict[str, str]:
 
 
 def build_target(args: argparse.Namespace, command: list[str]) -> Target:
-    given = [bool(command), bool(args.url), bool(args.config)]
+    given = [bool(command), bool(args.url), bool(args.config or args.server)]
     if sum(given) > 1:
-        raise UsageError("give one target: a command after --, --url, or --config")
-    if args.server and not args.config:
-        raise UsageError("--server needs --config FILE")
+        raise UsageError("give one target: a command after --, --url, or --config / --server")
     if command:
         target = stdio_target(command, _pairs(args.env, "=", "--env"), args.cwd)
     elif args.url:
@@ -138,13 +136,8 @@ def build_target(args: argparse.Namespace, command: list[str]) -> Target:
         target = http_target(
             args.url, transport=args.transport, headers=_pairs(args.header, ":", "--header"), bearer=bearer
         )
-    elif args.config:
-        from inspector.configs import ConfigError, find_server
-
-        try:
-            target = find_server(args.config, args.server)
-        except ConfigError as e:
-            raise UsageError(str(e)) from e
+    elif args.config or args.server:
+        target = _configured(args.config, args.server)
     else:
         target = demo_target()
     changes: dict[str, Any] = {"timeout": args.timeout}
@@ -156,6 +149,23 @@ def build_target(args: argparse.Namespace, command: list[str]) -> Target:
 
     remember(target.secret_values())  # masked in every output from here on, errors included
     return target.with_(**changes)
+
+
+def _configured(path: str | None, name: str | None) -> Target:
+    """An entry of an mcp.json-style file: `--config FILE [--server NAME]`, or `--server NAME` alone (found in
+    the files `mcp-review servers` lists)."""
+    from inspector.configs import ConfigError, find_discovered, find_server
+
+    try:
+        if path:
+            return find_server(path, name)
+        assert name is not None
+        target, note = find_discovered(name)
+    except ConfigError as e:
+        raise UsageError(str(e)) from e
+    if note:
+        print(f"mcp-review: {note}", file=sys.stderr)
+    return target
 
 
 async def _with_session(args: argparse.Namespace, target: Target, work: Callable[[Any], Any]) -> Any:
@@ -319,7 +329,8 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
 async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progress: Any) -> Any:
     from inspector.checking import run_check
 
-    return await run_check(target, plan, progress)
+    keep = (lambda wire: wire.save(args.wire_log)) if args.wire_log else None
+    return await run_check(target, plan, progress, keep_wire=keep)
 
 
 def cmd_tui(args: argparse.Namespace, target: Target) -> int:

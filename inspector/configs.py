@@ -230,3 +230,24 @@ def discover(home: Path | None = None, cwd: Path | None = None) -> list[Configur
         except ConfigError as e:
             found.append(ConfiguredServer("(file)", None, str(path), client, str(e).split(": ", 1)[-1]))
     return found
+
+
+def find_discovered(name: str, home: Path | None = None, cwd: Path | None = None) -> tuple[Target, str | None]:
+    """`--server NAME` without `--config`: the entry named so in the config files `discover` finds.
+
+    A project's files win over the user's (a project's `.mcp.json` says what this repository runs). Returns
+    the target and, when more than one file defines the name, a sentence that says which file was used.
+    """
+    found = [s for s in discover(home, cwd) if s.name == name]
+    if not found:
+        raise ConfigError(
+            f"no server {name!r} in the MCP config files mcp-review knows (`mcp-review servers` lists them); "
+            "give the file with --config FILE"
+        )
+    found.sort(key=lambda s: not s.client.startswith("project"))
+    chosen = found[0]
+    if chosen.target is None:
+        raise ConfigError(f"{chosen.source}: server {name!r} cannot be used: {chosen.problem}")
+    others = sorted({s.source for s in found[1:]} - {chosen.source})
+    note = f"--server {name}: using {chosen.source} (also defined in {', '.join(others)})" if others else None
+    return chosen.target, note

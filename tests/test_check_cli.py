@@ -131,3 +131,14 @@ def test_rules_listing_and_docs():
 def test_unknown_pack_is_a_usage_error():
     out = check("--pack", "nope", "--", *EXEMPLARY)
     assert out.returncode == 2 and "unknown pack" in out.stderr
+
+
+def test_wire_log_holds_every_exchange_of_the_check(tmp_path):
+    """`check --wire-log FILE` writes the log like `list` and `call` do: every connection, probes included."""
+    log = tmp_path / "wire.jsonl"
+    out = check("--format", "json", "--wire-log", str(log), "--", *EXEMPLARY)
+    assert out.returncode in (0, 1, 3), out.stderr
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    review = json.loads(out.stdout)
+    assert len({r["conn"] for r in rows}) > 1, "the probes' fresh connections are in it"
+    assert {int(seq) for seq in review["exchanges"]} <= {r["seq"] for r in rows}, "every cited exchange is in it"

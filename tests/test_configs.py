@@ -152,3 +152,17 @@ def test_cli_servers(tmp_path):
     assert [r["name"] for r in rows] == ["cursor-one"] and "hidden-v" not in out.stdout
     table = cli("servers", cwd=tmp_path, env={"HOME": str(home), "COLUMNS": "200"})
     assert "cursor-one" in table.stdout and "Cursor" in table.stdout
+
+
+def test_cli_server_without_config_uses_the_discovered_files(tmp_path):
+    """`--server NAME` alone: the entry from the files `servers` lists; the project's file wins and is named."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    good = str(Path(__file__).parent / "servers" / "good.py")
+    write(home / ".cursor" / "mcp.json", {"mcpServers": {"notes": {"command": "/no/such/server"}}})
+    write(project / ".mcp.json", {"mcpServers": {"notes": {"command": sys.executable, "args": [good]}}})
+    out = cli("list", "--format", "json", "--server", "notes", cwd=project, env={"HOME": str(home)})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["server"]["name"] == "good-server"
+    assert f"using {project / '.mcp.json'} (also defined in {home / '.cursor' / 'mcp.json'})" in out.stderr
+    out = cli("list", "--server", "nope", cwd=project, env={"HOME": str(home)})
+    assert out.returncode == 2 and "no server 'nope' in the MCP config files" in out.stderr
