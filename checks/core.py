@@ -10,6 +10,7 @@ id, pack, mode and source to every finding through the context's helpers.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ class Rule:
     def pack(self) -> str:
         return self.id.split(".", 1)[0]
 
-    @property
+    @functools.cached_property  # stamped on every finding: one string for all of them
     def mode(self) -> str:
         return " + ".join(self.modes)
 
@@ -51,7 +52,7 @@ class Rule:
     def summary(self) -> str:
         return self.doc.splitlines()[0] if self.doc else ""
 
-    @property
+    @functools.cached_property
     def cites(self) -> str:
         return f"seed {self.source}" + (f"; MCP {self.spec}" if self.spec else "")
 

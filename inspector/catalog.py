@@ -89,8 +89,11 @@ class Listing:
         return [i.raw for i in self.items]
 
 
-@dataclass
+@dataclass(repr=False)
 class ServerSnapshot:
+    def __repr__(self) -> str:  # compact: a repr of 10,000 tools is made by asyncio's Runner at exit
+        return f"<ServerSnapshot {self.revision} {len(self.tools.items)} tools>"
+
     target: dict[str, Any]
     era: str
     revision: str

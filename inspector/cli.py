@@ -276,7 +276,7 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
     from inspector.checking import CheckPlan
     from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
     from inspector.output import write_text
-    from inspector.report import render
+    from inspector.report import render_chunks
     from inspector.review import EXIT_CODES
 
     rules = load_rules()
@@ -316,13 +316,13 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
         review = asyncio.run(_run_check(args, target, plan, progress))
     except ValueError as e:  # unknown pack
         raise UsageError(str(e)) from e
-    text = render(review, args.format)
+    text = render_chunks(review, args.format)
     if args.out:
         write_text(args.out, text)
         if not args.quiet:
             print(f"mcp-review: {review.verdict}: wrote {args.out}", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        sys.stdout.writelines(text)
     return EXIT_CODES[review.verdict]
 
 

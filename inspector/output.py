@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -75,16 +76,18 @@ def guard_streams() -> None:
         sys.stderr = SafeStream(sys.stderr)  # type: ignore[assignment]
 
 
-def write_text(path: str | Path, text: str) -> None:
+def write_text(path: str | Path, text: str | Iterable[str]) -> None:
     """Write a file that mcp-review produces (a review, an export, the wire log, saved state): secrets
-    masked, written to a temporary file beside it and moved into place."""
+    masked, written to a temporary file beside it and moved into place. `text` may come in blocks (a big
+    review, streamed); each is masked on its own, so a block must never split a secret."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
-            f.write(scrub(text))
+            for block in [text] if isinstance(text, str) else text:
+                f.write(scrub(block))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

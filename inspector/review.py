@@ -59,7 +59,7 @@ class Remark:
     at: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
 
-@dataclass
+@dataclass(slots=True)  # a review of 10,000 tools holds 100,000 of them
 class Finding:
     rule: str
     pack: str
@@ -109,9 +109,12 @@ def verdict_of(findings: list[Finding]) -> Verdict:
     return "PASS"
 
 
-@dataclass
+@dataclass(repr=False)
 class Review:
     """Everything a review produced; saved as JSON after every change in the TUI, exported by report/."""
+
+    def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
+        return f"<Review {self.verdict} {len(self.findings)} findings>"
 
     server: dict[str, Any]
     target: dict[str, Any]
@@ -155,7 +158,8 @@ class Review:
             out[f.effective] = out.get(f.effective, 0) + 1
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, findings: list[Any] | None = None) -> dict[str, Any]:
+        """The review as JSON data; `findings` replaces the findings' list (a lazy one, to stream a big review)."""
         from inspector import __version__
 
         return {
@@ -168,7 +172,7 @@ class Review:
             "packs": self.packs,
             "verdict": self.verdict,
             "counts": self.counts(),
-            "findings": [f.to_json() for f in self.findings],
+            "findings": [f.to_json() for f in self.findings] if findings is None else findings,
             "waivers": [asdict(w) for w in self.waivers],
             "attestations": [asdict(a) for a in self.attestations],
             "coverage": self.coverage,

@@ -132,9 +132,25 @@ def sample_review() -> Review:
     return review
 
 
+def without_rule_prose(fmt: str, text: str) -> str:
+    """The SARIF with each rule's documentation replaced by a marker: a golden file must not break when a
+    docstring is edited (the docs have tests of their own), only when the report's shape changes."""
+    if fmt != "sarif":
+        return text
+    from checks.core import load_rules
+
+    doc = json.loads(text)
+    rules = load_rules()
+    for entry in doc["runs"][0]["tool"]["driver"]["rules"]:
+        for key in ("fullDescription", "help"):
+            if entry[key]["text"] == rules[entry["id"]].doc:
+                entry[key]["text"] = f"<the documentation of {entry['id']}>"
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_golden(fmt):
-    text = render(sample_review(), fmt)
+    text = without_rule_prose(fmt, render(sample_review(), fmt))
     path = GOLDEN / f"review.{ {'md': 'md', 'json': 'json', 'sarif': 'sarif.json', 'junit': 'junit.xml'}[fmt] }"
     if os.environ.get("UPDATE_GOLDENS") == "1":
         path.write_text(text, encoding="utf-8")

@@ -112,6 +112,9 @@ class WireLog:
     _listeners: list[Callable[[WireEntry], None]] = field(default_factory=list)
     _conns: int = 0
     _exchanges: int = 0
+    # Indexes kept as entries arrive, so finding a message's exchange costs the same at any log size.
+    _by_id: dict[tuple[int, str, Any], list[WireEntry]] = field(default_factory=dict)  # (conn, id) -> messages
+    _by_exchange: dict[int, list[WireEntry]] = field(default_factory=dict)  # HTTP exchange -> its http lines
 
     def new_connection(self) -> int:
         self._conns += 1
@@ -127,6 +130,11 @@ class WireLog:
 
     def _add(self, entry: WireEntry) -> WireEntry:
         self.entries.append(entry)
+        key = _id_key(entry)
+        if key is not None:
+            self._by_id.setdefault(key, []).append(entry)
+        elif entry.direction == "http" and entry.exchange is not None:
+            self._by_exchange.setdefault(entry.exchange, []).append(entry)
         for listener in self._listeners:
             listener(entry)
         return entry
@@ -204,15 +212,12 @@ class WireLog:
         entry = self.get(seq)
         if entry is None:
             return []
-        if entry.direction not in ("send", "recv") or entry.rpc_id is None:
+        key = _id_key(entry)
+        if key is None:
             return [entry]
-        related = [
-            e
-            for e in self.entries
-            if e.conn == entry.conn and e.direction in ("send", "recv") and e.rpc_id == entry.rpc_id
-        ]
-        exchanges = {e.exchange for e in related if e.exchange is not None}
-        related += [e for e in self.entries if e.direction == "http" and e.exchange in exchanges]
+        related = list(self._by_id[key])
+        for exchange in sorted({e.exchange for e in related if e.exchange is not None}):
+            related += self._by_exchange.get(exchange, [])
         return sorted(related, key=lambda e: e.seq)
 
     def to_jsonl(self) -> str:
@@ -222,3 +227,13 @@ class WireLog:
         from inspector.output import write_text
 
         write_text(path, self.to_jsonl())
+
+
+def _id_key(entry: WireEntry) -> tuple[int, str, Any] | None:
+    """What pairs a request with its response: connection and JSON-RPC id (1 and "1" and true differ)."""
+    if entry.direction not in ("send", "recv"):
+        return None
+    rid = entry.rpc_id
+    if rid is None:
+        return None
+    return (entry.conn, type(rid).__name__, rid if isinstance(rid, str | int | float) else repr(rid)[:200])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from inspector.review import Review
 
@@ -20,3 +20,12 @@ def render(review: Review, fmt: str) -> str:
         "junit": junit.render,
     }
     return renderers[fmt](review)
+
+
+def render_chunks(review: Review, fmt: str) -> Iterable[str]:
+    """The same text as `render`, in blocks: the JSON review is streamed, never held whole."""
+    if fmt == "json":
+        from inspector.report import json as json_report
+
+        return json_report.chunks(review)
+    return [render(review, fmt)]
