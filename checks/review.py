@@ -176,10 +176,10 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     that is not read-only must name its side effects (a writing verb such as creates, deletes, sends, updates).
     Everything the server says to the model (instructions, names, titles, descriptions, schema and argument
     descriptions of tools, prompts and resources, and the text of up to 20 listed resources, read with
-    `resources/read`, 64 KiB each) is scanned (inspector/scan.py) for instructions aimed at the model (`<IMPORTANT>`
-    blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials (assignments, known key
-    formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes. Each hit quotes the
-    offending span.
+    `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan.py) for instructions aimed at
+    the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials
+    (assignments, known key formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes.
+    Each hit quotes the offending span.
 
     Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
     poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
