@@ -112,9 +112,9 @@ async def capabilities(ctx: CheckContext) -> AsyncIterator[Finding]:
     without a declared `logging` capability fail.
     Why: seed 002 capabilities (CAP-01, LG-01): clients decide what to ask for by the declared capabilities;
     a server serving what it did not declare, or declaring what it cannot serve, is misread.
-    Known false positives: a declared list that failed only because its request timed out fails as "failed".
-    An empty list served without the capability only warns. Logging is judged only by what was sent during
-    the review.
+    Known false positives: none known for the fails (a declared list failing means a JSON-RPC error or a
+    result without its array). An empty list served without the capability only warns. Logging is judged
+    only by what was sent during the review.
     Passes: declared capabilities well-shaped and served as declared. Fails: a malformed capability, a
     declared list that failed, items served without the capability, logs without `logging`. Warns: an empty
     list answered for an undeclared capability.
