@@ -32,8 +32,19 @@ def _tools(ctx: CheckContext) -> list[Item]:
 def object_operation_names(ctx: CheckContext) -> Iterator[Finding]:
     """Names follow `object.operation` with a short verb; no vague verbs, no flags in names.
 
-    Passes: `task.create`, `list.search`. Fails: `create_task` (not object.operation), `task.run`
-    (vague verb), `task.create_and_assign` (a flag in the name).
+    What it checks: static: each tool name against `object.operation` (lower-case letters, digits and underscores,
+    one dot); the operation against vague verbs (run, do, process, handle, execute, manage, perform, misc, util) and
+    against `_and_` / `_with_` (options encoded in the name).
+
+    Why: seed 001 Naming rules: `object.operation` names map onto the noun-verb ontology models already know, group
+    related tools, and leave room for new operations; vague verbs and flags in names hide what the tool does.
+
+    Known false positives: the pattern is seed 001's convention, stricter than MCP: `task.get-by-id`, `Task.create`
+    or `workspace.list.search` fail. `execute` counts as vague even where it is specific (`query.execute`), and
+    `_with_` flags an operation like `starts_with`. Select this pack only for servers that follow seed 001.
+
+    Passes: `task.create`, `list.search`. Fails: `create_task` (not object.operation), `task.run` (vague verb),
+    `task.create_and_assign` (a flag in the name).
     """
     for tool in _tools(ctx):
         name = tool.name or ""
@@ -65,7 +76,18 @@ def _input_model(tool: Item) -> dict[str, Any] | None:
 def one_arg_input(ctx: CheckContext) -> Iterator[Finding]:
     """Each tool takes exactly one parameter, `input`, typed by its input model (an object schema).
 
-    Fails: several top-level parameters, or one not named `input`, or an `input` that is not an object.
+    What it checks: static: the inputSchema's properties must be exactly one, `input`, whose schema (following a
+    local `$ref` into `$defs` or `definitions`) is an object or has properties.
+
+    Why: seed 001 one-arg rule: a single input model lets the model learn valid fields in one place and centralizes
+    validation and docs.
+
+    Known false positives: none for the shape; it is seed 001's convention: a tool with no arguments still needs
+    `input` (the seed's EmptyInput), and a server not built on it fails every tool. An `input` whose `$ref` points
+    elsewhere than `#/$defs/Name` or `#/definitions/Name` is not resolved and fails as not an object.
+
+    Passes: one `input` object. Fails: several top-level parameters, or one not named `input`, or an `input` that is
+    not an object.
     """
     for tool in _tools(ctx):
         props = list(properties(input_schema(tool)))
@@ -87,8 +109,19 @@ def _fields(tool: Item) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
 def field_docs(ctx: CheckContext) -> Iterator[Finding]:
     """Every input field has a description and examples; the model has a model-level example.
 
-    Fails: a field without `description` or `examples`, or a model without `examples` (listed).
-    n/a for a tool that takes nothing.
+    What it checks: static: the fields of the input model (the `input` object when the tool follows the one-arg
+    rule, else the top-level properties) must each have `description` and `examples` (or `example`), and the model
+    must have `examples`.
+
+    Why: seed 001 input model guidelines: field descriptions and examples are required on all input fields; a
+    model-level example gives UIs and models a copy-pastable payload.
+
+    Known false positives: none for the shape: a field documented only in the tool's description fails, and an
+    example placed on the inputSchema instead of the `input` model is not found. The fields of nested objects are
+    not read.
+
+    Passes: every field and the model documented. Fails: a field without `description` or `examples`, or a model
+    without `examples` (listed). n/a for a tool that takes nothing.
     """
     for tool in _tools(ctx):
         model, fields = _fields(tool)
@@ -106,8 +139,17 @@ def field_docs(ctx: CheckContext) -> Iterator[Finding]:
 def constraints(ctx: CheckContext) -> Iterator[Finding]:
     """Finite sets are enums; strings and numbers are bounded.
 
-    Warns: a string field with no maxLength, enum, pattern or format; a number with no minimum or
-    maximum (listed). n/a for a tool that takes nothing.
+    What it checks: static: the input model's fields (as design.field-docs reads them): a string field with no
+    maxLength, enum, pattern, format or const; a number with no minimum, maximum, exclusive bound or enum.
+
+    Why: seed 001 input model guidelines: enums, lengths and bounds narrow ambiguity for the model and let the
+    server validate early.
+
+    Known false positives: it only warns. Free text with no natural bound (a note body) warns. Fields typed through
+    `anyOf` (pydantic's `Optional[str]`) are not inspected: missed, not flagged.
+
+    Passes: every string and number bounded. Warns: a string field with no maxLength, enum, pattern or format; a
+    number with no minimum or maximum (listed). n/a for a tool that takes nothing.
     """
     for tool in _tools(ctx):
         _, fields = _fields(tool)
@@ -133,8 +175,19 @@ def constraints(ctx: CheckContext) -> Iterator[Finding]:
 def title_metadata(ctx: CheckContext) -> Iterator[Finding]:
     """Every tool has a title and a description whose first sentence says when to use it.
 
-    Fails: no title (`title` or `annotations.title`), or no description. Warns: a first sentence that
-    never says when to use the tool.
+    What it checks: static: `title` (or `annotations.title`) and `description` of each tool; the description's first
+    sentence (up to the first . ! or ?) is matched against "when", "use this/it to/for", "for
+    finding/getting/creating".
+
+    Why: seed 001 Principles: descriptive title and description metadata for each tool; the first sentence should
+    say when to use the tool.
+
+    Known false positives: the fails (no title, no description) are exact. The "when to use" test is a phrase match
+    and only warns: "Search notes by tag." warns though its use is plain, and any "when" in the first sentence
+    passes. The seed's "provider named first" is not checked.
+
+    Passes: a title, and a first sentence that says when to use it. Fails: no title (`title` or
+    `annotations.title`), or no description. Warns: a first sentence that never says when to use the tool.
     """
     for tool in _tools(ctx):
         ann = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
@@ -176,8 +229,22 @@ def _time_strings(value: Any, path: str = "") -> list[str]:
 async def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Outputs are flat and minimal; times are `_ms` epochs; rows are identified by `id`/`name`/`url`.
 
-    How: each callable tool's sample result. Warns: JSON nested deeper than 4 levels, time fields as
-    strings instead of `*_ms` numbers, rows with none of id/name/url. Blocking: tools that may not be called.
+    What it checks: call: each callable tool's sample result JSON: nesting depth, string values under keys that look
+    like times (ending in date, time or _at; starting with created, updated, modified or timestamp; not `_ms`), and
+    `items` rows with none of id, name or url.
+
+    Why: seed 001 Output model guidelines: token-lean, flat outputs with `id`/`name`/`url` identifiers and
+    epoch-millisecond `_ms` times cost fewer tokens and change less.
+
+    Known false positives: it only warns. The time test reads key names: `runtime: "python3.12"` or `created_by:
+    "ana"` warn. A result that is not JSON warns as having nothing to judge.
+
+    Passes: lean. Warns: JSON nested deeper than 4 levels, time fields as strings instead of `*_ms` numbers, rows
+    with none of id/name/url, no JSON result. Blocking: tools that may not be called.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml.
     """
     async for tool, record, blocked in ctx.samples("the output shape"):
         if blocked:
@@ -201,8 +268,22 @@ async def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Results use the `{ok, result, issues}` envelope.
 
-    How: each callable tool's sample result must be a JSON object with a boolean `ok`, a `result` and
-    an `issues` array. Blocking: tools that may not be called.
+    What it checks: call: each callable tool's sample result (structuredContent, else the first text block as JSON)
+    must be a JSON object with a boolean `ok`, a `result` and an `issues` array.
+
+    Why: seed 001 Unified output envelope: every tool returns `{ok, result, issues}`, failures included (`ok: false`
+    with issues), so models and humans read one shape.
+
+    Known false positives: a sample call that failed is judged as well (seed 001 wants failures in the envelope
+    too), so a correct tool that refuses the generated arguments with a JSON-RPC error fails; a call that timed out
+    has no result at all and fails. A server not built on seed 001 fails every tool.
+
+    Passes: `{ok, result, issues}`. Fails: a result or failure without the envelope. Blocking: tools that may not be
+    called.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml.
     """
     async for tool, record, blocked in ctx.samples("the result envelope"):
         if blocked:

@@ -26,9 +26,22 @@ def _tools(ctx: CheckContext) -> list[Item]:
 async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A schema that says `additionalProperties: false` is not contradicted by a runtime that accepts unknown fields.
 
-    How: tools whose inputSchema claims `additionalProperties: false` are called with an unknown extra
-    field; success means the wire schema lies (false strict). Tools that claim nothing pass statically.
-    Blocking: strict tools that may not be called.
+    What it checks: static: tools whose inputSchema claims top-level `additionalProperties: false`; call: each is
+    called with arguments generated from its schema plus an unknown field (`mcp_review_unknown_field`); success
+    means the wire schema lies (false strict). Tools that claim nothing pass statically.
+
+    Why: seed 004 #1052 wire truthfulness: the wire schema must not advertise `additionalProperties: false` while
+    the runtime tolerates unknown fields; clients build arguments by what it advertises.
+
+    Known false positives: a call that timed out or lost its connection carries neither an error nor `isError` and
+    counts as a success (fail). Nested objects' strictness is not probed.
+
+    Passes: no strictness claimed, or an unknown field refused. Fails: a strict schema whose tool accepted an
+    unknown field. Blocking: strict tools that may not be called.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml.
     """
     for tool in _tools(ctx):
         if (input_schema(tool) or {}).get("additionalProperties") is not False:
@@ -52,7 +65,16 @@ async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
 def list_budget(ctx: CheckContext) -> Iterator[Finding]:
     """The whole `tools/list` stays under its token ceiling (default 3500 cl100k_base tokens; option list_budget).
 
-    Counted on the canonical JSON of the `tools` array as sent.
+    What it checks: static: the canonical JSON of the whole `tools` array as sent (every page), counted with the
+    cl100k_base encoding shipped with mcp-review, against option list_budget (default 3500).
+
+    Why: seed 004 wire trimmer, C5 ceiling: the tool list is paid for in every conversation before any work is done.
+
+    Known false positives: none for the count. The ceiling is seed 004's; a server with many tools may exceed it by
+    design (raise list_budget). Hosts wrap tool definitions in their own way, so a model's real cost differs from
+    the count.
+
+    Passes: at or under the ceiling. Fails: over it, with the count.
     """
     total = ctx.counter.tools_total(ctx.snapshot.tools.raw)
     ceiling = ctx.options.list_budget
@@ -69,8 +91,17 @@ def list_budget(ctx: CheckContext) -> Iterator[Finding]:
 def description_budget(ctx: CheckContext) -> Iterator[Finding]:
     """Each tool description stays under its ceiling (default 50 cl100k_base tokens; option description_budget).
 
-    Why: the short description is the only prose on the bare wire (seed 004 trims the rest); a long
-    one costs tokens in every conversation. Fails: a description over the ceiling, with its cost.
+    What it checks: static: each tool's top-level description, counted with cl100k_base, against option
+    description_budget (default 50 tokens).
+
+    Why: the short description is the only prose on the bare wire (seed 004 trims the rest); a long one costs tokens
+    in every conversation.
+
+    Known false positives: none for the count. A server that does not follow seed 004's trimmed wire (its
+    descriptions carry the usage text other seeds ask for, e.g. seed 000's template) fails by design: raise
+    description_budget or leave the pack out.
+
+    Passes: within the ceiling. Fails: a description over the ceiling, with its cost.
     """
     ceiling = ctx.options.description_budget
     for tool in _tools(ctx):
@@ -85,7 +116,17 @@ def description_budget(ctx: CheckContext) -> Iterator[Finding]:
 def wire_trimmed(ctx: CheckContext) -> Iterator[Finding]:
     """No `docs` field, `$schema`, schema `title` or long prose defaults on the wire.
 
-    Fails: a tool with `docs`; an inputSchema with `$schema` or a top-level `title`; a string
+    What it checks: static: each tool's wire object for `docs`; its inputSchema for `$schema` and a top-level
+    `title`; every sub-schema (walked) for a string `default` longer than 32 characters.
+
+    Why: seed 004 wire trimmer: generators emit these, they cost tokens on every `tools/list`, and none helps a
+    caller build arguments.
+
+    Known false positives: the 32-character test cannot tell prose from data: a long default that is a value (a URL,
+    a path, a query) fails. A top-level `title` emitted by a schema generator (FastMCP's `<tool>Arguments`) fails:
+    seed 004 strips it.
+
+    Passes: trimmed. Fails: a tool with `docs`; an inputSchema with `$schema` or a top-level `title`; a string
     `default` longer than 32 characters anywhere in the schema.
     """
     for tool in _tools(ctx):
@@ -111,10 +152,20 @@ def wire_trimmed(ctx: CheckContext) -> Iterator[Finding]:
 def heading_quirk(ctx: CheckContext) -> Iterator[Finding]:
     """No property whose `title` swallowed a description that began with `#`.
 
-    schemars reads a doc comment starting with `#` as a heading and moves it to `title`, leaving the
-    property without its description. Fails: a title starting with `#`, or a property with no
-    description whose title is prose rather than the name generators derive (pydantic's "Repo Path"
-    for `repo_path` is not the quirk).
+    What it checks: static: each top-level property of the inputSchema: a `title` that starts with `#`, or a
+    property with a `title` but no `description` whose title is not the one generators derive from its name
+    (`repo_path` -> "Repo Path").
+
+    Why: seed 004 schemars quirk: schemars reads a doc comment starting with `#` as a heading and moves it to
+    `title`, leaving the property without its description.
+
+    Known false positives: the second test infers the quirk from a prose title: a hand-written title on a property
+    without a description (`repo` titled "Repository") fails though no `#` was involved, and so does a generator
+    that derives titles another way than pydantic (pydantic's "Repo Path" for `repo_path` is not the quirk). Nested
+    properties are not read.
+
+    Passes: no swallowed descriptions. Fails: a title starting with `#`, or a property with no description whose
+    title is prose rather than the derived one.
     """
     for tool in _tools(ctx):
         bad = [

@@ -48,8 +48,8 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Why: resources are for read-only context the client or user selects; tools are for model-controlled
     actions. A tool that takes no input and always returns the same thing costs tokens on every turn.
-    How: static: tools with no input properties that claim read-only are candidates; call: each candidate
-    is called twice.
+    What it checks: static: tools with no input properties that claim read-only are candidates; call: each
+    candidate is called twice.
     Passes: tools with inputs, tools that are not read-only, or a candidate whose results differ.
     Warns: a parameterless read-only tool that returned the same content twice. Two equal answers only
     suggest static data: a tool that reports live state (the client's roots, a knowledge graph, the
@@ -58,6 +58,8 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
     Blocking: a candidate that may not be called; `--calls read-only` verifies it.
     Known false positives: never a fail for that reason; the warning can name a tool that reads state
     which did not change during the review (waive it, saying what state it reads).
+    To verify when blocking: `--calls read-only` (a candidate claims read-only; `--calls all` if it is
+    open-world), and the tool in calls.allow when an allow-list is set.
     """
     for tool in _tools(ctx):
         schema = input_schema(tool) or {}
@@ -86,10 +88,18 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
 def no_overlap(ctx: CheckContext) -> Iterator[Finding]:
     """The same data is not exposed as both a tool and a resource or prompt without reason.
 
-    How: a read-only tool whose name, stripped of its verb, names a resource, template or prompt
-    (e.g. tool `get_index` and resource `index`) is flagged.
-    Passes: no such pairs. Warns: each pair (a stated reason in the description clears it: "unlike the
-    resource ...").
+    What it checks: static: a read-only tool whose name, stripped of its verbs, names a resource, template or prompt
+    (e.g. tool `get_index` and resource `index`) is paired with it. Only the listings are read.
+
+    Why: seed 003 no-overlap: the same data exposed through two primitives without a stated reason doubles what the
+    model has to choose between and what the server has to keep consistent.
+
+    Known false positives: the pairing is a name match, not a content match: a tool and a resource that share a stem
+    but serve different data warn (say how they differ in the description, or waive it). The mere word "resource" or
+    "prompt" in the description clears the pair, even without a reason. It only warns.
+
+    Passes: no such pairs. Warns: each pair (a stated reason in the description clears it: "unlike the resource
+    ...").
     """
     others: dict[str, Item] = {}
     for item in [*ctx.snapshot.resources, *ctx.snapshot.templates, *ctx.snapshot.prompts]:
@@ -109,9 +119,19 @@ def no_overlap(ctx: CheckContext) -> Iterator[Finding]:
 def precise_names(ctx: CheckContext) -> Iterator[Finding]:
     """Tool names are unique, stable and action-oriented.
 
-    How: duplicates across all pages fail; a name with no verb among its words (`get`, `search`,
-    `create`, ...) warns. Stability against a pinned baseline is `review.rug-pull-mitigation`.
-    Passes: `search_notes`, `note.create`. Fails: two tools named `search`. Warns: `notes`, `helper`.
+    What it checks: static: every tool name of the listing, across all pages. Duplicates and nameless tools fail; a
+    name with no verb among its words (`get`, `search`, `create`, ... from a fixed word list) warns. Stability
+    against a pinned baseline is `review.rug-pull-mitigation`.
+
+    Why: seed 003 precise-names: names MUST be unique, stable and action-oriented; two tools with one name make a
+    call ambiguous, and a noun-only name hides what the tool does.
+
+    Known false positives: none for the fail (a duplicate or missing name is exact). The verb test is a word list:
+    an action-oriented name whose verb is not in it (`memorize_fact`, `transcribe`) warns, and a noun that is also
+    in it (`log`, `status`, `tag`, `branch`) passes.
+
+    Passes: `search_notes`, `note.create`. Fails: two tools named `search`, a tool with no name. Warns: `notes`,
+    `helper`.
     """
     seen: dict[str, Item] = {}
     for tool in ctx.snapshot.tools:
@@ -152,15 +172,29 @@ def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, str, str]]:
 async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Descriptions say what a tool does, its side effects and when to call it; nothing hidden or leaked.
 
-    How: every tool needs a description; a tool that is not read-only must name its side effects.
-    Everything the server says to the model (instructions, names, titles, descriptions, schema and
-    argument descriptions of tools, prompts and resources, and the text of up to 20 listed resources,
-    read with `resources/read`, which has no side effects) is scanned for instructions aimed at the model
-    (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials
-    (assignments, known key formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC
-    escapes. Each hit quotes the offending span.
-    Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, or no description.
-    Warns: a suspicious span, or a side-effecting tool whose description never says what it changes.
+    What it checks: static (and `resources/read`, which has no side effects): every tool needs a description; a tool
+    that is not read-only must name its side effects (a writing verb such as creates, deletes, sends, updates).
+    Everything the server says to the model (instructions, names, titles, descriptions, schema and argument
+    descriptions of tools, prompts and resources, and the text of up to 20 listed resources, read with
+    `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan.py) for instructions aimed at
+    the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials
+    (assignments, known key formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes.
+    Each hit quotes the offending span.
+
+    Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
+    poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
+    effects gets a tool called without the user knowing what it changes.
+
+    Known false positives: the scanner matches patterns. Only the clearly hostile forms fail (a tag block addressed
+    to the model, "ignore previous instructions", steering of other tools, a key in a known format that is not a
+    placeholder, a credential assignment with a random-looking value, a PEM key with key material); the softer forms
+    (high-entropy strings, a suspicious phrase) warn. A benign text can still match a hostile form: a security tool
+    that quotes an injection example, a tool that itself parses `<system>` tags, a documented test key that does not
+    look like a placeholder. The quoted span shows which: waive it with the reason. The side-effect test is a word
+    list: a mutating tool described with other verbs ("archives", "tags") warns.
+
+    Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, or no description. Warns:
+    a suspicious span, or a side-effecting tool whose description never says what it changes.
     """
     from inspector.scan import scan_text
 
@@ -245,6 +279,7 @@ def _open(additional: Any) -> bool:
 def input_schema_rule(ctx: CheckContext) -> Iterator[Finding]:
     """Every tool has an object inputSchema with typed properties and a `required` list; no free-form bags.
 
+    What it checks: static: each listed tool's inputSchema (type, properties, required, additionalProperties).
     Why: free-form argument bags leave the model guessing and the server unvalidated (seed 003).
     Passes: {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}, a tool
     with no parameters ({"type": "object"}), or only optional parameters that all have defaults.
@@ -274,13 +309,34 @@ def input_schema_rule(ctx: CheckContext) -> Iterator[Finding]:
 async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Structured results declare an outputSchema, `structuredContent` conforms, and a text block mirrors it.
 
-    How: static: an outputSchema must be an object schema. call: tools with an outputSchema are called
-    with arguments generated from their input schema; `structuredContent` is validated against the
-    outputSchema (jsonschema) and a text block must parse to the same JSON. A tool without an
-    outputSchema whose text result is a JSON object warns (it returns structured data undeclared).
-    Blocking: a tool with an outputSchema that may not be called (`--calls read-only` or consent).
-    n/a before 2025-06-18 (no structured output). Validation is offline: an outputSchema that refers to
-    a remote schema, or whose $refs form a cycle, leaves the result unverified (blocking), never fetched.
+    What it checks: static: an outputSchema must be an object schema. call: tools with an outputSchema are called
+    with arguments generated from their input schema; `structuredContent` is validated against the outputSchema
+    (jsonschema) and a text block must parse to the same JSON. A callable tool without an outputSchema whose text
+    result is a JSON object warns (it returns structured data undeclared); one that may not be called passes
+    unverified.
+
+    Why: seed 003 output-schema-and-structured (MCP 2025-06-18): clients validate structured results against the
+    declared schema, so a result that does not conform breaks them; the text mirror keeps clients that predate
+    structured content working.
+
+    Known false positives: the fails are exact for the one generated call (a non-object outputSchema, no
+    structuredContent, a schema violation at a JSON path). A call that did not succeed (the generated arguments may
+    be meaningless to a correct tool, or it timed out) only warns, with nothing compared. A tool that returns JSON
+    text on purpose without an outputSchema warns: the seed's SHOULD.
+
+    Passes: structuredContent conforms and a text block mirrors it, or unstructured content without an outputSchema.
+    Fails: an outputSchema that is not an object schema, a result without structuredContent, structuredContent that
+    violates the outputSchema. Warns: the call did not succeed, JSON text without an outputSchema, no text block
+    carrying the same JSON. Blocking: a tool with an outputSchema that may not be called (`--calls read-only` or
+    consent).
+
+    n/a before 2025-06-18 (no structured output). Validation is offline: an outputSchema that refers to a remote
+    schema, or whose $refs form a cycle, leaves the result unverified (blocking), never fetched.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml. An outputSchema with remote or cyclic $refs cannot be checked offline: the reviewer checks the
+    result by hand and waives the finding with a note.
     """
     from inspector.localschema import validate
 
@@ -334,14 +390,33 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Execution failures come back as `isError: true`; unknown tools and malformed requests as JSON-RPC errors.
 
-    How: probe: `tools/call` for a tool that does not exist, and a `tools/call` without `name`, on the
-    review's session (neither can execute anything). call: each callable tool gets schema-invalid
-    arguments; judged by the negotiated revision: up to 2025-06-18 invalid arguments are a protocol error
-    (JSON-RPC -32602); from 2025-11-25 they are a tool-execution error (`isError: true`). Either is
-    accepted with a note when the other is seen; silent success fails.
-    Seed and spec disagree on unknown tools: seed 003 says MUST be a JSON-RPC error; the spec only gives
-    -32602 as an example, and the python SDK answers `isError`. The finding fails per the seed and cites both.
-    Blocking: the invalid-argument part for tools that may not be called.
+    What it checks: probe: `tools/call` for a tool that does not exist, and a `tools/call` without `name`, on the
+    review's session (neither can execute anything). call: each callable tool with constrained arguments gets one
+    schema-invalid argument object (the first of: a wrong type for the first required property, that property
+    missing, an unknown field under `additionalProperties: false`); judged by the negotiated revision: up to
+    2025-06-18 invalid arguments are a protocol error (JSON-RPC -32602); from 2025-11-25 they are a tool-execution
+    error (`isError: true`). Either is accepted with a note when the other is seen; silent success fails.
+
+    Why: seed 003 error-channel-correct: execution failures MUST reach the model as `isError: true` so it can react;
+    protocol failures MUST be JSON-RPC errors. Seed and spec disagree on unknown tools: seed 003 says MUST be a
+    JSON-RPC error; the spec only gives -32602 as an example, and the python SDK answers `isError`. The finding
+    fails per the seed and cites both.
+
+    Known false positives: an unknown tool answered with `isError: true` (the python SDK does it; the spec permits
+    it) fails per seed 003: waive it where the spec's reading is chosen. The wrong-type value is 12345 for a
+    property typed string or not typed at all (`anyOf`, `$ref`, `enum` without `type`): when that property also
+    admits numbers (`["string", "integer"]`, an `anyOf` with a number) the arguments are valid, and a tool that
+    rightly accepts them fails. A call that timed out or lost its connection carries neither an error nor `isError`
+    and is read as a silent success (fail).
+
+    Passes: JSON-RPC errors for the unknown tool and the nameless call; invalid arguments answered on the revision's
+    channel. Fails: an unknown tool answered as a result (with or without `isError`), a nameless call not rejected
+    as a JSON-RPC error, invalid arguments accepted as a success. Warns: invalid arguments refused on the other
+    channel than the revision expects. Blocking: the invalid-argument part for tools that may not be called.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml.
     """
     reply = await ctx.session.request("tools/call", {"name": "mcp_review_no_such_tool", "arguments": {}})
     if reply.error is not None:
@@ -397,11 +472,22 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
 def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
     """Each tool sets readOnlyHint, destructiveHint, idempotentHint and openWorldHint, plausibly.
 
-    Why: a missing hint reads as its default (not read-only, destructive, open-world), and a wrong one
-    misleads every client that asks for consent by it.
-    Passes: all four set and consistent with the name and description. Fails: readOnlyHint and
-    destructiveHint both true. Warns: a hint missing; a read-only tool whose name or description says it
-    deletes, creates or sends; a deleting tool not marked destructive.
+    What it checks: static: each tool's `annotations` as listed; its name (split into words) and description are
+    matched against word lists of writing and destroying verbs.
+
+    Why: seed 003 annotations-set (MCP 2025-03-26): a missing hint reads as its default (not read-only, destructive,
+    open-world), and a wrong one misleads every client that asks for consent by it. The hints are advisory, so the
+    rule judges their honesty, not enforcement.
+
+    Known false positives: none for the fail: readOnlyHint and destructiveHint both true contradict each other (the
+    spec reads destructiveHint only when a tool is not read-only). The plausibility warnings are word matches: a
+    read-only `list_settings` or `get_dataset_updates` warns ("set", "updat" in its name), and a formatter whose
+    description says it "removes whitespace" warns when marked destructiveHint: false. A read-only tool whose
+    description (not its name) mentions writing does not warn.
+
+    Passes: all four set and consistent with the name and description. Fails: readOnlyHint and destructiveHint both
+    true. Warns: a hint missing; a read-only tool whose name says it deletes, creates or sends; a deleting tool not
+    marked destructive.
     """
     for tool in _tools(ctx):
         ann = annotations(tool.raw)
@@ -425,10 +511,27 @@ def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
 async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Schema-invalid arguments are rejected server-side; authorization is enforced per call.
 
-    How: call: every callable tool with parameters gets each kind of invalid argument object (wrong type,
-    missing required, unknown field where `additionalProperties: false`); each must be rejected (JSON-RPC
-    error or isError). manual: per-call authorization lives in the handler; a reviewer attests it.
-    Fails: any invalid call that succeeded. Blocking: tools that may not be called, and the manual part.
+    What it checks: call: every callable tool with constrained arguments gets each kind of invalid argument object
+    (a wrong type for the first required property, that property missing, an unknown field under
+    `additionalProperties: false`); each must be rejected (JSON-RPC error or isError). manual: per-call
+    authorization lives in the handler; a reviewer attests it. n/a for a tool that takes no constrained arguments.
+
+    Why: seed 003 arguments-validated-and-authorized: a client can send anything, whatever the schema says; the
+    handler MUST re-validate every argument and enforce authorization per call. Schema validation is not
+    authorization.
+
+    Known false positives: the wrong-type value is 12345 for a property typed string or not typed at all: when the
+    property also admits numbers (`["string", "integer"]`, an `anyOf` with a number) the object is valid, and a tool
+    that rightly accepts it fails. A call that timed out or lost its connection carries neither an error nor
+    `isError` and counts as accepted (fail). The manual part never fails by itself.
+
+    Passes: every invalid object rejected (and the manual part attested). Fails: any invalid call that succeeded, or
+    a reviewer attests missing authorization. Blocking: tools that may not be called, and the manual part.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml. The manual part: an [[attest]] entry for review.arguments-validated-and-authorized in
+    mcp-review.toml (or the TUI), by a reviewer who read each handler's authorization check.
     """
     for tool in _tools(ctx):
         cases = invalid_arguments(tool)
@@ -464,10 +567,29 @@ TRAVERSAL = "../../../../../../../../etc/passwd"
 async def injection_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Arguments that reach shells, SQL, paths or URLs are parameterized or escaped.
 
-    How: call: read-only tools with a path-like string parameter are called with a traversal payload
-    (`../../../../../../../../etc/passwd`); the contents of /etc/passwd in the result fail. manual: shells,
-    SQL and URL building need a reader of the source (grep the diff for string-built commands and
-    unbounded path joins); a reviewer attests it.
+    What it checks: call: every tool with a string parameter whose name contains path, file, filename, dir,
+    directory or folder (the first such parameter) is called, as the calling policy allows (read-only tools with
+    `--calls read-only`, others only with `--calls all`), with arguments generated from its schema and that
+    parameter set to a traversal payload (`../../../../../../../../etc/passwd`); the contents of /etc/passwd
+    (`root:x:0:0`) in the result text fail. manual: shells, SQL and URL building need a reader of the source (grep
+    the diff for string-built commands and unbounded path joins); a reviewer attests it.
+
+    Why: seed 003 injection-safe: arguments reaching shells, SQL, paths or URLs MUST be parameterized or escaped;
+    shell injection and path traversal were the most-filed MCP CVE classes in early 2026.
+
+    Known false positives: a tool meant to read any path the user names (a filesystem server configured with `/`
+    among its allowed roots) returns /etc/passwd by design and fails: the file really came back, but whether the
+    tool should have been confined is the reviewer's call; waive it with the configured roots. On a host without
+    /etc/passwd (Windows, a minimal container) the probe proves nothing and passes. Other parameters and other
+    injection classes are left to the manual part.
+
+    Passes: the payload did not return /etc/passwd. Fails: it did (path traversal), or a reviewer attests an
+    injection. Blocking: tools that may not be called, and the manual part.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml. The manual part: an [[attest]] entry for review.injection-safe in mcp-review.toml (or the TUI),
+    by a reviewer who read how arguments reach shells, SQL, paths and URLs.
     """
     for tool in _tools(ctx):
         props = properties(input_schema(tool))
@@ -510,7 +632,7 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Why: a resource server that does not check a token's audience accepts tokens minted for any other
     service, so a token leaked from (or issued by) one server opens this one (RFC 8707, RFC 9068).
-    How: a made-up bearer token that no authorization server issued is sent with the handshake on a
+    What it checks: a made-up bearer token that no authorization server issued is sent with the handshake on a
     fresh connection: it must get 401. A server that accepts it validates no token at all, audiences
     included: that exchange is the proof. Then, if the reviewer supplied a real token minted for another
     resource (`foreign_token_env` in mcp-review.toml), it is sent and must get 401.
@@ -519,6 +641,8 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     Known false positives: none for the fail: a made-up token that gets a 2xx is accepted. A server
     meant to be public (no authorization at all) fails too; that is a decision to waive, with the reason.
     n/a on stdio.
+    To verify when blocking: set foreign_token_env in mcp-review.toml to an environment variable holding a
+    real token issued for another resource.
     """
     import secrets
 
@@ -565,9 +689,19 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
 def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
     """HTTP: client tokens are never forwarded upstream.
 
-    Upstream calls use a token the server obtained as its own OAuth client; passing the client's token
-    through is a confused-deputy exfiltration path. Only the source shows it: a reviewer attests.
-    n/a on stdio.
+    What it checks: manual only: nothing on the wire shows which token the server sends upstream; a reviewer reads
+    the upstream calls in the source and attests. n/a on stdio.
+
+    Why: seed 003 no-token-passthrough (MCP 2025-11-25 authorization): upstream calls use a token the server
+    obtained as its own OAuth client; passing the client's token through is a confused-deputy exfiltration path,
+    explicitly forbidden.
+
+    Known false positives: none: the rule never fails by itself; only a reviewer's attestation decides.
+
+    Passes: attested. Fails: a reviewer attests that tokens are passed through. Blocking: until attested.
+
+    To verify when blocking: an [[attest]] entry for review.no-token-passthrough in mcp-review.toml (or the TUI),
+    with a note naming what was read.
     """
     yield from ctx.manual("the server never forwards the client's token to upstream APIs.")
 
@@ -582,10 +716,29 @@ def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
 async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     """HTTP: RFC 9728 metadata is served, and a 401 carries `WWW-Authenticate` with `resource_metadata`.
 
-    How: a request without credentials must get 401 with `WWW-Authenticate: Bearer resource_metadata=...`
-    (a `scope` hint is expected too); the metadata document (from the header, else
-    /.well-known/oauth-protected-resource{path}, then the root) must be JSON with a non-empty
-    `authorization_servers`. Fails: no 401, no header, no document. Warns: no scope hint. n/a on stdio.
+    What it checks: probe, on fresh connections: the handshake without credentials must get 401 with
+    `WWW-Authenticate: Bearer resource_metadata=...` (a `scope` hint is expected too); the metadata document (from
+    the header when it names the target's origin, else /.well-known/oauth-protected-resource{path}, then the root)
+    is fetched with GET and must be JSON with a non-empty `authorization_servers`. A `resource_metadata` on another
+    origin is never fetched.
+
+    Why: seed 003 resource-server-metadata (RFC 9728; MCP 2025-06-18 / 2025-11-25): clients find the authorization
+    server through this document and the 401 challenge; without them a client cannot obtain a token the standard
+    way.
+
+    Known false positives: a server that is public on purpose (MCP makes authorization optional), or a loopback
+    development server without authorization, fails with "no authorization required": that is seed 003's MUST for
+    HTTP servers; waive it with the reason. A handshake that got no answer in time has no status and fails the same
+    way (HTTP None).
+
+    Passes: a 401 challenge with resource_metadata and a scope hint, and metadata with authorization_servers. Fails:
+    no 401, no header, no document. Warns: no scope hint; metadata advertised on another origin but served at the
+    target's well-known location. Blocking: the header names another origin and the target serves no metadata of its
+    own. n/a on stdio.
+
+    To verify when blocking: a reviewer fetches the document the header names (on its other origin), checks its
+    `authorization_servers`, and waives the finding with a note; or the server also serves it at its own well-known
+    location.
     """
     import re
     from urllib.parse import urlsplit
@@ -655,12 +808,27 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Tool definitions are stable within a session and against a pinned baseline, or version-bumped.
 
-    How: observe: `tools/list` is asked again at the end of the run and every definition's canonical
-    hash (name + description + schemas + annotations, the whole wire object) compared with the first
-    listing; a `notifications/tools/list_changed` during the run is noted. baseline: with
-    `--baseline FILE`, hashes are compared with the pinned ones: a changed definition under the same
-    server version fails (silently edited); a new version passes with the changes listed.
-    Blocking: no baseline pinned (the first `--baseline` run writes one).
+    What it checks: observe: `tools/list` is asked again at the end of the run and every definition's canonical hash
+    (name + description + schemas + annotations, the whole wire object) compared with the first listing; tools added
+    or removed are not judged, and a `notifications/tools/list_changed` during the run does not excuse a change.
+    baseline: with `--baseline FILE`, hashes are compared with the pinned ones: a changed definition under the same
+    server version (serverInfo.version) fails (silently edited); a new version passes with the changes listed.
+
+    Why: seed 003 rug-pull-mitigation: a server can change a tool's description or schema after the user approved
+    it; approvals bound to a hash of the definition only protect users if definitions are stable or version-bumped.
+
+    Known false positives: the hash comparison is exact; the reading "silently edited" may be wrong. A server whose
+    definitions follow its state or configuration (a description that counts stored items, tools shaped by
+    environment or allowed directories) fails within a session even when it announced the change with list_changed,
+    and fails against a baseline when its configuration changed but its version did not; a server that never changes
+    its reported version fails any edit. Waive with the reason.
+
+    Passes: stable within the session and equal to the baseline, a new version with its changes listed, or the first
+    run that pins the baseline. Fails: a definition changed within one session, or since the baseline without a
+    version bump. Blocking: no baseline pinned (the first `--baseline` run writes one).
+
+    To verify when blocking: run with `--baseline FILE` (the first run pins the definitions; later runs compare
+    against them).
     """
     first = {t.name: definition_hash(t.raw) for t in _tools(ctx)}
     spec = next(s for s in CATALOG_LISTS if s.kind == "tool")
@@ -718,11 +886,26 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     """stdio: credentials come from the environment; HTTP: HTTPS, a bearer on every request, none in the query.
 
-    How: stdio: the launch command's arguments must not carry credentials (`--token X`, `password=...`).
-    HTTP: the URL must be https (plain http on a loopback address warns); a request without the bearer
-    must get 401; a request with the token in the query string instead of the header must get 401.
-    Fails: a credential in the arguments, a non-local plain-HTTP URL, a request accepted without the
-    header or with a query-string token.
+    What it checks: stdio (static): the launch command's arguments must not carry credentials (`--token X`,
+    `password=...`: an argument containing token, secret, password, passwd, api-key, apikey, api_key or credential,
+    with `=` or followed by a value). HTTP (probe, fresh connections): the URL must be https (plain http on a
+    loopback address warns); a request without the bearer must get 401; with a bearer configured, a request with the
+    token in the query string (`access_token=`) instead of the header must get 401.
+
+    Why: seed 003 transport-config (MCP 2025-11-25 authorization): command-line arguments are readable by every
+    local process and land in logs, so stdio credentials come from the environment; plain HTTP exposes bearer
+    tokens; a token in a query string leaks through logs, history and Referer headers.
+
+    Known false positives: the stdio test is a word match on arguments: `--token-file PATH`, `--password-env VAR` or
+    a flag like `--no-token` followed by another argument fail though no secret is on the command line. On HTTP, a
+    server that is public on purpose fails ("a request without Authorization got HTTP 200"); any status but 401
+    counts: a server that refuses the query-string token with 400 or 403 fails as "accepted", and a probe that got
+    no answer in time (no status) fails the same way. Only 127.0.0.1, localhost and ::1 count as loopback: plain
+    http on 127.0.0.2 or a LAN address fails.
+
+    Passes: no credentials on the command line (stdio); HTTPS, 401 without a bearer, query-string token refused
+    (HTTP). Fails: a credential in the arguments, a non-local plain-HTTP URL, a request accepted without the header
+    or with a query-string token. Warns: plain HTTP on a loopback address.
     """
     if not ctx.is_http:
         leaks = secret_arg_positions(ctx.target.args)
@@ -774,17 +957,19 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
 def same_origin(ctx: CheckContext) -> Iterator[Finding]:
     """HTTP: every URL the server sends the client to stays on the origin the reviewer named.
 
-    Why: a client sends its credentials where the server tells it to. An SSE `endpoint` event that names
-    another host makes a client POST every message, bearer token included, to that host; a redirect to
-    another origin does the same for clients that follow redirects. mcp-review sends nothing to any
-    origin but the target's, so it refuses such a request and records it (the official `mcp` SDK's SSE
-    client refuses such an endpoint too).
-    How: observe: every request mcp-review refused during the review (the main connection and every
-    probe), with the wire entry that names the URL.
-    Passes: nothing pointed elsewhere. Fails: an SSE endpoint on another origin. Warns: a redirect to
-    another origin (a redirect is allowed by HTTP; following it with credentials is the risk).
-    Known false positives: a deployment that really serves its message endpoint from another host (a
-    separate API domain) is flagged; waive it with the reason if that host is trusted. n/a on stdio.
+    What it checks: observe: every request mcp-review refused during the review (the main connection and every
+    probe), with the wire entry that names the URL. mcp-review sends nothing to any origin but the target's, so it
+    refuses such a request and records it (the official `mcp` SDK's SSE client refuses such an endpoint too).
+
+    Why: seed 003 transport-config: a client sends its credentials where the server tells it to. An SSE `endpoint`
+    event that names another host makes a client POST every message, bearer token included, to that host; a redirect
+    to another origin does the same for clients that follow redirects.
+
+    Known false positives: a deployment that really serves its message endpoint from another host (a separate API
+    domain) is flagged; waive it with the reason if that host is trusted.
+
+    Passes: nothing pointed elsewhere. Fails: an SSE endpoint on another origin. Warns: a redirect to another origin
+    (a redirect is allowed by HTTP; following it with credentials is the risk). n/a on stdio.
     """
     refused = ctx.wire.refusals
     if not refused:

@@ -32,11 +32,20 @@ TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """An unsupported requested version gets a version the server supports, not an echo; supported ones are honoured.
 
-    How (each on a fresh connection): legacy era: `initialize` with protocolVersion 1999-01-01 must be
+    What it checks: on a fresh connection each: legacy era: `initialize` with protocolVersion 1999-01-01 must be
     answered with a known version the server supports (echoing 1999-01-01 fails; an error with
     `data.supported` warns: the spec's error-handling example allows it, its normative text asks for a
     counter-offer); `initialize` with the negotiated revision must be echoed. 2026-07-28: `server/discover`
     with version 1999-01-01 must get -32022 UnsupportedProtocolVersion with `data.supported`.
+    Why: seed 002 version negotiation (LC-02, LC-03; 2026-07-28 LC-06): a client that is told the version it
+    asked for believes the server speaks it; only a counter-offer (or the supported list) lets it fall back.
+    Known false positives: a probe that got no answer in time fails ("no answer to initialize", or on
+    2026-07-28 a missing -32022), as does a server that closes the connection instead of answering. A
+    counter-offer of a revision mcp-review does not know yet (newer than KNOWN_VERSIONS) fails as "not a
+    version it supports".
+    Passes: 1999-01-01 gets a supported version (or -32022 with data.supported) and the negotiated revision is
+    echoed. Fails: no answer, an echo or unknown version, the negotiated revision not echoed, no -32022 with
+    data.supported on 2026-07-28. Warns: an error with data.supported instead of a counter-offer.
     """
     async with ctx.probe() as p:
         if ctx.era == "modern":
@@ -96,11 +105,19 @@ CAPS = (("tools", "tools/list"), ("resources", "resources/list"), ("prompts", "p
 async def capabilities(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Declared capabilities match what is served, and their shapes match the schema.
 
-    How: each capability value must be an object (`listChanged`, `subscribe` booleans); for tools,
+    What it checks: each capability value must be an object (`listChanged`, `subscribe` booleans); for tools,
     resources and prompts not declared, `<x>/list` must not list items (items served is an undeclared
     capability, CAP-01: fail; an empty list warns, -32601 is expected); declared ones must list without
     error; log notifications (`notifications/message`)
     without a declared `logging` capability fail.
+    Why: seed 002 capabilities (CAP-01, LG-01): clients decide what to ask for by the declared capabilities;
+    a server serving what it did not declare, or declaring what it cannot serve, is misread.
+    Known false positives: none known for the fails (a declared list failing means a JSON-RPC error or a
+    result without its array). An empty list served without the capability only warns. Logging is judged
+    only by what was sent during the review.
+    Passes: declared capabilities well-shaped and served as declared. Fails: a malformed capability, a
+    declared list that failed, items served without the capability, logs without `logging`. Warns: an empty
+    list answered for an undeclared capability.
     """
     caps = ctx.snapshot.capabilities
     problems: list[str] = []
@@ -149,13 +166,21 @@ async def capabilities(ctx: CheckContext) -> AsyncIterator[Finding]:
 def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
     """Every message from the server validates against the official schema of the negotiated revision.
 
-    How: every message the server sent on the review's own session (not the deliberately odd probes)
-    is validated with jsonschema against the vendored schema.json of the negotiated revision: the
-    envelope, and the specific result, notification or request definition for its method. Of the
-    messages the server sends unasked (notifications, requests), the first PER_METHOD of each method
-    are validated: a flood of 100,000 progress notifications says nothing the first thousand do not,
-    and would take minutes.
-    Fails: any problem, each with its wire entry and JSON path (e.g. result.tools[3].inputSchema).
+    What it checks: observe: every message the server sent on the review's own session (not the deliberately odd
+    probes) is validated with jsonschema against the vendored schema.json of the negotiated revision: the envelope,
+    and the specific result, notification or request definition for its method. Of the messages the server sends
+    unasked (notifications, requests), the first PER_METHOD (1,000) of each method are validated: a flood of 100,000
+    progress notifications says nothing the first thousand do not, and would take minutes.
+
+    Why: seed 002 (all JSON field names camelCase, the official TypeScript schema is the source of truth; RPC-01):
+    clients parse by that schema, so a misnamed or mistyped field is dropped or breaks them.
+
+    Known false positives: none known: only what the server sent on the review's own session is judged, against the
+    official schema of the revision the server itself negotiated. Unasked messages beyond the first 1,000 of a
+    method are not validated: a pass does not cover them (the message says how many).
+
+    Passes: every validated message valid. Fails: any problem, each with its wire entry and JSON path (e.g.
+    result.tools[3].inputSchema).
     """
     from inspector.schemas import validate_wire
 
@@ -196,8 +221,17 @@ def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
 def stdio_clean(ctx: CheckContext) -> Iterator[Finding]:
     """A stdio server writes nothing but JSON-RPC messages on stdout.
 
-    How: every stdout line of every connection of the review (session and probes) that is not a
+    What it checks: observe: every stdout line of every connection of the review (session and probes) that is not a
     JSON-RPC message was kept as noise; any fails (logs belong on stderr). n/a over HTTP.
+
+    Why: seed 002 protocol layer; RPC-09: on stdio, stdout is the message channel; a log line or banner there
+    corrupts the stream for every client that does not skip it.
+
+    Known false positives: none known: a line on stdout that is not a JSON-RPC message breaks the stdio transport
+    whatever it says (a pretty-printed message split over lines too). Lines written on a probe connection count as
+    well: the same server wrote them.
+
+    Passes: stdout carried only JSON-RPC. Fails: any other line (the count and the first one quoted).
     """
     noise = [e for e in ctx.wire.entries if e.direction == "noise"]
     if noise:
@@ -223,10 +257,19 @@ def _camel_to_snake(method: str) -> str:
 def notification_names(ctx: CheckContext) -> Iterator[Finding]:
     """Notification methods use the spec's names (`notifications/tools/list_changed`, not `listChanged`).
 
-    How: every notification the server sent during the review is compared with the notification
-    methods of the negotiated revision's schema. A camelCase variant of a spec name fails; another
-    unknown `notifications/...` method warns (it may be an extension).
-    n/a when the server sent no notification during the review.
+    What it checks: observe: every notification the server sent during the review is compared with the notification
+    methods of the negotiated revision's schema. A camelCase variant of a spec name fails; another unknown
+    `notifications/...` method warns (it may be an extension). n/a when the server sent no notification during the
+    review.
+
+    Why: seed 002 Notifications: method strings use underscores (`list_changed`) while capability keys use camelCase
+    (`listChanged`); clients dispatch on the exact string, so a camelCase method is never handled.
+
+    Known false positives: a server that sends the camelCase form next to the spec form for old clients fails: seed
+    002 asks emitters to produce only the underscore form. Vendor notifications only warn. Notifications the server
+    did not send during the review are not judged.
+
+    Passes: every notification uses a spec name. Fails: a camelCase variant. Warns: an unknown method.
     """
     from inspector.schemas import server_notification_methods
 
@@ -258,9 +301,19 @@ def notification_names(ctx: CheckContext) -> Iterator[Finding]:
 def tool_names(ctx: CheckContext) -> Iterator[Finding]:
     """Tool names follow the revision's rules (1-128 characters of A-Z a-z 0-9 _ . -) and are unique across pages.
 
-    The spec text (2025-11-25, 2026-07-28) says 1-128 characters from `[A-Za-z0-9_.-]`; SEP-986 itself
-    and the conformance suite say 1-64 and also allow `/`. This rule follows the spec text and notes
-    names over 64 characters. Before 2025-11-25 the guidance did not exist: violations warn.
+    What it checks: static: every listed tool name, across all pages, against 1-128 characters of `[A-Za-z0-9_.-]`,
+    and uniqueness.
+
+    Why: seed 002 protocol layer; MCP 2025-11-25 tool names (SEP-986): clients key tools by name, some refuse other
+    characters, and a duplicate makes calls ambiguous.
+
+    Known false positives: the spec text (2025-11-25, 2026-07-28) says 1-128 characters from `[A-Za-z0-9_.-]`;
+    SEP-986 itself and the conformance suite say 1-64 and also allow `/`. This rule follows the spec text and notes
+    names over 64 characters: a name with `/`, which the conformance suite accepts, fails on a 2025-11-25 server.
+    Before 2025-11-25 the guidance did not exist: violations warn.
+
+    Passes: valid and unique (a name over 64 characters is noted). Fails: no name, a duplicate, a name breaking the
+    rule (from 2025-11-25). Warns: a name breaking the rule before 2025-11-25.
     """
     strict = ctx.revision_at_least("2025-11-25")
     seen: set[str] = set()
@@ -292,7 +345,17 @@ def tool_names(ctx: CheckContext) -> Iterator[Finding]:
 async def unknown_method(ctx: CheckContext) -> AsyncIterator[Finding]:
     """An unknown method gets JSON-RPC -32601 (and HTTP 404 on 2026-07-28 Streamable HTTP).
 
-    How: `mcp-review/no-such-method` on the review's session.
+    What it checks: probe: `mcp-review/no-such-method` on the review's session; the JSON-RPC error code, and on
+    2026-07-28 Streamable HTTP the HTTP status.
+
+    Why: seed 002 handler dispatch; JSON-RPC 2.0 and RPC-05: clients tell "not supported" from "failed" by -32601;
+    2026-07-28 adds HTTP 404.
+
+    Known false positives: none known: JSON-RPC 2.0 defines -32601 for an unknown method. A request that gets no
+    answer in time stops the rule as blocking (could not finish), not as a fail.
+
+    Passes: -32601 (with 404 on 2026-07-28 Streamable HTTP). Fails: another code or a result; -32601 with another
+    HTTP status on 2026-07-28.
     """
     reply = await ctx.session.request("mcp-review/no-such-method", {})
     code = (reply.error or {}).get("code")
@@ -308,7 +371,16 @@ async def unknown_method(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
     """`ping` is answered promptly with an empty result.
 
-    n/a on 2026-07-28, which removed `ping`.
+    What it checks: probe: `ping` on the review's session, waiting the probe timeout; the answer must be the empty
+    result `{}`. n/a on 2026-07-28, which removed `ping`.
+
+    Why: seed 002 server layer; PING-01: clients and gateways use ping to tell a live connection from a dead one;
+    the spec requires an empty result.
+
+    Known false positives: none known. A `ping` that gets no answer within the probe timeout stops the rule as
+    blocking (could not finish), not as a fail.
+
+    Passes: `{}`. Fails: an error or any other result.
     """
     if ctx.era == "modern":
         yield ctx.na(None, "2026-07-28 removed ping")
@@ -329,8 +401,21 @@ async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Cursors work (no loops, no duplicates across pages); an invalid cursor gets -32602.
 
-    How: the listing already walked every page of every list (loop guard on); then `tools/list` with
-    an invalid cursor. A loop or duplicate fails; an invalid cursor accepted warns (a SHOULD).
+    What it checks: static: the listing already walked every page of every list (loop guard on); a listing that
+    stopped early fails. probe: `tools/list` with an invalid cursor on the review's session. Duplicate tool names
+    across pages are judged by `spec.tool-names`.
+
+    Why: seed 002 server layer; PAG-01, PAG-02: a cursor that comes back makes a client page forever, and an invalid
+    cursor SHOULD get -32602 rather than silently restart the list.
+
+    Known false positives: a listing stops early not only on a cursor that came back or a nextCursor that is not a
+    string, but also when a later page got no answer in time, when walking the listing took over 4 x --timeout, and
+    after the page cap: a slow or very large server fails with the reason quoted (the message says which); raise
+    --timeout to tell. An invalid cursor accepted only warns.
+
+    Passes: every list walked to its end; an invalid cursor -> -32602. Fails: a listing stopped early (a loop, a
+    non-string cursor, a timeout or a cap). Warns: an invalid cursor accepted or answered with another code (a
+    SHOULD). n/a for the cursor probe when the server declares no tools.
     """
     for listing in ctx.snapshot.lists.values():
         if listing.stopped:
@@ -376,8 +461,17 @@ def _icon_problems(icons: Any) -> list[str]:
 def icons(ctx: CheckContext) -> Iterator[Finding]:
     """Icons are arrays of `{src, mimeType?, sizes?, theme?}` with https or data: sources.
 
-    How: `icons` on serverInfo, tools, resources, templates and prompts. A singular icon, a string
-    array, a `javascript:`/`file:` source, string `sizes` or an unknown theme fail. n/a with no icons.
+    What it checks: static: `icons` on serverInfo, tools, resources, templates and prompts. A singular icon, a
+    string array, a `javascript:`/`file:` source (any scheme but https, http and data), a non-string mimeType,
+    string `sizes` or an unknown theme fail. n/a with no icons.
+
+    Why: seed 002 Icons: `icons?: Icon[]`, an array of `{src, mimeType?, sizes?, theme?}` objects, not a string or a
+    single object; clients render the sources, so a script or local-file source is a risk.
+
+    Known false positives: none known for the shape. A relative `src` (`/icon.png`) fails as an unknown scheme: the
+    spec names HTTP(S) URLs and data: URIs only. `http:` sources pass though the message asks for https.
+
+    Passes: well-formed icons. Fails: each malformed icon array, its problems listed.
     """
     subjects: list[tuple[Item | None, Any]] = []
     if isinstance(ctx.snapshot.server_info, dict) and "icons" in ctx.snapshot.server_info:
@@ -398,13 +492,22 @@ def icons(ctx: CheckContext) -> Iterator[Finding]:
 async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Task-augmented calls follow the spec: `tasks/*` semantics and `taskSupport` enforcement.
 
-    How: every `taskSupport` is forbidden|optional|required, and optional|required only on a server that
+    What it checks: every `taskSupport` is forbidden|optional|required, and optional|required only on a server that
     declares tasks (warn otherwise). The rest applies only when the server declares tasks (2025-11-25
     `capabilities.tasks`, 2026-07-28 the `io.modelcontextprotocol/tasks` extension): n/a otherwise;
     `tasks/get` with an unknown taskId must get
     -32602; a `required` tool called without a task must get -32601 (seed 002 says InvalidParameters:
     the spec's tool-level negotiation says -32601 MUST, its error-handling section allows -32600; both
     are cited) — that part needs a call permission, else blocking.
+    Why: seed 002 Task handlers (MCP 2025-11-25 tasks): clients rely on tasks/* errors and on `taskSupport`
+    enforcement to know whether a call runs as a task.
+    Known false positives: a `required` tool answered with -32600 or -32602 passes (both cited); a call that
+    timed out has no error code and fails. A `tasks/get` that gets no answer stops the rule as blocking.
+    Passes: -32602 for an unknown taskId; a `required` tool refused without a task. Fails: an invalid
+    taskSupport value, another answer to tasks/get, a `required` tool that ran without a task. Warns:
+    optional|required on a server that declares no tasks.
+    To verify when blocking: `--calls read-only` for a read-only `required` tool, `--calls all` (consent)
+    for others, or calls.allow.
     """
     caps = ctx.snapshot.capabilities
     ext = (caps.get("extensions") or {}) if isinstance(caps.get("extensions"), dict) else {}
@@ -464,12 +567,22 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Sessions, `MCP-Protocol-Version`, 404 on an unknown session, Origin validation, content types.
 
-    How (fresh connections): legacy era: the session id is visible ASCII; a request with a bogus session
-    id gets 404; one without a session id gets 400 (SHOULD: warn); an invalid MCP-Protocol-Version
-    gets 400 (≥2025-06-18); a notification POST gets 202; a foreign Origin gets 403 (≥2025-11-25, any
-    4xx before). 2026-07-28: a request without Mcp-Method gets 400 / -32020; GET gets 405 (SHOULD:
-    warn); a foreign Origin gets 403. Responses to requests are application/json or text/event-stream.
-    n/a on stdio and legacy SSE.
+    What it checks: probe (fresh connections): legacy era: the session id is visible ASCII; a request with a bogus
+    session id gets 404; one without a session id gets 400 (SHOULD: warn); an invalid MCP-Protocol-Version gets 400
+    (>=2025-06-18); a notification POST gets 202; a foreign Origin gets 403 (>=2025-11-25, any 4xx before).
+    2026-07-28: a request without Mcp-Method gets 400 / -32020; GET gets 405 (SHOULD: warn); a foreign Origin gets
+    403. Responses to requests are application/json or text/event-stream. n/a on stdio and legacy SSE.
+
+    Why: seed 002 server layer; Streamable HTTP (HT-02, HT-04, HT-10..HT-14; 2026-07-28 HM-01, HM-04, HM-08):
+    session ids and version headers keep one client's state apart from another's, and Origin validation stops
+    DNS-rebinding attacks from a browser, on local servers above all.
+
+    Known false positives: each probe waits the probe timeout; one that got no answer has no status and fails as a
+    wrong status ("HTTP None"), and a foreign-Origin request that got no answer is read as accepted (HTTP 200). A
+    server behind a gateway is judged by the gateway's status codes. A server that issues no session id skips the
+    session checks.
+
+    Passes: every check as the spec says. Fails: any MUST broken (listed). Warns: only SHOULDs broken.
     """
     if ctx.target.kind != "http":
         yield ctx.na(None, "legacy HTTP+SSE transport: see tokens.transport")

@@ -148,6 +148,47 @@ def test_every_rule_has_docs_and_both_fixtures():
     assert len(RULES) >= 49
 
 
+DOC_SECTIONS = ("What it checks:", "Why:", "Known false positives:", "Passes:")
+BLOCKING_SECTION = "To verify when blocking:"
+
+
+def can_block(rule) -> bool:
+    """A rule that may end blocking: it calls tools or needs a person, or its code says so."""
+    import inspect
+
+    code = inspect.getsource(rule.fn)
+    says = any(f"ctx.{name}(" in code for name in ("blocking", "blocking_call", "manual", "samples"))
+    return says or bool({"call", "manual"} & set(rule.modes))
+
+
+def missing_doc_sections(rules) -> dict[str, list[str]]:
+    """For each rule whose docstring lacks a section (issue 9: ruff-style docs), the sections it lacks."""
+    out = {}
+    for rule in rules:
+        wanted = DOC_SECTIONS + ((BLOCKING_SECTION,) if can_block(rule) else ())
+        lacking = [s for s in wanted if s not in rule.doc]
+        if lacking:
+            out[rule.id] = lacking
+    return out
+
+
+def test_every_rule_doc_has_its_sections():
+    assert not missing_doc_sections(RULES.values())
+
+
+def test_the_doc_section_check_can_fail():
+    from dataclasses import replace
+
+    rule = RULES["review.injection-safe"]
+
+    def stripped():
+        pass
+
+    stripped.__doc__ = rule.doc.replace(BLOCKING_SECTION, "To check:")
+    assert can_block(rule)
+    assert missing_doc_sections([replace(rule, fn=stripped)]) == {rule.id: [BLOCKING_SECTION]}
+
+
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_rule_passes_on_its_good_fixture(rule):
     good, _ = CASES[rule]
