@@ -15,6 +15,8 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from inspector.report import FORMATS, render
+from inspector.report.markdown import cell
+from inspector.report.markdown_short import LIMIT, cause
 from inspector.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -135,7 +137,8 @@ def sample_review() -> Review:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_golden(fmt):
     text = render(sample_review(), fmt)
-    path = GOLDEN / f"review.{ {'md': 'md', 'json': 'json', 'sarif': 'sarif.json', 'junit': 'junit.xml'}[fmt] }"
+    suffix = {"md": "md", "md-full": "full.md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}[fmt]
+    path = GOLDEN / f"review.{suffix}"
     if os.environ.get("UPDATE_GOLDENS") == "1":
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
@@ -161,8 +164,9 @@ def test_expired_waiver_counts_again():
     assert finding.effective == "fail" and "expired on 2099-01-31" in (finding.note or "")
 
 
-def test_markdown_is_safe_for_a_pull_request():
-    md = render(sample_review(), "md")
+@pytest.mark.parametrize("fmt", ["md", "md-full"])
+def test_markdown_is_safe_for_a_pull_request(fmt):
+    md = render(sample_review(), fmt)
     assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
     assert "\x1b" not in md and "\\u001b[31m" in md
     outside_code = re.sub(r"````.*?````|```.*?```", "", md, flags=re.S)
@@ -189,3 +193,94 @@ def test_sarif_and_junit_are_well_formed():
     root = ET.fromstring(render(sample_review(), "junit"))
     suite = root.find("testsuite")
     assert suite is not None and suite.get("tests") == "7" and suite.get("failures") == "2"
+
+
+@pytest.mark.parametrize(
+    ("message", "subject", "expected"),
+    [
+        (
+            "the result envelope needs a call: run with --calls read-only (or --calls all) to let mcp-review call tools",
+            "a",
+            "run with --calls read-only (or --calls all) to let mcp-review call tools",
+        ),
+        (
+            "the output shape needs a call: it is not annotated readOnlyHint: true; it is annotated destructiveHint: "
+            "true: only --calls all (the reviewer's consent) lets mcp-review call it",
+            "b",
+            "only --calls all (the reviewer's consent) lets mcp-review call it",
+        ),
+        (
+            "the request_id needs a call: add 'tool_a' to the tools allowed for calls in mcp-review.toml (calls.allow)",
+            "tool_a",
+            "add '…' to the tools allowed for calls in mcp-review.toml (calls.allow)",
+        ),
+        (
+            "needs a reviewer: no shell. Attest it in mcp-review.toml ([[attest]]) or the TUI.",
+            None,
+            "Attest it in mcp-review.toml ([[attest]]) or the TUI",
+        ),
+        (
+            "needs a token issued for another resource: set foreign_token in mcp-review.toml",
+            None,
+            "set foreign_token in mcp-review.toml",
+        ),
+        (
+            "stable within this session; no baseline pinned to compare versions: run with --baseline FILE (the first "
+            "run pins it)",
+            None,
+            "run with --baseline FILE (the first run pins it)",
+        ),
+        ("structuredContent not validated: a remote $ref", "t", "structuredContent not validated: a remote $ref"),
+    ],
+)
+def test_blocking_cause_is_the_remedy_its_message_names(message, subject, expected):
+    assert cause(Finding("any.rule", "any", "blocking", message, subject)) == expected
+
+
+def hostile_review(rules: int) -> Review:
+    """60 tools with 5,000-character names full of backticks, pipes, tags and bidi overrides; every finding
+    quotes its tool's name; `rules` rules each fail, warn and block for every tool with its own reason."""
+    names = [f"t{i}_" + "`|<b>\u202e\u200b" * 500 for i in range(60)]
+    listing = {"seq": 5, "dir": "recv", "conn": 1, "message": {"result": {"tools": [{"name": n} for n in names]}}}
+    findings = [
+        Finding(f"review.r{r}", "review", status, f"{n} is bad: {n} <IMPORTANT> #{i}", n, "tool", "seed", "static", [5])
+        for r in range(rules)
+        for status in ("fail", "warn", "blocking")
+        for i, n in enumerate(names)
+    ]
+    return Review(
+        server={"name": "<b>x</b>" * 100},
+        target={"kind": "stdio", "command": "x" * 10_000},
+        revision="2025-11-25",
+        era="legacy",
+        transport="stdio",
+        findings=findings,
+        tools=names,
+        tokens={"encoding": "cl100k_base", "total": 1, "tools": [{"name": n, "tokens": {"total": 1}} for n in names]},
+        exchanges={5: listing},
+    )
+
+
+@pytest.mark.parametrize("rules", [3, 60])
+def test_short_review_of_a_hostile_server_fits_a_pr_comment(rules):
+    md = render(hostile_review(rules), "md")
+    assert len(md) < LIMIT, len(md)
+    assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
+    assert "\u202e" not in md and "<U+202E>" in md
+    assert "and 54 more" in md, "subjects are capped per line"
+    outside_code = re.sub(r"````.*?````|```.*?```", "", md, flags=re.S)
+    outside_code = re.sub(r"(`+) .*? \1|`[^`\n]*`", "", outside_code)
+    assert "<b>" not in outside_code and "<IMPORTANT>" not in outside_code
+    assert ("No room here" in md) == (rules == 60), "rules that do not fit shrink to one line each"
+    assert "--format md-full" in md
+
+
+def test_full_review_keeps_every_finding_with_its_evidence():
+    review = sample_review()
+    full = render(review, "md-full")
+    assert all(f.rule in full for f in review.findings)
+    shown = [f for f in review.findings if f.effective in ("fail", "warn")]
+    assert all(cell(f.message, 600) in full for f in shown)
+    shown = [f for f in shown if set(f.evidence) & set(review.exchanges)]  # every cited exchange the review kept
+    assert full.count("<summary>evidence (wire)</summary>") == len(shown)
+    assert '#4 → {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}' in full

@@ -45,13 +45,17 @@ def subject(f: Finding, limit: int = 200) -> str:
 
 
 def exchange(
-    review: Review, f: Finding, *, seqs: int = 2, entries: int = 4, chars: int = EVIDENCE_CHARS, title: str = ""
+    review: Review, f: Finding, *, related: bool = True, chars: int = EVIDENCE_CHARS, title: str = ""
 ) -> list[str]:
-    """The wire entries a finding cites (its first `seqs`, each with up to `entries` related ones), collapsed."""
+    """The wire entries a finding cites (its first two; `related`: each with up to 4 entries of the same
+    exchange, e.g. the request a response answers), collapsed."""
     lines: list[str] = []
-    for seq in f.evidence[:seqs]:
-        related = [e for s, e in sorted(review.exchanges.items()) if s == seq or _same_exchange(review, seq, s)]
-        lines += [_entry_text(entry, f.subject, chars) for entry in related[:entries]]
+    for seq in f.evidence[:2]:
+        if related:
+            entries = [e for s, e in sorted(review.exchanges.items()) if s == seq or _same_exchange(review, seq, s)]
+        else:
+            entries = [review.exchanges[seq]] if seq in review.exchanges else []
+        lines += [_entry_text(entry, f.subject, chars) for entry in entries[:4]]
     if not lines:
         return []
     body = "\n".join(lines).splitlines()
