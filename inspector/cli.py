@@ -92,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument(
         "--out",
         metavar="FILE",
-        help="write the review here instead of stdout; with --format md also the complete one, as FILE.full.md",
+        help="write the review here instead of stdout; with --format md also the complete one beside it "
+        "(review.md: review.full.md)",
     )
     chk.add_argument(
         "--review-config",

@@ -137,13 +137,13 @@ def _by_rule(review: Review, status: str) -> dict[str, list[Finding]]:
 def _rule_group(review: Review, rule: str, items: list[Finding], shown: dict[str, str]) -> tuple[list[str], str]:
     """(the rule in detail, the rule in one line): heading, summary, subjects by reason, and the first
     subject's evidence, or where it was already quoted (`shown`)."""
-    summaries = _summaries()
     brief = f"- **{rule}** ({len(items)}): {_names(items, 3)}"
     by_reason: dict[str, list[Finding]] = defaultdict(list)
     for f in items:
         by_reason[_without_subject(f.message, f.subject)].append(f)
     ranked = sorted(by_reason.items(), key=lambda kv: -len(kv[1]))
-    lines = [f"### {rule} ({len(items)})", "", *([cell(summaries[rule], TEXT), ""] if summaries.get(rule) else [])]
+    summary = _summaries().get(rule)
+    lines = [f"### {rule} ({len(items)})", "", *([cell(summary, TEXT), ""] if summary else [])]
     lines += [f"- {_names(fs)}: {cell(reason, TEXT)}" for reason, fs in ranked[:REASONS]]
     rest = sum(len(fs) for _, fs in ranked[REASONS:])
     if rest:
@@ -163,6 +163,7 @@ def _evidence(review: Review, rule: str, f: Finding, shown: dict[str, str]) -> l
 
 
 def _name(f: Finding) -> str:
+    """A subject inside HTML (`<summary>`), where a code span does not render: escaped text instead."""
     return cell(f.subject, NAME) if f.subject else "server"
 
 
