@@ -173,6 +173,7 @@ def test_markdown_is_safe_for_a_pull_request(fmt):
     outside_code = re.sub(r"(`+) .*? \1|`[^`\n]*`", "", outside_code)
     assert "<IMPORTANT>" not in outside_code, "server text reaches markdown only as code or escaped"
     assert "\\|" in md  # a pipe in server text cannot break a table
+    assert html_tags(md) <= OWN_TAGS
     assert "## Sign-off" in md and "## Review coverage" in md and "## Token cost (cl100k_base)" in md
 
 
@@ -237,13 +238,24 @@ def test_blocking_cause_is_the_remedy_its_message_names(message, subject, expect
     assert cause(Finding("any.rule", "any", "blocking", message, subject)) == expected
 
 
+OWN_TAGS = {"h1", "h2", "h3", "p", "ul", "li", "strong", "code", "pre", "details", "summary", "em"}
+OWN_TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}
+
+
+def html_tags(md: str) -> set[str]:
+    """The tags a CommonMark renderer (raw HTML passed through, as GitHub does before sanitizing) makes of `md`."""
+    from markdown_it import MarkdownIt
+
+    return set(re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", MarkdownIt("commonmark").enable("table").render(md)))
+
+
 def hostile_review(rules: int) -> Review:
     """60 tools with 5,000-character names full of backticks, pipes, tags and bidi overrides; every finding
     quotes its tool's name; `rules` rules each fail, warn and block for every tool with its own reason."""
-    names = [f"t{i}_" + "`|<b>\u202e\u200b" * 500 for i in range(60)]
+    names = [f"t{i}_![x](https://evil.example/b.png)" + "`|<b>\u202e\u200b" * 500 for i in range(60)]
     listing = {"seq": 5, "dir": "recv", "conn": 1, "message": {"result": {"tools": [{"name": n} for n in names]}}}
     findings = [
-        Finding(f"review.r{r}", "review", status, f"{n} is bad: {n} <IMPORTANT> #{i}", n, "tool", "seed", "static", [5])
+        Finding(f"review.r{r}", "review", status, f"{n} is like {names[i - 1]} <IMPORTANT>", n, "tool", "", "", [5])
         for r in range(rules)
         for status in ("fail", "warn", "blocking")
         for i, n in enumerate(names)
@@ -268,9 +280,7 @@ def test_short_review_of_a_hostile_server_fits_a_pr_comment(rules):
     assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
     assert "\u202e" not in md and "<U+202E>" in md
     assert "and 54 more" in md, "subjects are capped per line"
-    outside_code = re.sub(r"````.*?````|```.*?```", "", md, flags=re.S)
-    outside_code = re.sub(r"(`+) .*? \1|`[^`\n]*`", "", outside_code)
-    assert "<b>" not in outside_code and "<IMPORTANT>" not in outside_code
+    assert html_tags(md) <= OWN_TAGS, "no tag, link or image of the server's reaches the pull request"
     assert ("No room here" in md) == (rules == 60), "rules that do not fit shrink to one line each"
     assert "--format md-full" in md
 

@@ -37,7 +37,8 @@ def code(text: object, limit: int = 200) -> str:
 
 
 def cell(text: object, limit: int = 300) -> str:
-    return _line(text, limit).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    """Inert markdown text, also in a table cell: no pipe, no tag, no `[` that could open a link or an image."""
+    return _line(text, limit).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("[", "\\[")
 
 
 def subject(f: Finding, limit: int = 200) -> str:
