@@ -249,10 +249,10 @@ def html_tags(md: str) -> set[str]:
     return set(re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", MarkdownIt("commonmark").enable("table").render(md)))
 
 
-def hostile_review(rules: int) -> Review:
-    """60 tools with 5,000-character names full of backticks, pipes, tags and bidi overrides; every finding
+def hostile_review(rules: int, tools: int = 60) -> Review:
+    """`tools` tools with 5,000-character names full of backticks, pipes, tags and bidi overrides; every finding
     quotes its tool's name; `rules` rules each fail, warn and block for every tool with its own reason."""
-    names = [f"t{i}_![x](https://evil.example/b.png)" + "`|<b>\u202e\u200b" * 500 for i in range(60)]
+    names = [f"t{i}_![x](https://evil.example/b.png)" + "`|<b>\u202e\u200b" * 500 for i in range(tools)]
     listing = {"seq": 5, "dir": "recv", "conn": 1, "message": {"result": {"tools": [{"name": n} for n in names]}}}
     findings = [
         Finding(f"review.r{r}", "review", status, f"{n} is like {names[i - 1]} <IMPORTANT>", n, "tool", "", "", [5])
@@ -273,15 +273,16 @@ def hostile_review(rules: int) -> Review:
     )
 
 
-@pytest.mark.parametrize("rules", [3, 60])
-def test_short_review_of_a_hostile_server_fits_a_pr_comment(rules):
-    md = render(hostile_review(rules), "md")
+@pytest.mark.parametrize(("rules", "tools"), [(3, 60), (60, 20), (150, 8)])
+def test_short_review_of_a_hostile_server_fits_a_pr_comment(rules, tools):
+    md = render(hostile_review(rules, tools), "md")
     assert len(md) < LIMIT, len(md)
     assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
     assert "\u202e" not in md and "<U+202E>" in md
-    assert "and 54 more" in md, "subjects are capped per line"
+    assert f"and {tools - 6} more" in md, "subjects are capped per line"
     assert html_tags(md) <= OWN_TAGS, "no tag, link or image of the server's reaches the pull request"
-    assert ("No room here" in md) == (rules == 60), "rules that do not fit shrink to one line each"
+    assert ("No room here" in md) == (rules > 3), "rules that do not fit shrink to one line each"
+    assert ("more rules" in md) == (rules > 60), "and, past that, are counted"
     assert "--format md-full" in md
 
 

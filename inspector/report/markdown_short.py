@@ -176,19 +176,26 @@ def _summaries() -> dict[str, str]:
 
 
 def _fit(sections: list[tuple[str, list[tuple[list[str], str]]]], budget: int) -> list[str]:
-    """Every rule group in detail while the rest still fit as one line each; from there on, one line each."""
+    """Every rule group in detail while the rest still fit as one line each; from there on, one line each
+    while they fit; then how many rules are left out."""
     briefs = [len(brief) + 1 for _, groups in sections for _, brief in groups]
     out: list[str] = []
     shrunk = False
     for title, groups in sections:
         out += [f"## {title}", ""]
+        left = 0
         for detail, brief in groups:
             del briefs[0]
             if not shrunk and _size(out) + _size(detail) + sum(briefs) + 400 > budget:
                 shrunk = True
                 out += ["### No room here for the rest: the complete review has them in full", ""]
-            out += [brief] if shrunk else detail
-        out += [""] if out[-1] else []
+            if not shrunk:
+                out += detail
+            elif _size(out) + len(brief) + 400 <= budget:
+                out.append(brief)
+            else:
+                left += 1
+        out += [*more(0, left, "rules"), *([""] if out[-1] else [])]
     return out
 
 
