@@ -21,10 +21,14 @@ ORDER = (*STATUSES[:3], "waived", *STATUSES[3:])  # the counts line: worst first
 EVIDENCE_CHARS = 1200
 
 
+def _clip(shown: str, limit: int) -> str:
+    """Text capped at `limit` and then made visible, capped again: escapes make it up to 8 times as long."""
+    return shown if len(shown) <= limit + 32 else shown[:limit] + "…"
+
+
 def _line(text: object, limit: int) -> str:
-    """One line of at most about `limit` characters even once hidden characters are shown as escapes."""
-    body = one_line(str(text), limit)
-    return body if len(body) <= limit + 32 else body[:limit] + "…"
+    """One line of at most about `limit` characters, hidden characters shown as escapes."""
+    return _clip(one_line(str(text), limit), limit)
 
 
 def code(text: object, limit: int = 200) -> str:
@@ -104,8 +108,7 @@ def _entry_text(entry: dict[str, Any], subject: str | None, chars: int) -> str:
 
 
 def _capped(text: str, chars: int) -> str:
-    shown = visible(text, chars, newlines=False)
-    return shown if len(shown) <= chars + 32 else shown[:chars] + "…"
+    return _clip(visible(text, chars, newlines=False), chars)
 
 
 def header(review: Review) -> list[str]:
