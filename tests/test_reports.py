@@ -250,7 +250,7 @@ def html_tags(md: str) -> set[str]:
 
 
 def hostile_review(rules: int, tools: int = 60) -> Review:
-    """`tools` tools with 5,000-character names full of backticks, pipes, tags and bidi overrides; every finding
+    """`tools` tools with 3,500-character names full of backticks, pipes, tags and bidi overrides; every finding
     quotes its tool's name; `rules` rules each fail, warn and block for every tool with its own reason."""
     names = [f"t{i}_![x](https://evil.example/b.png)" + "`|<b>\u202e\u200b" * 500 for i in range(tools)]
     listing = {"seq": 5, "dir": "recv", "conn": 1, "message": {"result": {"tools": [{"name": n} for n in names]}}}
