@@ -255,7 +255,7 @@ def hostile_review(rules: int, tools: int = 60) -> Review:
     names = [f"t{i}_![x](https://evil.example/b.png)" + "`|<b>\u202e\u200b" * 500 for i in range(tools)]
     listing = {"seq": 5, "dir": "recv", "conn": 1, "message": {"result": {"tools": [{"name": n} for n in names]}}}
     findings = [
-        Finding(f"review.r{r}", "review", status, f"{n} is like {names[i - 1]} <IMPORTANT>", n, "tool", "", "", [5])
+        Finding(f"review.r{r}", "review", status, f"'{n}' is like {names[i - 1]} <IMPORTANT>", n, "tool", "", "", [5])
         for r in range(rules)
         for status in ("fail", "warn", "blocking")
         for i, n in enumerate(names)

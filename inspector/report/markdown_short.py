@@ -95,8 +95,13 @@ def _names(findings: Iterable[Finding], limit: int = SUBJECTS) -> str:
 
 
 def _without_subject(message: str, subject: str | None) -> str:
-    """The message with its own subject's name left out, so subjects that share a reason share a line."""
-    return message.replace(subject, "…") if subject and len(subject) > 1 else message
+    """The message with its own subject's name, where it quotes it, left out ('…'), so subjects that share a
+    reason share a line. Only quoted: a tool named `tools` leaves the word alone."""
+    if not subject:
+        return message
+    for quote in ("'", '"', "`"):
+        message = message.replace(f"{quote}{subject}{quote}", f"{quote}…{quote}")
+    return message
 
 
 def cause(f: Finding) -> str:
