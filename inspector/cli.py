@@ -83,8 +83,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     chk.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
     chk.add_argument("--calls", choices=["none", "read-only", "all"], help="which tools checks may call (default none)")
-    chk.add_argument("--format", choices=["md", "json", "sarif", "junit"], default="md")
-    chk.add_argument("--out", metavar="FILE", help="write the review here instead of stdout")
+    chk.add_argument(
+        "--format",
+        choices=["md", "md-full", "json", "sarif", "junit"],
+        default="md",
+        help="md: the short review, grouped, sized for a PR comment; md-full: every finding with its evidence",
+    )
+    chk.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the review here instead of stdout; with --format md also the complete one beside it "
+        "(review.md: review.full.md)",
+    )
     chk.add_argument(
         "--review-config",
         metavar="FILE",
@@ -276,7 +286,7 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
     from inspector.checking import CheckPlan
     from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
     from inspector.output import write_text
-    from inspector.report import render_chunks
+    from inspector.report import render, render_chunks
     from inspector.review import EXIT_CODES
 
     rules = load_rules()
@@ -316,14 +326,25 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
         review = asyncio.run(_run_check(args, target, plan, progress))
     except ValueError as e:  # unknown pack
         raise UsageError(str(e)) from e
-    text = render_chunks(review, args.format)
-    if args.out:
-        write_text(args.out, text)
-        if not args.quiet:
-            print(f"mcp-review: {review.verdict}: wrote {args.out}", file=sys.stderr)
-    else:
-        sys.stdout.writelines(text)
+    if not args.out:
+        sys.stdout.writelines(render_chunks(review, args.format))
+        return EXIT_CODES[review.verdict]
+    wrote = [args.out]
+    full = None
+    if args.format == "md":  # the short review names the complete one, written beside it
+        full = _full_path(args.out)
+        write_text(full, render(review, "md-full"))
+        wrote.append(full)
+    write_text(args.out, render_chunks(review, args.format, os.path.basename(full) if full else None))
+    if not args.quiet:
+        print(f"mcp-review: {review.verdict}: wrote {' and '.join(wrote)}", file=sys.stderr)
     return EXIT_CODES[review.verdict]
+
+
+def _full_path(out: str) -> str:
+    """Where the complete markdown review goes beside the short one: review.md -> review.full.md."""
+    stem, ext = os.path.splitext(out)
+    return f"{stem}.full{ext or '.md'}"
 
 
 async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progress: Any) -> Any:

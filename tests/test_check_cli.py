@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from tests.support import fixture_argv
 
 EXEMPLARY = fixture_argv("profiled", "exemplary")
+MANY = fixture_argv("many", "--tools", "50")
 SLOPPY = fixture_argv("profiled", "sloppy")
 
 
@@ -72,9 +74,10 @@ def test_config_attestations_waivers_and_baseline_make_it_pass(tmp_path):
     assert out.returncode == 0, out.stderr + (tmp_path / "review.md").read_text()[:3000]
     md = (tmp_path / "review.md").read_text()
     assert "**Verdict: ✅ PASS**" in md
-    assert "attested by alice: every handler checks the caller's scope" in md
+    assert "(attested pass) | server | alice | every handler checks the caller's scope" in md
+    assert "attested by alice: every handler checks the caller's scope" in (tmp_path / "review.full.md").read_text()
     assert (tmp_path / "baseline.json").is_file(), "the first --baseline run pins the definitions"
-    assert "mcp-review: PASS: wrote review.md" in out.stderr
+    assert "mcp-review: PASS: wrote review.md and review.full.md" in out.stderr
     second = check("-q", "--format", "json", "--", *EXEMPLARY, cwd=tmp_path)
     rug = [f for f in json.loads(second.stdout)["findings"] if f["rule"] == "review.rug-pull-mitigation"]
     assert rug[0]["status"] == "pass" and "matches the baseline" in rug[0]["message"]
@@ -115,6 +118,27 @@ def test_formats_on_a_live_server(fmt, tmp_path):
     text = (tmp_path / "r").read_text()
     assert out.returncode == 1
     assert {"sarif": '"version": "2.1.0"', "junit": "<testsuites>", "md": "## Failures"}[fmt] in text
+
+
+def test_short_review_of_50_tools_fits_a_pr_comment():
+    out = check("--pack", "all", "-q", "--", *MANY)
+    md = out.stdout
+    assert out.returncode == 1 and len(md) < 65_536, (out.returncode, len(md))
+    assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
+    assert md.count("run with --calls read-only") == 1, "blocking findings are grouped by cause"
+    assert "`mcp-review check --format md-full`" in md, "it says where the complete review is"
+    assert md.count("### tokens.field-selection (50)") == 1 and "and 44 more" in md, "grouped by rule, capped"
+
+
+def test_out_writes_the_complete_review_beside_the_short_one(tmp_path):
+    out = check("--pack", "all", "--calls", "read-only", "-q", "--out", "review.md", "--", *MANY, cwd=tmp_path)
+    short, full = (tmp_path / "review.md").read_text(), (tmp_path / "review.full.md").read_text()
+    assert out.returncode == 1 and len(short) < 65_536 < len(full)
+    assert "is in `review.full.md` beside this one" in short
+    assert short.count("only --calls all (the reviewer's consent)") == 1
+    counts = {status: int(n) for n, status in re.findall(r"(\d+) (fail|warn)\b", short.splitlines()[2])}
+    evidence = full.count("<summary>evidence (wire)</summary>")
+    assert evidence == counts["fail"] + counts["warn"] > 500, "every failure and warning with its exchange"
 
 
 def test_rules_listing_and_docs():

@@ -15,6 +15,8 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from inspector.report import FORMATS, render
+from inspector.report.markdown import cell
+from inspector.report.markdown_short import LIMIT, cause
 from inspector.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -151,7 +153,8 @@ def without_rule_prose(fmt: str, text: str) -> str:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_golden(fmt):
     text = without_rule_prose(fmt, render(sample_review(), fmt))
-    path = GOLDEN / f"review.{ {'md': 'md', 'json': 'json', 'sarif': 'sarif.json', 'junit': 'junit.xml'}[fmt] }"
+    suffix = {"md": "md", "md-full": "full.md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}[fmt]
+    path = GOLDEN / f"review.{suffix}"
     if os.environ.get("UPDATE_GOLDENS") == "1":
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
@@ -177,14 +180,16 @@ def test_expired_waiver_counts_again():
     assert finding.effective == "fail" and "expired on 2099-01-31" in (finding.note or "")
 
 
-def test_markdown_is_safe_for_a_pull_request():
-    md = render(sample_review(), "md")
+@pytest.mark.parametrize("fmt", ["md", "md-full"])
+def test_markdown_is_safe_for_a_pull_request(fmt):
+    md = render(sample_review(), fmt)
     assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
     assert "\x1b" not in md and "\\u001b[31m" in md
     outside_code = re.sub(r"````.*?````|```.*?```", "", md, flags=re.S)
     outside_code = re.sub(r"(`+) .*? \1|`[^`\n]*`", "", outside_code)
     assert "<IMPORTANT>" not in outside_code, "server text reaches markdown only as code or escaped"
     assert "\\|" in md  # a pipe in server text cannot break a table
+    assert html_tags(md) <= OWN_TAGS
     assert "## Sign-off" in md and "## Review coverage" in md and "## Token cost (cl100k_base)" in md
 
 
@@ -205,3 +210,104 @@ def test_sarif_and_junit_are_well_formed():
     root = ET.fromstring(render(sample_review(), "junit"))
     suite = root.find("testsuite")
     assert suite is not None and suite.get("tests") == "7" and suite.get("failures") == "2"
+
+
+@pytest.mark.parametrize(
+    ("message", "subject", "expected"),
+    [
+        (
+            "the result envelope needs a call: run with --calls read-only (or --calls all) to let mcp-review call tools",
+            "a",
+            "run with --calls read-only (or --calls all) to let mcp-review call tools",
+        ),
+        (
+            "the output shape needs a call: it is not annotated readOnlyHint: true; it is annotated destructiveHint: "
+            "true: only --calls all (the reviewer's consent) lets mcp-review call it",
+            "b",
+            "only --calls all (the reviewer's consent) lets mcp-review call it",
+        ),
+        (
+            "the request_id needs a call: add 'tool_a' to the tools allowed for calls in mcp-review.toml (calls.allow)",
+            "tool_a",
+            "add '…' to the tools allowed for calls in mcp-review.toml (calls.allow)",
+        ),
+        (
+            "needs a reviewer: no shell. Attest it in mcp-review.toml ([[attest]]) or the TUI.",
+            None,
+            "Attest it in mcp-review.toml ([[attest]]) or the TUI",
+        ),
+        (
+            "needs a token issued for another resource: set foreign_token in mcp-review.toml",
+            None,
+            "set foreign_token in mcp-review.toml",
+        ),
+        (
+            "stable within this session; no baseline pinned to compare versions: run with --baseline FILE (the first "
+            "run pins it)",
+            None,
+            "run with --baseline FILE (the first run pins it)",
+        ),
+        ("structuredContent not validated: a remote $ref", "t", "structuredContent not validated: a remote $ref"),
+    ],
+)
+def test_blocking_cause_is_the_remedy_its_message_names(message, subject, expected):
+    assert cause(Finding("any.rule", "any", "blocking", message, subject)) == expected
+
+
+OWN_TAGS = {"h1", "h2", "h3", "p", "ul", "li", "strong", "code", "pre", "details", "summary", "em"}
+OWN_TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}
+
+
+def html_tags(md: str) -> set[str]:
+    """The tags a CommonMark renderer (raw HTML passed through, as GitHub does before sanitizing) makes of `md`."""
+    from markdown_it import MarkdownIt
+
+    return set(re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", MarkdownIt("commonmark").enable("table").render(md)))
+
+
+def hostile_review(rules: int, tools: int = 60) -> Review:
+    """`tools` tools with 3,500-character names full of backticks, pipes, tags and bidi overrides; every finding
+    quotes its tool's name; `rules` rules each fail, warn and block for every tool with its own reason."""
+    names = [f"t{i}_![x](https://evil.example/b.png)" + "`|<b>\u202e\u200b" * 500 for i in range(tools)]
+    listing = {"seq": 5, "dir": "recv", "conn": 1, "message": {"result": {"tools": [{"name": n} for n in names]}}}
+    findings = [
+        Finding(f"review.r{r}", "review", status, f"'{n}' is like {names[i - 1]} <IMPORTANT>", n, "tool", "", "", [5])
+        for r in range(rules)
+        for status in ("fail", "warn", "blocking")
+        for i, n in enumerate(names)
+    ]
+    return Review(
+        server={"name": "<b>x</b>" * 100},
+        target={"kind": "stdio", "command": "x" * 10_000},
+        revision="2025-11-25",
+        era="legacy",
+        transport="stdio",
+        findings=findings,
+        tools=names,
+        tokens={"encoding": "cl100k_base", "total": 1, "tools": [{"name": n, "tokens": {"total": 1}} for n in names]},
+        exchanges={5: listing},
+    )
+
+
+@pytest.mark.parametrize(("rules", "tools"), [(3, 60), (60, 20), (150, 8)])
+def test_short_review_of_a_hostile_server_fits_a_pr_comment(rules, tools):
+    md = render(hostile_review(rules, tools), "md")
+    assert len(md) < LIMIT, len(md)
+    assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
+    assert "\u202e" not in md and "<U+202E>" in md
+    assert f"and {tools - 6} more" in md, "subjects are capped per line"
+    assert html_tags(md) <= OWN_TAGS, "no tag, link or image of the server's reaches the pull request"
+    assert ("No room here" in md) == (rules > 3), "rules that do not fit shrink to one line each"
+    assert ("more rules" in md) == (rules > 60), "and, past that, are counted"
+    assert "--format md-full" in md
+
+
+def test_full_review_keeps_every_finding_with_its_evidence():
+    review = sample_review()
+    full = render(review, "md-full")
+    assert all(f.rule in full for f in review.findings)
+    shown = [f for f in review.findings if f.effective in ("fail", "warn")]
+    assert all(cell(f.message, 600) in full for f in shown)
+    shown = [f for f in shown if set(f.evidence) & set(review.exchanges)]  # every cited exchange the review kept
+    assert full.count("<summary>evidence (wire)</summary>") == len(shown)
+    assert '#4 → {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}' in full

@@ -6,15 +6,17 @@ from collections.abc import Callable, Iterable
 
 from inspector.review import Review
 
-FORMATS = ("md", "json", "sarif", "junit")
+FORMATS = ("md", "md-full", "json", "sarif", "junit")
 
 
-def render(review: Review, fmt: str) -> str:
+def render(review: Review, fmt: str, full: str | None = None) -> str:
+    """`full`, for `md` (the short review): the file the complete review (`md-full`) was written to."""
     from inspector.report import json as json_report
-    from inspector.report import junit, markdown, sarif
+    from inspector.report import junit, markdown, markdown_short, sarif
 
     renderers: dict[str, Callable[[Review], str]] = {
-        "md": markdown.render,
+        "md": lambda r: markdown_short.render(r, full),
+        "md-full": markdown.render,
         "json": json_report.render,
         "sarif": sarif.render,
         "junit": junit.render,
@@ -22,10 +24,10 @@ def render(review: Review, fmt: str) -> str:
     return renderers[fmt](review)
 
 
-def render_chunks(review: Review, fmt: str) -> Iterable[str]:
+def render_chunks(review: Review, fmt: str, full: str | None = None) -> Iterable[str]:
     """The same text as `render`, in blocks: the JSON review is streamed, never held whole."""
     if fmt == "json":
         from inspector.report import json as json_report
 
         return json_report.chunks(review)
-    return [render(review, fmt)]
+    return [render(review, fmt, full)]

@@ -1,7 +1,8 @@
-"""The PR-ready markdown review: verdict first, then what blocks it, then evidence, tokens, coverage, sign-off.
+"""The complete markdown review (`--format md-full`): every finding with its wire evidence, and the pieces the
+short review (`markdown_short`, `--format md`) shares with it.
 
 Server text is untrusted: it goes into code spans or fenced blocks with control characters made
-visible and sizes capped, so it cannot inject markdown or HTML into the pull request.
+visible and sizes capped (after escaping, too), so it cannot inject markdown or HTML into the pull request.
 """
 
 from __future__ import annotations
@@ -12,16 +13,27 @@ from collections import defaultdict
 from typing import Any
 
 from inspector import __version__
-from inspector.review import Finding, Review
+from inspector.review import STATUSES, Finding, Review
 from inspector.text import one_line, visible
 
 ICONS = {"FAIL": "❌", "BLOCKED": "⛔", "PASS_WITH_WARNINGS": "⚠️", "PASS": "✅"}
+ORDER = (*STATUSES[:3], "waived", *STATUSES[3:])  # the counts line: worst first
 EVIDENCE_CHARS = 1200
+
+
+def _clip(shown: str, limit: int) -> str:
+    """Text capped at `limit` and then made visible, capped again: escapes make it up to 8 times as long."""
+    return shown if len(shown) <= limit + 32 else shown[:limit] + "…"
+
+
+def _line(text: object, limit: int) -> str:
+    """One line of at most about `limit` characters, hidden characters shown as escapes."""
+    return _clip(one_line(str(text), limit), limit)
 
 
 def code(text: object, limit: int = 200) -> str:
     """Inline code that survives any content: fenced by one backtick more than the longest run inside."""
-    body = one_line(str(text), limit)
+    body = _line(text, limit)
     if "`" not in body:
         return f"`{body}`"
     fence = "`" * (max(len(run) for run in re.findall(r"`+", body)) + 1)
@@ -29,23 +41,32 @@ def code(text: object, limit: int = 200) -> str:
 
 
 def cell(text: object, limit: int = 300) -> str:
-    return one_line(str(text), limit).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    """Inert markdown text, also in a table cell: no pipe, no tag, no `[` that could open a link or an image."""
+    return _line(text, limit).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("[", "\\[")
 
 
-def _subject(f: Finding) -> str:
-    return code(f.subject) if f.subject else "server"
+def subject(f: Finding, limit: int = 200) -> str:
+    return code(f.subject, limit) if f.subject else "server"
 
 
-def _exchange(review: Review, f: Finding) -> list[str]:
+def exchange(
+    review: Review, f: Finding, *, related: bool = True, chars: int = EVIDENCE_CHARS, title: str = ""
+) -> list[str]:
+    """The wire entries a finding cites (its first two; `related`: each with up to 4 entries of the same
+    exchange, e.g. the request a response answers), collapsed."""
     lines: list[str] = []
     for seq in f.evidence[:2]:
-        related = [e for s, e in sorted(review.exchanges.items()) if s == seq or _same_exchange(review, seq, s)]
-        lines += [_entry_text(entry, f.subject) for entry in related[:4]]
+        if related:
+            entries = [e for s, e in sorted(review.exchanges.items()) if s == seq or _same_exchange(review, seq, s)]
+        else:
+            entries = [review.exchanges[seq]] if seq in review.exchanges else []
+        lines += [_entry_text(entry, f.subject, chars) for entry in entries[:4]]
     if not lines:
         return []
     body = "\n".join(lines).splitlines()
     fence = "````" if any("```" in line for line in body) else "```"
-    return ["<details><summary>evidence (wire)</summary>", "", f"{fence}text", *body, fence, "", "</details>", ""]
+    summary = f"<summary>evidence (wire){title}</summary>"
+    return ["<details>" + summary, "", f"{fence}text", *body, fence, "", "</details>", ""]
 
 
 def _item_of(message: Any, subject: str | None) -> tuple[str, Any] | None:
@@ -71,7 +92,7 @@ def _same_exchange(review: Review, seq: int, other: int) -> bool:
     return same_id or same_http
 
 
-def _entry_text(entry: dict[str, Any], subject: str | None = None) -> str:
+def _entry_text(entry: dict[str, Any], subject: str | None, chars: int) -> str:
     arrow = {"send": "→", "recv": "←", "http": "⇄"}.get(entry.get("dir", ""), "·")
     if entry.get("http"):
         http = entry["http"]
@@ -81,31 +102,88 @@ def _entry_text(entry: dict[str, Any], subject: str | None = None) -> str:
     item = _item_of(payload, subject)
     if item is not None:
         path, value = item
-        return f"#{entry['seq']} {arrow} {path}: {visible(json.dumps(value, ensure_ascii=False), EVIDENCE_CHARS)}"
+        return f"#{entry['seq']} {arrow} {path}: {_capped(json.dumps(value, ensure_ascii=False), chars)}"
     text = json.dumps(payload, ensure_ascii=False) if not isinstance(payload, str) else payload
-    return f"#{entry['seq']} {arrow} {visible(text, EVIDENCE_CHARS, newlines=False)}"
+    return f"#{entry['seq']} {arrow} {_capped(text, chars)}"
 
 
-def render(review: Review) -> str:
+def _capped(text: str, chars: int) -> str:
+    return _clip(visible(text, chars, newlines=False), chars)
+
+
+def header(review: Review) -> list[str]:
+    """Title, verdict with the counts (worst first), and what was reviewed how."""
     server = review.server
     name = server.get("name") or "(unnamed server)"
     verdict = review.verdict
     counts = review.counts()
-    out = [
+    return [
         f"# MCP review: {cell(name, 80)} {cell(server.get('version') or '', 40)}".rstrip(),
         "",
         f"**Verdict: {ICONS[verdict]} {verdict}**  ·  "
-        + "  ·  ".join(f"{n} {s}" for s, n in sorted(counts.items(), key=lambda kv: kv[0])),
+        + "  ·  ".join(f"{counts[s]} {s}" for s in ORDER if s in counts),
         "",
         f"- Revision `{review.revision}` ({review.era} era), transport `{review.transport}`",
         f"- Target: {code(_target_label(review.target), 160)}",
         f"- Packs: {', '.join(review.packs)}  ·  reviewed with mcp-review {__version__} on {review.created}",
         "",
     ]
+
+
+def more(shown: int, total: int, what: str) -> list[str]:
+    """The line that says how many were left out, if any."""
+    return [f"- … and {total - shown} more {what}"] if total > shown else []
+
+
+def waivers_and_attestations(review: Review, rows: int | None = None, chars: int = 300) -> list[str]:
+    waived = [f for f in review.findings if f.effective == "waived"]
+    if not waived and not review.attestations:
+        return []
+    lines = []
+    for f in waived:
+        w = f.waiver
+        assert w is not None
+        lines.append(
+            f"| {f.rule} (waived {f.status}) | {cell(f.subject or 'server', chars)} | {cell(w.by, chars)} "
+            f"| {cell(w.reason, chars)} | {w.expires or ''} |"
+        )
+    for a in review.attestations:
+        lines.append(
+            f"| {a.rule} (attested {a.status}) | {cell(a.subject or 'server', chars)} | {cell(a.by, chars)} "
+            f"| {cell(a.note, chars)} | |"
+        )
+    shown = lines[:rows]
+    tail = [f"| … and {len(lines) - len(shown)} more | | | | |"] if len(lines) > len(shown) else []
+    head = ["## Waivers and attestations", "", "| rule | subject | who | why | expires |", "|---|---|---|---|---|"]
+    return [*head, *shown, *tail, ""]
+
+
+def reviewer_notes(review: Review, rows: int | None = None, chars: int = 1000) -> list[str]:
+    if not review.remarks:
+        return []
+    out = ["## Reviewer notes", ""]
+    for r in review.remarks[:rows]:
+        about = f" ({r.rule} · {cell(r.subject or 'server', 200)})" if r.rule else ""
+        out.append(f"- **{cell(r.by, 200)}**{about}, {r.at}: {cell(r.text, chars)}")
+    return [*out, *more(len(review.remarks[:rows]), len(review.remarks), "notes"), ""]
+
+
+SIGN_OFF = [
+    "## Sign-off",
+    "",
+    "- [ ] Blocking items verified or waived with a reason",
+    "- [ ] Failures fixed or waived with a reason",
+    "- Reviewer: ____________________  Date: ____________",
+    "",
+]
+
+
+def render(review: Review) -> str:
+    out = header(review)
     blocking = [f for f in review.findings if f.effective == "blocking"]
     if blocking:
         out += ["## Blocking: what would verify each", ""]
-        out += [f"- **{f.rule}** ({_subject(f)}): {cell(f.message, 400)}" for f in blocking]
+        out += [f"- **{f.rule}** ({subject(f)}): {cell(f.message, 400)}" for f in blocking]
         out.append("")
     for status, title in (("fail", "Failures"), ("warn", "Warnings")):
         chosen = [f for f in review.findings if f.effective == status]
@@ -118,46 +196,22 @@ def render(review: Review) -> str:
         for (pack, source), items in groups.items():
             out += [f"### {pack} · {cell(source, 160)}", ""]
             for f in items:
-                out.append(f"- **{f.rule}** ({_subject(f)}): {cell(f.message, 600)}")
-                out += ["", *("  " + line if line else "" for line in _exchange(review, f))]
+                out.append(f"- **{f.rule}** ({subject(f)}): {cell(f.message, 600)}")
+                out += ["", *("  " + line if line else "" for line in exchange(review, f))]
         out.append("")
-    waived = [f for f in review.findings if f.effective == "waived"]
-    if waived or review.attestations:
-        out += ["## Waivers and attestations", "", "| rule | subject | who | why | expires |", "|---|---|---|---|---|"]
-        for f in waived:
-            w = f.waiver
-            assert w is not None
-            out.append(
-                f"| {f.rule} (waived {f.status}) | {cell(f.subject or 'server')} | {cell(w.by)} | {cell(w.reason)} "
-                f"| {w.expires or ''} |"
-            )
-        for a in review.attestations:
-            out.append(
-                f"| {a.rule} (attested {a.status}) | {cell(a.subject or 'server')} | {cell(a.by)} | {cell(a.note)} | |"
-            )
-        out.append("")
-    if review.remarks:
-        out += ["## Reviewer notes", ""]
-        for r in review.remarks:
-            about = f" ({r.rule} · {cell(r.subject or 'server')})" if r.rule else ""
-            out.append(f"- **{cell(r.by)}**{about}, {r.at}: {cell(r.text, 1000)}")
-        out.append("")
+    out += waivers_and_attestations(review)
+    out += reviewer_notes(review)
     out += _tokens(review)
     out += _coverage(review)
     passed = [f for f in review.findings if f.effective in ("pass", "n/a")]
     out += [
         "<details><summary>Passed and not applicable (" + str(len(passed)) + ")</summary>",
         "",
-        *[f"- {f.effective} **{f.rule}** ({_subject(f)}): {cell(f.message, 200)}" for f in passed],
+        *[f"- {f.effective} **{f.rule}** ({subject(f)}): {cell(f.message, 200)}" for f in passed],
         "",
         "</details>",
         "",
-        "## Sign-off",
-        "",
-        "- [ ] Blocking items verified or waived with a reason",
-        "- [ ] Failures fixed or waived with a reason",
-        "- Reviewer: ____________________  Date: ____________",
-        "",
+        *SIGN_OFF,
     ]
     return "\n".join(out)
 
