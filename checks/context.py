@@ -166,6 +166,24 @@ class CheckContext:
         self.calls.append(record)
         return record
 
+    async def try_call(self, tool: Item, arguments: Any, what: str, purpose: str | None = None) -> CallRecord | Finding:
+        """Call `tool` for a rule that judges the answer: the record, or a `blocking` finding when the calling
+        policy does not allow it (naming what would) or the call got no answer (a timeout, a lost
+        connection): no answer proves nothing, so it can never become a pass or a fail."""
+        if self.may_call(tool) is not None:
+            return self.blocking_call(tool, what)
+        record = await self.call(tool, arguments, purpose)
+        assert record is not None
+        return self.unanswered(tool, record, what) or record
+
+    def unanswered(self, tool: Item, record: CallRecord, what: str) -> Finding | None:
+        """A `blocking` finding when `record` got no answer, else None."""
+        if not record.failure:
+            return None
+        return self.blocking(
+            tool, f"{what}: the call got no answer ({record.failure}); nothing is proven", [record.seq]
+        )
+
     async def sample_call(self, tool: Item) -> CallRecord | None:
         """One call with valid arguments generated from the schema, shared by every rule that reads results."""
         from checks.util import valid_arguments
@@ -187,7 +205,10 @@ class CheckContext:
             if self.may_call(tool) is not None:
                 yield tool, None, self.blocking_call(tool, what)
                 continue
-            yield tool, await self.sample_call(tool), None
+            record = await self.sample_call(tool)
+            assert record is not None
+            blocked = self.unanswered(tool, record, what)
+            yield (tool, None, blocked) if blocked else (tool, record, None)
 
     def blocking_call(self, tool: Item, what: str) -> Finding:
         return self.blocking(tool, f"{what} needs a call: {self.may_call(tool)}")

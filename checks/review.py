@@ -66,12 +66,13 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
         if properties(schema) or annotations(tool.raw).get("readOnlyHint") is not True:
             yield ctx.passed(tool, "takes input or acts: a tool is the right primitive")
             continue
-        if ctx.may_call(tool) is not None:
-            yield ctx.blocking_call(tool, "whether this parameterless read-only tool returns static data")
+        what = "whether this parameterless read-only tool returns static data"
+        first = await ctx.try_call(tool, {}, what)
+        second = first if isinstance(first, Finding) else await ctx.try_call(tool, {}, what)
+        if isinstance(second, Finding):
+            yield second
             continue
-        first = await ctx.call(tool, {})
-        second = await ctx.call(tool, {})
-        assert first and second
+        assert not isinstance(first, Finding)
         if first.result is not None and first.result == second.result and not rejected(first):
             yield ctx.warn(
                 tool,
@@ -354,8 +355,10 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
             else:
                 yield ctx.passed(tool, "declares no outputSchema (not called: structured results unverified)")
             continue
-        record = await ctx.call(tool, valid_arguments(tool))
-        assert record is not None
+        record = await ctx.try_call(tool, valid_arguments(tool), "whether structuredContent conforms")
+        if isinstance(record, Finding):
+            yield record
+            continue
         result = record.result if isinstance(record.result, dict) else None
         if result is None or record.is_error:
             yield ctx.warn(tool, f"the probe call did not succeed ({record.outcome}): nothing to compare", [record.seq])
@@ -444,12 +447,11 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
         cases = invalid_arguments(tool)
         if not cases:
             continue
-        if ctx.may_call(tool) is not None:
-            yield ctx.blocking_call(tool, "how invalid arguments are answered")
-            continue
         what, args = cases[0]
-        record = await ctx.call(tool, args)
-        assert record is not None
+        record = await ctx.try_call(tool, args, "how invalid arguments are answered")
+        if isinstance(record, Finding):
+            yield record
+            continue
         if not rejected(record):
             yield ctx.fail(tool, f"accepted invalid arguments ({what}) as a success", [record.seq])
         elif (record.error is not None) == (not modern_channel):
@@ -543,13 +545,18 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
             continue
         accepted = []
         seqs = []
+        silent: Finding | None = None
         for what, args in cases:
-            record = await ctx.call(tool, args)
-            assert record is not None
+            record = await ctx.try_call(tool, args, f"server-side validation of {what}")
+            if isinstance(record, Finding):
+                silent = record
+                break
             seqs.append(record.seq)
             if not rejected(record):
                 accepted.append(what)
-        if accepted:
+        if silent is not None and not accepted:
+            yield silent
+        elif accepted:
             yield ctx.fail(tool, f"accepted schema-invalid arguments: {', '.join(accepted)}", seqs)
         else:
             yield ctx.passed(tool, f"rejected all {len(cases)} invalid argument objects", seqs)
@@ -598,11 +605,12 @@ async def injection_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         )
         if target is None:
             continue
-        if ctx.may_call(tool) is not None:
-            yield ctx.blocking_call(tool, f"path traversal through {target!r}")
+        record = await ctx.try_call(
+            tool, {**valid_arguments(tool), target: TRAVERSAL}, f"path traversal through {target!r}"
+        )
+        if isinstance(record, Finding):
+            yield record
             continue
-        record = await ctx.call(tool, {**valid_arguments(tool), target: TRAVERSAL})
-        assert record is not None
         if "root:x:0:0" in result_text(record.result):
             yield ctx.fail(tool, f"{target!r} = {TRAVERSAL!r} returned /etc/passwd: path traversal", [record.seq])
         else:

@@ -541,13 +541,12 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     for tool in ctx.snapshot.tools:
         if supports.get(tool.name) != "required":
             continue
-        if ctx.may_call(tool) is not None:
-            yield ctx.blocking_call(tool, "taskSupport: required enforcement")
-            continue
         from checks.util import valid_arguments
 
-        record = await ctx.call(tool, valid_arguments(tool))
-        assert record is not None
+        record = await ctx.try_call(tool, valid_arguments(tool), "taskSupport: required enforcement")
+        if isinstance(record, Finding):
+            yield record
+            continue
         code = (record.error or {}).get("code")
         if code in (-32601, -32600, -32602):
             yield ctx.passed(tool, f"called without a task -> {code}", [record.seq])

@@ -85,11 +85,12 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
         if missing:
             yield ctx.fail(tool, f"list-style but takes no {' or '.join(missing)}")
             continue
-        if ctx.may_call(tool) is not None:
-            yield ctx.blocking_call(tool, "clamping and the {items, next_cursor, total} shape")
+        record = await ctx.try_call(
+            tool, {**valid_arguments(tool), "limit": 1000}, "clamping and the {items, next_cursor, total} shape"
+        )
+        if isinstance(record, Finding):
+            yield record
             continue
-        record = await ctx.call(tool, {**valid_arguments(tool), "limit": 1000})
-        assert record is not None
         data = result_json(record.result)
         if rejected(record):
             yield ctx.fail(
@@ -132,11 +133,10 @@ async def field_selection(ctx: CheckContext) -> AsyncIterator[Finding]:
         if not prop or prop.get("type") != "array":
             yield ctx.fail(tool, "takes no `fields` array")
             continue
-        if ctx.may_call(tool) is not None:
-            yield ctx.blocking_call(tool, "whether `fields` is honoured")
+        record = await ctx.try_call(tool, {**valid_arguments(tool), "fields": ["id"]}, "whether `fields` is honoured")
+        if isinstance(record, Finding):
+            yield record
             continue
-        record = await ctx.call(tool, {**valid_arguments(tool), "fields": ["id"]})
-        assert record is not None
         data = result_json(record.result)
         rows = data.get("items") if isinstance(data, dict) and isinstance(data.get("items"), list) else [data]
         extra = sorted({k for row in rows if isinstance(row, dict) for k in row if k != "id" and not k.startswith("_")})
@@ -332,12 +332,11 @@ async def destructive_elicitation(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.na(None, "no tool is annotated destructive")
         return
     for tool in destructive:
-        if ctx.may_call(tool) is not None:
-            yield ctx.blocking_call(tool, "whether it asks for confirmation")
-            continue
         before = len(ctx.wire.entries)
-        record = await ctx.call(tool, valid_arguments(tool))
-        assert record is not None
+        record = await ctx.try_call(tool, valid_arguments(tool), "whether it asks for confirmation")
+        if isinstance(record, Finding):
+            yield record
+            continue
         asked = [
             e.seq
             for e in ctx.wire.entries[before:]

@@ -226,23 +226,32 @@ def valid_arguments(tool: Item) -> Json:
     return value if isinstance(value, dict) else {}
 
 
+WRONG_VALUES: tuple[Any, ...] = (12345, "mcp-review-not-a-valid-value", True, [], {})
+
+
 def invalid_arguments(tool: Item) -> list[tuple[str, Json]]:
-    """Schema-invalid argument objects, each with what is wrong: wrong type, missing required, unknown field."""
+    """Schema-invalid argument objects, each with what is wrong: wrong type, missing required, unknown field.
+
+    Each is checked against the tool's own inputSchema (offline) and kept only when the schema really
+    refuses it: a "wrong" value that the schema allows (a type list, an anyOf) proves nothing when accepted.
+    """
+    from inspector.localschema import validate
+
     schema = input_schema(tool) or {}
     good = valid_arguments(tool)
-    out: list[tuple[str, Json]] = []
-    props = properties(schema)
-    for name in required(schema):
-        sub = props.get(name, {})
-        wrong: Any = 12345 if "string" in _types(sub) or not _types(sub) else "not-a-" + (_types(sub) or ["x"])[0]
-        out.append((f"wrong type for required {name!r}", {**good, name: wrong}))
-        break
-    if required(schema):
-        missing = dict(good)
-        missing.pop(required(schema)[0], None)
-        out.append((f"missing required {required(schema)[0]!r}", missing))
+    candidates: list[tuple[str, Json]] = []
+    req = required(schema)
+    if req:
+        name = req[0]
+        candidates += [(f"wrong type for required {name!r}", {**good, name: wrong}) for wrong in WRONG_VALUES]
+        candidates.append((f"missing required {name!r}", {k: v for k, v in good.items() if k != name}))
     if schema.get("additionalProperties") is False:
-        out.append(("unknown extra field", {**good, "mcp_review_unknown_field": "x"}))
+        candidates.append(("unknown extra field", {**good, "mcp_review_unknown_field": "x"}))
+    out: list[tuple[str, Json]] = []
+    for what, args in candidates:
+        outcome = validate(args, schema)
+        if outcome.errors and outcome.unverified is None and all(w != what for w, _ in out):
+            out.append((what, args))  # the first wrong value the schema refuses, per kind of mistake
     return out
 
 

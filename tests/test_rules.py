@@ -40,6 +40,7 @@ class Run:
     bearer: str | None = None
     options: tuple[tuple[str, object], ...] = field(default=())
     extra_args: tuple[str, ...] = ()
+    timeout: float = 30.0
 
 
 EXEMPLARY = Run(("profiled", "exemplary"))
@@ -57,7 +58,7 @@ HTTP_AUTH = Run(
 HTTP_OPEN = Run(("good", "--unsafe-origin"), http="--http", era="legacy", attest="fail")
 SSE = Run(("good",), http="--sse", era="legacy")
 OFF_ORIGIN = Run(("offorigin",), http="--sse", era="legacy")
-LOOKALIKE = Run(("profiled", "lookalike"), calls="read-only")
+LOOKALIKE = Run(("profiled", "lookalike"), calls="read-only", timeout=2.0)
 HTTP_MODERN = Run(("good",), http="--http")  # the SDK's server in the 2026-07-28 era
 
 # rule id -> (passes on, fails on); the expected failing status is "fail" unless CASES_WARN says "warn".
@@ -89,7 +90,7 @@ NOT_YET: dict[str, str] = {}
 @contextlib.contextmanager
 def target_for(run: Run, baseline: Path) -> Iterator[Target]:
     if run.http is None:
-        yield stdio_target(fixture_argv(*run.server) + list(run.extra_args))
+        yield stdio_target(fixture_argv(*run.server) + list(run.extra_args)).with_(timeout=run.timeout)
         return
     port = free_port()
     argv = fixture_argv(run.server[0], run.http, "--port", str(port), *run.server[1:])
@@ -214,6 +215,9 @@ TRAPS = {
     "review.primitive-by-purpose": (LOOKALIKE, "warn"),  # the same live state twice is not proof of static data
     "review.input-schema": (LOOKALIKE, "pass"),  # optional parameters with defaults, a typed map
     "spec.version-negotiation": (HTTP_MODERN, "pass"),  # a probe valid in all but the version it tests
+    # get_logs never answers invalid arguments: a call with no answer is blocking, never a fail
+    "review.error-channel-correct": (LOOKALIKE, "blocking"),
+    "review.arguments-validated-and-authorized": (LOOKALIKE, "blocking"),
 }
 
 

@@ -8,7 +8,9 @@
 - lookalike: a correct server that looks wrong to a careless rule (every known false positive the rules
   document): what the TypeScript SDK sends (`execution.taskSupport: "forbidden"`, no tasks capability,
   -32601 for tasks/*), an empty list for an undeclared capability, a parameterless tool that reports
-  live state, optional parameters with defaults and no `required` list, a typed map parameter.
+  live state, optional parameters with defaults and no `required` list, a typed map parameter, and a tool
+  whose parameter takes a string or an integer and that never answers invalid arguments (a timeout
+  proves nothing).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from rawserver import RawServer, RpcError, text_result, tool
+from rawserver import NoReply, RawServer, RpcError, text_result, tool
 
 PROFILE = sys.argv[1] if len(sys.argv) > 1 else "exemplary"
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
@@ -320,13 +322,26 @@ def lookalike() -> RawServer:
         execution={"taskSupport": "forbidden"},
     )
     logs["inputSchema"]["properties"]["labels"]["default"] = {}
-    tools = [roots, logs]
+    find = tool(
+        "find_logs",
+        "Find log lines that match a text. Use when the user asks about one event; returns matching lines.",
+        {"text": {"type": ["string", "integer"], "description": "Text or event number"}},
+        ["text"],
+        annotations=READ_ONLY,
+    )
+    tools = [roots, logs, find]
     server = RawServer("lookalike-server", {"tools": {}})
 
     def call(params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("name") not in {t["name"] for t in tools}:
+            raise RpcError(-32602, f"Unknown tool: {params.get('name')}")
         if params.get("name") == "list_allowed_directories":
             return text_result("/srv/data")  # live state that does not change during a review
-        return text_result("[]")
+        args = params.get("arguments") or {}
+        text = args.get("text")
+        if params.get("name") == "find_logs" and (isinstance(text, bool) or not isinstance(text, str | int)):
+            raise NoReply  # hangs on invalid arguments: no answer proves nothing either way
+        return text_result("[]")  # 12345 is a valid "text" (string or integer): accepting it is right
 
     server.handlers.update(
         {

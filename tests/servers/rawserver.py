@@ -25,6 +25,10 @@ class RpcError(Exception):
         self.code, self.message, self.data = code, message, data
 
 
+class NoReply(Exception):
+    """Raised by a handler: the request is never answered (a server that hangs on it)."""
+
+
 class RawServer:
     def __init__(
         self, name: str, capabilities: dict[str, Any], version: str = "1.0.0", instructions: str | None = None
@@ -74,6 +78,8 @@ class RawServer:
                 raise RpcError(-32601, f"Method not found: {method}")
         except RpcError as e:
             reply["error"] = {"code": e.code, "message": e.message, **({"data": e.data} if e.data is not None else {})}
+        except NoReply:
+            return
         self.send(reply)
 
     def run(self) -> None:
