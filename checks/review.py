@@ -6,6 +6,7 @@ The seed pins MCP 2025-06-18 for tools and primitives and 2025-11-25 for authori
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -619,6 +620,23 @@ async def injection_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
+def _no_answer(ctx: CheckContext, got: Any, what: str) -> Finding | None:
+    """A `blocking` finding when a probe got no HTTP status at all: no answer proves nothing."""
+    if got.status is not None:
+        return None
+    return ctx.blocking(None, f"{what} got no answer ({got.failure}): a longer --timeout would verify it", [got.seq])
+
+
+def _credential_value(args: tuple[str, ...], i: int) -> bool:
+    """Does argument `i` (a credential by its name, see `secret_arg_positions`) hold a secret itself, rather
+    than where to find one (`--token-file PATH`, `--api-key-env VAR`, `--token=$TOKEN`)?"""
+    arg = args[i]
+    name, _, value = arg.partition("=") if "=" in arg else (args[i - 1], "", arg)
+    where = any(word in name.lower() for word in ("file", "path", "env", "var", "dir", "url", "cmd", "command"))
+    pointer = value.startswith(("/", "./", "../", "~", "$", "%")) or os.path.exists(value)
+    return bool(value) and not where and not pointer and value.lower() not in ("true", "false", "none", "null")
+
+
 async def _unauthenticated(ctx: CheckContext) -> Any:
     """POST the handshake with no credentials at all, on a fresh connection."""
     target = ctx.target.with_(
@@ -657,7 +675,11 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     made_up = f"mcp-review-made-up-{secrets.token_hex(12)}"
     async with ctx.probe(ctx.target.with_(bearer=made_up)) as p:
         forged = await p.hello(ctx.era, ctx.revision)
-    if forged.status is not None and forged.status < 300:
+    silent = _no_answer(ctx, forged, "a made-up token")
+    if silent is not None:
+        yield silent
+        return
+    if forged.status < 300:
         yield ctx.fail(
             None,
             f"a made-up bearer token that no authorization server issued got HTTP {forged.status}: "
@@ -679,7 +701,10 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
         return
     async with ctx.probe(ctx.target.with_(bearer=str(token))) as p:
         result = await p.hello(ctx.era, ctx.revision)
-    if result.status == 401:
+    silent = _no_answer(ctx, result, "a token for another resource")
+    if silent is not None:
+        yield silent
+    elif result.status == 401:
         yield ctx.passed(None, "a token for another resource got 401", [result.seq])
     elif result.status is not None and result.status < 300:
         yield ctx.fail(None, f"a token for another resource got HTTP {result.status}", [result.seq])
@@ -735,9 +760,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     way.
 
     Known false positives: a server that is public on purpose (MCP makes authorization optional), or a loopback
-    development server without authorization, fails with "no authorization required": that is seed 003's MUST for
-    HTTP servers; waive it with the reason. A handshake that got no answer in time has no status and fails the same
-    way (HTTP None).
+    development server without authorization, fails with "no 401 challenge": that is seed 003's MUST for
+    HTTP servers; waive it with the reason. A handshake that got no answer is blocking, not a fail.
 
     Passes: a 401 challenge with resource_metadata and a scope hint, and metadata with authorization_servers. Fails:
     no 401, no header, no document. Warns: no scope hint; metadata advertised on another origin but served at the
@@ -755,10 +779,14 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     from inspector.untrusted import loads
 
     bare = await _unauthenticated(ctx)
+    silent = _no_answer(ctx, bare, "a request without a token")
+    if silent is not None:
+        yield silent
+        return
     if bare.status != 401:
         yield ctx.fail(
             None,
-            f"no authorization required (HTTP {bare.status} without a token): no resource-server metadata to find",
+            f"no 401 challenge (HTTP {bare.status} without a token): no WWW-Authenticate to find the metadata by",
             [bare.seq],
         )
         return
@@ -904,25 +932,36 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     local process and land in logs, so stdio credentials come from the environment; plain HTTP exposes bearer
     tokens; a token in a query string leaks through logs, history and Referer headers.
 
-    Known false positives: the stdio test is a word match on arguments: `--token-file PATH`, `--password-env VAR` or
-    a flag like `--no-token` followed by another argument fail though no secret is on the command line. On HTTP, a
-    server that is public on purpose fails ("a request without Authorization got HTTP 200"); any status but 401
-    counts: a server that refuses the query-string token with 400 or 403 fails as "accepted", and a probe that got
-    no answer in time (no status) fails the same way. Only 127.0.0.1, localhost and ::1 count as loopback: plain
-    http on 127.0.0.2 or a LAN address fails.
+    Known false positives: a server that is public on purpose fails ("a request without Authorization was
+    accepted"): that is seed 003's MUST for HTTP servers; waive it with the reason. Only 127.0.0.1, localhost
+    and ::1 count as loopback: plain http on 127.0.0.2 or a LAN address fails. Not flagged as fails: an
+    argument named like a credential that holds a path or a variable (`--token-file PATH`,
+    `--api-key-env VAR`, `--token=$TOKEN`) only warns; a refusal with another status than 401 warns; a
+    probe that got no answer is blocking.
 
     Passes: no credentials on the command line (stdio); HTTPS, 401 without a bearer, query-string token refused
-    (HTTP). Fails: a credential in the arguments, a non-local plain-HTTP URL, a request accepted without the header
-    or with a query-string token. Warns: plain HTTP on a loopback address.
+    (HTTP). Fails: a credential in the arguments, a non-local plain-HTTP URL, a request accepted (2xx) without the
+    header or with a query-string token. Warns: plain HTTP on a loopback address; a refusal that is not 401; an
+    argument named like a credential holding a path or variable. Blocking: a probe got no answer.
+
+    To verify when blocking: a longer --timeout, on a server that answers.
     """
     if not ctx.is_http:
-        leaks = secret_arg_positions(ctx.target.args)
+        named = secret_arg_positions(ctx.target.args)
+        leaks = [i for i in named if _credential_value(ctx.target.args, i)]
         conn = ctx.session.channel.conn if ctx.session.channel else None
         started = next((e.seq for e in ctx.wire.entries if e.direction == "note" and e.conn == conn), None)
+        shown = ", ".join(masked_args(ctx.target.args)[i] for i in (leaks or named)[:3])
         if leaks:
-            shown = ", ".join(masked_args(ctx.target.args)[i] for i in leaks[:3])
             yield ctx.fail(
                 None, f"credentials passed as command-line arguments ({shown}): use the environment", [started]
+            )
+        elif named:
+            yield ctx.warn(
+                None,
+                f"arguments named like credentials ({shown}) hold a path or a variable, not a secret: "
+                "check they do not carry one",
+                [started],
             )
         else:
             yield ctx.passed(None, "no credentials on the command line (stdio takes them from the environment)")
@@ -935,18 +974,30 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(None, f"served over {parts.scheme}, not HTTPS")
         return
     bare = await _unauthenticated(ctx)
-    if bare.status != 401:
-        yield ctx.fail(None, f"a request without Authorization got HTTP {bare.status}", [bare.seq])
+    silent = _no_answer(ctx, bare, "a request without Authorization")
+    if silent is not None:
+        yield silent
         return
+    if bare.status < 300:
+        yield ctx.fail(None, f"a request without Authorization was accepted (HTTP {bare.status})", [bare.seq])
+        return
+    refusal = "401" if bare.status == 401 else f"HTTP {bare.status} (the spec asks for 401)"
     if ctx.target.bearer:
         sep = "&" if parts.query else "?"
         leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
         async with ctx.probe(leaky) as p:
             got = await p.hello(ctx.era, ctx.revision)
-        if got.status != 401:
+        silent = _no_answer(ctx, got, "the token in the query string")
+        if silent is not None:
+            yield silent
+            return
+        if got.status < 300:
             yield ctx.fail(None, f"a token in the query string was accepted (HTTP {got.status})", [got.seq])
             return
-    message = "401 without a bearer" + ("; query-string token refused" if ctx.target.bearer else "")
+    message = f"{refusal} without a bearer" + ("; query-string token refused" if ctx.target.bearer else "")
+    if bare.status != 401:
+        yield ctx.warn(None, message, [bare.seq])
+        return
     yield (
         ctx.warn(None, f"plain HTTP on a loopback address; {message}")
         if parts.scheme != "https"

@@ -39,13 +39,16 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
     with version 1999-01-01 must get -32022 UnsupportedProtocolVersion with `data.supported`.
     Why: seed 002 version negotiation (LC-02, LC-03; 2026-07-28 LC-06): a client that is told the version it
     asked for believes the server speaks it; only a counter-offer (or the supported list) lets it fall back.
-    Known false positives: a probe that got no answer in time fails ("no answer to initialize", or on
-    2026-07-28 a missing -32022), as does a server that closes the connection instead of answering. A
-    counter-offer of a revision mcp-review does not know yet (newer than KNOWN_VERSIONS) fails as "not a
-    version it supports".
+    Known false positives: none known for the fails. A probe that got no answer (or a closed connection)
+    proves nothing: blocking. A counter-offer of a revision mcp-review does not know yet (newer than
+    KNOWN_VERSIONS) only warns. On 2026-07-28 over HTTP the bogus version goes in the header and the body
+    alike, so a server that checks they agree is not failed for it.
     Passes: 1999-01-01 gets a supported version (or -32022 with data.supported) and the negotiated revision is
-    echoed. Fails: no answer, an echo or unknown version, the negotiated revision not echoed, no -32022 with
-    data.supported on 2026-07-28. Warns: an error with data.supported instead of a counter-offer.
+    echoed. Fails: an echo of 1999-01-01 or no version, the negotiated revision not echoed, no -32022 with
+    data.supported on 2026-07-28. Warns: an error with data.supported instead of a counter-offer, or a
+    revision mcp-review does not know. Blocking: no answer to the probe.
+
+    To verify when blocking: a longer --timeout (or the probe_timeout option), on a server that answers.
     """
     async with ctx.probe() as p:
         if ctx.era == "modern":
@@ -57,7 +60,9 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
                 headers={"MCP-Protocol-Version": BOGUS_VERSION} if p.is_http else None,
             )
             data = (got.error or {}).get("data")
-            if got.code == -32022 and isinstance(data, dict) and data.get("supported"):
+            if not got.answered:
+                yield ctx.blocking(None, f"no answer to server/discover with {BOGUS_VERSION}: {got.failure}", [got.seq])
+            elif got.code == -32022 and isinstance(data, dict) and data.get("supported"):
                 yield ctx.passed(None, f"1999-01-01 -> -32022 with supported {data.get('supported')}", [got.seq])
             else:
                 yield ctx.fail(
@@ -69,8 +74,8 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
             return
         got = await p.initialize(BOGUS_VERSION)
     answered = got.result.get("protocolVersion") if isinstance(got.result, dict) else None
-    if not got.answered:
-        yield ctx.fail(None, f"no answer to initialize with {BOGUS_VERSION}: {got.failure}", [got.seq])
+    if not got.answered:  # no answer proves nothing about negotiation
+        yield ctx.blocking(None, f"no answer to initialize with {BOGUS_VERSION}: {got.failure}", [got.seq])
         return
     if got.error is not None:
         yield ctx.warn(
@@ -79,9 +84,16 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
             "(normative text: respond with a supported version)",
             [got.seq],
         )
-    elif answered == BOGUS_VERSION or answered not in KNOWN_VERSIONS:
+    elif answered == BOGUS_VERSION or not isinstance(answered, str):
         yield ctx.fail(
             None, f"initialize with {BOGUS_VERSION} was answered {answered!r}: not a version it supports", [got.seq]
+        )
+        return
+    elif answered not in KNOWN_VERSIONS:  # maybe a revision newer than mcp-review knows: not proof
+        yield ctx.warn(
+            None,
+            f"initialize with {BOGUS_VERSION} was answered {answered!r}, a revision mcp-review does not know",
+            [got.seq],
         )
         return
     async with ctx.probe() as p:
@@ -576,30 +588,40 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     session ids and version headers keep one client's state apart from another's, and Origin validation stops
     DNS-rebinding attacks from a browser, on local servers above all.
 
-    Known false positives: each probe waits the probe timeout; one that got no answer has no status and fails as a
-    wrong status ("HTTP None"), and a foreign-Origin request that got no answer is read as accepted (HTTP 200). A
-    server behind a gateway is judged by the gateway's status codes. A server that issues no session id skips the
+    Known false positives: none known for a probe that got no answer: it proves nothing, so the rule is
+    blocking (not failed) when nothing else failed, and says which probes went unanswered. A server behind a
+    gateway is judged by the gateway's status codes. A server that issues no session id skips the
     session checks.
 
     Passes: every check as the spec says. Fails: any MUST broken (listed). Warns: only SHOULDs broken.
+    Blocking: a probe got no answer and nothing else failed.
+
+    To verify when blocking: a longer --timeout (or the probe_timeout option), on a server that answers.
     """
     if ctx.target.kind != "http":
         yield ctx.na(None, "legacy HTTP+SSE transport: see tokens.transport")
         return
     fails: list[str] = []
     warns: list[str] = []
+    silent: list[str] = []  # probes that got no answer: they prove nothing either way
     seqs: list[int | None] = []
     evil = {"Origin": "http://evil.example"}
+
+    def heard(got: Any, what: str) -> bool:
+        if got.status is None:
+            silent.append(f"{what} ({got.failure or 'no answer'})")
+            seqs.append(got.seq)
+        return got.status is not None
+
     async with ctx.probe() as p:
         if ctx.era == "modern":
             got = await p.modern("tools/list", headers={"Mcp-Method": ""}, omit=["Mcp-Method"])
             seqs.append(got.seq)
-            if got.status != 400 or got.code != -32020:
+            if heard(got, "no Mcp-Method header") and (got.status != 400 or got.code != -32020):
                 fails.append(f"no Mcp-Method header -> HTTP {got.status} {got.code}, not 400 / -32020")
             get = await p.http("GET", omit=["Content-Type"], headers={"Accept": "text/event-stream"})
             if get.status != 405:
                 warns.append(f"GET -> {get.status}; a modern-only server SHOULD answer 405")
-            bad_origin = await p.modern("server/discover", headers=evil)
         else:
             init = await p.initialize(ctx.revision)
             seqs.append(init.seq)
@@ -608,14 +630,14 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
                 fails.append("Mcp-Session-Id has characters outside visible ASCII")
             if sid is not None:
                 got = await p.request("tools/list", {}, headers={"Mcp-Session-Id": "mcp-review-bogus-session"})
-                if got.status != 404:
+                if heard(got, "an unknown session id") and got.status != 404:
                     fails.append(f"unknown session id -> HTTP {got.status}, not 404")
                 got = await p.request("tools/list", {}, omit=["Mcp-Session-Id"])
-                if got.status != 400:
+                if heard(got, "no session id") and got.status != 400:
                     warns.append(f"no session id -> HTTP {got.status}; SHOULD be 400")
             if ctx.revision_at_least("2025-06-18"):
                 got = await p.request("tools/list", {}, headers={"MCP-Protocol-Version": BOGUS_VERSION})
-                if got.status != 400:
+                if heard(got, f"MCP-Protocol-Version {BOGUS_VERSION}") and got.status != 400:
                     fails.append(f"MCP-Protocol-Version {BOGUS_VERSION} -> HTTP {got.status}, not 400")
             ex = await p.http("POST", body='{"jsonrpc":"2.0","method":"notifications/initialized"}')
             if ex.status != 202:
@@ -627,12 +649,15 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
                 else fresh.request("initialize", _init_params(ctx.revision), headers=evil)
             )
     want_403 = ctx.revision_at_least("2025-11-25")
-    status = bad_origin.status or 200
-    if (want_403 and status != 403) or status < 400:
+    status = bad_origin.status
+    if heard(bad_origin, "a foreign Origin") and ((want_403 and status != 403) or (status or 0) < 400):
         fails.append(f"Origin http://evil.example -> HTTP {status}" + (", not 403" if want_403 else ", not rejected"))
     seqs.append(bad_origin.seq)
+    unproven = f"no answer in time to: {'; '.join(silent)}" if silent else ""
     if fails:
-        yield ctx.fail(None, "; ".join(fails + warns), seqs)
+        yield ctx.fail(None, "; ".join(fails + warns + ([unproven] if unproven else [])), seqs)
+    elif silent:
+        yield ctx.blocking(None, f"{unproven}; a longer --timeout would verify them", seqs)
     elif warns:
         yield ctx.warn(None, "; ".join(warns), seqs)
     else:

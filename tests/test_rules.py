@@ -58,7 +58,7 @@ HTTP_AUTH = Run(
 HTTP_OPEN = Run(("good", "--unsafe-origin"), http="--http", era="legacy", attest="fail")
 SSE = Run(("good",), http="--sse", era="legacy")
 OFF_ORIGIN = Run(("offorigin",), http="--sse", era="legacy")
-LOOKALIKE = Run(("profiled", "lookalike"), calls="read-only", timeout=2.0)
+LOOKALIKE = Run(("profiled", "lookalike"), calls="read-only", timeout=2.0, extra_args=("--token-file", "/etc/hostname"))
 HTTP_MODERN = Run(("good",), http="--http")  # the SDK's server in the 2026-07-28 era
 
 # rule id -> (passes on, fails on); the expected failing status is "fail" unless CASES_WARN says "warn".
@@ -218,6 +218,7 @@ TRAPS = {
     # get_logs never answers invalid arguments: a call with no answer is blocking, never a fail
     "review.error-channel-correct": (LOOKALIKE, "blocking"),
     "review.arguments-validated-and-authorized": (LOOKALIKE, "blocking"),
+    "review.transport-config": (LOOKALIKE, "warn"),  # --token-file PATH says where a secret is, not what
 }
 
 
