@@ -414,24 +414,32 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Cursors work (no loops, no duplicates across pages); an invalid cursor gets -32602.
 
     What it checks: static: the listing already walked every page of every list (loop guard on); a listing that
-    stopped early fails. probe: `tools/list` with an invalid cursor on the review's session. Duplicate tool names
-    across pages are judged by `spec.tool-names`.
+    stopped on a cursor defect fails. probe: `tools/list` with an invalid cursor on the review's session.
+    Duplicate tool names across pages are judged by `spec.tool-names`.
 
     Why: seed 002 server layer; PAG-01, PAG-02: a cursor that comes back makes a client page forever, and an invalid
     cursor SHOULD get -32602 rather than silently restart the list.
 
-    Known false positives: a listing stops early not only on a cursor that came back or a nextCursor that is not a
-    string, but also when a later page got no answer in time, when walking the listing took over 4 x --timeout, and
-    after the page cap: a slow or very large server fails with the reason quoted (the message says which); raise
-    --timeout to tell. An invalid cursor accepted only warns.
+    Known false positives: none known for the fails: only a defect the server showed (a cursor that came
+    back, a nextCursor that is not a string) fails. A listing stopped by a limit of mcp-review's (a later
+    page with no answer in time, walking over 4 x --timeout, the page cap) is blocking. An invalid cursor
+    accepted only warns.
 
     Passes: every list walked to its end; an invalid cursor -> -32602. Fails: a listing stopped early (a loop, a
     non-string cursor, a timeout or a cap). Warns: an invalid cursor accepted or answered with another code (a
-    SHOULD). n/a for the cursor probe when the server declares no tools.
+    SHOULD). n/a for the cursor probe when the server declares no tools. Blocking: a listing stopped by a limit.
+
+    To verify when blocking: a longer --timeout (or --budget), so the whole listing can be walked.
     """
     for listing in ctx.snapshot.lists.values():
-        if listing.stopped:
+        if listing.stopped and listing.broken:
             yield ctx.fail(listing.spec.key, listing.stopped, listing.seqs[-1:])
+        elif listing.stopped:  # a limit of mcp-review's (time, page cap, a slow page): not the server's defect
+            yield ctx.blocking(
+                listing.spec.key,
+                f"{listing.stopped}: the rest was not walked (a longer --timeout would)",
+                listing.seqs[-1:],
+            )
     if "tools" not in ctx.snapshot.capabilities:
         yield ctx.na(None, "no tools to page through")
         return

@@ -77,6 +77,7 @@ class Listing:
     error: str | None = None  # the list request failed: why
     error_seq: int | None = None
     stopped: str | None = None  # pagination stopped early: why (loop, page cap)
+    broken: bool = False  # it stopped on a pagination defect the server showed (a loop, a bad cursor), not a limit
 
     def __iter__(self) -> Iterator[Item]:
         return iter(self.items)
@@ -211,10 +212,11 @@ async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAG
         if nxt is None:
             return listing
         if not isinstance(nxt, str):
-            listing.stopped = f"nextCursor is not a string: {nxt!r:.60}"
+            listing.stopped, listing.broken = f"nextCursor is not a string: {nxt!r:.60}", True
             return listing
         if nxt in seen:
             listing.stopped = f"pagination loop: cursor {nxt!r:.60} came back (page {page + 1})"
+            listing.broken = True
             return listing
         seen.add(nxt)
         listing.cursors.append(nxt)
