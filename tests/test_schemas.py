@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -260,7 +259,8 @@ def test_batches_allowed_only_in_2025_03_26():
     }
 
 
-def test_ten_thousand_tools_is_fast():
+def test_ten_thousand_tools_validate():
+    """Correctness at size; how long it takes is measured by bench/ (tests never assert timings)."""
     tool = {
         **TOOL,
         "title": "Echo",
@@ -279,11 +279,7 @@ def test_ten_thousand_tools_is_fast():
     result = {"tools": [{**tool, "name": f"tool_{i}"} for i in range(10_000)], **MODERN_LIST}
     for revision in ("2025-06-18", MODERN):
         validate_message(response({"tools": []}), revision, "tools/list")  # load + build the validators
-        start = time.perf_counter()
         assert validate_message(response(result), revision, "tools/list") == []
-        elapsed = time.perf_counter() - start
-        print(f"{revision}: 10,000 tools validated in {elapsed:.2f}s")
-        assert elapsed < 5
 
 
 # ------------------------------------------------------------------------------------ validate_wire
