@@ -586,8 +586,9 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Sessions, `MCP-Protocol-Version`, 404 on an unknown session, Origin validation, content types.
 
-    What it checks: probe (fresh connections): legacy era: the session id is visible ASCII; a request with a bogus
-    session id gets 404; one without a session id gets 400 (SHOULD: warn); an invalid MCP-Protocol-Version gets 400
+    What it checks: probe (fresh connections): legacy era: the session id is visible ASCII; a session the server
+    ended (after the client's DELETE was accepted) gets 404 (MUST); a session id never issued should get 404
+    (warn); one without a session id gets 400 (SHOULD: warn); an invalid MCP-Protocol-Version gets 400
     (>=2025-06-18); a notification POST gets 202; a foreign Origin gets 403 (>=2025-11-25, any 4xx before).
     2026-07-28: a request without Mcp-Method gets 400 / -32020; GET gets 405 (SHOULD: warn); a foreign Origin gets
     403. Responses to requests are application/json or text/event-stream. n/a on stdio and legacy SSE.
@@ -621,6 +622,7 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
             seqs.append(got.seq)
         return got.status is not None
 
+    sid: str | None = None
     async with ctx.probe() as p:
         if ctx.era == "modern":
             got = await p.modern("tools/list", headers={"Mcp-Method": ""}, omit=["Mcp-Method"])
@@ -637,12 +639,24 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
             if sid is not None and not re.fullmatch(r"[\x21-\x7e]+", sid):
                 fails.append("Mcp-Session-Id has characters outside visible ASCII")
             if sid is not None:
+                # The MUST is about a session the server ended (404 tells the client to start anew); an id it
+                # never issued is not named by it, so that answer is only judged against the same SHOULD.
                 got = await p.request("tools/list", {}, headers={"Mcp-Session-Id": "mcp-review-bogus-session"})
                 if heard(got, "an unknown session id") and got.status != 404:
-                    fails.append(f"unknown session id -> HTTP {got.status}, not 404")
+                    warns.append(f"a session id it never issued -> HTTP {got.status}; 404 is expected")
                 got = await p.request("tools/list", {}, omit=["Mcp-Session-Id"])
                 if heard(got, "no session id") and got.status != 400:
                     warns.append(f"no session id -> HTTP {got.status}; SHOULD be 400")
+        if sid is not None:
+            async with ctx.probe() as ended:  # a session of its own, ended by DELETE, then used again
+                await ended.initialize(ctx.revision)
+                if getattr(ended.transport, "session_id", None):
+                    bye = await ended.http("DELETE", omit=["Content-Type"])
+                    if 200 <= bye.status < 300:
+                        got = await ended.request("tools/list", {})
+                        seqs.append(got.seq)
+                        if heard(got, "a session it ended") and got.status != 404:
+                            fails.append(f"a session it ended (DELETE -> {bye.status}) -> HTTP {got.status}, not 404")
             if ctx.revision_at_least("2025-06-18"):
                 got = await p.request("tools/list", {}, headers={"MCP-Protocol-Version": BOGUS_VERSION})
                 if heard(got, f"MCP-Protocol-Version {BOGUS_VERSION}") and got.status != 400:

@@ -15,7 +15,9 @@ SIZE = (100, 30)
 
 @pytest.fixture
 def app(tmp_path) -> ReviewApp:
-    return ReviewApp(demo_target(), state_dir=tmp_path, export_dir=tmp_path)
+    review_app = ReviewApp(demo_target(), state_dir=tmp_path, export_dir=tmp_path)
+    review_app.animation_level = "none"  # a tab underline still sliding under load is not a change of looks
+    return review_app
 
 
 async def connected(pilot: Pilot) -> None:
