@@ -1,10 +1,33 @@
 """Launch specs and fixtures for the third-party MCP servers that `scripts/test-deps` installs into `.deps/`.
 
 Real servers nobody on this team wrote, pinned exactly (see scripts/test-deps and docs in
-/work/shared/reference/servers.md):
+/work/shared/reference/servers.md), one venv per Python stack so their `mcp` versions never meet.
+`NPM` is `.deps/npm/node_modules/.bin`; every HTTP server is reached on 127.0.0.1 only.
 
-- npm `@modelcontextprotocol/server-everything@2026.8.31` -> `.deps/npm/node_modules/.bin/`
-- PyPI `mcp-server-time==2026.10.19`, `mcp-server-git==2026.10.19` -> `.deps/py/bin/` (their own venv)
+TypeScript SDK (`@modelcontextprotocol/sdk@1.32.2`), npm, `.deps/npm`:
+- `@modelcontextprotocol/server-everything@2026.8.31`: stdio, Streamable HTTP, SSE.
+  `NPM/mcp-server-everything stdio`, `PORT=P NPM/mcp-server-everything streamableHttp|sse` (binds all interfaces).
+- `@modelcontextprotocol/server-memory@2026.8.31`: stdio. `MEMORY_FILE_PATH=FILE NPM/mcp-server-memory`.
+- `@modelcontextprotocol/server-filesystem@2026.8.31`: stdio. `NPM/mcp-server-filesystem DIR`.
+- `@modelcontextprotocol/server-sequential-thinking@2026.8.31`: stdio. `NPM/mcp-server-sequential-thinking`.
+- `@modelcontextprotocol/sdk@1.32.2`'s bundled example `dist/esm/examples/server/simpleStreamableHttp.js`:
+  Streamable HTTP (stateful). `MCP_PORT=P node simpleStreamableHttp.js` (binds all interfaces).
+
+mcp 2.x, PyPI, `.deps/py`:
+- `mcp-server-time==2026.10.19`: stdio. `mcp-server-time --local-timezone UTC`.
+- `mcp-server-git==2026.10.19`: stdio. `mcp-server-git --repository REPO`.
+- `mcp-server-fetch==2026.10.24`: stdio. `mcp-server-fetch --allow-private-ips --ignore-robots-txt` (it refuses
+  loopback URLs without them; the tests only fetch a page served on 127.0.0.1).
+
+mcp 1.x (`mcp==1.30.0`, the last 1.x release), PyPI, `.deps/mcp1`:
+- `mcp-server-calculator==0.2.1` (FastMCP 1.x): stdio. `mcp-server-calculator`.
+- `mcp-server-sqlite==2025.4.25` (1.x low-level `Server`): stdio. `mcp-server-sqlite --db-path DB`.
+- ours on that stack, `tests/servers/fastmcp1.py` (`mcp.server.fastmcp.FastMCP`) run by `.deps/mcp1/bin/python`:
+  stdio, Streamable HTTP stateful (`--http`) and stateless (`--http --stateless`), SSE (`--sse`).
+
+FastMCP 2+ (`fastmcp==4.1.2`, on mcp 2.x), PyPI, `.deps/fastmcp`:
+- its bundled example `fastmcp/contrib/bulk_tool_caller/example.py`: stdio, Streamable HTTP, SSE.
+  `fastmcp run EXAMPLE:mcp --no-banner [-t http|sse --host 127.0.0.1 --port P]`.
 
 The argv helpers call `require()`, so use them inside a test or fixture: a missing server skips the test,
 or fails it when `MCP_REVIEW_REQUIRE_THIRDPARTY=1` (which `scripts/test` sets). Test modules import the
@@ -13,24 +36,40 @@ fixtures they use: `from tests.thirdparty import everything_http_url`.
 
 from __future__ import annotations
 
+import http.server
+import json
 import os
 import shutil
+import sqlite3
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
-from tests.support import ROOT, free_port, running
+from tests.support import ROOT, SERVERS, free_port, running
 
 DEPS = ROOT / ".deps"
 NPM_BIN = DEPS / "npm" / "node_modules" / ".bin"
 PY_BIN = DEPS / "py" / "bin"
+MCP1_BIN = DEPS / "mcp1" / "bin"
+FASTMCP_BIN = DEPS / "fastmcp" / "bin"
 
 EVERYTHING = NPM_BIN / "mcp-server-everything"
+MEMORY = NPM_BIN / "mcp-server-memory"
+FILESYSTEM = NPM_BIN / "mcp-server-filesystem"
+SEQUENTIAL_THINKING = NPM_BIN / "mcp-server-sequential-thinking"
+SDK_EXAMPLE = DEPS / "npm/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js"
 TIME = PY_BIN / "mcp-server-time"
 GIT = PY_BIN / "mcp-server-git"
+FETCH = PY_BIN / "mcp-server-fetch"
+MCP1_PYTHON = MCP1_BIN / "python"
+CALCULATOR = MCP1_BIN / "mcp-server-calculator"
+SQLITE = MCP1_BIN / "mcp-server-sqlite"
+FASTMCP = FASTMCP_BIN / "fastmcp"
+FASTMCP_EXAMPLE = "fastmcp/contrib/bulk_tool_caller/example.py"  # inside the fastmcp venv's site-packages
 
 REQUIRE_ENV = "MCP_REVIEW_REQUIRE_THIRDPARTY"
 
@@ -42,11 +81,18 @@ def _missing(what: str) -> NoReturn:
     pytest.skip(msg)
 
 
-def require(path: Path) -> Path:
-    """`path` if it is an installed executable; otherwise fail (MCP_REVIEW_REQUIRE_THIRDPARTY=1) or skip."""
-    if not (path.is_file() and os.access(path, os.X_OK)):
+def require(path: Path, *, executable: bool = True) -> Path:
+    """`path` if it is an installed file (executable unless told otherwise); else fail or skip (see above)."""
+    if not (path.is_file() and (not executable or os.access(path, os.X_OK))):
         _missing(str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path))
     return path
+
+
+def _which(program: str) -> str:
+    found = shutil.which(program)
+    if found is None:
+        _missing(program)
+    return found
 
 
 # ---- stdio launch specs -------------------------------------------------------------------------
@@ -64,7 +110,53 @@ def git_argv(repo: Path) -> list[str]:
     return [str(require(GIT)), "--repository", str(repo)]
 
 
-# ---- server-everything over HTTP ----------------------------------------------------------------
+def fetch_argv() -> list[str]:
+    # By default it refuses private and loopback addresses and asks for robots.txt first: the tests fetch
+    # only a page served on 127.0.0.1 (loopback_page_url), so both are lifted.
+    return [str(require(FETCH)), "--allow-private-ips", "--ignore-robots-txt"]
+
+
+def memory_argv(memory_file: Path) -> list[str]:
+    # Without MEMORY_FILE_PATH it keeps its graph beside its own code in node_modules.
+    return ["env", f"MEMORY_FILE_PATH={memory_file}", str(require(MEMORY))]
+
+
+def filesystem_argv(root: Path) -> list[str]:
+    return [str(require(FILESYSTEM)), str(root)]
+
+
+def sequential_thinking_argv() -> list[str]:
+    return [str(require(SEQUENTIAL_THINKING))]
+
+
+def calculator_argv() -> list[str]:
+    return [str(require(CALCULATOR))]
+
+
+def sqlite_argv(db: Path) -> list[str]:
+    return [str(require(SQLITE)), "--db-path", str(db)]
+
+
+def fastmcp1_argv(*mode: str) -> list[str]:
+    """tests/servers/fastmcp1.py on mcp 1.x: stdio, or `--http [--stateless] --port P`, `--sse --port P`."""
+    return [str(require(MCP1_PYTHON)), str(SERVERS / "fastmcp1.py"), *mode]
+
+
+def fastmcp_argv(*transport: str) -> list[str]:
+    """fastmcp's bundled example: stdio, or `-t http|sse --host 127.0.0.1 --port P`."""
+    exe = require(FASTMCP)
+    example = next((DEPS / "fastmcp" / "lib").glob(f"python3*/site-packages/{FASTMCP_EXAMPLE}"), None)
+    if example is None:
+        _missing(f".deps/fastmcp/lib/python3*/site-packages/{FASTMCP_EXAMPLE}")
+    return [str(exe), "run", f"{example}:mcp", "--no-banner", *transport]
+
+
+# ---- servers over HTTP (module scope: one process per test module and worker) ------------------------
+
+
+def _served(argv: list[str], path: str, port: int) -> Iterator[str]:
+    with running(argv, port):
+        yield f"http://127.0.0.1:{port}{path}"
 
 
 def _everything_served(mode: str, path: str) -> Iterator[str]:
@@ -75,8 +167,7 @@ def _everything_served(mode: str, path: str) -> Iterator[str]:
     exe = require(EVERYTHING)
     port = free_port()
     argv = ["env", "-i", f"PATH={os.environ.get('PATH', os.defpath)}", f"PORT={port}", str(exe), mode]
-    with running(argv, port, env={"PORT": str(port)}):
-        yield f"http://127.0.0.1:{port}{path}"
+    yield from _served(argv, path, port)
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +180,112 @@ def everything_http_url() -> Iterator[str]:
 def everything_sse_url() -> Iterator[str]:
     """server-everything over the 2024 HTTP+SSE transport: `http://127.0.0.1:P/sse` (posts go to /message)."""
     yield from _everything_served("sse", "/sse")
+
+
+@pytest.fixture(scope="module")
+def sdk_example_http_url() -> Iterator[str]:
+    """The TypeScript SDK's simpleStreamableHttp example (stateful sessions): `http://127.0.0.1:P/mcp`."""
+    # It binds all interfaces (express's default) with no host option; like server-everything it gets an
+    # emptied environment. MCP_PORT is its port variable (PORT is ignored).
+    example = require(SDK_EXAMPLE, executable=False)
+    port = free_port()
+    argv = ["env", "-i", f"PATH={os.environ.get('PATH', os.defpath)}", f"MCP_PORT={port}", _which("node"), str(example)]
+    yield from _served(argv, "/mcp", port)
+
+
+def _fastmcp1_served(*mode: str, path: str) -> Iterator[str]:
+    port = free_port()
+    yield from _served(fastmcp1_argv(*mode, "--port", str(port)), path, port)
+
+
+@pytest.fixture(scope="module")
+def fastmcp1_http_url() -> Iterator[str]:
+    """tests/servers/fastmcp1.py (mcp 1.x FastMCP) over Streamable HTTP with sessions: `.../mcp`."""
+    yield from _fastmcp1_served("--http", path="/mcp")
+
+
+@pytest.fixture(scope="module")
+def fastmcp1_stateless_url() -> Iterator[str]:
+    """tests/servers/fastmcp1.py over Streamable HTTP with `stateless_http=True`: `.../mcp`."""
+    yield from _fastmcp1_served("--http", "--stateless", path="/mcp")
+
+
+@pytest.fixture(scope="module")
+def fastmcp1_sse_url() -> Iterator[str]:
+    """tests/servers/fastmcp1.py over the 2024 HTTP+SSE transport: `.../sse` (posts go to /messages/)."""
+    yield from _fastmcp1_served("--sse", path="/sse")
+
+
+def _fastmcp_served(transport: str, path: str) -> Iterator[str]:
+    port = free_port()
+    yield from _served(fastmcp_argv("-t", transport, "--host", "127.0.0.1", "--port", str(port)), path, port)
+
+
+@pytest.fixture(scope="module")
+def fastmcp_http_url() -> Iterator[str]:
+    """fastmcp's example over Streamable HTTP: `http://127.0.0.1:P/mcp`."""
+    yield from _fastmcp_served("http", "/mcp")
+
+
+@pytest.fixture(scope="module")
+def fastmcp_sse_url() -> Iterator[str]:
+    """fastmcp's example over the 2024 HTTP+SSE transport: `http://127.0.0.1:P/sse`."""
+    yield from _fastmcp_served("sse", "/sse")
+
+
+# ---- data the servers read ----------------------------------------------------------------------
+
+LOOPBACK_PAGE = "<html><body><h1>Review notes</h1><p>The wire is the truth.</p></body></html>"
+MEMORY_GRAPH = ({"type": "entity", "name": "Ada", "entityType": "person", "observations": ["reviews MCP servers"]},)
+SQLITE_NOTES = (("n1", "Buy milk"), ("n2", "Review the MCP server"))
+FILESYSTEM_FILES = {"notes.txt": "Buy milk\n", "todo.md": "# Review\n"}
+
+
+class _PageHandler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = LOOPBACK_PAGE.encode()
+        self.send_response(200)
+        self.send_header("content-type", "text/html; charset=utf-8")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet: the test output is not its log
+        pass
+
+
+@pytest.fixture(scope="module")
+def loopback_page_url() -> Iterator[str]:
+    """LOOPBACK_PAGE served on 127.0.0.1 (for mcp-server-fetch): `http://127.0.0.1:P/page.html`."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/page.html"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def make_memory_file(path: Path) -> Path:
+    """server-memory's store (JSON lines) holding MEMORY_GRAPH."""
+    path.write_text("".join(json.dumps(item) + "\n" for item in MEMORY_GRAPH))
+    return path
+
+
+def make_sqlite_db(path: Path) -> Path:
+    """A SQLite database with one table, `notes(id, body)`, holding SQLITE_NOTES."""
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)")
+        db.executemany("INSERT INTO notes VALUES (?, ?)", SQLITE_NOTES)
+    return path
+
+
+def make_files(root: Path) -> Path:
+    """A directory holding FILESYSTEM_FILES (for server-filesystem)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, content in FILESYSTEM_FILES.items():
+        (root / name).write_text(content)
+    return root
 
 
 # ---- a deterministic git repository for mcp-server-git ------------------------------------------
