@@ -89,7 +89,7 @@ class Case:
     id: str
     target: Target
     transport: str  # what `list` reports: stdio, http or sse
-    era: str | None  # what --era auto settles on: legacy (initialize), modern (server/discover), None: see fastmcp
+    era: str  # what --era auto settles on: legacy (initialize), modern (server/discover)
     tools: tuple[str, ...]  # every tool, sorted
     tool: str  # the one `call` calls
     args: Callable[[Data], dict[str, Any]]
@@ -106,11 +106,10 @@ def fastmcp1_case(id_: str, target: Target, transport: str) -> Case:
 
 
 def fastmcp_case(id_: str, target: Target, transport: str) -> Case:
-    # Over stdio the era is not asserted: fastmcp takes about 4 s to import before it reads stdin, and
-    # mcp-review waits 5 s for `server/discover`, so on a loaded machine it settles on legacy instead.
-    era = None if transport == "stdio" else "modern"
+    # fastmcp takes about 4 s to import before it reads stdin: `server/discover` waits --timeout, so even a
+    # slow start settles on the era the server speaks.
     echo = {"text": "hello from the review"}
-    return Case(id_, target, transport, era, FASTMCP_TOOLS, "echo_tool", lambda _: echo, echo["text"], True)
+    return Case(id_, target, transport, "modern", FASTMCP_TOOLS, "echo_tool", lambda _: echo, echo["text"], True)
 
 
 CASES = [
@@ -253,7 +252,7 @@ def test_list(request, data, case):
     listed = json.loads(out)
     assert sorted(t["name"] for t in listed["tools"]) == list(case.tools)
     assert listed["transport"] == case.transport
-    assert case.era is None or listed["era"] == case.era
+    assert listed["era"] == case.era
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
