@@ -273,3 +273,16 @@ def test_call(request, data, case):
     result = json.loads(out)
     assert code == 0 and result.get("isError") is not True, result
     assert case.expect in "\n".join(block.get("text", "") for block in result["content"])
+
+
+def test_fastmcp1_http_auto_era_is_the_legacy_review(request, data):
+    """mcp 1.x answers server/discover with HTTP 400, `"id": "server-error"` and a session id of its own: auto
+    takes that error as "legacy" at once, keeps no session id from it, and reviews exactly as --era legacy."""
+    case = next(c for c in CASES if c.id == "fastmcp1-http")
+
+    def findings(*era: str) -> set[tuple[str, str | None, str]]:
+        _, out = review(request, data, case, "check", "--format", "json", "--calls", "read-only", *era)
+        # spec.wire-schema counts the messages it validated: auto has one more (the discover error)
+        return {(f["rule"], f["subject"], f["status"]) for f in json.loads(out)["findings"]}
+
+    assert findings() == findings("--era", "legacy")
