@@ -465,9 +465,11 @@ def _icon_problems(icons: Any) -> list[str]:
         if not isinstance(icon, dict) or not isinstance(icon.get("src"), str):
             problems.append(f"icons[{i}] is not an object with a string src")
             continue
-        scheme = icon["src"].split(":", 1)[0].lower()
-        if scheme not in ("https", "data", "http"):
-            problems.append(f"icons[{i}].src uses {scheme}: (only https or data)")
+        scheme, colon, _ = icon["src"].partition(":")
+        if not colon or not scheme.isalpha():
+            problems.append(f"icons[{i}].src {icon['src'][:60]!r} is not an absolute URI (https:, http: or data:)")
+        elif scheme.lower() not in ("https", "data", "http"):
+            problems.append(f"icons[{i}].src uses {scheme.lower()}: (only https, http or data)")
         if "mimeType" in icon and not isinstance(icon["mimeType"], str):
             problems.append(f"icons[{i}].mimeType is not a string")
         if "sizes" in icon and not (isinstance(icon["sizes"], list) and all(isinstance(s, str) for s in icon["sizes"])):

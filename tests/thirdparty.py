@@ -182,15 +182,19 @@ def everything_sse_url() -> Iterator[str]:
     yield from _everything_served("sse", "/sse")
 
 
-@pytest.fixture(scope="module")
-def sdk_example_http_url() -> Iterator[str]:
-    """The TypeScript SDK's simpleStreamableHttp example (stateful sessions): `http://127.0.0.1:P/mcp`."""
+def _sdk_example_served() -> Iterator[str]:
     # It binds all interfaces (express's default) with no host option; like server-everything it gets an
     # emptied environment. MCP_PORT is its port variable (PORT is ignored).
     example = require(SDK_EXAMPLE, executable=False)
     port = free_port()
     argv = ["env", "-i", f"PATH={os.environ.get('PATH', os.defpath)}", f"MCP_PORT={port}", _which("node"), str(example)]
     yield from _served(argv, "/mcp", port)
+
+
+@pytest.fixture(scope="module")
+def sdk_example_http_url() -> Iterator[str]:
+    """The TypeScript SDK's simpleStreamableHttp example (stateful sessions): `http://127.0.0.1:P/mcp`."""
+    yield from _sdk_example_served()
 
 
 def _fastmcp1_served(*mode: str, path: str) -> Iterator[str]:

@@ -1,0 +1,92 @@
+"""Regenerate docs/examples/: every third-party server of the suite, over every transport it serves, reviewed.
+
+    .venv/bin/python scripts/examples.py [NAME ...]      # after scripts/test-deps
+
+Each review is `mcp-review check --pack all --calls read-only --format md` (the short review, the complete one
+is `--format md-full`) written to docs/examples/NAME.md. Then the default packs (review, spec) run again as
+JSON, and every `fail` is printed, one line each: the list docs/examples/README.md judges.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests import thirdparty as tp  # noqa: E402  (launch specs and data shared with the test suite)
+
+OUT = ROOT / "docs" / "examples"
+Launch = Callable[[Path], contextlib.AbstractContextManager[list[str]]]
+
+
+def served(start: Callable[..., Iterator[str]], *args: str, transport: str = "http", **kw: str) -> Launch:
+    """A server over HTTP for one review: started, reviewed at its URL, stopped."""
+
+    @contextlib.contextmanager
+    def launch(_data: Path) -> Iterator[list[str]]:
+        with contextlib.contextmanager(start)(*args, **kw) as url:
+            yield ["--url", url, *(["--transport", "sse"] if transport == "sse" else [])]
+
+    return launch
+
+
+def on_stdio(argv: Callable[[Path], list[str]]) -> Launch:
+    @contextlib.contextmanager
+    def launch(data: Path) -> Iterator[list[str]]:
+        yield ["--", *argv(data)]
+
+    return launch
+
+
+SERVERS: dict[str, Launch] = {
+    "everything-stdio": on_stdio(lambda _d: tp.everything_stdio_argv()),
+    "everything-http": served(tp._everything_served, "streamableHttp", "/mcp"),
+    "everything-sse": served(tp._everything_served, "sse", "/sse", transport="sse"),
+    "memory-stdio": on_stdio(lambda d: tp.memory_argv(tp.make_memory_file(d / "memory.jsonl"))),
+    "filesystem-stdio": on_stdio(lambda d: tp.filesystem_argv(tp.make_files(d / "files"))),
+    "sequential-thinking-stdio": on_stdio(lambda _d: tp.sequential_thinking_argv()),
+    "sdk-example-http": served(tp._sdk_example_served),
+    "time-stdio": on_stdio(lambda _d: tp.time_argv()),
+    "git-stdio": on_stdio(lambda d: tp.git_argv(tp.make_git_repo(d / "repo"))),
+    "fetch-stdio": on_stdio(lambda _d: tp.fetch_argv()),
+    "calculator-stdio": on_stdio(lambda _d: tp.calculator_argv()),
+    "sqlite-stdio": on_stdio(lambda d: tp.sqlite_argv(tp.make_sqlite_db(d / "notes.db"))),
+    "fastmcp1-stdio": on_stdio(lambda _d: tp.fastmcp1_argv()),
+    "fastmcp1-http": served(tp._fastmcp1_served, "--http", path="/mcp"),
+    "fastmcp1-http-stateless": served(tp._fastmcp1_served, "--http", "--stateless", path="/mcp"),
+    "fastmcp1-sse": served(tp._fastmcp1_served, "--sse", path="/sse", transport="sse"),
+    "fastmcp-stdio": on_stdio(lambda _d: tp.fastmcp_argv()),
+    "fastmcp-http": served(tp._fastmcp_served, "http", "/mcp"),
+    "fastmcp-sse": served(tp._fastmcp_served, "sse", "/sse", transport="sse"),
+}
+
+
+def check(target: list[str], *options: str) -> str:
+    argv = [sys.executable, "-m", "inspector", "check", "-q", "--calls", "read-only", "--timeout", "15"]
+    done = subprocess.run([*argv, *options, *target], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    if done.returncode not in (0, 1, 3):
+        raise SystemExit(f"mcp-review check {' '.join(target)} exited {done.returncode}: {done.stderr[-500:]}")
+    return done.stdout
+
+
+def main() -> None:
+    names = sys.argv[1:] or list(SERVERS)
+    for name in names:
+        with tempfile.TemporaryDirectory() as tmp, SERVERS[name](Path(tmp)) as target:
+            (OUT / f"{name}.md").write_text(check(target, "--pack", "all", "--format", "md"), encoding="utf-8")
+            review = json.loads(check(target, "--format", "json"))
+        fails = [f for f in review["findings"] if f["status"] == "fail"]
+        print(f"## {name}: {review['server'].get('name')} {review['server'].get('version')}, {review['verdict']}")
+        for f in fails:
+            print(f"- `{f['rule']}` {f['subject'] or '(server)'}: {f['message']}")
+
+
+if __name__ == "__main__":
+    main()
