@@ -255,6 +255,22 @@ def test_list(request, data, case):
     assert listed["era"] == case.era
 
 
+NO_AUTH = ("review.audience-validated", "review.resource-server-metadata", "review.transport-config")
+# Every rule that fails each server under the default packs, each judged true in docs/examples/README.md: a
+# new fail here is a false one until someone judges it (and a fail gone is a catch lost).
+FAILS = {
+    "calculator-stdio": ("spec.unknown-method",),  # -32602 for an unknown method
+    "sqlite-stdio": ("review.error-channel-correct", "spec.unknown-method"),  # an unknown tool succeeds
+    "sdk-example-http": (*NO_AUTH, "spec.http-transport", "spec.icons", "spec.wire-schema"),
+    "fastmcp1-stdio": ("spec.unknown-method",),
+    "fastmcp1-http": (*NO_AUTH, "spec.unknown-method"),
+    "fastmcp1-http-stateless": (*NO_AUTH, "spec.unknown-method"),
+    "fastmcp1-sse": (*NO_AUTH, "spec.unknown-method"),
+    "fastmcp-http": (*NO_AUTH, "spec.http-transport"),  # accepts a foreign Origin
+    "fastmcp-sse": NO_AUTH,
+}
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_check(request, data, case):
     code, out = review(request, data, case, "check", "--format", "json", "--calls", "read-only")
@@ -263,6 +279,8 @@ def test_check(request, data, case):
     assert code == {"FAIL": 1, "BLOCKED": 3}.get(report["verdict"], 0)
     assert report["findings"]
     assert not [f for f in report["findings"] if "rule error" in f["message"]]
+    failed = sorted({f["rule"] for f in report["findings"] if f["status"] == "fail"})
+    assert failed == sorted(FAILS.get(case.id, ())), [f for f in report["findings"] if f["status"] == "fail"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
