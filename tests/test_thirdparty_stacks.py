@@ -304,3 +304,11 @@ def test_fastmcp1_http_auto_era_is_the_legacy_review(request, data):
         return {(f["rule"], f["subject"], f["status"]) for f in json.loads(out)["findings"]}
 
     assert findings() == findings("--era", "legacy")
+
+
+def test_fastmcp1_http_error_answer_is_reported_as_itself(fastmcp1_http_url):  # noqa: F811
+    """An error answer is that error, said at once, never a timeout: --era modern on a legacy server."""
+    argv = [sys.executable, "-m", "inspector", "list", "--era", "modern", "--timeout", "30", "--url", fastmcp1_http_url]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=20)  # far less than --timeout
+    assert out.returncode == 2
+    assert "server/discover: JSON-RPC error -32600 (Bad Request: Missing session ID)" in out.stderr, out.stderr
