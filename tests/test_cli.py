@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -135,13 +134,3 @@ def test_crash_shows_the_servers_last_stderr_lines():
 def test_debug_shows_the_traceback():
     out = cli("list", "--debug", "--", "no-such-mcp-binary")
     assert out.returncode != 0 and "Traceback" in out.stderr
-
-
-def test_headless_core_imports_neither_textual_nor_mcp():
-    code = (
-        "import sys, inspector.cli, inspector.catalog, inspector.connection.session, inspector.connection.probe, "
-        "inspector.tokens, inspector.calls, inspector.render, inspector.configs, inspector.checking, inspector.report; "
-        "print(sorted(m for m in ('textual', 'mcp') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
-    assert out.stdout.strip() == "[]", out.stderr
