@@ -282,7 +282,7 @@ def cmd_servers(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace, target: Target) -> int:
 
-    from checks.core import PACKS, load_rules
+    from checks.core import DEFAULT_PACKS, PACKS, load_rules
     from inspector.checking import CheckPlan
     from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
     from inspector.output import write_text
@@ -295,7 +295,7 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
         config = load_config(config_path, set(rules), set(PACKS)) if config_path else ReviewConfig()
     except ConfigFileError as e:
         raise UsageError(str(e)) from e
-    packs = args.pack or config.packs or ["review", "spec"]
+    packs = args.pack or config.packs or list(DEFAULT_PACKS)
     for name in [*args.ignore]:
         if name not in rules and name not in PACKS:
             raise UsageError(f"--ignore: unknown rule or pack {name!r}")

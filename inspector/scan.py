@@ -54,15 +54,6 @@ from dataclasses import dataclass
 
 from inspector.text import INVISIBLE, is_hidden, visible
 
-KINDS = (
-    "hidden-instruction",
-    "credential",
-    "high-entropy",
-    "invisible-character",
-    "escape-sequence",
-    "exfiltration-url",
-    "sensitive-file",
-)
 _RANK = {"warn": 0, "fail": 1}
 CONTEXT = 30  # characters of context quoted on each side of a span
 SPAN_SHOWN = 100  # a longer span is cut in the quote (so a quote stays under ~165 characters)
@@ -70,7 +61,7 @@ SPAN_SHOWN = 100  # a longer span is cut in the quote (so a quote stays under ~1
 
 @dataclass(frozen=True)
 class Hit:
-    kind: str  # one of KINDS
+    kind: str  # hidden-instruction, credential, high-entropy, invisible-character, escape-sequence, ...
     severity: str  # "fail" (clearly hostile or a real credential) or "warn" (suspicious, may be benign)
     start: int  # span in the scanned text
     end: int

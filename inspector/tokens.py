@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base")
 DEFAULT_ENCODING = "cl100k_base"
-TOOL_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
 DATA = Path(__file__).parent / "data" / "encodings"
 
 _ENDOFTEXT, _ENDOFPROMPT = "<|endoftext|>", "<|endofprompt|>"

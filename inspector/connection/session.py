@@ -151,7 +151,6 @@ class Session:
         self.channel: RpcChannel | None = None
         self.notes: list[str] = []  # how negotiation went, in words
         self.tool_schemas: dict[str, Json] = {}  # for Mcp-Param-* headers
-        self.notification_listeners: list[Callable[[Json, Delivery], None]] = []
         self._progress: dict[str, Callable[[Json], None]] = {}
         self._tokens = itertools.count(1)
 
@@ -413,8 +412,6 @@ class Session:
             callback = self._progress.get(str(params.get("progressToken")))
             if callback:
                 callback(params)
-        for listener in self.notification_listeners:
-            listener(msg, delivery)
 
     async def _on_abandon(self, rpc_id: Any, method: str, reason: str) -> None:
         assert self.channel

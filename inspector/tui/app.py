@@ -57,7 +57,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedCont
 from textual.widgets.data_table import CellDoesNotExist
 
 from checks.context import Options
-from checks.core import Rule, load_rules, select
+from checks.core import DEFAULT_PACKS, Rule, load_rules, select
 from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.checking import CheckPlan, review_session
@@ -330,7 +330,7 @@ class ReviewApp(App[None]):
         self.tool_sort: tuple[str, bool] = ("total", True)
         self.tool_fill = 0  # numbers each fill of the tools table: a newer one stops an older one's chunks
         self.tools_filling = False
-        self.check_packs: list[str] = ["review", "spec"]
+        self.check_packs: list[str] = list(DEFAULT_PACKS)
         self.check_calls = "none"
         self.calls_chosen = False  # until the reviewer says which tools checks may call (asked on the first run)
         self.running_call: asyncio.Future[CallRecord] | None = None
