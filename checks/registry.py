@@ -139,10 +139,10 @@ def wire_trimmed(ctx: CheckContext) -> Iterator[Finding]:
             )
             if present
         ]
-        problems += [
+        problems += [  # prose: long and made of words; a long URL, path or id is a value, not prose
             f"{path or '(root)'}.default is {len(s['default'])} characters of prose"
             for path, s in walk_schema(schema)
-            if isinstance(s.get("default"), str) and len(s["default"]) > 32
+            if isinstance(s.get("default"), str) and len(s["default"]) > 32 and s["default"].count(" ") >= 4
         ]
         yield ctx.fail(tool, "; ".join(problems)) if problems else ctx.passed(tool, "trimmed")
 
@@ -167,14 +167,22 @@ def heading_quirk(ctx: CheckContext) -> Iterator[Finding]:
     title is prose rather than the derived one.
     """
     for tool in _tools(ctx):
-        bad = [
+        props = properties(input_schema(tool))
+        titled = {name: sub["title"] for name, sub in props.items() if isinstance(sub.get("title"), str)}
+        swallowed = [name for name, title in titled.items() if title.startswith("#")]  # the quirk's own mark
+        maybe = [  # a hand-written title and no description: perhaps the quirk, perhaps a choice
             name
-            for name, sub in properties(input_schema(tool)).items()
-            if isinstance(sub.get("title"), str)
-            and (sub["title"].startswith("#") or ("description" not in sub and sub["title"] != _derived_title(name)))
+            for name, title in titled.items()
+            if name not in swallowed and "description" not in props[name] and title != _derived_title(name)
         ]
-        if bad:
-            yield ctx.fail(tool, f"title without description (heading quirk): {', '.join(bad[:6])}")
+        if swallowed:
+            yield ctx.fail(tool, f"a title that begins with # swallowed a description: {', '.join(swallowed[:6])}")
+        elif maybe:
+            yield ctx.warn(
+                tool,
+                f"a title and no description (maybe the heading quirk): {', '.join(maybe[:6])}; "
+                "a description that began with # would prove it",
+            )
         else:
             yield ctx.passed(tool, "no swallowed descriptions")
 

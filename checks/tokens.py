@@ -82,8 +82,12 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
     for tool in listy:
         props = properties(input_schema(tool))
         missing = [p for p in ("limit", "cursor") if p not in props]
-        if missing:
-            yield ctx.fail(tool, f"list-style but takes no {' or '.join(missing)}")
+        if missing:  # list-style by its name or an action parameter: suggestive, not proof that it lists
+            yield ctx.warn(
+                tool,
+                f"looks list-style but takes no {' or '.join(missing)}: if it returns a list, seed 000 asks "
+                "for limit and cursor",
+            )
             continue
         record = await ctx.try_call(
             tool, {**valid_arguments(tool), "limit": 1000}, "clamping and the {items, next_cursor, total} shape"

@@ -216,6 +216,9 @@ TRAPS = {
     "review.error-channel-correct": (LOOKALIKE, "blocking"),
     "review.arguments-validated-and-authorized": (LOOKALIKE, "blocking"),
     "review.transport-config": (LOOKALIKE, "warn"),  # --token-file PATH says where a secret is, not what
+    "tokens.pagination": (LOOKALIKE, "warn"),  # list_allowed_directories: named like a list, pages nothing
+    "registry.wire-trimmed": (LOOKALIKE, "pass"),  # a 40-character URL default is a value, not prose
+    "registry.heading-quirk": (LOOKALIKE, "warn"),  # a title by hand and no description: maybe, not proof
 }
 
 

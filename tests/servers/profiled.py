@@ -8,7 +8,8 @@
 - lookalike: a correct server that looks wrong to a careless rule (every known false positive the rules
   document): what the TypeScript SDK sends (`execution.taskSupport: "forbidden"`, no tasks capability,
   -32601 for tasks/*), an empty list for an undeclared capability, a parameterless tool that reports
-  live state, optional parameters with defaults and no `required` list, a typed map parameter, and a tool
+  live state, optional parameters with defaults and no `required` list, a typed map parameter, a long URL
+  default, a hand-written title without a description, a list-named tool that pages nothing, and a tool
   whose parameter takes a string or an integer and that never answers invalid arguments (a timeout
   proves nothing).
 """
@@ -259,7 +260,16 @@ def sloppy() -> RawServer:
         # destructive-elicitation: destroys without asking
         tool("wipe_all", "Wipes everything.", {}, [], annotations={"readOnlyHint": False, "destructiveHint": True}),
     ]
-    page2 = [tool("list_items", "List items.", {}, [], annotations=READ_ONLY)]  # tokens.pagination: no limit/cursor
+    page2 = [
+        tool("list_items", "List items.", {}, [], annotations=READ_ONLY),  # tokens.pagination: no limit/cursor
+        tool(  # tokens.pagination: pages, but answers without the {items, next_cursor, total} envelope
+            "list_records",
+            "List records.",
+            {"limit": {"type": "integer"}, "cursor": {"type": "string"}},
+            [],
+            annotations=READ_ONLY,
+        ),
+    ]
     server = RawServer("sloppy-server", {"tools": {}, "resources": {}})
 
     def list_tools(params: dict[str, Any]) -> dict[str, Any]:
@@ -316,6 +326,8 @@ def lookalike() -> RawServer:
         {
             "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "Lines"},
             "labels": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Filters"},
+            # a long default that is a value, not prose; a title chosen by hand, with no description
+            "source": {"type": "string", "title": "Log source", "default": "https://logs.example.com/v1/streams/main"},
         },
         None,
         annotations=READ_ONLY,
