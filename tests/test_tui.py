@@ -83,6 +83,13 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         await pilot.click("#export")
         await until(pilot, lambda: (tmp_path / "mcp-review-demo-notes.sarif.json").is_file())
         assert json.loads((tmp_path / "mcp-review-demo-notes.sarif.json").read_text())["version"] == "2.1.0"
+        await pilot.press("e")  # the complete review, every finding with its evidence
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        app.screen.query_one("#format", Select).value = "md-full"
+        await pilot.pause()
+        await pilot.click("#export")
+        await until(pilot, lambda: (tmp_path / "mcp-review-demo-notes.full.md").is_file())
+        assert "evidence (wire)" in (tmp_path / "mcp-review-demo-notes.full.md").read_text()
 
 
 async def test_filter_tools_and_findings(tmp_path):

@@ -762,7 +762,7 @@ class ExportScreen(ModalScreen[dict[str, str] | None]):
 
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-export")]
-    EXTENSIONS = {"md": "md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}
+    EXTENSIONS = {"md": "md", "md-full": "full.md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}
 
     def __init__(self, stem: str, preview: str) -> None:
         super().__init__()
