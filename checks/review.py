@@ -33,7 +33,7 @@ from inspector.calls import annotations
 from inspector.catalog import LISTS as CATALOG_LISTS
 from inspector.catalog import Item, list_all
 from inspector.review import Finding
-from inspector.targets import masked_args, secret_arg_positions
+from inspector.targets import Target, masked_args, secret_arg_positions
 
 SEED = "003"
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -637,13 +637,16 @@ def _credential_value(args: tuple[str, ...], i: int) -> bool:
     return bool(value) and not where and not pointer and value.lower() not in ("true", "false", "none", "null")
 
 
-async def _unauthenticated(ctx: CheckContext) -> Any:
-    """POST the handshake with no credentials at all, on a fresh connection."""
-    target = ctx.target.with_(
-        bearer=None, headers={k: v for k, v in ctx.target.headers.items() if k.lower() != "authorization"}
-    )
+async def _hello_as(ctx: CheckContext, target: Target) -> Any:
+    """The era's handshake on a fresh connection to `target` (the review's, with other credentials)."""
     async with ctx.probe(target) as p:
         return await p.hello(ctx.era, ctx.revision)
+
+
+async def _unauthenticated(ctx: CheckContext) -> Any:
+    """POST the handshake with no credentials at all, on a fresh connection."""
+    headers = {k: v for k, v in ctx.target.headers.items() if k.lower() != "authorization"}
+    return await _hello_as(ctx, ctx.target.with_(bearer=None, headers=headers))
 
 
 @rule(
@@ -673,8 +676,7 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     import secrets
 
     made_up = f"mcp-review-made-up-{secrets.token_hex(12)}"
-    async with ctx.probe(ctx.target.with_(bearer=made_up)) as p:
-        forged = await p.hello(ctx.era, ctx.revision)
+    forged = await _hello_as(ctx, ctx.target.with_(bearer=made_up))
     silent = _no_answer(ctx, forged, "a made-up token")
     if silent is not None:
         yield silent
@@ -699,8 +701,7 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
             [forged.seq],
         )
         return
-    async with ctx.probe(ctx.target.with_(bearer=str(token))) as p:
-        result = await p.hello(ctx.era, ctx.revision)
+    result = await _hello_as(ctx, ctx.target.with_(bearer=str(token)))
     silent = _no_answer(ctx, result, "a token for another resource")
     if silent is not None:
         yield silent
@@ -985,8 +986,7 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     if ctx.target.bearer:
         sep = "&" if parts.query else "?"
         leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
-        async with ctx.probe(leaky) as p:
-            got = await p.hello(ctx.era, ctx.revision)
+        got = await _hello_as(ctx, leaky)
         silent = _no_answer(ctx, got, "the token in the query string")
         if silent is not None:
             yield silent
