@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from inspector.calls import CallRecord, call_tool, side_effect_reason
@@ -40,7 +40,7 @@ class Options:
     output_budget_bytes: int = 8192  # tokens.output-budget
     truncation_bytes: int = 2048  # tokens.smart-truncation
     probe_timeout: float | None = None  # seconds per probe request; None: the review's --timeout
-    extra: dict[str, Any] = field(default_factory=dict)
+    foreign_token: str | None = None  # review.audience-validated: a real token issued for another resource
 
 
 class CheckContext:
@@ -54,6 +54,8 @@ class CheckContext:
         counter: TokenCounter | None = None,
         attestations: Iterable[Attestation] = (),
         unreachable: str | None = None,
+        pinned: dict[str, Any] | None = None,
+        pin_to: str | None = None,
     ) -> None:
         self.target = target
         self.session = session
@@ -65,6 +67,8 @@ class CheckContext:
         self._samples: dict[str, CallRecord] = {}
         self.attestations = list(attestations)
         self.unreachable = unreachable  # why no session could be opened (only rules that need none run)
+        self.pinned = pinned  # the baseline's definition hashes (review.rug-pull-mitigation), if one is pinned
+        self.pin_to = pin_to  # where this first run pins them, when no baseline exists yet
         self.rule: Rule | None = None
 
     # ------------------------------------------------------------------------------------ facts

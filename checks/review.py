@@ -689,7 +689,7 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
             [forged.seq],
         )
         return
-    token = ctx.options.extra.get("foreign_token")
+    token = ctx.options.foreign_token
     refused = f"a made-up token got HTTP {forged.status}"
     if forged.status != 401:
         yield ctx.warn(None, f"{refused}, not 401 as the authorization spec asks", [forged.seq])
@@ -876,13 +876,10 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     if changed:
         yield ctx.fail(None, f"definitions changed within one session: {', '.join(changed[:10])}", seqs)
         return
-    baseline = ctx.options.extra.get("baseline")
-    if ctx.options.extra.get("baseline_new"):
+    baseline = ctx.pinned
+    if ctx.pin_to:
         yield ctx.passed(
-            None,
-            f"stable within this session; pinned {len(first)} definitions to "
-            f"{ctx.options.extra['baseline_new']} (first run)",
-            seqs,
+            None, f"stable within this session; pinned {len(first)} definitions to {ctx.pin_to} (first run)", seqs
         )
         return
     if not isinstance(baseline, dict):

@@ -151,9 +151,8 @@ async def _review(
 ) -> Review:
     counter = TokenCounter()
     target = session.target
-    if plan.baseline:
-        pinned = baseline.load(plan.baseline)
-        options.extra["baseline" if pinned else "baseline_new"] = pinned or plan.baseline
+    pinned = baseline.load(plan.baseline) if plan.baseline else None
+    pin_to = plan.baseline if plan.baseline and not pinned else None
     ctx = CheckContext(
         target=target,
         session=session,
@@ -162,6 +161,8 @@ async def _review(
         counter=counter,
         attestations=plan.attestations,
         unreachable=unreachable,
+        pinned=pinned,
+        pin_to=pin_to,
     )
     findings = await run_rules(ctx, rules, plan, progress)
     review = Review(
@@ -179,8 +180,8 @@ async def _review(
         notes=snapshot.notes,
         packs=sorted({r.pack for r in rules}),
     )
-    if plan.baseline and options.extra.get("baseline_new") and not unreachable:
-        baseline.save(plan.baseline, snapshot)
+    if pin_to and not unreachable:
+        baseline.save(pin_to, snapshot)
     review.apply_waivers()
     review.exchanges = evidence_entries(session.wire, findings)
     return review

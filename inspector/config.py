@@ -79,7 +79,7 @@ class ReviewConfig:
             if key == "foreign_token_env":
                 token = os.environ.get(str(value))
                 if token:
-                    opts.extra["foreign_token"] = token
+                    opts.foreign_token = token
             else:
                 setattr(opts, key, value)
         return opts

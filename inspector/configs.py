@@ -173,7 +173,7 @@ def _servers_of(data: Any, cwd: Path | None) -> dict[str, Any]:
     return found
 
 
-def load_config(path: str | Path, client: str | None = None, cwd: Path | None = None) -> list[ConfiguredServer]:
+def load_servers(path: str | Path, client: str | None = None, cwd: Path | None = None) -> list[ConfiguredServer]:
     path = Path(path).expanduser().resolve()
     data = _read(path)
     label = client or ("VS Code" if path.parent.name == ".vscode" else "mcp.json")
@@ -181,7 +181,7 @@ def load_config(path: str | Path, client: str | None = None, cwd: Path | None = 
 
 
 def find_server(path: str | Path, name: str | None) -> Target:
-    servers = load_config(path, cwd=Path.cwd())
+    servers = load_servers(path, cwd=Path.cwd())
     names = ", ".join(s.name for s in servers) or "none"
     if name is None:
         if len(servers) != 1:
@@ -226,7 +226,7 @@ def discover(home: Path | None = None, cwd: Path | None = None) -> list[Configur
         if not path.is_file():
             continue
         try:
-            found += load_config(path, client, cwd)
+            found += load_servers(path, client, cwd)
         except ConfigError as e:
             found.append(ConfiguredServer("(file)", None, str(path), client, str(e).split(": ", 1)[-1]))
     return found

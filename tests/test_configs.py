@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.configs import ConfigError, discover, find_server, load_config, strip_jsonc
+from inspector.configs import ConfigError, discover, find_server, load_servers, strip_jsonc
 
 
 def write(path: Path, data: object) -> Path:
@@ -32,7 +32,7 @@ def test_mcp_servers_format_stdio_and_http(tmp_path):
             }
         },
     )
-    servers = {s.name: s for s in load_config(cfg)}
+    servers = {s.name: s for s in load_servers(cfg)}
     local = servers["local"].target
     assert local and local.kind == "stdio" and local.args == ("server.py",) and local.cwd == str(tmp_path / "srv")
     assert local.env == {"API_KEY": "k-123"} and local.source == str(cfg) and local.name == "local"
@@ -58,7 +58,7 @@ def test_vscode_jsonc_and_variables(tmp_path, monkeypatch):
       },
     }""",
     )
-    servers = {s.name: s for s in load_config(cfg)}
+    servers = {s.name: s for s in load_servers(cfg)}
     py = servers["py"].target
     assert (
         py
@@ -80,14 +80,14 @@ def test_claude_code_defaults_and_projects(tmp_path, monkeypatch):
             "projects": {str(tmp_path / "work"): {"mcpServers": {"p": {"command": "uvx", "args": ["p"]}}}},
         },
     )
-    servers = {s.name: s for s in load_config(cfg, cwd=tmp_path / "work")}
+    servers = {s.name: s for s in load_servers(cfg, cwd=tmp_path / "work")}
     assert servers["g"].target.args[-1] == "8080" and "p" in servers
 
 
 def test_errors_name_the_file_and_position(tmp_path):
     bad = write(tmp_path / "mcp.json", '{"mcpServers": {"a": }')
     with pytest.raises(ConfigError, match=r"mcp.json: invalid JSON at line 1, column 22"):
-        load_config(bad)
+        load_servers(bad)
     ok = write(tmp_path / "ok.json", {"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}})
     with pytest.raises(ConfigError, match=r"no server 'c' \(servers: a, b\)"):
         find_server(ok, "c")

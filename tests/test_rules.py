@@ -112,10 +112,7 @@ def review_of(run: Run) -> Review:
     )
     options = Options(calls=run.calls)  # type: ignore[arg-type]
     for key, value in run.options:
-        if key == "foreign_token":
-            options.extra[key] = value
-        else:
-            setattr(options, key, value)
+        setattr(options, key, value)
     with tempfile.TemporaryDirectory() as tmp:
         baseline = Path(tmp) / "baseline.json"
         with target_for(run, baseline) as target:
