@@ -9,6 +9,7 @@ flag or consent would verify it.
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -70,6 +71,13 @@ class CheckContext:
         self.pinned = pinned  # the baseline's definition hashes (review.rug-pull-mitigation), if one is pinned
         self.pin_to = pin_to  # where this first run pins them, when no baseline exists yet
         self.rule: Rule | None = None
+
+    def for_rule(self, rule: Rule) -> CheckContext:
+        """The context one rule runs with: the same review state (session, calls made, sample results),
+        its own `rule`, so no rule can stamp findings with another's id."""
+        view = copy.copy(self)
+        view.rule = rule
+        return view
 
     # ------------------------------------------------------------------------------------ facts
     @property

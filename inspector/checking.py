@@ -59,31 +59,31 @@ async def run_rules(
     for i, rule in enumerate(ordered):
         if progress:
             progress(i, len(ordered), rule, findings)
-        ctx.rule = rule
-        if rule.transport == "http" and not ctx.is_http:
-            findings.append(ctx.na(None, f"applies to HTTP servers; this one is {ctx.target.kind}"))
+        one = ctx.for_rule(rule)  # its own `rule` (findings carry its id); calls and samples stay shared
+        if rule.transport == "http" and not one.is_http:
+            findings.append(one.na(None, f"applies to HTTP servers; this one is {one.target.kind}"))
             continue
-        if rule.transport == "stdio" and ctx.is_http:
-            findings.append(ctx.na(None, f"applies to stdio servers; this one is {ctx.target.kind}"))
+        if rule.transport == "stdio" and one.is_http:
+            findings.append(one.na(None, f"applies to stdio servers; this one is {one.target.kind}"))
             continue
-        if ctx.unreachable and rule.needs_server:
-            findings.append(ctx.blocking(None, f"could not run: {ctx.unreachable}"))
+        if one.unreachable and rule.needs_server:
+            findings.append(one.blocking(None, f"could not run: {one.unreachable}"))
             continue
-        budget = ctx.session.budget
+        budget = one.session.budget
         if budget is not None and budget.spent:
-            findings.append(ctx.blocking(None, f"not run: {budget.exhausted()}"))
+            findings.append(one.blocking(None, f"not run: {budget.exhausted()}"))
             continue
-        gone = ctx.session.failure
+        gone = one.session.failure
         if gone is not None and any(m in ("call", "observe") for m in rule.modes) and "probe" not in rule.modes:
-            findings.append(ctx.blocking(None, f"could not run: the server connection was lost ({gone})"))
+            findings.append(one.blocking(None, f"could not run: the server connection was lost ({gone})"))
             continue
         try:
-            produced = [f async for f in rule.run(ctx)]
+            produced = [f async for f in rule.run(one)]
         except ConnectionFailed as e:
-            produced = [ctx.blocking(None, f"could not finish: {e}")]
+            produced = [one.blocking(None, f"could not finish: {e}")]
         except Exception as e:  # a rule bug must not end the review: say so, block the rule
-            produced = [ctx.blocking(None, f"rule error: {type(e).__name__}: {e}")]
-        findings += produced or [ctx.na(None, "nothing to check on this server")]
+            produced = [one.blocking(None, f"rule error: {type(e).__name__}: {e}")]
+        findings += produced or [one.na(None, "nothing to check on this server")]
     if progress:
         progress(len(ordered), len(ordered), None, findings)
     return findings
