@@ -170,7 +170,11 @@ def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, str, str]]:
                 yield item, f"argument {arg.get('name')!r}", arg["description"]
 
 
-@rule("review.descriptions-grounded", modes=("static",), source=f"{SEED} Tool contracts: descriptions-grounded")
+@rule(
+    "review.descriptions-grounded",
+    modes=("static", "probe"),  # probe: it reads resources (resources/read executes no tool)
+    source=f"{SEED} Tool contracts: descriptions-grounded",
+)
 async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Descriptions say what a tool does, its side effects and when to call it; nothing hidden or leaked.
 
