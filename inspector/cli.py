@@ -20,9 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from inspector import __version__
+from inspector.review import ExitCode
 from inspector.targets import Target, demo_target, http_target, stdio_target
-
-EXIT_OK, EXIT_SERVER_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 class UsageError(Exception):
@@ -208,7 +207,7 @@ def cmd_list(args: argparse.Namespace, target: Target) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         render.print_listing(snapshot, report)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _parse_args_json(text: str) -> Any:
@@ -255,7 +254,7 @@ def cmd_call(args: argparse.Namespace, target: Target) -> int:
         render.print_call(record)
     if record.failure:
         raise _Failure(record.failure)
-    return EXIT_SERVER_ERROR if record.error is not None or record.is_error else EXIT_OK
+    return ExitCode.FAILED if record.error is not None or record.is_error else ExitCode.OK
 
 
 def cmd_servers(args: argparse.Namespace) -> int:
@@ -277,7 +276,7 @@ def cmd_servers(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
         render.print_servers(found)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_check(args: argparse.Namespace, target: Target) -> int:
@@ -358,7 +357,7 @@ def cmd_tui(args: argparse.Namespace, target: Target) -> int:
     from inspector.tui.app import ReviewApp  # Textual loads only here: the headless commands never pay for it
 
     ReviewApp(target, era=args.era).run()
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -370,11 +369,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
         if rule is None:
             raise UsageError(f"no rule {args.rule!r}; `mcp-review rules` lists them")
         print(f"{rule.id}  ({rule.pack}, {rule.mode})\nsource: {rule.cites}\n\n{rule.doc}")
-        return EXIT_OK
+        return ExitCode.OK
     width = max(len(r) for r in rules)
     for rule in rules.values():
         print(f"{rule.id:<{width}}  {rule.pack:<8}  {rule.mode:<16}  {rule.summary}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 class _Failure(Exception):
@@ -387,7 +386,7 @@ def _fail(message: str, detail: Sequence[str] = ()) -> NoReturn:
     print(f"mcp-review: error: {one_line(message, 500)}", file=sys.stderr)
     for line in detail[-5:]:
         print(f"  | {one_line(line, 300)}", file=sys.stderr)
-    raise SystemExit(EXIT_USAGE)
+    raise SystemExit(ExitCode.USAGE)
 
 
 def prepare_process() -> None:

@@ -11,13 +11,30 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import asdict, dataclass, field
+from enum import IntEnum
 from pathlib import Path
 from typing import Any, Literal
 
 Status = Literal["pass", "fail", "warn", "n/a", "blocking"]
 Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL"]
 STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "pass", "n/a")  # worst first
-EXIT_CODES: dict[Verdict, int] = {"PASS": 0, "PASS_WITH_WARNINGS": 0, "FAIL": 1, "BLOCKED": 3}
+
+
+class ExitCode(IntEnum):
+    """How `mcp-review` ends, for CI to gate on (the rule-id contract, shared/rules.md)."""
+
+    OK = 0  # PASS or PASS_WITH_WARNINGS; a command that did what it was asked
+    FAILED = 1  # the review failed, or the server answered the call with an error
+    USAGE = 2  # wrong arguments, or the server could not be reached
+    BLOCKED = 3  # something could not be verified
+
+
+EXIT_CODES: dict[Verdict, ExitCode] = {
+    "PASS": ExitCode.OK,
+    "PASS_WITH_WARNINGS": ExitCode.OK,
+    "FAIL": ExitCode.FAILED,
+    "BLOCKED": ExitCode.BLOCKED,
+}
 
 
 @dataclass
