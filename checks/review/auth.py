@@ -1,0 +1,362 @@
+"""Pack `review` (seed 003), security over HTTP: tokens, resource-server metadata, transport, one origin."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.review.common import SEED
+from inspector.review import Finding
+from inspector.targets import Target, masked_args, secret_arg_positions
+
+
+def _no_answer(ctx: CheckContext, got: Any, what: str) -> Finding | None:
+    """A `blocking` finding when a probe got no HTTP status at all: no answer proves nothing."""
+    if got.status is not None:
+        return None
+    return ctx.blocking(None, f"{what} got no answer ({got.failure}): a longer --timeout would verify it", [got.seq])
+
+
+def _credential_value(args: tuple[str, ...], i: int) -> bool:
+    """Does argument `i` (a credential by its name, see `secret_arg_positions`) hold a secret itself, rather
+    than where to find one (`--token-file PATH`, `--api-key-env VAR`, `--token=$TOKEN`)?"""
+    arg = args[i]
+    name, _, value = arg.partition("=") if "=" in arg else (args[i - 1], "", arg)
+    where = any(word in name.lower() for word in ("file", "path", "env", "var", "dir", "url", "cmd", "command"))
+    pointer = value.startswith(("/", "./", "../", "~", "$", "%")) or os.path.exists(value)
+    return bool(value) and not where and not pointer and value.lower() not in ("true", "false", "none", "null")
+
+
+async def _hello_as(ctx: CheckContext, target: Target) -> Any:
+    """The era's handshake on a fresh connection to `target` (the review's, with other credentials)."""
+    async with ctx.probe(target) as p:
+        return await p.hello(ctx.era, ctx.revision)
+
+
+async def _unauthenticated(ctx: CheckContext) -> Any:
+    """POST the handshake with no credentials at all, on a fresh connection."""
+    headers = {k: v for k, v in ctx.target.headers.items() if k.lower() != "authorization"}
+    return await _hello_as(ctx, ctx.target.with_(bearer=None, headers=headers))
+
+
+@rule(
+    "review.audience-validated",
+    modes=("probe",),
+    source=f"{SEED} Security: audience-validated",
+    spec="2025-11-25 authorization (RFC 8707 / RFC 9068)",
+    transport="http",
+)
+async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """HTTP: a token issued for another resource gets 401.
+
+    Why: a resource server that does not check a token's audience accepts tokens minted for any other
+    service, so a token leaked from (or issued by) one server opens this one (RFC 8707, RFC 9068).
+    What it checks: a made-up bearer token that no authorization server issued is sent with the handshake on a
+    fresh connection: it must get 401. A server that accepts it validates no token at all, audiences
+    included: that exchange is the proof. Then, if the reviewer supplied a real token minted for another
+    resource (`foreign_token_env` in mcp-review.toml), it is sent and must get 401.
+    Passes: both refused with 401. Fails: either accepted (2xx). Warns: refused with another status
+    than 401 (the spec asks for 401). Blocking: no token for another resource supplied.
+    Known false positives: none for the fail: a made-up token that gets a 2xx is accepted. A server
+    meant to be public (no authorization at all) fails too; that is a decision to waive, with the reason.
+    n/a on stdio.
+    To verify when blocking: set foreign_token_env in mcp-review.toml to an environment variable holding a
+    real token issued for another resource.
+    """
+    import secrets
+
+    made_up = f"mcp-review-made-up-{secrets.token_hex(12)}"
+    forged = await _hello_as(ctx, ctx.target.with_(bearer=made_up))
+    silent = _no_answer(ctx, forged, "a made-up token")
+    if silent is not None:
+        yield silent
+        return
+    if forged.status < 300:
+        yield ctx.fail(
+            None,
+            f"a made-up bearer token that no authorization server issued got HTTP {forged.status}: "
+            "the server validates no token, so none for another resource is refused",
+            [forged.seq],
+        )
+        return
+    token = ctx.options.foreign_token
+    refused = f"a made-up token got HTTP {forged.status}"
+    if forged.status != 401:
+        yield ctx.warn(None, f"{refused}, not 401 as the authorization spec asks", [forged.seq])
+    if not token:
+        yield ctx.blocking(
+            None,
+            f"{refused}; a real token issued for another resource would verify the audience check: "
+            "set foreign_token_env in mcp-review.toml",
+            [forged.seq],
+        )
+        return
+    result = await _hello_as(ctx, ctx.target.with_(bearer=str(token)))
+    silent = _no_answer(ctx, result, "a token for another resource")
+    if silent is not None:
+        yield silent
+    elif result.status == 401:
+        yield ctx.passed(None, "a token for another resource got 401", [result.seq])
+    elif result.status is not None and result.status < 300:
+        yield ctx.fail(None, f"a token for another resource got HTTP {result.status}", [result.seq])
+    else:
+        yield ctx.warn(None, f"a token for another resource got HTTP {result.status}, not 401", [result.seq])
+
+
+@rule(
+    "review.no-token-passthrough",
+    modes=("manual",),
+    source=f"{SEED} Security: no-token-passthrough",
+    spec="2025-11-25 authorization",
+    transport="http",
+)
+def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
+    """HTTP: client tokens are never forwarded upstream.
+
+    What it checks: manual only: nothing on the wire shows which token the server sends upstream; a reviewer reads
+    the upstream calls in the source and attests. n/a on stdio.
+
+    Why: seed 003 no-token-passthrough (MCP 2025-11-25 authorization): upstream calls use a token the server
+    obtained as its own OAuth client; passing the client's token through is a confused-deputy exfiltration path,
+    explicitly forbidden.
+
+    Known false positives: none: the rule never fails by itself; only a reviewer's attestation decides.
+
+    Passes: attested. Fails: a reviewer attests that tokens are passed through. Blocking: until attested.
+
+    To verify when blocking: an [[attest]] entry for review.no-token-passthrough in mcp-review.toml (or the TUI),
+    with a note naming what was read.
+    """
+    yield from ctx.manual("the server never forwards the client's token to upstream APIs.")
+
+
+@rule(
+    "review.resource-server-metadata",
+    modes=("probe",),
+    source=f"{SEED} Security: resource-server-metadata",
+    spec="2025-06-18 / 2025-11-25 (RFC 9728)",
+    transport="http",
+)
+async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """HTTP: RFC 9728 metadata is served, and a 401 carries `WWW-Authenticate` with `resource_metadata`.
+
+    What it checks: probe, on fresh connections: the handshake without credentials must get 401 with
+    `WWW-Authenticate: Bearer resource_metadata=...` (a `scope` hint is expected too); the metadata document (from
+    the header when it names the target's origin, else /.well-known/oauth-protected-resource{path}, then the root)
+    is fetched with GET and must be JSON with a non-empty `authorization_servers`. A `resource_metadata` on another
+    origin is never fetched.
+
+    Why: seed 003 resource-server-metadata (RFC 9728; MCP 2025-06-18 / 2025-11-25): clients find the authorization
+    server through this document and the 401 challenge; without them a client cannot obtain a token the standard
+    way.
+
+    Known false positives: a server that is public on purpose (MCP makes authorization optional), or a loopback
+    development server without authorization, fails with "no 401 challenge": that is seed 003's MUST for
+    HTTP servers; waive it with the reason. A handshake that got no answer is blocking, not a fail.
+
+    Passes: a 401 challenge with resource_metadata and a scope hint, and metadata with authorization_servers. Fails:
+    no 401, no header, no document. Warns: no scope hint; metadata advertised on another origin but served at the
+    target's well-known location. Blocking: the header names another origin and the target serves no metadata of its
+    own. n/a on stdio.
+
+    To verify when blocking: a reviewer fetches the document the header names (on its other origin), checks its
+    `authorization_servers`, and waives the finding with a note; or the server also serves it at its own well-known
+    location.
+    """
+    import re
+    from urllib.parse import urlsplit
+
+    from inspector.connection.egress import same_origin
+    from inspector.untrusted import loads
+
+    bare = await _unauthenticated(ctx)
+    silent = _no_answer(ctx, bare, "a request without a token")
+    if silent is not None:
+        yield silent
+        return
+    if bare.status != 401:
+        yield ctx.fail(
+            None,
+            f"no 401 challenge (HTTP {bare.status} without a token): no WWW-Authenticate to find the metadata by",
+            [bare.seq],
+        )
+        return
+    challenge = next(
+        (
+            e.http.get("response_headers", {})
+            for e in reversed(ctx.wire.entries)
+            if e.direction == "http" and e.http and e.http.get("status") == 401
+        ),
+        {},
+    )
+    header = next((v for k, v in challenge.items() if k.lower() == "www-authenticate"), "")
+    match = re.search(r'resource_metadata="?([^",\s]+)', header)
+    parts = urlsplit(ctx.target.url or "")
+    advertised = match.group(1) if match else None
+    elsewhere = advertised if advertised and not same_origin(advertised, ctx.target.url or "") else None
+    candidates = [advertised] if advertised and not elsewhere else []
+    candidates += [
+        f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path.rstrip('/')}",
+        f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource",
+    ]
+    doc, where, seq = None, "", None
+    async with ctx.probe(ctx.target.with_(bearer=None)) as p:
+        for url in candidates:
+            ex = await p.http("GET", url, omit=["Content-Type"])
+            seq = ex.exchange
+            try:
+                doc = loads(ex.body) if ex.status == 200 else None
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                where = url
+                break
+    found = isinstance(doc, dict) and bool(doc.get("authorization_servers"))
+    away = f"the 401's resource_metadata names another origin ({elsewhere}), which mcp-review does not fetch"
+    if elsewhere and not found:
+        yield ctx.blocking(None, f"{away}; none at the target's well-known location either", [bare.seq, seq])
+        return
+    problems = []
+    if not match:
+        problems.append("the 401 has no WWW-Authenticate resource_metadata")
+    if not found:
+        problems.append("no protected-resource metadata with authorization_servers")
+    if problems:
+        yield ctx.fail(None, "; ".join(problems), [bare.seq])
+    elif elsewhere:
+        yield ctx.warn(None, f"{away}; metadata is served at {where}", [bare.seq, seq])
+    elif "scope=" not in header:
+        yield ctx.warn(None, f"metadata served at {where}, but the 401 challenge has no scope hint", [bare.seq])
+    else:
+        yield ctx.passed(None, f"401 challenge and metadata at {where} with authorization_servers", [bare.seq, seq])
+
+
+@rule(
+    "review.transport-config",
+    modes=("static", "probe"),
+    source=f"{SEED} Security: transport-config",
+    spec="2025-11-25 authorization",
+)
+async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """stdio: credentials come from the environment; HTTP: HTTPS, a bearer on every request, none in the query.
+
+    What it checks: stdio (static): the launch command's arguments must not carry credentials (`--token X`,
+    `password=...`: an argument containing token, secret, password, passwd, api-key, apikey, api_key or credential,
+    with `=` or followed by a value). HTTP (probe, fresh connections): the URL must be https (plain http on a
+    loopback address warns); a request without the bearer must get 401; with a bearer configured, a request with the
+    token in the query string (`access_token=`) instead of the header must get 401.
+
+    Why: seed 003 transport-config (MCP 2025-11-25 authorization): command-line arguments are readable by every
+    local process and land in logs, so stdio credentials come from the environment; plain HTTP exposes bearer
+    tokens; a token in a query string leaks through logs, history and Referer headers.
+
+    Known false positives: a server that is public on purpose fails ("a request without Authorization was
+    accepted"): that is seed 003's MUST for HTTP servers; waive it with the reason. Only 127.0.0.1, localhost
+    and ::1 count as loopback: plain http on 127.0.0.2 or a LAN address fails. Not flagged as fails: an
+    argument named like a credential that holds a path or a variable (`--token-file PATH`,
+    `--api-key-env VAR`, `--token=$TOKEN`) only warns; a refusal with another status than 401 warns; a
+    probe that got no answer is blocking.
+
+    Passes: no credentials on the command line (stdio); HTTPS, 401 without a bearer, query-string token refused
+    (HTTP). Fails: a credential in the arguments, a non-local plain-HTTP URL, a request accepted (2xx) without the
+    header or with a query-string token. Warns: plain HTTP on a loopback address; a refusal that is not 401; an
+    argument named like a credential holding a path or variable. Blocking: a probe got no answer.
+
+    To verify when blocking: a longer --timeout, on a server that answers.
+    """
+    if not ctx.is_http:
+        named = secret_arg_positions(ctx.target.args)
+        leaks = [i for i in named if _credential_value(ctx.target.args, i)]
+        conn = ctx.session.channel.conn if ctx.session.channel else None
+        started = next((e.seq for e in ctx.wire.entries if e.direction == "note" and e.conn == conn), None)
+        shown = ", ".join(masked_args(ctx.target.args)[i] for i in (leaks or named)[:3])
+        if leaks:
+            yield ctx.fail(
+                None, f"credentials passed as command-line arguments ({shown}): use the environment", [started]
+            )
+        elif named:
+            yield ctx.warn(
+                None,
+                f"arguments named like credentials ({shown}) hold a path or a variable, not a secret: "
+                "check they do not carry one",
+                [started],
+            )
+        else:
+            yield ctx.passed(None, "no credentials on the command line (stdio takes them from the environment)")
+        return
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(ctx.target.url or "")
+    local = parts.hostname in ("127.0.0.1", "localhost", "::1")
+    if parts.scheme != "https" and not local:
+        yield ctx.fail(None, f"served over {parts.scheme}, not HTTPS")
+        return
+    bare = await _unauthenticated(ctx)
+    silent = _no_answer(ctx, bare, "a request without Authorization")
+    if silent is not None:
+        yield silent
+        return
+    if bare.status < 300:
+        yield ctx.fail(None, f"a request without Authorization was accepted (HTTP {bare.status})", [bare.seq])
+        return
+    refusal = "401" if bare.status == 401 else f"HTTP {bare.status} (the spec asks for 401)"
+    if ctx.target.bearer:
+        sep = "&" if parts.query else "?"
+        leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
+        got = await _hello_as(ctx, leaky)
+        silent = _no_answer(ctx, got, "the token in the query string")
+        if silent is not None:
+            yield silent
+            return
+        if got.status < 300:
+            yield ctx.fail(None, f"a token in the query string was accepted (HTTP {got.status})", [got.seq])
+            return
+    message = f"{refusal} without a bearer" + ("; query-string token refused" if ctx.target.bearer else "")
+    if bare.status != 401:
+        yield ctx.warn(None, message, [bare.seq])
+        return
+    yield (
+        ctx.warn(None, f"plain HTTP on a loopback address; {message}")
+        if parts.scheme != "https"
+        else (ctx.passed(None, f"HTTPS; {message}"))
+    )
+
+
+@rule(
+    "review.same-origin",
+    modes=("observe",),
+    source=f"{SEED} Security: transport-config",
+    spec="2024-11-05 HTTP+SSE endpoint; the mcp SDK refuses another origin",
+    transport="http",
+    needs_server=False,
+)
+def same_origin(ctx: CheckContext) -> Iterator[Finding]:
+    """HTTP: every URL the server sends the client to stays on the origin the reviewer named.
+
+    What it checks: observe: every request mcp-review refused during the review (the main connection and every
+    probe), with the wire entry that names the URL. mcp-review sends nothing to any origin but the target's, so it
+    refuses such a request and records it (the official `mcp` SDK's SSE client refuses such an endpoint too).
+
+    Why: seed 003 transport-config: a client sends its credentials where the server tells it to. An SSE `endpoint`
+    event that names another host makes a client POST every message, bearer token included, to that host; a redirect
+    to another origin does the same for clients that follow redirects.
+
+    Known false positives: a deployment that really serves its message endpoint from another host (a separate API
+    domain) is flagged; waive it with the reason if that host is trusted.
+
+    Passes: nothing pointed elsewhere. Fails: an SSE endpoint on another origin. Warns: a redirect to another origin
+    (a redirect is allowed by HTTP; following it with credentials is the risk). n/a on stdio.
+    """
+    refused = ctx.wire.refusals
+    if not refused:
+        yield ctx.passed(None, "every request stayed on the target's origin")
+        return
+    described = "; ".join(f"{r.what} to {r.url[:120]}" for r in refused[:5])
+    seqs = [r.seq for r in refused]
+    if any(r.what == "endpoint" for r in refused):
+        yield ctx.fail(None, f"the server sent the client to another origin (refused): {described}", seqs)
+    else:
+        yield ctx.warn(None, f"the server pointed the client to another origin (not followed): {described}", seqs)

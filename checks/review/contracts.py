@@ -1,0 +1,212 @@
+"""Pack `review` (seed 003): tool contracts: names, descriptions and input schemas."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.review.common import SEED
+from checks.util import (
+    VERBS,
+    WRITE_WORDS,
+    input_schema,
+    is_typed,
+    properties,
+    required,
+    walk_schema,
+    words,
+)
+from inspector.calls import annotations
+from inspector.catalog import Item
+from inspector.review import Finding
+
+
+@rule("review.precise-names", modes=("static",), source=f"{SEED} Tool contracts: precise-names")
+def precise_names(ctx: CheckContext) -> Iterator[Finding]:
+    """Tool names are unique, stable and action-oriented.
+
+    What it checks: static: every tool name of the listing, across all pages. Duplicates and nameless tools fail; a
+    name with no verb among its words (`get`, `search`, `create`, ... from a fixed word list) warns. Stability
+    against a pinned baseline is `review.rug-pull-mitigation`.
+
+    Why: seed 003 precise-names: names MUST be unique, stable and action-oriented; two tools with one name make a
+    call ambiguous, and a noun-only name hides what the tool does.
+
+    Known false positives: none for the fail (a duplicate or missing name is exact). The verb test is a word list:
+    an action-oriented name whose verb is not in it (`memorize_fact`, `transcribe`) warns, and a noun that is also
+    in it (`log`, `status`, `tag`, `branch`) passes.
+
+    Passes: `search_notes`, `note.create`. Fails: two tools named `search`, a tool with no name. Warns: `notes`,
+    `helper`.
+    """
+    seen: dict[str, Item] = {}
+    for tool in ctx.snapshot.tools:
+        if not tool.name:
+            yield ctx.fail(tool, "has no name")
+            continue
+        if tool.name in seen:
+            yield ctx.fail(
+                tool, f"name {tool.name!r} is not unique (also listed at position {seen[tool.name].index + 1})"
+            )
+            continue
+        seen[tool.name] = tool
+        if not VERBS.intersection(words(tool.name)):
+            yield ctx.warn(tool, f"name {tool.name!r} names no action (no verb such as get, search, create)")
+        else:
+            yield ctx.passed(tool, "unique and action-oriented")
+
+
+def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, str, str]]:
+    """(subject, where, text) for everything a server says to the model."""
+    if ctx.snapshot.instructions:
+        yield None, "server instructions", ctx.snapshot.instructions
+    for item in [*ctx.snapshot.tools, *ctx.snapshot.prompts, *ctx.snapshot.resources, *ctx.snapshot.templates]:
+        for key in ("name", "title", "description"):
+            value = item.get(key)
+            if isinstance(value, str):
+                yield item, key, value
+        for path, sub in walk_schema(input_schema(item)) if item.kind == "tool" else ():
+            for key in ("description", "title"):
+                if isinstance(sub.get(key), str) and path:
+                    yield item, f"inputSchema.{path}.{key}", sub[key]
+        for arg in item.get("arguments") or [] if item.kind == "prompt" else []:
+            if isinstance(arg, dict) and isinstance(arg.get("description"), str):
+                yield item, f"argument {arg.get('name')!r}", arg["description"]
+
+
+@rule(
+    "review.descriptions-grounded",
+    modes=("static", "probe"),  # probe: it reads resources (resources/read executes no tool)
+    source=f"{SEED} Tool contracts: descriptions-grounded",
+)
+async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Descriptions say what a tool does, its side effects and when to call it; nothing hidden or leaked.
+
+    What it checks: static (and `resources/read`, which has no side effects): every tool needs a description; a tool
+    that is not read-only must name its side effects (a writing verb such as creates, deletes, sends, updates).
+    Everything the server says to the model (instructions, names, titles, descriptions, schema and argument
+    descriptions of tools, prompts and resources, and the text of up to 20 listed resources, read with
+    `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan.py) for instructions aimed at
+    the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials
+    (assignments, known key formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes.
+    Each hit quotes the offending span.
+
+    Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
+    poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
+    effects gets a tool called without the user knowing what it changes.
+
+    Known false positives: the scanner matches patterns. Only the clearly hostile forms fail (a tag block addressed
+    to the model, "ignore previous instructions", steering of other tools, a key in a known format that is not a
+    placeholder, a credential assignment with a random-looking value, a PEM key with key material); the softer forms
+    (high-entropy strings, a suspicious phrase) warn. A benign text can still match a hostile form: a security tool
+    that quotes an injection example, a tool that itself parses `<system>` tags, a documented test key that does not
+    look like a placeholder. The quoted span shows which: waive it with the reason. The side-effect test is a word
+    list: a mutating tool described with other verbs ("archives", "tags") warns.
+
+    Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, or no description. Warns:
+    a suspicious span, or a side-effecting tool whose description never says what it changes.
+    """
+    from inspector.scan import scan_text
+
+    hits: dict[str | None, list[tuple[str, Any]]] = {}
+    subjects: dict[str | None, Item | None] = {}
+    texts = list(_texts(ctx))
+    evidence: dict[str | None, list[int]] = {}
+    for resource in list(ctx.snapshot.resources)[:RESOURCES_READ]:
+        reply = await ctx.session.request("resources/read", {"uri": resource.key})
+        contents = reply.result.get("contents") if isinstance(reply.result, dict) else None
+        for part in contents if isinstance(contents, list) else []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append((resource, "contents", part["text"][:RESOURCE_CHARS]))
+                evidence.setdefault(f"resource:{resource.key}", []).append(reply.seq)
+    for item, where, text in texts:
+        key = f"{item.kind}:{item.key}" if item else None
+        subjects[key] = item
+        for hit in scan_text(text):
+            hits.setdefault(key, []).append((where, hit))
+    for tool in ctx.snapshot.tools:
+        key = f"tool:{tool.key}"
+        subjects[key] = tool
+        if not (tool.description or "").strip():
+            hits.setdefault(key, []).append(("description", None))
+    for key, item in subjects.items():
+        found = hits.get(key, [])
+        fails = [
+            f"{where}: no description" if h is None else f"{where}: {h.message}: {h.quote}"
+            for where, h in found
+            if h is None or h.severity == "fail"
+        ]
+        warns = [f"{where}: {h.message}: {h.quote}" for where, h in found if h is not None and h.severity != "fail"]
+        mutating = item is not None and item.kind == "tool" and annotations(item.raw).get("readOnlyHint") is not True
+        if mutating and item.description and not WRITE_WORDS.search(item.description):
+            warns.append("description: the tool is not read-only but never says what it changes")
+        if fails:
+            yield ctx.fail(item, "; ".join(fails + warns), evidence.get(key, []))
+        elif warns:
+            yield ctx.warn(item, "; ".join(warns), evidence.get(key, []))
+        else:
+            yield ctx.passed(item, "grounded: nothing hidden, leaked or steering found")
+
+
+RESOURCES_READ = 20
+RESOURCE_CHARS = 65536
+
+
+def _schema_problems(tool: Item) -> tuple[list[str], list[str]]:
+    """(what breaks the rule, what only suggests it) of one tool's inputSchema."""
+    schema = tool.get("inputSchema")
+    if not isinstance(schema, dict):
+        return ["no inputSchema object"], []
+    if schema.get("type") != "object":
+        return ['inputSchema.type is not "object"'], []
+    problems, doubts = [], []
+    props = properties(schema)
+    if not props and schema.get("additionalProperties") not in (None, False):
+        problems.append("a free-form argument bag (additionalProperties with no properties)")
+    for name, sub in props.items():
+        if not is_typed(sub):
+            problems.append(f"property {name!r} has no type")
+        elif sub.get("type") == "object" and not properties(sub) and _open(sub.get("additionalProperties")):
+            problems.append(f"property {name!r} is a free-form object")
+    if props and "required" not in schema:
+        undefaulted = [name for name, sub in props.items() if "default" not in sub]
+        if undefaulted:  # JSON Schema reads a missing list as "all optional": only suspicious, not wrong
+            shown = ", ".join(repr(n) for n in undefaulted[:4])
+            doubts.append(
+                f"no required list, so every parameter is optional, yet {shown} has no default: if the tool "
+                "needs it, list it in required"
+            )
+    problems += [f"required {r!r} is not a property" for r in required(schema) if r not in props]
+    return problems, doubts
+
+
+def _open(additional: Any) -> bool:
+    """additionalProperties that lets any value in (missing, true, {}); a schema there types a map."""
+    return additional is None or additional is True or additional == {}
+
+
+@rule("review.input-schema", modes=("static",), source=f"{SEED} Tool contracts: input-schema")
+def input_schema_rule(ctx: CheckContext) -> Iterator[Finding]:
+    """Every tool has an object inputSchema with typed properties and a `required` list; no free-form bags.
+
+    What it checks: static: each listed tool's inputSchema (type, properties, required, additionalProperties).
+    Why: free-form argument bags leave the model guessing and the server unvalidated (seed 003).
+    Passes: {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}, a tool
+    with no parameters ({"type": "object"}), or only optional parameters that all have defaults.
+    Fails: no inputSchema, a non-object schema, an untyped property, a property that is an open object
+    (`dict` with no value schema), additionalProperties with no properties.
+    Warns: properties without a `required` list where some have no default.
+    Known false positives: a tool whose parameters are all truly optional but undocumented defaults
+    warns (JSON Schema reads a missing `required` as "none required", so it is never a fail); a typed
+    map (`additionalProperties: {"type": "string"}`) is not a free-form object.
+    """
+    for tool in ctx.snapshot.tools:
+        problems, doubts = _schema_problems(tool)
+        if problems:
+            yield ctx.fail(tool, "; ".join(problems + doubts))
+        elif doubts:
+            yield ctx.warn(tool, "; ".join(doubts))
+        else:
+            yield ctx.passed(tool, "typed object schema")

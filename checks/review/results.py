@@ -1,0 +1,224 @@
+"""Pack `review` (seed 003): tool contracts: structured results, the error channel, behaviour annotations."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.review.common import HINTS, SEED, named_tools
+from checks.util import (
+    DESTROY_WORDS,
+    WRITE_WORDS,
+    invalid_arguments,
+    rejected,
+    result_json,
+    valid_arguments,
+    words,
+)
+from inspector.calls import annotations
+from inspector.review import Finding
+
+
+@rule(
+    "review.output-schema-and-structured",
+    modes=("static", "call"),
+    source=f"{SEED} Tool contracts: output-schema-and-structured",
+    spec="2025-06-18 (structured content)",
+)
+async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Structured results declare an outputSchema, `structuredContent` conforms, and a text block mirrors it.
+
+    What it checks: static: an outputSchema must be an object schema. call: tools with an outputSchema are called
+    with arguments generated from their input schema; `structuredContent` is validated against the outputSchema
+    (jsonschema) and a text block must parse to the same JSON. A callable tool without an outputSchema whose text
+    result is a JSON object warns (it returns structured data undeclared); one that may not be called passes
+    unverified.
+
+    Why: seed 003 output-schema-and-structured (MCP 2025-06-18): clients validate structured results against the
+    declared schema, so a result that does not conform breaks them; the text mirror keeps clients that predate
+    structured content working.
+
+    Known false positives: the fails are exact for the one generated call (a non-object outputSchema, no
+    structuredContent, a schema violation at a JSON path). A call that did not succeed (the generated arguments may
+    be meaningless to a correct tool, or it timed out) only warns, with nothing compared. A tool that returns JSON
+    text on purpose without an outputSchema warns: the seed's SHOULD.
+
+    Passes: structuredContent conforms and a text block mirrors it, or unstructured content without an outputSchema.
+    Fails: an outputSchema that is not an object schema, a result without structuredContent, structuredContent that
+    violates the outputSchema. Warns: the call did not succeed, JSON text without an outputSchema, no text block
+    carrying the same JSON. Blocking: a tool with an outputSchema that may not be called (`--calls read-only` or
+    consent).
+
+    n/a before 2025-06-18 (no structured output). Validation is offline: an outputSchema that refers to a remote
+    schema, or whose $refs form a cycle, leaves the result unverified (blocking), never fetched.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml. An outputSchema with remote or cyclic $refs cannot be checked offline: the reviewer checks the
+    result by hand and waives the finding with a note.
+    """
+    from inspector.localschema import validate
+
+    if not ctx.revision_at_least("2025-06-18"):
+        yield ctx.na(None, f"structured output arrived in 2025-06-18; this server speaks {ctx.revision}")
+        return
+    for tool in named_tools(ctx):
+        schema = tool.get("outputSchema")
+        if schema is not None and not (isinstance(schema, dict) and schema.get("type") == "object"):
+            yield ctx.fail(tool, 'outputSchema is not an object schema ({"type": "object", ...})')
+            continue
+        if ctx.may_call(tool) is not None:
+            if schema is not None:
+                yield ctx.blocking_call(tool, "whether structuredContent conforms to the outputSchema")
+            else:
+                yield ctx.passed(tool, "declares no outputSchema (not called: structured results unverified)")
+            continue
+        record = await ctx.try_call(tool, valid_arguments(tool), "whether structuredContent conforms")
+        if isinstance(record, Finding):
+            yield record
+            continue
+        result = record.result if isinstance(record.result, dict) else None
+        if result is None or record.is_error:
+            yield ctx.warn(tool, f"the probe call did not succeed ({record.outcome}): nothing to compare", [record.seq])
+            continue
+        if schema is None:
+            data = result_json(result)
+            if isinstance(data, dict):
+                yield ctx.warn(tool, "returns a JSON object but declares no outputSchema", [record.seq])
+            else:
+                yield ctx.passed(tool, "returns unstructured content and declares no outputSchema", [record.seq])
+            continue
+        if "structuredContent" not in result:
+            yield ctx.fail(tool, "declares an outputSchema but the result has no structuredContent", [record.seq])
+            continue
+        checked = validate(result["structuredContent"], schema)
+        if checked.unverified:
+            yield ctx.blocking(tool, f"structuredContent not validated: {checked.unverified}", [record.seq])
+        elif checked.errors:
+            yield ctx.fail(tool, f"structuredContent violates the outputSchema at {checked.errors[0]}", [record.seq])
+        elif result_json({"content": result.get("content")}) != result["structuredContent"]:
+            yield ctx.warn(tool, "no text block carries the same JSON as structuredContent", [record.seq])
+        else:
+            yield ctx.passed(tool, "structuredContent conforms and is mirrored in a text block", [record.seq])
+
+
+@rule(
+    "review.error-channel-correct",
+    modes=("probe", "call"),
+    source=f"{SEED} Tool contracts: error-channel-correct",
+    spec="2025-06-18 / 2025-11-25 (SEP-1303: invalid arguments became tool-execution errors)",
+)
+async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Execution failures come back as `isError: true`; unknown tools and malformed requests as JSON-RPC errors.
+
+    What it checks: probe: `tools/call` for a tool that does not exist, and a `tools/call` without `name`, on the
+    review's session (neither can execute anything). call: each callable tool with constrained arguments gets one
+    schema-invalid argument object (the first of: a wrong type for the first required property, that property
+    missing, an unknown field under `additionalProperties: false`); judged by the negotiated revision: up to
+    2025-06-18 invalid arguments are a protocol error (JSON-RPC -32602); from 2025-11-25 they are a tool-execution
+    error (`isError: true`). Either is accepted with a note when the other is seen; silent success fails.
+
+    Why: seed 003 error-channel-correct: execution failures MUST reach the model as `isError: true` so it can react;
+    protocol failures MUST be JSON-RPC errors. Seed and spec disagree on unknown tools: seed 003 says MUST be a
+    JSON-RPC error; the spec lists them under protocol errors with -32602 only as an example (no MUST), and the
+    python and TypeScript SDKs answer `isError`. Such a refusal warns and cites both; success fails.
+
+    Known false positives: none known for the fails. An unknown tool refused with `isError: true` only warns.
+    Invalid arguments are checked against the tool's own schema before they are sent (a value the schema admits
+    is never used as "invalid"), and a call that got no answer is blocking, never a silent success.
+
+    Passes: JSON-RPC errors for the unknown tool and the nameless call; invalid arguments answered on the revision's
+    channel. Fails: an unknown tool answered as a success, a nameless call not rejected as a JSON-RPC error,
+    invalid arguments accepted as a success. Warns: an unknown tool refused with `isError: true`; invalid
+    arguments refused on the other channel than the revision expects. Blocking: the invalid-argument part for
+    tools that may not be called, or a call that got no answer.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml.
+    """
+    reply = await ctx.session.request("tools/call", {"name": "mcp_review_no_such_tool", "arguments": {}})
+    if reply.error is not None:
+        yield ctx.passed(None, f"unknown tool -> JSON-RPC error {reply.error.get('code')}", [reply.seq])
+    elif isinstance(reply.result, dict) and reply.result.get("isError") is True:
+        # The seed says MUST; the spec of every revision lists unknown tools under protocol errors with -32602
+        # as an example, with no MUST, and the SDKs answer isError: the server refused it, on the other channel.
+        yield ctx.warn(
+            None,
+            f"unknown tool answered as a tool result with isError: true; seed 003 asks for a JSON-RPC error, "
+            f"MCP {ctx.revision} lists unknown tools under protocol errors (-32602 as an example, no MUST)",
+            [reply.seq],
+        )
+    else:
+        yield ctx.fail(None, "calling a tool that does not exist succeeded", [reply.seq])
+    reply = await ctx.session.request("tools/call", {"arguments": {}})
+    if reply.error is not None:
+        yield ctx.passed(
+            "tools/call without name", f"malformed request -> JSON-RPC error {reply.error.get('code')}", [reply.seq]
+        )
+    else:
+        yield ctx.fail(
+            "tools/call without name", "a tools/call without a name was not rejected as a JSON-RPC error", [reply.seq]
+        )
+    modern_channel = ctx.revision_at_least("2025-11-25")
+    for tool in named_tools(ctx):
+        cases = invalid_arguments(tool)
+        if not cases:
+            continue
+        what, args = cases[0]
+        record = await ctx.try_call(tool, args, "how invalid arguments are answered")
+        if isinstance(record, Finding):
+            yield record
+            continue
+        if not rejected(record):
+            yield ctx.fail(tool, f"accepted invalid arguments ({what}) as a success", [record.seq])
+        elif (record.error is not None) == (not modern_channel):
+            yield ctx.passed(
+                tool, f"invalid arguments ({what}) -> {record.outcome}, as {ctx.revision} says", [record.seq]
+            )
+        else:
+            expected = "isError: true" if modern_channel else "a JSON-RPC error"
+            yield ctx.warn(
+                tool, f"invalid arguments ({what}) -> {record.outcome}; {ctx.revision} expects {expected}", [record.seq]
+            )
+
+
+@rule(
+    "review.annotations-set",
+    modes=("static",),
+    source=f"{SEED} Tool contracts: annotations-set",
+    spec="2025-03-26 (tool annotations)",
+)
+def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
+    """Each tool sets readOnlyHint, destructiveHint, idempotentHint and openWorldHint, plausibly.
+
+    What it checks: static: each tool's `annotations` as listed; its name (split into words) and description are
+    matched against word lists of writing and destroying verbs.
+
+    Why: seed 003 annotations-set (MCP 2025-03-26): a missing hint reads as its default (not read-only, destructive,
+    open-world), and a wrong one misleads every client that asks for consent by it. The hints are advisory, so the
+    rule judges their honesty, not enforcement.
+
+    Known false positives: none for the fail: readOnlyHint and destructiveHint both true contradict each other (the
+    spec reads destructiveHint only when a tool is not read-only). The plausibility warnings are word matches: a
+    read-only `list_settings` or `get_dataset_updates` warns ("set", "updat" in its name), and a formatter whose
+    description says it "removes whitespace" warns when marked destructiveHint: false. A read-only tool whose
+    description (not its name) mentions writing does not warn.
+
+    Passes: all four set and consistent with the name and description. Fails: readOnlyHint and destructiveHint both
+    true. Warns: a hint missing; a read-only tool whose name says it deletes, creates or sends; a deleting tool not
+    marked destructive.
+    """
+    for tool in named_tools(ctx):
+        ann = annotations(tool.raw)
+        text = f"{' '.join(words(tool.name or ''))} {tool.description or ''}"
+        if ann.get("readOnlyHint") is True and ann.get("destructiveHint") is True:
+            yield ctx.fail(tool, "readOnlyHint and destructiveHint are both true")
+            continue
+        problems = [f"{h} not set" for h in HINTS if not isinstance(ann.get(h), bool)]
+        if ann.get("readOnlyHint") is True and WRITE_WORDS.search(" ".join(words(tool.name or ""))):
+            problems.append("marked read-only but its name says it changes something")
+        if ann.get("readOnlyHint") is not True and ann.get("destructiveHint") is False and DESTROY_WORDS.search(text):
+            problems.append("deletes or overwrites, yet destructiveHint is false")
+        yield ctx.warn(tool, "; ".join(problems)) if problems else ctx.passed(tool, "all four hints set, plausibly")

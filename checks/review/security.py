@@ -1,0 +1,205 @@
+"""Pack `review` (seed 003): security: arguments validated and safe from injection; definitions stable (rug pulls)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.review.common import SEED, named_tools
+from checks.util import (
+    input_schema,
+    invalid_arguments,
+    properties,
+    rejected,
+    result_text,
+    valid_arguments,
+)
+from inspector.baseline import definition_hash
+from inspector.catalog import LISTS as CATALOG_LISTS
+from inspector.catalog import list_all
+from inspector.review import Finding
+
+
+@rule(
+    "review.arguments-validated-and-authorized",
+    modes=("call", "manual"),
+    source=f"{SEED} Security: arguments-validated-and-authorized",
+)
+async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Schema-invalid arguments are rejected server-side; authorization is enforced per call.
+
+    What it checks: call: every callable tool with constrained arguments gets each kind of invalid argument object
+    (a wrong type for the first required property, that property missing, an unknown field under
+    `additionalProperties: false`); each must be rejected (JSON-RPC error or isError). manual: per-call
+    authorization lives in the handler; a reviewer attests it. n/a for a tool that takes no constrained arguments.
+
+    Why: seed 003 arguments-validated-and-authorized: a client can send anything, whatever the schema says; the
+    handler MUST re-validate every argument and enforce authorization per call. Schema validation is not
+    authorization.
+
+    Known false positives: the wrong-type value is 12345 for a property typed string or not typed at all: when the
+    property also admits numbers (`["string", "integer"]`, an `anyOf` with a number) the object is valid, and a tool
+    that rightly accepts it fails. A call that timed out or lost its connection carries neither an error nor
+    `isError` and counts as accepted (fail). The manual part never fails by itself.
+
+    Passes: every invalid object rejected (and the manual part attested). Fails: any invalid call that succeeded, or
+    a reviewer attests missing authorization. Blocking: tools that may not be called, and the manual part.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml. The manual part: an [[attest]] entry for review.arguments-validated-and-authorized in
+    mcp-review.toml (or the TUI), by a reviewer who read each handler's authorization check.
+    """
+    for tool in named_tools(ctx):
+        cases = invalid_arguments(tool)
+        if not cases:
+            yield ctx.na(tool, "takes no constrained arguments")
+            continue
+        if ctx.may_call(tool) is not None:
+            yield ctx.blocking_call(tool, "server-side argument validation")
+            continue
+        accepted = []
+        seqs = []
+        silent: Finding | None = None
+        for what, args in cases:
+            record = await ctx.try_call(tool, args, f"server-side validation of {what}")
+            if isinstance(record, Finding):
+                silent = record
+                break
+            seqs.append(record.seq)
+            if not rejected(record):
+                accepted.append(what)
+        if silent is not None and not accepted:
+            yield silent
+        elif accepted:
+            yield ctx.fail(tool, f"accepted schema-invalid arguments: {', '.join(accepted)}", seqs)
+        else:
+            yield ctx.passed(tool, f"rejected all {len(cases)} invalid argument objects", seqs)
+    for finding in ctx.manual(
+        "per-call authorization is enforced in every handler (schema validation is not authorization)."
+    ):
+        yield finding
+
+
+PATHLIKE = ("path", "file", "filename", "dir", "directory", "folder")
+TRAVERSAL = "../../../../../../../../etc/passwd"
+
+
+@rule("review.injection-safe", modes=("call", "manual"), source=f"{SEED} Security: injection-safe")
+async def injection_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Arguments that reach shells, SQL, paths or URLs are parameterized or escaped.
+
+    What it checks: call: every tool with a string parameter whose name contains path, file, filename, dir,
+    directory or folder (the first such parameter) is called, as the calling policy allows (read-only tools with
+    `--calls read-only`, others only with `--calls all`), with arguments generated from its schema and that
+    parameter set to a traversal payload (`../../../../../../../../etc/passwd`); the contents of /etc/passwd
+    (`root:x:0:0`) in the result text fail. manual: shells, SQL and URL building need a reader of the source (grep
+    the diff for string-built commands and unbounded path joins); a reviewer attests it.
+
+    Why: seed 003 injection-safe: arguments reaching shells, SQL, paths or URLs MUST be parameterized or escaped;
+    shell injection and path traversal were the most-filed MCP CVE classes in early 2026.
+
+    Known false positives: a tool meant to read any path the user names (a filesystem server configured with `/`
+    among its allowed roots) returns /etc/passwd by design and fails: the file really came back, but whether the
+    tool should have been confined is the reviewer's call; waive it with the configured roots. On a host without
+    /etc/passwd (Windows, a minimal container) the probe proves nothing and passes. Other parameters and other
+    injection classes are left to the manual part.
+
+    Passes: the payload did not return /etc/passwd. Fails: it did (path traversal), or a reviewer attests an
+    injection. Blocking: tools that may not be called, and the manual part.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml. The manual part: an [[attest]] entry for review.injection-safe in mcp-review.toml (or the TUI),
+    by a reviewer who read how arguments reach shells, SQL, paths and URLs.
+    """
+    for tool in named_tools(ctx):
+        props = properties(input_schema(tool))
+        target = next(
+            (n for n, s in props.items() if s.get("type") == "string" and any(p in n.lower() for p in PATHLIKE)), None
+        )
+        if target is None:
+            continue
+        record = await ctx.try_call(
+            tool, {**valid_arguments(tool), target: TRAVERSAL}, f"path traversal through {target!r}"
+        )
+        if isinstance(record, Finding):
+            yield record
+            continue
+        if "root:x:0:0" in result_text(record.result):
+            yield ctx.fail(tool, f"{target!r} = {TRAVERSAL!r} returned /etc/passwd: path traversal", [record.seq])
+        else:
+            yield ctx.passed(tool, f"{target!r} did not let {TRAVERSAL!r} through", [record.seq])
+    for finding in ctx.manual("arguments reaching shells, SQL and URLs are parameterized or escaped."):
+        yield finding
+
+
+@rule("review.rug-pull-mitigation", modes=("observe", "baseline"), source=f"{SEED} Security: rug-pull-mitigation")
+async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Tool definitions are stable within a session and against a pinned baseline, or version-bumped.
+
+    What it checks: observe: `tools/list` is asked again at the end of the run and every definition's canonical hash
+    (name + description + schemas + annotations, the whole wire object) compared with the first listing; tools added
+    or removed are not judged, and a `notifications/tools/list_changed` during the run does not excuse a change.
+    baseline: with `--baseline FILE`, hashes are compared with the pinned ones: a changed definition under the same
+    server version (serverInfo.version) fails (silently edited); a new version passes with the changes listed.
+
+    Why: seed 003 rug-pull-mitigation: a server can change a tool's description or schema after the user approved
+    it; approvals bound to a hash of the definition only protect users if definitions are stable or version-bumped.
+
+    Known false positives: the hash comparison is exact; the reading "silently edited" may be wrong. A server whose
+    definitions follow its state or configuration (a description that counts stored items, tools shaped by
+    environment or allowed directories) fails within a session even when it announced the change with list_changed,
+    and fails against a baseline when its configuration changed but its version did not; a server that never changes
+    its reported version fails any edit. Waive with the reason.
+
+    Passes: stable within the session and equal to the baseline, a new version with its changes listed, or the first
+    run that pins the baseline. Fails: a definition changed within one session, or since the baseline without a
+    version bump. Blocking: no baseline pinned (the first `--baseline` run writes one).
+
+    To verify when blocking: run with `--baseline FILE` (the first run pins the definitions; later runs compare
+    against them).
+    """
+    first = {t.name: definition_hash(t.raw) for t in named_tools(ctx)}
+    spec = next(s for s in CATALOG_LISTS if s.kind == "tool")
+    again = await list_all(ctx.session, spec)
+    later = {t.name: definition_hash(t.raw) for t in again if t.name}
+    changed = sorted(n for n in first if n in later and later[n] != first[n])
+    seqs = again.seqs[:1]
+    if changed:
+        yield ctx.fail(None, f"definitions changed within one session: {', '.join(changed[:10])}", seqs)
+        return
+    baseline = ctx.pinned
+    if ctx.pin_to:
+        yield ctx.passed(
+            None, f"stable within this session; pinned {len(first)} definitions to {ctx.pin_to} (first run)", seqs
+        )
+        return
+    if not isinstance(baseline, dict):
+        yield ctx.blocking(
+            None,
+            "stable within this session; no baseline pinned to compare versions: run with "
+            "--baseline FILE (the first run pins it)",
+            seqs,
+        )
+        return
+    pinned: dict[str, str] = baseline.get("tools", {})
+    edited = sorted(n for n in first if n in pinned and pinned[n] != first[n])
+    same_version = baseline.get("version") == ctx.snapshot.server_version
+    if edited and same_version:
+        yield ctx.fail(
+            None,
+            f"changed since the baseline without a version bump ({ctx.snapshot.server_version}): "
+            f"{', '.join(edited[:10])}",
+            seqs,
+        )
+    elif edited:
+        yield ctx.passed(
+            None,
+            f"version bumped {baseline.get('version')} -> {ctx.snapshot.server_version}; changed: "
+            f"{', '.join(edited[:10])}",
+            seqs,
+        )
+    else:
+        yield ctx.passed(None, f"every definition matches the baseline ({len(pinned)} pinned)", seqs)
