@@ -446,6 +446,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mcp-review: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `mcp-review rules | head`: the reader left; say nothing more, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.FAILED
     finally:
         procs.reap_strays()
 
