@@ -1,0 +1,216 @@
+"""Pack `spec` (seed 002 and the MCP specification): tool names, unknown methods, ping, pagination, icons."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.spec.common import SEED
+from inspector.catalog import Item
+from inspector.review import Finding
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+
+
+@rule("spec.tool-names", modes=("static",), source=f"{SEED} Protocol layer", spec="2025-11-25 tool names (SEP-986)")
+def tool_names(ctx: CheckContext) -> Iterator[Finding]:
+    """Tool names follow the revision's rules (1-128 characters of A-Z a-z 0-9 _ . -) and are unique across pages.
+
+    What it checks: static: every listed tool name, across all pages, against 1-128 characters of `[A-Za-z0-9_.-]`,
+    and uniqueness.
+
+    Why: seed 002 protocol layer; MCP 2025-11-25 tool names (SEP-986): clients key tools by name, some refuse other
+    characters, and a duplicate makes calls ambiguous.
+
+    Known false positives: the spec text (2025-11-25, 2026-07-28) says 1-128 characters from `[A-Za-z0-9_.-]`;
+    SEP-986 itself and the conformance suite say 1-64 and also allow `/`. This rule follows the spec text and notes
+    names over 64 characters: a name with `/`, which the conformance suite accepts, fails on a 2025-11-25 server.
+    Before 2025-11-25 the guidance did not exist: violations warn.
+
+    Passes: valid and unique (a name over 64 characters is noted). Fails: no name, a duplicate, a name breaking the
+    rule (from 2025-11-25). Warns: a name breaking the rule before 2025-11-25.
+    """
+    strict = ctx.revision_at_least("2025-11-25")
+    seen: set[str] = set()
+    for tool in ctx.snapshot.tools:
+        name = tool.name
+        if name is None:
+            yield ctx.fail(tool, "has no name")
+            continue
+        if name in seen:
+            yield ctx.fail(tool, f"{name!r} is listed more than once")
+            continue
+        seen.add(name)
+        if not TOOL_NAME.match(name):
+            bad = sorted({c for c in name if not re.match(r"[A-Za-z0-9_.-]", c)})
+            why = f"{len(name)} characters" if not 1 <= len(name) <= 128 else f"characters {bad!r}"
+            message = f"{name!r} breaks the naming rule ({why})"
+            yield ctx.fail(tool, message) if strict else ctx.warn(tool, f"{message}; a SHOULD from 2025-11-25")
+        else:
+            note = " (over 64 characters: SEP-986 and the conformance suite cap at 64)" if len(name) > 64 else ""
+            yield ctx.passed(tool, "valid and unique" + note)
+
+
+@rule(
+    "spec.unknown-method",
+    modes=("probe",),
+    source=f"{SEED} Server & framework layer: handler dispatch",
+    spec="JSON-RPC 2.0; 2026-07-28 HTTP: 404 + -32601 (RPC-05)",
+)
+async def unknown_method(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """An unknown method gets JSON-RPC -32601 (and HTTP 404 on 2026-07-28 Streamable HTTP).
+
+    What it checks: probe: `mcp-review/no-such-method` on the review's session; the JSON-RPC error code, and on
+    2026-07-28 Streamable HTTP the HTTP status.
+
+    Why: seed 002 handler dispatch; JSON-RPC 2.0 and RPC-05: clients tell "not supported" from "failed" by -32601;
+    2026-07-28 adds HTTP 404.
+
+    Known false positives: none known: JSON-RPC 2.0 defines -32601 for an unknown method. A request that gets no
+    answer in time stops the rule as blocking (could not finish), not as a fail.
+
+    Passes: -32601 (with 404 on 2026-07-28 Streamable HTTP). Fails: another code or a result; -32601 with another
+    HTTP status on 2026-07-28.
+    """
+    reply = await ctx.session.request("mcp-review/no-such-method", {})
+    code = (reply.error or {}).get("code")
+    if code != -32601:
+        yield ctx.fail(None, f"unknown method -> {code if reply.error else 'a result'}, not -32601", [reply.seq])
+    elif ctx.era == "modern" and ctx.target.kind == "http" and reply.delivery.status != 404:
+        yield ctx.fail(None, f"-32601 with HTTP {reply.delivery.status}; 2026-07-28 requires 404", [reply.seq])
+    else:
+        yield ctx.passed(None, "unknown method -> -32601", [reply.seq])
+
+
+@rule("spec.ping", modes=("probe",), source=f"{SEED} Server & framework layer", spec="≤2025-11-25 (PING-01)")
+async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """`ping` is answered promptly with an empty result.
+
+    What it checks: probe: `ping` on the review's session, waiting the probe timeout; the answer must be the empty
+    result `{}`. n/a on 2026-07-28, which removed `ping`.
+
+    Why: seed 002 server layer; PING-01: clients and gateways use ping to tell a live connection from a dead one;
+    the spec requires an empty result.
+
+    Known false positives: none known. A `ping` that gets no answer within the probe timeout stops the rule as
+    blocking (could not finish), not as a fail.
+
+    Passes: `{}`. Fails: an error or any other result.
+    """
+    if ctx.era == "modern":
+        yield ctx.na(None, "2026-07-28 removed ping")
+        return
+    reply = await ctx.session.request("ping", None, timeout=ctx.probe_timeout)
+    if reply.error is None and reply.result == {}:
+        yield ctx.passed(None, f"answered {{}} in {reply.latency * 1000:.0f} ms", [reply.seq])
+    else:
+        yield ctx.fail(None, f"ping -> {reply.error or reply.result!r:.120}, not an empty result", [reply.seq])
+
+
+@rule(
+    "spec.pagination",
+    modes=("probe", "static"),
+    source=f"{SEED} Server & framework layer",
+    spec="≥2025-03-26 (PAG-01, PAG-02)",
+)
+async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Cursors work (no loops, no duplicates across pages); an invalid cursor gets -32602.
+
+    What it checks: static: the listing already walked every page of every list (loop guard on); a listing that
+    stopped on a cursor defect fails. probe: `tools/list` with an invalid cursor on the review's session.
+    Duplicate tool names across pages are judged by `spec.tool-names`.
+
+    Why: seed 002 server layer; PAG-01, PAG-02: a cursor that comes back makes a client page forever, and an invalid
+    cursor SHOULD get -32602 rather than silently restart the list.
+
+    Known false positives: none known for the fails: only a defect the server showed (a cursor that came
+    back, a nextCursor that is not a string) fails. A listing stopped by a limit of mcp-review's (a later
+    page with no answer in time, walking over 4 x --timeout, the page cap) is blocking. An invalid cursor
+    accepted only warns.
+
+    Passes: every list walked to its end; an invalid cursor -> -32602. Fails: a listing stopped early (a loop, a
+    non-string cursor, a timeout or a cap). Warns: an invalid cursor accepted or answered with another code (a
+    SHOULD). n/a for the cursor probe when the server declares no tools. Blocking: a listing stopped by a limit.
+
+    To verify when blocking: a longer --timeout (or --budget), so the whole listing can be walked.
+    """
+    for listing in ctx.snapshot.lists.values():
+        if listing.stopped and listing.broken:
+            yield ctx.fail(listing.spec.key, listing.stopped, listing.seqs[-1:])
+        elif listing.stopped:  # a limit of mcp-review's (time, page cap, a slow page): not the server's defect
+            yield ctx.blocking(
+                listing.spec.key,
+                f"{listing.stopped}: the rest was not walked (a longer --timeout would)",
+                listing.seqs[-1:],
+            )
+    if "tools" not in ctx.snapshot.capabilities:
+        yield ctx.na(None, "no tools to page through")
+        return
+    reply = await ctx.session.request("tools/list", {"cursor": "!!mcp-review-invalid-cursor!!"})
+    code = (reply.error or {}).get("code")
+    pages = len(ctx.snapshot.tools.seqs)
+    if code == -32602:
+        yield ctx.passed(None, f"{pages} page(s) walked; an invalid cursor -> -32602", [reply.seq])
+    elif reply.error is not None:
+        yield ctx.warn(None, f"an invalid cursor -> {code}; the spec says -32602", [reply.seq])
+    else:
+        yield ctx.warn(None, "an invalid cursor was accepted (SHOULD be -32602)", [reply.seq])
+
+
+ICON_THEMES = ("light", "dark")
+
+
+def _icon_problems(icons: Any) -> list[str]:
+    if not isinstance(icons, list):
+        return ["icons is not an array"]
+    problems = []
+    for i, icon in enumerate(icons):
+        if not isinstance(icon, dict) or not isinstance(icon.get("src"), str):
+            problems.append(f"icons[{i}] is not an object with a string src")
+            continue
+        scheme, colon, _ = icon["src"].partition(":")
+        if not colon or not scheme.isalpha():
+            problems.append(f"icons[{i}].src {icon['src'][:60]!r} is not an absolute URI (https:, http: or data:)")
+        elif scheme.lower() not in ("https", "data", "http"):
+            problems.append(f"icons[{i}].src uses {scheme.lower()}: (only https, http or data)")
+        if "mimeType" in icon and not isinstance(icon["mimeType"], str):
+            problems.append(f"icons[{i}].mimeType is not a string")
+        if "sizes" in icon and not (isinstance(icon["sizes"], list) and all(isinstance(s, str) for s in icon["sizes"])):
+            problems.append(f"icons[{i}].sizes is not an array of strings")
+        if "theme" in icon and icon["theme"] not in ICON_THEMES:
+            problems.append(f"icons[{i}].theme {icon['theme']!r} is not light or dark")
+    return problems
+
+
+@rule("spec.icons", modes=("static",), source=f"{SEED} Concrete type-to-spec mapping: Icons", spec="2025-11-25 (icons)")
+def icons(ctx: CheckContext) -> Iterator[Finding]:
+    """Icons are arrays of `{src, mimeType?, sizes?, theme?}` with https or data: sources.
+
+    What it checks: static: `icons` on serverInfo, tools, resources, templates and prompts. A singular icon, a
+    string array, a `javascript:`/`file:` source (any scheme but https, http and data), a non-string mimeType,
+    string `sizes` or an unknown theme fail. n/a with no icons.
+
+    Why: seed 002 Icons: `icons?: Icon[]`, an array of `{src, mimeType?, sizes?, theme?}` objects, not a string or a
+    single object; clients render the sources, so a script or local-file source is a risk.
+
+    Known false positives: none known for the shape. A relative `src` (`/icon.png`) fails as an unknown scheme: the
+    spec names HTTP(S) URLs and data: URIs only. `http:` sources pass though the message asks for https.
+
+    Passes: well-formed icons. Fails: each malformed icon array, its problems listed.
+    """
+    subjects: list[tuple[Item | None, Any]] = []
+    if isinstance(ctx.snapshot.server_info, dict) and "icons" in ctx.snapshot.server_info:
+        subjects.append((None, ctx.snapshot.server_info["icons"]))
+    for listing in ctx.snapshot.lists.values():
+        subjects += [
+            (item, item.get("icons")) for item in listing if "icons" in (item.raw if isinstance(item.raw, dict) else {})
+        ]
+    if not subjects:
+        yield ctx.na(None, "nothing has icons")
+        return
+    for subject, value in subjects:
+        problems = _icon_problems(value)
+        yield ctx.fail(subject, "; ".join(problems)) if problems else ctx.passed(subject, "icons well-formed")

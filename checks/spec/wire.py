@@ -1,0 +1,154 @@
+"""Pack `spec` (seed 002 and the MCP specification): official schemas, a clean stdout, notification names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.spec.common import SEED
+from inspector.review import Finding
+
+PER_METHOD = 1000  # unasked messages of one method validated by spec.wire-schema
+
+
+@rule(
+    "spec.wire-schema",
+    modes=("observe",),
+    source=f"{SEED} Protocol layer: camelCase field names",
+    spec="the negotiated revision's official schema.json (RPC-01)",
+)
+def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
+    """Every message from the server validates against the official schema of the negotiated revision.
+
+    What it checks: observe: every message the server sent on the review's own session (not the deliberately odd
+    probes) is validated with jsonschema against the vendored schema.json of the negotiated revision: the envelope,
+    and the specific result, notification or request definition for its method. Of the messages the server sends
+    unasked (notifications, requests), the first PER_METHOD (1,000) of each method are validated: a flood of 100,000
+    progress notifications says nothing the first thousand do not, and would take minutes.
+
+    Why: seed 002 (all JSON field names camelCase, the official TypeScript schema is the source of truth; RPC-01):
+    clients parse by that schema, so a misnamed or mistyped field is dropped or breaks them.
+
+    Known false positives: none known: only what the server sent on the review's own session is judged, against the
+    official schema of the revision the server itself negotiated. Unasked messages beyond the first 1,000 of a
+    method are not validated: a pass does not cover them (the message says how many).
+
+    Passes: every validated message valid. Fails: any problem, each with its wire entry and JSON path (e.g.
+    result.tools[3].inputSchema).
+    """
+    from inspector.schemas import validate_wire
+
+    conn = ctx.session.channel.conn if ctx.session.channel else None
+    seen: dict[str, int] = {}
+
+    def sampled(entry: Any) -> bool:
+        method = entry.method if entry.direction == "recv" else None
+        if method is None:
+            return True
+        seen[method] = seen.get(method, 0) + 1
+        return seen[method] <= PER_METHOD
+
+    entries = [e for e in ctx.wire.entries if e.conn == conn and sampled(e)]
+    problems = validate_wire(entries, ctx.revision, conn)
+    checked = sum(1 for e in entries if e.direction == "recv")
+    skipped = sum(max(0, n - PER_METHOD) for n in seen.values())
+    checked_note = f" ({skipped} more unasked messages of the same methods not validated)" if skipped else ""
+    if problems:
+        listed = "; ".join(f"#{p.seq} {p.definition} {p.path or '(message)'}: {p.message}" for p in problems[:8])
+        more = f" (+{len(problems) - 8} more)" if len(problems) > 8 else ""
+        yield ctx.fail(
+            None,
+            f"{len(problems)} schema problem(s) against {ctx.revision}: {listed}{more}{checked_note}",
+            sorted({p.seq for p in problems})[:20],
+        )
+    else:
+        yield ctx.passed(None, f"{checked} server messages valid against the {ctx.revision} schema{checked_note}")
+
+
+@rule(
+    "spec.stdio-clean",
+    modes=("observe",),
+    source=f"{SEED} Protocol layer",
+    spec="all revisions (RPC-09)",
+    transport="stdio",
+)
+def stdio_clean(ctx: CheckContext) -> Iterator[Finding]:
+    """A stdio server writes nothing but JSON-RPC messages on stdout.
+
+    What it checks: observe: every stdout line of every connection of the review (session and probes) that is not a
+    JSON-RPC message was kept as noise; any fails (logs belong on stderr). n/a over HTTP.
+
+    Why: seed 002 protocol layer; RPC-09: on stdio, stdout is the message channel; a log line or banner there
+    corrupts the stream for every client that does not skip it.
+
+    Known false positives: none known: a line on stdout that is not a JSON-RPC message breaks the stdio transport
+    whatever it says (a pretty-printed message split over lines too). Lines written on a probe connection count as
+    well: the same server wrote them.
+
+    Passes: stdout carried only JSON-RPC. Fails: any other line (the count and the first one quoted).
+    """
+    noise = [e for e in ctx.wire.entries if e.direction == "noise"]
+    if noise:
+        first = (noise[0].text or "")[:120]
+        yield ctx.fail(
+            None, f"{len(noise)} non-JSON-RPC line(s) on stdout, first: {first!r}", [e.seq for e in noise[:5]]
+        )
+    else:
+        lines = sum(1 for _ in ctx.wire.messages("recv"))
+        yield ctx.passed(None, f"stdout carried only JSON-RPC ({lines} messages)")
+
+
+def _camel_to_snake(method: str) -> str:
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", method).lower()
+
+
+@rule(
+    "spec.notification-names",
+    modes=("observe",),
+    source=f"{SEED} Notifications: method strings use underscores",
+    spec="all revisions",
+)
+def notification_names(ctx: CheckContext) -> Iterator[Finding]:
+    """Notification methods use the spec's names (`notifications/tools/list_changed`, not `listChanged`).
+
+    What it checks: observe: every notification the server sent during the review is compared with the notification
+    methods of the negotiated revision's schema. A camelCase variant of a spec name fails; another unknown
+    `notifications/...` method warns (it may be an extension). n/a when the server sent no notification during the
+    review.
+
+    Why: seed 002 Notifications: method strings use underscores (`list_changed`) while capability keys use camelCase
+    (`listChanged`); clients dispatch on the exact string, so a camelCase method is never handled.
+
+    Known false positives: a server that sends the camelCase form next to the spec form for old clients fails: seed
+    002 asks emitters to produce only the underscore form. Vendor notifications only warn. Notifications the server
+    did not send during the review are not judged.
+
+    Passes: every notification uses a spec name. Fails: a camelCase variant. Warns: an unknown method.
+    """
+    from inspector.schemas import server_notification_methods
+
+    known = server_notification_methods(ctx.revision)
+    seen = [(e.method, e.seq) for e in ctx.wire.messages("recv") if e.kind == "notification" and e.method]
+    if not seen:
+        yield ctx.na(None, "the server sent no notifications during the review")
+        return
+    wrong = [(m, s) for m, s in seen if m not in known and _camel_to_snake(m) in known]
+    odd = [(m, s) for m, s in seen if m not in known and (m, s) not in wrong]
+    if wrong:
+        yield ctx.fail(
+            None,
+            f"camelCase notification method(s): {', '.join(sorted({m for m, _ in wrong}))} "
+            f"(spec: {_camel_to_snake(wrong[0][0])})",
+            [s for _, s in wrong[:5]],
+        )
+    elif odd:
+        yield ctx.warn(
+            None,
+            f"notification method(s) not in {ctx.revision}: {', '.join(sorted({m for m, _ in odd}))}",
+            [s for _, s in odd[:5]],
+        )
+    else:
+        yield ctx.passed(None, f"{len(seen)} notification(s), all spec names")
