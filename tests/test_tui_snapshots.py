@@ -71,7 +71,12 @@ def test_call(snap_compare, app):
         await connected(pilot)
         await tab(pilot, "tab-tools")
         await pilot.press("c")
-        await pilot.pause(0.3)
+        from inspector.tui.dialogs import CallScreen
+
+        async with asyncio.timeout(10):  # the dialog, mounted and drawn: no fixed wait that load can outrun
+            while not isinstance(pilot.app.screen, CallScreen):
+                await pilot.pause(0.05)
+        await pilot.pause()
 
     assert snap_compare(app, run_before=call, terminal_size=SIZE)
 
