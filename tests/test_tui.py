@@ -797,6 +797,32 @@ async def test_the_call_form_survives_hostile_property_names_and_enum_values():
     assert sent == [{"a b": "x y", "[/]": True, "ключ": "[/]"}]
 
 
+async def test_the_schema_form_posts_changed_and_never_touches_an_editor():
+    """The form says what it holds (and whether the schema accepts it) in a message; the dialog owns the editor."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Input
+
+    from inspector.tui.dialogs import SchemaForm
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"]}
+    seen: list[tuple[dict[str, object], bool]] = []
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SchemaForm(schema, {})
+
+        def on_schema_form_changed(self, event: SchemaForm.Changed) -> None:
+            seen.append((event.arguments, event.valid))
+
+    app = Host()
+    async with app.run_test(size=(80, 20)) as pilot:
+        app.query_one("#field-n", Input).value = "0"
+        await pilot.pause()
+        app.query_one("#field-n", Input).value = "3"
+        await pilot.pause()
+    assert seen[-2:] == [({"n": 0}, False), ({"n": 3}, True)]
+
+
 async def test_review_over_streamable_http_with_a_bearer_that_never_shows(tmp_path):
     from inspector.targets import http_target
     from tests.support import free_port, running

@@ -1,0 +1,41 @@
+"""Modal screens: consent, calling a tool, and answering the server (elicitation, sampling, roots).
+
+They only collect the reviewer's decision and return it with `dismiss`; the app owns the connection.
+Everything shown from the server goes through `visible()` inside `rich.text.Text`.
+One module per dialog; `form` is the schema-generated form they share, `common` their CSS and schema checks.
+"""
+
+from inspector.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
+from inspector.tui.dialogs.call import CallScreen
+from inspector.tui.dialogs.confirm import ConfirmScreen
+from inspector.tui.dialogs.connect import ConnectScreen
+from inspector.tui.dialogs.decision import DecisionScreen
+from inspector.tui.dialogs.elicitation import ElicitScreen
+from inspector.tui.dialogs.export import ExportScreen
+from inspector.tui.dialogs.fill import FillScreen, prompt_text, resource_text
+from inspector.tui.dialogs.form import SchemaForm
+from inspector.tui.dialogs.result import ResultScreen, ToolScreen, result_text
+from inspector.tui.dialogs.roots import RootsScreen
+from inspector.tui.dialogs.run import RunScreen
+from inspector.tui.dialogs.sampling import SampleScreen
+
+__all__ = [
+    "DECLINE_ALL",
+    "AnswerScreen",
+    "CallScreen",
+    "ConfirmScreen",
+    "ConnectScreen",
+    "DecisionScreen",
+    "ElicitScreen",
+    "ExportScreen",
+    "FillScreen",
+    "ResultScreen",
+    "RootsScreen",
+    "RunScreen",
+    "SampleScreen",
+    "SchemaForm",
+    "ToolScreen",
+    "prompt_text",
+    "resource_text",
+    "result_text",
+]

@@ -1,0 +1,111 @@
+"""The base of every dialog that answers the server (elicitation, sampling, roots) or fills in arguments."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Static, TextArea
+
+from inspector.text import visible
+from inspector.tui.dialogs.common import DIALOG_CSS
+from inspector.tui.dialogs.form import FormDialog, SchemaForm, form_and_json
+
+DECLINE_ALL: dict[str, Any] = {}  # what AnswerScreen returns for "decline this and every request waiting"
+
+
+class AnswerScreen(FormDialog):
+    """The server asks the client for something: show what, let the reviewer edit an answer, accept or decline.
+
+    Subclasses say what is shown, the answer prefilled (JSON), how to validate it, and how an accepted
+    answer becomes the result sent back. `None` means declined.
+    """
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [
+        Binding("escape", "decline", "Decline", id="decline"),
+        Binding("ctrl+s", "accept", "Accept", id="accept"),
+        Binding("ctrl+d", "decline_all", "Decline all waiting", id="decline-all"),
+    ]
+    heading = "The server asks"
+    waiting = 0  # requests from the server queued behind this one (the app sets it)
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        super().__init__()
+        self.params = params
+
+    def describe(self) -> Text:
+        return Text(visible(json.dumps(self.params, indent=2, ensure_ascii=False), 4000))
+
+    def draft(self) -> Any:
+        return {}
+
+    def form(self, draft: Any) -> SchemaForm | None:
+        """A form for the answer, when its shape is a schema (elicitation)."""
+        return None
+
+    def extra_buttons(self) -> ComposeResult:
+        yield from ()
+
+    def problems(self, value: Any) -> list[str]:
+        return []
+
+    def answer(self, value: Any) -> dict[str, Any]:
+        return value  # type: ignore[no-any-return]
+
+    def compose(self) -> ComposeResult:
+        queued = f" · {self.waiting} more waiting (ctrl+d declines all)" if self.waiting else ""
+        with Vertical(id="dialog"):
+            yield Static(Text(f"{self.heading}{queued}  (ctrl+s accept, escape decline)", style="bold"))
+            with VerticalScroll(id="result"):
+                yield Static(self.describe())
+            draft = self.draft()
+            yield from form_and_json(self.form(draft), draft)
+            yield Static(id="problems")
+            with Horizontal(id="buttons"):
+                yield from self.extra_buttons()
+                if self.waiting:
+                    yield Button(f"Decline all {self.waiting + 1}", id="decline-all")
+                yield Button("Decline", id="decline")
+                yield Button("Accept", id="accept", variant="primary")
+
+    def on_mount(self) -> None:
+        self._check()
+
+    def _value(self) -> tuple[Any, list[str]]:
+        try:
+            value = json.loads(self.query_one(TextArea).text or "null")
+        except ValueError as e:
+            return None, [f"not JSON: {e}"]
+        return value, self.problems(value)
+
+    @on(TextArea.Changed)
+    def _check(self) -> None:
+        _, problems = self._value()
+        self.query_one("#problems", Static).update(Text("\n".join(problems)))
+        self.query_one("#accept", Button).disabled = bool(problems)
+
+    def action_accept(self) -> None:
+        value, problems = self._value()
+        if not problems:
+            self.dismiss(self.answer(value))
+
+    def action_decline(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#accept")
+    def pressed_accept(self) -> None:
+        self.action_accept()
+
+    @on(Button.Pressed, "#decline")
+    def pressed_decline(self) -> None:
+        self.action_decline()
+
+    @on(Button.Pressed, "#decline-all")
+    def action_decline_all(self) -> None:
+        self.dismiss(DECLINE_ALL if self.waiting else None)

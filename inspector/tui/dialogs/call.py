@@ -1,0 +1,76 @@
+"""Calling a tool: its arguments, from a form generated from its inputSchema or as raw JSON, validated live."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Static, TextArea
+
+from inspector.text import one_line, visible
+from inspector.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
+from inspector.tui.dialogs.form import FormDialog, SchemaForm, form_and_json
+
+
+def argument_problems(text: str, schema: Any) -> list[str]:
+    """Why `text` is not an argument object the tool's inputSchema accepts."""
+    try:
+        value = json.loads(text or "{}")
+    except ValueError as e:
+        return [f"not JSON: {e}"]
+    if not isinstance(value, dict):
+        return ["arguments must be a JSON object"]
+    return schema_problems(value, schema)
+
+
+class CallScreen(FormDialog):
+    """Arguments for one tool: a form generated from its inputSchema, or raw JSON; validated live. Returns them."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Cancel", id="cancel"),
+        Binding("ctrl+s", "send", "Call", id="send-call"),
+    ]
+
+    def __init__(self, tool: Any, arguments: dict[str, Any]) -> None:
+        super().__init__()
+        self.tool = tool
+        self.arguments = arguments
+
+    def compose(self) -> ComposeResult:
+        name = one_line(str(self.tool.get("name")), 80)
+        form = SchemaForm(self.tool.get("inputSchema"), self.arguments, id="form")
+        with Vertical(id="dialog"):
+            yield Static(Text(f"call {name}  (ctrl+s to send, escape to cancel)", style="bold"))
+            yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
+            yield from form_and_json(form, self.arguments)
+            yield Static(id="problems")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Call", id="call", variant="primary")
+
+    def on_mount(self) -> None:
+        self._check()
+
+    @on(TextArea.Changed)
+    def _check(self) -> None:
+        schema = self.tool.get("inputSchema")
+        problems = argument_problems(self.query_one(TextArea).text, schema)
+        self.query_one("#problems", Static).update(Text("\n".join(problems) or schema_note(schema)))
+        self.query_one("#call", Button).disabled = bool(problems)
+
+    def action_send(self) -> None:
+        if not self.query_one("#call", Button).disabled:
+            self.dismiss(json.loads(self.query_one(TextArea).text or "{}"))
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "call":
+            self.action_send()
+        elif event.button.id == "cancel":
+            self.dismiss(None)

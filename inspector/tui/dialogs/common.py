@@ -1,0 +1,33 @@
+"""What the dialogs share: their CSS and the offline schema checks behind their live validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DIALOG_CSS = """
+ModalScreen { align: center middle; }
+#dialog { width: 90%; height: 90%; border: thick $primary; background: $surface; padding: 0 1; }
+#dialog.-small { height: auto; max-height: 90%; }
+#buttons { height: 3; align-horizontal: right; }
+#editor { height: 1fr; min-height: 5; }
+#result { height: 1fr; }
+#problems { color: $error; height: auto; }
+#dialog TabbedContent, #dialog ContentSwitcher, #dialog TabPane { height: 1fr; }
+#dialog TabPane { padding: 0; }
+"""
+
+
+def schema_problems(value: Any, schema: Any) -> list[str]:
+    """Why `value` does not satisfy `schema`: empty when it does, or when the schema is not usable (see
+    `schema_note`). Offline: a remote `$ref` is never fetched, a cyclic one never followed."""
+    from inspector.localschema import validate
+
+    return validate(value, schema).errors if isinstance(schema, dict) else []
+
+
+def schema_note(schema: Any) -> str:
+    """What cannot be checked against `schema`: the remote `$ref`s it names (never fetched), or ""."""
+    from inspector.localschema import remote_refs
+
+    refs = remote_refs(schema)
+    return f"not checked against {', '.join(repr(r[:80]) for r in refs)}: remote, never fetched" if refs else ""

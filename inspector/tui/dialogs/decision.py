@@ -1,0 +1,74 @@
+"""A reviewer's decision on a finding: waive it, attest a manual rule, or write a note."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Select, Static
+
+from inspector.text import one_line
+from inspector.tui.dialogs.common import DIALOG_CSS
+
+PLACEHOLDERS = {"waive": "reason", "attest": "note: what you checked, and where", "note": "note"}
+
+
+class DecisionScreen(ModalScreen[dict[str, str] | None]):
+    """A reviewer's decision on a finding: waive it (reason, who, optional expiry), attest a manual rule, or
+    write a note (on the highlighted finding, or with no finding on the review as a whole)."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-decision")]
+
+    def __init__(self, kind: str, finding: Any, who: str) -> None:
+        super().__init__()
+        self.kind, self.finding, self.who = kind, finding, who
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="-small"):
+            if self.finding is None:
+                yield Static(Text("note on the review", style="bold"))
+            else:
+                subject = one_line(self.finding.subject or "the server", 60)
+                yield Static(Text(f"{self.kind} {self.finding.rule} for {subject}", style="bold"))
+                yield Static(Text(one_line(self.finding.message, 300)))
+            yield Input(value=self.who, placeholder="who", id="who")
+            yield Input(placeholder=PLACEHOLDERS[self.kind], id="why")
+            if self.kind == "waive":
+                yield Input(placeholder="expires (YYYY-MM-DD, optional)", id="expires")
+            elif self.kind == "attest":
+                yield Select([("pass: it holds", "pass"), ("fail: it does not", "fail")], value="pass", id="verdict")
+            yield Static(id="problems")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button(self.kind.capitalize(), id="ok", variant="primary")
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        if event.button.id != "ok":
+            self.dismiss(None)
+            return
+        values = {
+            "who": self.query_one("#who", Input).value.strip(),
+            "why": self.query_one("#why", Input).value.strip(),
+        }
+        problems = [f"{k} is required" for k, v in values.items() if not v]
+        if self.kind == "waive":
+            values["expires"] = self.query_one("#expires", Input).value.strip()
+            if values["expires"]:
+                try:
+                    dt.date.fromisoformat(values["expires"])
+                except ValueError:
+                    problems.append("expires must be a date like 2027-01-31")
+        elif self.kind == "attest":
+            values["status"] = str(self.query_one("#verdict", Select).value)
+        if problems:
+            self.query_one("#problems", Static).update(Text("; ".join(problems)))
+            return
+        self.dismiss(values)

@@ -1,0 +1,49 @@
+"""Exporting the review: a format, a path, and a preview of the markdown."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Select, Static
+
+from inspector.tui.dialogs.common import DIALOG_CSS
+
+
+class ExportScreen(ModalScreen[dict[str, str] | None]):
+    """Export the review: a format, a path, and a preview of the markdown."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-export")]
+    EXTENSIONS = {"md": "md", "md-full": "full.md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}
+
+    def __init__(self, stem: str, preview: str) -> None:
+        super().__init__()
+        self.stem, self.preview = stem, preview
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text("Export the review", style="bold"))
+            yield Select([(f, f) for f in self.EXTENSIONS], value="md", allow_blank=False, id="format")
+            yield Input(value=f"{self.stem}.md", id="path")
+            with VerticalScroll(id="result"):
+                yield Static(Text(self.preview))
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Export", id="export", variant="primary")
+
+    @on(Select.Changed, "#format")
+    def format_changed(self, event: Select.Changed) -> None:
+        self.query_one("#path", Input).value = f"{self.stem}.{self.EXTENSIONS[str(event.value)]}"
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        if event.button.id != "export":
+            self.dismiss(None)
+            return
+        path = self.query_one("#path", Input).value.strip()
+        if path:
+            self.dismiss({"format": str(self.query_one("#format", Select).value), "path": path})

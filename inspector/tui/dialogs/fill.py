@@ -1,0 +1,63 @@
+"""Resource templates and prompts: filling in their arguments, and showing what the server returned."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+
+from inspector.calls import describe_block
+from inspector.text import one_line, visible
+from inspector.tui.dialogs.answer import AnswerScreen
+
+
+class FillScreen(AnswerScreen):
+    """Arguments for something the reviewer asks of the server: a prompt's arguments, a template's variables."""
+
+    def __init__(self, heading: str, about: Any, draft: dict[str, Any], required: list[str]) -> None:
+        super().__init__({})
+        self.heading, self.about, self.initial, self.required = heading, about, draft, required
+
+    def describe(self) -> Text:
+        return Text(visible(json.dumps(self.about, indent=2, ensure_ascii=False), 4000))
+
+    def draft(self) -> Any:
+        return self.initial
+
+    def problems(self, value: Any) -> list[str]:
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            return ["the answer is an object of strings"]
+        return [f"{name!r} is required" for name in self.required if not value.get(name)]
+
+
+def resource_text(uri: str, result: Any) -> Text:
+    """What resources/read returned: text contents as text, binary as type and size."""
+    out = Text()
+    out.append(f"{one_line(uri, 200)}\n", style="bold")
+    for part in (result or {}).get("contents") or []:
+        if not isinstance(part, dict):
+            continue
+        out.append(
+            f"{one_line(str(part.get('uri', '')), 200)} {one_line(str(part.get('mimeType', '')), 80)}\n", style="cyan"
+        )
+        if isinstance(part.get("text"), str):
+            out.append(visible(part["text"], 20000) + "\n")
+        elif "blob" in part:
+            out.append(f"binary, {len(str(part['blob'])) * 3 // 4} bytes (base64 not shown)\n")
+    return out
+
+
+def prompt_text(name: str, result: Any) -> Text:
+    """What prompts/get returned: its description, then each message with its role."""
+    out = Text()
+    out.append(f"{one_line(name, 200)}\n", style="bold")
+    if isinstance(result, dict) and result.get("description"):
+        out.append(visible(str(result["description"]), 2000) + "\n")
+    for message in (result or {}).get("messages") or []:
+        if not isinstance(message, dict):
+            continue
+        heading, body = describe_block(message.get("content"))
+        out.append(f"{message.get('role', '?')} ({heading}): ", style="cyan")
+        out.append(visible(body or "", 20000) + "\n")
+    return out

@@ -1,0 +1,91 @@
+"""What came back: a tool call's result in full, and a tool in full, each in a read-only screen."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Collapsible, Static
+
+from inspector.calls import CallRecord, describe_block
+from inspector.text import one_line, visible
+from inspector.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
+
+
+def result_text(record: CallRecord, output_schema: Any, tokens: int | None) -> Text:
+    """Every content block, structuredContent checked against the outputSchema, isError, latency, tokens."""
+    out = Text()
+    out.append(f"{one_line(record.tool, 80)} · {record.latency_ms:.0f} ms · {record.outcome}", style="bold")
+    if tokens is not None:
+        out.append(f" · result {tokens} tokens")
+    out.append("\n")
+    if record.failure or record.error is not None:
+        out.append(visible(record.failure or json.dumps(record.error, indent=2, ensure_ascii=False), 20000))
+        return out
+    result = record.result if isinstance(record.result, dict) else {}
+    for i, block in enumerate(result.get("content") or []):
+        heading, body = describe_block(block)
+        out.append(f"[{i}] {one_line(heading, 200)}\n", style="cyan")
+        if body:
+            out.append(visible(body, 20000) + "\n")
+    if "structuredContent" in result:
+        out.append("structuredContent:\n", style="cyan")
+        out.append(visible(json.dumps(result["structuredContent"], indent=2, ensure_ascii=False), 20000) + "\n")
+        if isinstance(output_schema, dict):
+            problems = schema_problems(result["structuredContent"], output_schema)
+            note = schema_note(output_schema)
+            verdict = "; ".join(problems) or note or "conforms to the outputSchema"
+            out.append(verdict + "\n", style="red" if problems else "yellow" if note else "green")
+    out.append(f"isError: {json.dumps(result.get('isError', False))}\n")
+    return out
+
+
+class ResultScreen(ModalScreen[None]):
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss", "Close", id="close")]
+
+    def __init__(self, body: Text) -> None:
+        super().__init__()
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            with VerticalScroll(id="result"):
+                yield Static(self.body)
+            with Horizontal(id="buttons"):
+                yield Button("Close", id="close")
+
+    @on(Button.Pressed)
+    def close(self) -> None:
+        self.dismiss()
+
+
+class ToolScreen(ModalScreen[None]):
+    """One tool in full, in collapsible sections (description, findings, tokens, schemas, annotations)."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss", "Close", id="close-tool")]
+
+    def __init__(self, name: str, sections: list[tuple[str, Text, bool]]) -> None:
+        super().__init__()
+        self.name_text, self.sections = name, sections
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(f"{self.name_text}  (escape to close)", style="bold"))
+            with VerticalScroll(id="result"):
+                for title, body, collapsed in self.sections:
+                    with Collapsible(title=title, collapsed=collapsed):
+                        yield Static(body)
+            with Horizontal(id="buttons"):
+                yield Button("Close", id="close")
+
+    @on(Button.Pressed, "#close")
+    def close(self) -> None:
+        self.dismiss()

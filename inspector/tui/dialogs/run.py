@@ -1,0 +1,62 @@
+"""Running the checklist: which packs, and which tools the checks may call (the reviewer's consent)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Select, Static
+
+from inspector.tui.dialogs.common import DIALOG_CSS
+
+CALLS = [
+    ("none: call rules stay blocking", "none"),
+    ("read-only: tools annotated read-only and not open-world", "read-only"),
+    ("all: every tool, side effects included (your consent)", "all"),
+]
+
+
+class RunScreen(ModalScreen[dict[str, Any] | None]):
+    """Which packs to run and which tools checks may call: the reviewer's consent for call rules."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-run")]
+
+    def __init__(self, packs: list[str], calls: str, why: str = "") -> None:
+        super().__init__()
+        self.packs, self.calls, self.why = packs, calls, why
+
+    def compose(self) -> ComposeResult:
+        from checks.core import PACKS
+
+        with Vertical(id="dialog", classes="-small"):
+            yield Static(Text("Run the checklist", style="bold"))
+            if self.why:
+                yield Static(Text(self.why))
+            yield Static(Text(f"packs (space separated; {', '.join(PACKS)}, or all):"))
+            yield Input(value=" ".join(self.packs), id="packs")
+            yield Static(Text("tools the checks may call:"))
+            yield Select(CALLS, value=self.calls, id="calls")
+            yield Static(id="problems")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Run", id="run", variant="primary")
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        from checks.core import PACKS
+
+        if event.button.id != "run":
+            self.dismiss(None)
+            return
+        packs = self.query_one("#packs", Input).value.split()
+        unknown = [p for p in packs if p not in (*PACKS, "all")]
+        if not packs or unknown:
+            self.query_one("#problems", Static).update(Text(f"unknown pack(s): {', '.join(unknown) or '(none given)'}"))
+            return
+        self.dismiss({"packs": packs, "calls": str(self.query_one("#calls", Select).value)})
