@@ -69,7 +69,9 @@ async def flood() -> tuple[float, float, int]:
         before = len(app.wire_entries)
         with Lag() as lag:
             started = time.perf_counter()
-            app.submit(lambda session, _snap: call_tool(session, "flood", {}, consent="read-only", purpose="bench"))
+            app.connection.submit(
+                lambda session, _snap: call_tool(session, "flood", {}, consent="read-only", purpose="bench")
+            )
             while len(app.wire_entries) - before < 30000 or app.wire_pending:
                 await pilot.pause(0.01)
             drained = time.perf_counter() - started

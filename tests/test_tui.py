@@ -586,7 +586,7 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
         async def hold(_session, _snapshot) -> None:
             await gate.wait()
 
-        app.submit(hold)  # the connection worker is busy: the run stays queued until the gate opens
+        app.connection.submit(hold)  # the connection worker is busy: the run stays queued until the gate opens
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, RunScreen))
         assert "rules call tools" in str(app.screen.why), "the first run asks what call rules may call"

@@ -36,21 +36,18 @@ import os
 import re
 import shlex
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.command import Hit, Hits, Provider
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
@@ -59,12 +56,10 @@ from textual.widgets.data_table import CellDoesNotExist
 from checks.context import Options
 from checks.core import DEFAULT_PACKS, Rule, load_rules, select
 from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
-from inspector.catalog import ServerSnapshot, take_snapshot
+from inspector.catalog import ServerSnapshot
 from inspector.checking import CheckPlan, review_session
 from inspector.configs import ConfigError
-from inspector.connection import procs
-from inspector.connection.channel import Budget, HandlerError
-from inspector.connection.errors import ConnectionFailed
+from inspector.connection.channel import HandlerError
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.output import terminal_safe, write_text
@@ -81,6 +76,8 @@ from inspector.targets import (
 from inspector.text import one_line, visible
 from inspector.tokens import ENCODINGS, TokenCounter
 from inspector.tui.asking import Asker
+from inspector.tui.commands import ToolJump
+from inspector.tui.connection import Connection
 from inspector.tui.dialogs import (
     CallScreen,
     ConfirmScreen,
@@ -97,11 +94,10 @@ from inspector.tui.dialogs import (
     resource_text,
     result_text,
 )
+from inspector.tui.messages import CallDone, ChecksDone, ChecksProgress, Connected, ConnectionLost, Show
 from inspector.tui.settings import load_settings, save_settings
 from themes import TCSS, THEMES
 
-Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
-CLOSE_WAIT = 5.0  # seconds the app waits for a connection to close when it quits
 WIRE_ROWS = 500  # rows kept in the wire and log tables (the newest); the filter searches every entry
 TOOL_CHUNK = 1000  # tools table rows added per screen refresh
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
@@ -116,42 +112,6 @@ COLUMNS = {  # every table's columns (ReviewScreen.reset)
 RANK = {s: i for i, s in enumerate(STATUSES)}  # worst first
 STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
-
-
-@dataclass
-class Connected(Message):
-    snapshot: ServerSnapshot
-    tool_tokens: list[dict[str, int]]  # each tool's breakdown in the default encoding
-    token_totals: dict[str, int]  # the whole tools/list, per encoding
-
-
-@dataclass
-class ConnectionLost(Message):
-    reason: str
-    detail: list[str]
-
-
-@dataclass
-class ChecksProgress(Message):
-    done: int
-    total: int
-    running: str | None  # the rule starting now; None when every rule has run
-    new: list[Finding]  # findings of the rules finished since the last message
-
-
-@dataclass
-class ChecksDone(Message):
-    review: Review
-
-
-@dataclass
-class CallDone(Message):
-    record: CallRecord
-
-
-@dataclass
-class Show(Message):
-    body: Text
 
 
 def cli_command(call: dict[str, Any], target: Target) -> str:
@@ -263,21 +223,6 @@ class ReviewScreen(Screen[None]):
         return table
 
 
-class ToolJump(Provider):
-    """Command palette: jump to a tool by name."""
-
-    async def search(self, query: str) -> Hits:
-        app = self.app
-        if not isinstance(app, ReviewApp) or app.snapshot is None:
-            return
-        matcher = self.matcher(query)
-        for item in app.snapshot.tools.items[:20000]:
-            name = one_line(item.key, 80)
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), partial(app.jump_to_tool, item.index), help="tool")
-
-
 class ReviewApp(App[None]):
     TITLE = "mcp-review"
     COMMANDS = App.COMMANDS | {ToolJump}
@@ -315,7 +260,6 @@ class ReviewApp(App[None]):
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
         self.failure: str | None = None
-        self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self.wire_entries: list[WireEntry] = []
         self.wire_pending: list[WireEntry] = []  # arrived since the last flush
         self.wire_info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _wire_info)
@@ -341,6 +285,7 @@ class ReviewApp(App[None]):
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
+        self.connection = Connection(self, self.handlers(), self.counter)
         self.stale_tables: set[str] = set()  # the wire and log tables behind what arrived while they were hidden
 
     def on_mount(self) -> None:
@@ -355,21 +300,10 @@ class ReviewApp(App[None]):
         self.push_screen(self.main)
         self.call_after_refresh(self.asker.painted.set)  # the server's requests wait for the first paint
         self.set_interval(0.1, self._flush_wire)
-        self.connection = self.hold_connection()
+        self.connection.open(self.target, self.era, self.wire_pending)
 
     async def on_unmount(self) -> None:
-        """Close the session in its own task before Textual cancels workers: no orphan server process.
-
-        An idle connection closes at once; a busy one (a call, a question to the reviewer) is cancelled,
-        which closes it too. Whatever still runs after that is killed by `procs` when the process exits.
-        """
-        self.jobs.put_nowait(None)
-        for _ in range(2):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.connection.wait(), CLOSE_WAIT)
-            if self.connection.is_finished:
-                return
-            self.connection.cancel()
+        await self.connection.close()
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy passes the sinks' rules: no secret, no control sequence reaches the clipboard."""
@@ -383,32 +317,6 @@ class ReviewApp(App[None]):
                 yield SystemCommand(binding.description, binding.tooltip, partial(self.run_action, binding.action))
 
     # ------------------------------------------------------------------------------ the connection
-    @work(exclusive=True, group="connection", exit_on_error=False)
-    async def hold_connection(self) -> None:
-        """Own the server connection for its whole life: enter and leave the session in this one task."""
-        session = Session(self.target, era=self.era, handlers=self.handlers())  # type: ignore[arg-type]
-        session.wire.subscribe(self.wire_pending.append)  # same loop: shown by _flush_wire
-        session.budget = Budget(4 * session.timeout)  # a listing of endless slow pages still ends
-        try:
-            async with session:
-                snapshot = await take_snapshot(session)
-                session.budget = None  # the reviewer's own calls wait as long as --timeout says
-                # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag)
-                tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
-                self.post_message(Connected(snapshot, tokens, totals))
-                while (job := await self.jobs.get()) is not None:
-                    await job(session, snapshot)
-                    if session.failure is not None:  # the server died during the job: say so, offer reconnect
-                        raise session.failure
-        except ConnectionFailed as e:
-            self.post_message(ConnectionLost(str(e), e.detail))
-        finally:
-            procs.reap_strays(everything=False)  # what the server left detached (when mcp-review adopts orphans)
-
-    def _count_tokens(self, snap: ServerSnapshot) -> tuple[list[dict[str, int]], dict[str, int]]:
-        tokens = [self.counter.breakdown(item.raw) for item in snap.tools]
-        return tokens, {e: TokenCounter(e).tools_total(snap.tools.raw) for e in ENCODINGS}
-
     def handlers(self) -> ClientHandlers:
         """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
 
@@ -423,9 +331,6 @@ class ReviewApp(App[None]):
             return answer
 
         return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=self.asker.roots)
-
-    def submit(self, job: Job) -> None:
-        self.jobs.put_nowait(job)
 
     # ------------------------------------------------------------------------------------ actions
     def action_run_checks(self, only: str | None = None) -> None:
@@ -472,7 +377,7 @@ class ReviewApp(App[None]):
                 review = previous
             self.post_message(ChecksDone(review))
 
-        self.submit(job)
+        self.connection.submit(job)
 
     def _start_live(self, rules: list[Rule]) -> None:
         """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""
@@ -647,7 +552,7 @@ class ReviewApp(App[None]):
                 self.running_call = None
             self.post_message(CallDone(record))
 
-        self.submit(job)
+        self.connection.submit(job)
 
     def _call_status(self, name: str) -> None:
         elapsed = time.monotonic() - self.call_started
@@ -861,11 +766,9 @@ class ReviewApp(App[None]):
         self.main.reset("#logs")
 
     def action_reconnect(self) -> None:
-        self.jobs.put_nowait(None)
-        self.jobs = asyncio.Queue()
         self.snapshot = None
         self._status("connecting…")
-        self.connection = self.hold_connection()
+        self.connection.open(self.target, self.era, self.wire_pending)
 
     # ----------------------------------------------------------------------------------- messages
     def _detail(self, selector: str, body: Text) -> None:
@@ -942,7 +845,7 @@ class ReviewApp(App[None]):
             body = resource_text(uri, reply.result) if reply.error is None else Text(visible(json.dumps(reply.error)))
             self.post_message(Show(body))
 
-        self.submit(job)
+        self.connection.submit(job)
 
     def _get_prompt(self, name: str, arguments: dict[str, Any]) -> None:
         async def job(session: Session, _snapshot: ServerSnapshot) -> None:
@@ -950,7 +853,7 @@ class ReviewApp(App[None]):
             body = prompt_text(name, reply.result) if reply.error is None else Text(visible(json.dumps(reply.error)))
             self.post_message(Show(body))
 
-        self.submit(job)
+        self.connection.submit(job)
 
     @on(Show)
     def show_text(self, message: Show) -> None:
