@@ -95,18 +95,18 @@ from inspector.tui.dialogs import (
     result_text,
 )
 from inspector.tui.messages import CallDone, ChecksDone, ChecksProgress, Connected, ConnectionLost, Show
+from inspector.tui.panes.logs import LogsPane
+from inspector.tui.panes.table import reset_table
+from inspector.tui.panes.tail import TailPane
+from inspector.tui.panes.wire import WireLog, WirePane
 from inspector.tui.settings import load_settings, save_settings
 from themes import TCSS, THEMES
 
-WIRE_ROWS = 500  # rows kept in the wire and log tables (the newest); the filter searches every entry
 TOOL_CHUNK = 1000  # tools table rows added per screen refresh
-TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
 COLUMNS = {  # every table's columns (ReviewScreen.reset)
     "#tools": ("tool", "total", "descr", "input", "output", "annotations", "status"),
     "#calls": ("tool", "consent", "outcome", "ms", "arguments"),
     "#primitives": ("kind", "name / uri", "description", "tokens"),
-    "#wire": ("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms"),
-    "#logs": ("#", "source", "level", "text"),
     "#checks": ("status", "rule", "finding"),  # the subject leads the finding: it fits in 80 columns
 }
 RANK = {s: i for i, s in enumerate(STATUSES)}  # worst first
@@ -181,6 +181,11 @@ def badges(tool: Any) -> Text:
 class ReviewScreen(Screen[None]):
     ready = False
 
+    def __init__(self, wire_log: WireLog, counter: TokenCounter) -> None:
+        super().__init__()
+        self.wire_log = wire_log
+        self.counter = counter
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("connecting…", id="status")
@@ -201,26 +206,18 @@ class ReviewScreen(Screen[None]):
                 )
                 yield DataTable(id="checks", cursor_type="row", zebra_stripes=True)
                 yield Static(id="check-detail")
-            with TabPane("Wire", id="tab-wire"):
-                yield Input(placeholder="filter the wire log", id="wire-filter")
-                yield DataTable(id="wire", cursor_type="row")
-                yield Static(id="wire-detail")
-            with TabPane("Stderr & logs", id="tab-logs"):
-                yield DataTable(id="logs", cursor_type="row")
+            yield WirePane(self.wire_log, self.counter)
+            yield LogsPane(self.wire_log)
         yield Footer()
 
     def on_mount(self) -> None:
-        for selector in ("#wire", "#logs", "#checks"):
-            self.reset(selector)
+        self.reset("#checks")
+        for pane in self.query(TailPane):
+            pane.reset()
         self.ready = True  # every pane is mounted: the wire may be drawn
 
     def reset(self, selector: str) -> DataTable[Any]:
-        """Empty a table, its column widths too (they follow what is shown, not what was shown before)."""
-        table = self.query_one(selector, DataTable)
-        table.clear(columns=True)
-        for label in COLUMNS[selector]:
-            table.add_column(label, key=label)
-        return table
+        return reset_table(self.query_one(selector, DataTable), COLUMNS[selector])
 
 
 class ReviewApp(App[None]):
@@ -260,12 +257,8 @@ class ReviewApp(App[None]):
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
         self.failure: str | None = None
-        self.wire_entries: list[WireEntry] = []
+        self.wire_log = WireLog()  # shown in the Wire and Stderr & logs tabs
         self.wire_pending: list[WireEntry] = []  # arrived since the last flush
-        self.wire_info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _wire_info)
-        self.log_index: list[int] = []  # the entries shown in the Stderr & logs pane
-        self.wire_asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
-        self.wire_t0 = 0.0
         self.tool_tokens: list[dict[str, int]] = []
         self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
         self.state_dir = state_dir
@@ -286,7 +279,6 @@ class ReviewApp(App[None]):
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
         self.connection = Connection(self, self.handlers(), self.counter)
-        self.stale_tables: set[str] = set()  # the wire and log tables behind what arrived while they were hidden
 
     def on_mount(self) -> None:
         for theme in THEMES:
@@ -296,7 +288,7 @@ class ReviewApp(App[None]):
             remembered if isinstance(remembered, str) and remembered in self.available_themes else THEMES[0].name
         )
         self.theme_changed_signal.subscribe(self, lambda theme: save_settings({"theme": theme.name}))
-        self.main = ReviewScreen()
+        self.main = ReviewScreen(self.wire_log, self.counter)
         self.push_screen(self.main)
         self.call_after_refresh(self.asker.painted.set)  # the server's requests wait for the first paint
         self.set_interval(0.1, self._flush_wire)
@@ -760,10 +752,10 @@ class ReviewApp(App[None]):
 
     def _clear_wire(self) -> None:
         # a new pending list: the old session, still closing, appends to the old one
-        self.wire_entries, self.wire_pending, self.wire_info, self.log_index = [], [], [], []
-        self.wire_asked, self.wire_t0 = {}, 0.0
-        self.main.reset("#wire")
-        self.main.reset("#logs")
+        self.wire_pending = []
+        self.wire_log.clear()
+        for pane in self.main.query(TailPane):
+            pane.reset()
 
     def action_reconnect(self) -> None:
         self.snapshot = None
@@ -1044,7 +1036,7 @@ class ReviewApp(App[None]):
         detail.append(f"source: {f.source}\n", style="dim")
         if f.waiver:
             detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style="yellow")
-        by_seq = {e.seq: e for e in self.wire_entries}
+        by_seq = {e.seq: e for e in self.wire_log.entries}
         for seq in f.evidence[:3]:
             entry = by_seq.get(seq)
             if entry is not None:
@@ -1065,124 +1057,18 @@ class ReviewApp(App[None]):
             return
         batch = self.wire_pending[:]  # in place: the session holds this list's append
         self.wire_pending.clear()
-        first, logs_first = len(self.wire_entries), len(self.log_index)
-        for entry in batch:
-            self.wire_info.append(self._wire_info(entry))
-            self.wire_entries.append(entry)
-            if entry.direction == "stderr" or entry.method == "notifications/message":
-                self.log_index.append(len(self.wire_entries) - 1)
+        first, logs_first = len(self.wire_log.entries), len(self.wire_log.log_index)
+        self.wire_log.add(batch)
         with contextlib.suppress(NoMatches):  # a last tick while the app closes: the panes are gone, the log is kept
-            needle = self.main.query_one("#wire-filter", Input).value.lower()
             active = self.main.query_one(TabbedContent).active
-            if active == "tab-wire":  # a hidden table is drawn when its tab is shown (a flood costs no redraws)
-                self._append_rows("#wire", self._matching_wire(needle, first), lambda: self._matching_wire(needle))
-            else:
-                self.stale_tables.add("#wire")
-            if active == "tab-logs":
-                logs = list(range(logs_first, len(self.log_index)))
-                self._append_rows("#logs", logs, lambda: range(len(self.log_index)))
-            else:
-                self.stale_tables.add("#logs")
-            shown = f"; the newest {WIRE_ROWS:,} shown" if len(self.wire_entries) > WIRE_ROWS else ""
-            self.main.query_one(
-                "#wire-filter", Input
-            ).placeholder = f"filter the wire log ({len(self.wire_entries):,} entries{shown})"
-
-    def _append_rows(self, selector: str, new: Sequence[int], everything: Callable[[], Sequence[int]]) -> None:
-        """Add rows `new` (entry indexes, or log indexes), or redraw the newest WIRE_ROWS when too many."""
-        table = self.main.query_one(selector, DataTable)
-        if table.row_count + len(new) > WIRE_ROWS * 3 // 2:
-            table = self.main.reset(selector)
-            new = everything()[-WIRE_ROWS:]
-        cells = self._log_cells if selector == "#logs" else self._wire_cells
-        for i in new:
-            table.add_row(*cells(i), key=str(i))
+            self.main.query_one(WirePane).show(first, shown=active == "tab-wire")
+            self.main.query_one(LogsPane).show(logs_first, shown=active == "tab-logs")
 
     @on(TabbedContent.TabActivated)
     def _draw_stale(self, event: TabbedContent.TabActivated) -> None:
         """The Wire and logs tables catch up when shown: what arrived while they were hidden."""
-        selector = {"tab-wire": "#wire", "tab-logs": "#logs"}.get(event.pane.id or "")
-        if selector not in self.stale_tables:
-            return
-        self.stale_tables.discard(selector)
-        if selector == "#wire":
-            self._refill_wire(self.main.query_one("#wire-filter", Input).value.lower())
-        else:
-            self.main.reset("#logs")
-            self._append_rows("#logs", range(len(self.log_index))[-WIRE_ROWS:], lambda: range(len(self.log_index)))
-
-    def _matching_wire(self, needle: str, start: int = 0) -> list[int]:
-        rows = range(start, len(self.wire_entries))
-        return [i for i in rows if not needle or needle in self._wire_text(i)]
-
-    def _refill_wire(self, needle: str) -> None:
-        self.main.reset("#wire")
-        self._append_rows("#wire", self._matching_wire(needle)[-WIRE_ROWS:], lambda: self._matching_wire(needle))
-
-    def _wire_info(self, entry: WireEntry) -> tuple[str, str]:
-        """(method or id, latency): for a response, its request's method and the milliseconds since it was
-        sent (either way: the server's requests are answered by us). Runs on every entry, in order."""
-        what = entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
-        if entry.http:
-            what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
-        elif entry.text:
-            what = entry.text[:200]
-        self.wire_t0 = self.wire_t0 or entry.t
-        latency = ""
-        if entry.message is not None and entry.rpc_id is not None and isinstance(entry.rpc_id, (str, int)):
-            key = (entry.conn, entry.direction, json.dumps(entry.rpc_id))
-            if entry.method is not None:
-                self.wire_asked[key] = (entry.t, entry.method)
-            else:
-                other = "send" if entry.direction == "recv" else "recv"
-                asked = self.wire_asked.pop((entry.conn, other, key[2]), None)
-                if asked is not None:
-                    latency = f"{(entry.t - asked[0]) * 1000:.0f}"
-                    what = f"{what} · {asked[1]}"
-        return what, latency
-
-    def _wire_cells(self, i: int) -> tuple[Text, ...]:
-        """#, seconds since the first entry, direction, kind, method or id, bytes, tokens, ms."""
-        entry, (what, latency) = self.wire_entries[i], self.wire_info[i]
-        if entry.message is None:
-            tokens = ""
-        elif entry.size <= TOKENS_EXACT:
-            tokens = str(self.counter.count_json(entry.message))
-        else:
-            tokens = f"≈{entry.size // 4:,}"  # counting megabytes would stall the screen: about 4 bytes a token
-        cells = (str(entry.seq), f"{entry.t - self.wire_t0:.3f}", entry.direction, entry.kind)
-        return (*map(Text, cells), Text(one_line(what, 36)), Text(str(entry.size)), Text(tokens), Text(latency))
-
-    def _log_cells(self, n: int) -> tuple[Text, ...]:
-        """The server's stderr lines and its notifications/message logs, apart from the protocol traffic."""
-        entry = self.wire_entries[self.log_index[n]]
-        params = entry.message.get("params") if isinstance(entry.message, dict) else None
-        source, level, text = "stderr", "", entry.text or ""
-        if entry.direction != "stderr":
-            params = params if isinstance(params, dict) else {}
-            data = params.get("data")
-            source, level = f"log {params.get('logger') or ''}".strip(), str(params.get("level", ""))
-            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        return (Text(str(entry.seq)), Text(one_line(source, 40)), Text(one_line(level, 12)), Text(one_line(text, 300)))
-
-    def _wire_text(self, i: int) -> str:
-        """What the filter searches: the row as shown (a response carries its request's method), lower case."""
-        entry = self.wire_entries[i]
-        return f"{entry.direction} {entry.kind} {self.wire_info[i][0]}".lower()
-
-    @on(Input.Changed, "#wire-filter")
-    def filter_wire(self, event: Input.Changed) -> None:
-        self._refill_wire(event.value.lower())
-
-    @on(DataTable.RowHighlighted, "#wire")
-    def show_wire_entry(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is None:
-            return
-        entry = self.wire_entries[int(event.row_key.value)]
-        payload = entry.message if entry.message is not None else entry.http if entry.http else entry.text
-        body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
-        header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size} bytes · connection {entry.conn}\n"
-        self._detail("#wire-detail", Text(header + visible(body, 20000)))
+        if isinstance(event.pane, TailPane):
+            event.pane.catch_up()
 
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:
