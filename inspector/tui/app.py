@@ -94,7 +94,8 @@ from inspector.tui.dialogs import (
     resource_text,
     result_text,
 )
-from inspector.tui.messages import CallDone, ChecksDone, ChecksProgress, Connected, ConnectionLost, Show
+from inspector.tui.messages import CallChosen, CallDone, ChecksDone, ChecksProgress, Connected, ConnectionLost, Show
+from inspector.tui.panes.calls import CallsPane
 from inspector.tui.panes.logs import LogsPane
 from inspector.tui.panes.table import reset_table
 from inspector.tui.panes.tail import TailPane
@@ -105,7 +106,6 @@ from themes import TCSS, THEMES
 TOOL_CHUNK = 1000  # tools table rows added per screen refresh
 COLUMNS = {  # every table's columns (ReviewScreen.reset)
     "#tools": ("tool", "total", "descr", "input", "output", "annotations", "status"),
-    "#calls": ("tool", "consent", "outcome", "ms", "arguments"),
     "#primitives": ("kind", "name / uri", "description", "tokens"),
     "#checks": ("status", "rule", "finding"),  # the subject leads the finding: it fits in 80 columns
 }
@@ -196,8 +196,7 @@ class ReviewScreen(Screen[None]):
                 yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
                 yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
                 yield Static(id="tool-detail")
-            with TabPane("Calls", id="tab-calls"):
-                yield DataTable(id="calls", cursor_type="row", zebra_stripes=True)
+            yield CallsPane()
             with TabPane("Resources & prompts", id="tab-primitives"):
                 yield DataTable(id="primitives", cursor_type="row", zebra_stripes=True)
             with TabPane("Checklist", id="tab-checks"):
@@ -514,7 +513,7 @@ class ReviewApp(App[None]):
                     }
                 )
                 self._save()
-                self._fill_calls()
+                self._show_calls()
 
         message = f"{tool.name} may have side effects: {reason}. Call it with these arguments?"
         self.push_screen(ConfirmScreen("Consent needed", message), decided)
@@ -554,26 +553,13 @@ class ReviewApp(App[None]):
         if self.running_call is not None:
             self.running_call.cancel()
 
-    def _fill_calls(self) -> None:
-        table = self.main.reset("#calls")
-        for i, call in enumerate(self.call_log):
-            table.add_row(
-                Text(one_line(str(call["tool"]), 50)),
-                call["consent"],
-                Text(one_line(str(call["outcome"]), 40)),
-                call["latencyMs"],
-                Text(one_line(json.dumps(call["arguments"], ensure_ascii=False), 60)),
-                key=str(i),
-            )
+    def _show_calls(self) -> None:
+        self.main.query_one(CallsPane).show(self.call_log)
 
-    def _highlighted_call(self) -> dict[str, Any] | None:
-        table = self.main.query_one("#calls", DataTable)
-        return self.call_log[table.cursor_row] if table.row_count and table.cursor_row < len(self.call_log) else None
-
-    @on(DataTable.RowSelected, "#calls")
-    def rerun_call(self, event: DataTable.RowSelected) -> None:
+    @on(CallChosen)
+    def rerun_call(self, message: CallChosen) -> None:
         """Enter on a past call opens the call editor with its arguments."""
-        call = self.call_log[event.cursor_row]
+        call = message.call
         tool = self.snapshot.tool(call["tool"]) if self.snapshot else None
         if tool is not None:
             self.push_screen(
@@ -582,13 +568,13 @@ class ReviewApp(App[None]):
             )
 
     def action_copy_cli(self) -> None:
-        call = self._highlighted_call()
+        call = self.main.query_one(CallsPane).highlighted()
         if call is not None:
             self.copy_to_clipboard(cli_command(call, self.target))
             self.notify("copied as an mcp-review call command")
 
     def action_copy_json(self) -> None:
-        call = self._highlighted_call()
+        call = self.main.query_one(CallsPane).highlighted()
         if call is not None:
             self.copy_to_clipboard(
                 json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False)
@@ -603,7 +589,7 @@ class ReviewApp(App[None]):
         record = message.record
         self.call_log.append(record.to_json())
         self._save()
-        self._fill_calls()
+        self._show_calls()
         tool = self.snapshot.tool(record.tool) if self.snapshot else None
         tokens = self.counter.count_json(record.result) if record.result is not None else None
         self._status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
@@ -747,6 +733,7 @@ class ReviewApp(App[None]):
         self.review_path = review_file(target.public(), self.state_dir)
         self._clear_wire()
         self.call_log = []
+        self._show_calls()
         self._fill_checks("")
         self.action_reconnect()
 
@@ -784,7 +771,7 @@ class ReviewApp(App[None]):
             self.review = saved  # the same server reviewed before: its findings and decisions come back
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
             self._fill_checks("")
-            self._fill_calls()
+            self._show_calls()
         self._status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"

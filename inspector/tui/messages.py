@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.message import Message
@@ -46,3 +47,8 @@ class CallDone(Message):
 @dataclass
 class Show(Message):
     body: Text
+
+
+@dataclass
+class CallChosen(Message):
+    call: dict[str, Any]  # a past call, as kept in the review's coverage
