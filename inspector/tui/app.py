@@ -46,7 +46,6 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
@@ -97,6 +96,8 @@ from inspector.tui.dialogs import (
 from inspector.tui.messages import CallChosen, CallDone, ChecksDone, ChecksProgress, Connected, ConnectionLost, Show
 from inspector.tui.panes.calls import CallsPane
 from inspector.tui.panes.logs import LogsPane
+from inspector.tui.panes.overview import OverviewPane
+from inspector.tui.panes.primitives import PrimitivesPane
 from inspector.tui.panes.table import reset_table
 from inspector.tui.panes.tail import TailPane
 from inspector.tui.panes.wire import WireLog, WirePane
@@ -106,7 +107,6 @@ from themes import TCSS, THEMES
 TOOL_CHUNK = 1000  # tools table rows added per screen refresh
 COLUMNS = {  # every table's columns (ReviewScreen.reset)
     "#tools": ("tool", "total", "descr", "input", "output", "annotations", "status"),
-    "#primitives": ("kind", "name / uri", "description", "tokens"),
     "#checks": ("status", "rule", "finding"),  # the subject leads the finding: it fits in 80 columns
 }
 RANK = {s: i for i, s in enumerate(STATUSES)}  # worst first
@@ -190,15 +190,13 @@ class ReviewScreen(Screen[None]):
         yield Header()
         yield Static("connecting…", id="status")
         with TabbedContent(initial="tab-overview"):
-            with TabPane("Overview", id="tab-overview"), VerticalScroll(id="overview-scroll"):
-                yield Static(id="overview")
+            yield OverviewPane(self.counter)
             with TabPane("Tools", id="tab-tools"):
                 yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
                 yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
                 yield Static(id="tool-detail")
             yield CallsPane()
-            with TabPane("Resources & prompts", id="tab-primitives"):
-                yield DataTable(id="primitives", cursor_type="row", zebra_stripes=True)
+            yield PrimitivesPane(self.counter)
             with TabPane("Checklist", id="tab-checks"):
                 yield Input(
                     placeholder="filter findings: status:fail, status:blocking… and/or any text", id="check-filter"
@@ -776,33 +774,17 @@ class ReviewApp(App[None]):
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
         )
-        self.main.query_one("#overview", Static).update(self._overview(snap))
+        self._show_overview(snap)
         self._fill_tools("")
-        self._fill_primitives()
-
-    def _fill_primitives(self) -> None:
-        assert self.snapshot is not None
-        table = self.main.reset("#primitives")
-        for listing in (self.snapshot.resources, self.snapshot.templates, self.snapshot.prompts):
-            for item in listing:
-                table.add_row(
-                    item.kind,
-                    Text(one_line(item.key, 60)),
-                    Text(one_line(item.description or "", 60)),
-                    self.counter.count_json(item.raw),
-                    key=f"{item.kind}:{item.index}",
-                )
+        self.main.query_one(PrimitivesPane).show(snap)
 
     def action_open_primitive(self) -> None:
-        table = self.main.query_one("#primitives", DataTable)
-        if self.snapshot is None or not table.row_count:
+        item = self.main.query_one(PrimitivesPane).highlighted() if self.snapshot is not None else None
+        if item is None:
             return
-        key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        kind, index = key.split(":")
-        item = self.snapshot.lists[kind].items[int(index)]  # type: ignore[index]
-        if kind == "resource":
+        if item.kind == "resource":
             self._read(item.key)
-        elif kind == "template":
+        elif item.kind == "template":
             names = re.findall(r"\{[+#./;?&]?([A-Za-z0-9_]+)", item.key)
             self.push_screen(
                 FillScreen(f"Fill {item.key}", item.raw, dict.fromkeys(names, ""), names),
@@ -838,28 +820,8 @@ class ReviewApp(App[None]):
     def show_text(self, message: Show) -> None:
         self.push_screen(ResultScreen(message.body))
 
-    def _overview(self, snap: ServerSnapshot) -> Text:
-        out = Text()
-        out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
-        out.append(f"revision {snap.revision} · {snap.era} era · transport {self.target.kind}\n")
-        out.append(f"target: {one_line(self.target.label(), 200)}\n")
-        out.append(f"capabilities: {one_line(', '.join(sorted(snap.capabilities)) or 'none', 200)}\n")
-        out.append(
-            f"{len(snap.tools)} tools · {len(snap.resources)} resources · {len(snap.templates)} templates · "
-            f"{len(snap.prompts)} prompts\n"
-        )
-        costs = " · ".join(f"{n:,} {encoding}" for encoding, n in self.token_totals.items())
-        out.append(f"tools/list costs {costs} tokens (canonical JSON)\n")
-        if snap.instructions:
-            out.append(
-                f"instructions cost {self.counter.count_text(snap.instructions):,} {self.counter.encoding} tokens\n"
-            )
-        if self.review is not None:
-            out.append(f"verdict: {self.review.verdict}\n", style="bold")
-        if snap.instructions:
-            out.append("\ninstructions:\n", style="bold")
-            out.append(visible(snap.instructions, 4000))
-        return out
+    def _show_overview(self, snap: ServerSnapshot) -> None:
+        self.main.query_one(OverviewPane).show(snap, self.target, self.token_totals, self.review)
 
     def _fill_tools(self, needle: str, then: Callable[[], None] | None = None) -> None:
         """The tools matching `needle` (text, and `status:X` words), costliest first, added TOOL_CHUNK rows at a
@@ -981,7 +943,7 @@ class ReviewApp(App[None]):
         self._fill_checks("")
         self._fill_tools(self.main.query_one("#tool-filter", Input).value)
         if self.snapshot:
-            self.main.query_one("#overview", Static).update(self._overview(self.snapshot))
+            self._show_overview(self.snapshot)
 
     def _fill_checks(self, needle: str) -> None:
         """Grouped by pack and seed section (a header row each, with its worst status), worst findings first."""
@@ -1060,6 +1022,5 @@ class ReviewApp(App[None]):
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:
         self.failure = message.reason
-        lines = "\n".join(f"  | {one_line(line, 200)}" for line in message.detail[-5:])
         self._status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
-        self.main.query_one("#overview", Static).update(Text(f"{message.reason}\n{lines}"))
+        self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)
