@@ -66,11 +66,13 @@ async def flood() -> tuple[float, float, int]:
         while app.snapshot is None:
             await pilot.pause(0.01)
         await pilot.pause(0.2)
-        before = len(app.wire_entries)
+        before = len(app.wire_log.entries)
         with Lag() as lag:
             started = time.perf_counter()
-            app.submit(lambda session, _snap: call_tool(session, "flood", {}, consent="read-only", purpose="bench"))
-            while len(app.wire_entries) - before < 30000 or app.wire_pending:
+            app.connection.submit(
+                lambda session, _snap: call_tool(session, "flood", {}, consent="read-only", purpose="bench")
+            )
+            while len(app.wire_log.entries) - before < 30000 or app.wire_pending:
                 await pilot.pause(0.01)
             drained = time.perf_counter() - started
         return drained, lag.worst, app.main.query_one("#wire").row_count  # type: ignore[attr-defined]

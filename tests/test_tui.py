@@ -11,7 +11,8 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from inspector.targets import demo_target, stdio_target
-from inspector.tui.app import WIRE_ROWS, ReviewApp
+from inspector.tui.app import ReviewApp
+from inspector.tui.panes.tail import WIRE_ROWS
 from tests.support import fixture_argv
 from tests.thirdparty import everything_stdio_argv
 
@@ -318,7 +319,7 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         await _find_and_call(pilot, app, "flood")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
         await until(pilot, lambda: not app.wire_pending)
-        logs = [e for e in app.wire_entries if e.method == "notifications/message"]
+        logs = [e for e in app.wire_log.entries if e.method == "notifications/message"]
         assert len(logs) == 30000, "every notification is kept"
         await pilot.press("escape")
         await show_tab(pilot, app, "tab-logs")
@@ -468,7 +469,7 @@ async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), 20)
         assert "cancelled by the reviewer" in str(app.screen.body)
         assert app.call_log[-1]["outcome"].startswith("failed: cancelled")
-        sent = [e.message for e in app.wire_entries if e.method == "notifications/cancelled"]
+        sent = [e.message for e in app.wire_log.entries if e.method == "notifications/cancelled"]
         assert sent and "cancelled by the reviewer" in sent[0]["params"]["reason"]
 
 
@@ -586,7 +587,7 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
         async def hold(_session, _snapshot) -> None:
             await gate.wait()
 
-        app.submit(hold)  # the connection worker is busy: the run stays queued until the gate opens
+        app.connection.submit(hold)  # the connection worker is busy: the run stays queued until the gate opens
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, RunScreen))
         assert "rules call tools" in str(app.screen.why), "the first run asks what call rules may call"
@@ -707,14 +708,14 @@ async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert "No name given (decline)" in str(app.screen.body)
 
-    rounds = [e.message for e in app.wire_entries if e.direction == "recv" and e.kind == "response"]
+    rounds = [e.message for e in app.wire_log.entries if e.direction == "recv" and e.kind == "response"]
     asked = [m["result"] for m in rounds if m["result"].get("resultType") == "input_required"]
     assert len(asked) == 4, "each call was answered through an input_required round, not a server request"
     retried = [
-        e.message for e in app.wire_entries if e.method == "tools/call" and "inputResponses" in e.message["params"]
+        e.message for e in app.wire_log.entries if e.method == "tools/call" and "inputResponses" in e.message["params"]
     ]
     assert len(retried) == 4
-    assert not [e for e in app.wire_entries if e.direction == "recv" and e.kind == "request"], "no push requests"
+    assert not [e for e in app.wire_log.entries if e.direction == "recv" and e.kind == "request"], "no push requests"
 
 
 async def test_url_elicitation_opens_nothing_without_consent(monkeypatch):
@@ -845,4 +846,4 @@ async def test_review_over_streamable_http_with_a_bearer_that_never_shows(tmp_pa
             detail = str(app.main.query_one("#wire-detail", Static).render())
             assert "request_headers" in detail and token not in detail
         assert token not in app.review_path.read_text(), "nor in the saved review"
-        assert all(token not in json.dumps(e.to_json()) for e in app.wire_entries)
+        assert all(token not in json.dumps(e.to_json()) for e in app.wire_log.entries)

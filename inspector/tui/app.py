@@ -36,21 +36,17 @@ import os
 import re
 import shlex
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.command import Hit, Hits, Provider
-from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
@@ -59,12 +55,10 @@ from textual.widgets.data_table import CellDoesNotExist
 from checks.context import Options
 from checks.core import DEFAULT_PACKS, Rule, load_rules, select
 from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
-from inspector.catalog import ServerSnapshot, take_snapshot
+from inspector.catalog import ServerSnapshot
 from inspector.checking import CheckPlan, review_session
 from inspector.configs import ConfigError
-from inspector.connection import procs
-from inspector.connection.channel import Budget, HandlerError
-from inspector.connection.errors import ConnectionFailed
+from inspector.connection.channel import HandlerError
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.output import terminal_safe, write_text
@@ -81,6 +75,8 @@ from inspector.targets import (
 from inspector.text import one_line, visible
 from inspector.tokens import ENCODINGS, TokenCounter
 from inspector.tui.asking import Asker
+from inspector.tui.commands import ToolJump
+from inspector.tui.connection import Connection
 from inspector.tui.dialogs import (
     CallScreen,
     ConfirmScreen,
@@ -97,61 +93,25 @@ from inspector.tui.dialogs import (
     resource_text,
     result_text,
 )
+from inspector.tui.messages import CallChosen, CallDone, ChecksDone, ChecksProgress, Connected, ConnectionLost, Show
+from inspector.tui.panes.calls import CallsPane
+from inspector.tui.panes.logs import LogsPane
+from inspector.tui.panes.overview import OverviewPane
+from inspector.tui.panes.primitives import PrimitivesPane
+from inspector.tui.panes.table import reset_table
+from inspector.tui.panes.tail import TailPane
+from inspector.tui.panes.wire import WireLog, WirePane
 from inspector.tui.settings import load_settings, save_settings
 from themes import TCSS, THEMES
 
-Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
-CLOSE_WAIT = 5.0  # seconds the app waits for a connection to close when it quits
-WIRE_ROWS = 500  # rows kept in the wire and log tables (the newest); the filter searches every entry
 TOOL_CHUNK = 1000  # tools table rows added per screen refresh
-TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
 COLUMNS = {  # every table's columns (ReviewScreen.reset)
     "#tools": ("tool", "total", "descr", "input", "output", "annotations", "status"),
-    "#calls": ("tool", "consent", "outcome", "ms", "arguments"),
-    "#primitives": ("kind", "name / uri", "description", "tokens"),
-    "#wire": ("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms"),
-    "#logs": ("#", "source", "level", "text"),
     "#checks": ("status", "rule", "finding"),  # the subject leads the finding: it fits in 80 columns
 }
 RANK = {s: i for i, s in enumerate(STATUSES)}  # worst first
 STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
-
-
-@dataclass
-class Connected(Message):
-    snapshot: ServerSnapshot
-    tool_tokens: list[dict[str, int]]  # each tool's breakdown in the default encoding
-    token_totals: dict[str, int]  # the whole tools/list, per encoding
-
-
-@dataclass
-class ConnectionLost(Message):
-    reason: str
-    detail: list[str]
-
-
-@dataclass
-class ChecksProgress(Message):
-    done: int
-    total: int
-    running: str | None  # the rule starting now; None when every rule has run
-    new: list[Finding]  # findings of the rules finished since the last message
-
-
-@dataclass
-class ChecksDone(Message):
-    review: Review
-
-
-@dataclass
-class CallDone(Message):
-    record: CallRecord
-
-
-@dataclass
-class Show(Message):
-    body: Text
 
 
 def cli_command(call: dict[str, Any], target: Target) -> str:
@@ -221,61 +181,40 @@ def badges(tool: Any) -> Text:
 class ReviewScreen(Screen[None]):
     ready = False
 
+    def __init__(self, wire_log: WireLog, counter: TokenCounter) -> None:
+        super().__init__()
+        self.wire_log = wire_log
+        self.counter = counter
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("connecting…", id="status")
         with TabbedContent(initial="tab-overview"):
-            with TabPane("Overview", id="tab-overview"), VerticalScroll(id="overview-scroll"):
-                yield Static(id="overview")
+            yield OverviewPane(self.counter)
             with TabPane("Tools", id="tab-tools"):
                 yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
                 yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
                 yield Static(id="tool-detail")
-            with TabPane("Calls", id="tab-calls"):
-                yield DataTable(id="calls", cursor_type="row", zebra_stripes=True)
-            with TabPane("Resources & prompts", id="tab-primitives"):
-                yield DataTable(id="primitives", cursor_type="row", zebra_stripes=True)
+            yield CallsPane()
+            yield PrimitivesPane(self.counter)
             with TabPane("Checklist", id="tab-checks"):
                 yield Input(
                     placeholder="filter findings: status:fail, status:blocking… and/or any text", id="check-filter"
                 )
                 yield DataTable(id="checks", cursor_type="row", zebra_stripes=True)
                 yield Static(id="check-detail")
-            with TabPane("Wire", id="tab-wire"):
-                yield Input(placeholder="filter the wire log", id="wire-filter")
-                yield DataTable(id="wire", cursor_type="row")
-                yield Static(id="wire-detail")
-            with TabPane("Stderr & logs", id="tab-logs"):
-                yield DataTable(id="logs", cursor_type="row")
+            yield WirePane(self.wire_log, self.counter)
+            yield LogsPane(self.wire_log)
         yield Footer()
 
     def on_mount(self) -> None:
-        for selector in ("#wire", "#logs", "#checks"):
-            self.reset(selector)
+        self.reset("#checks")
+        for pane in self.query(TailPane):
+            pane.reset()
         self.ready = True  # every pane is mounted: the wire may be drawn
 
     def reset(self, selector: str) -> DataTable[Any]:
-        """Empty a table, its column widths too (they follow what is shown, not what was shown before)."""
-        table = self.query_one(selector, DataTable)
-        table.clear(columns=True)
-        for label in COLUMNS[selector]:
-            table.add_column(label, key=label)
-        return table
-
-
-class ToolJump(Provider):
-    """Command palette: jump to a tool by name."""
-
-    async def search(self, query: str) -> Hits:
-        app = self.app
-        if not isinstance(app, ReviewApp) or app.snapshot is None:
-            return
-        matcher = self.matcher(query)
-        for item in app.snapshot.tools.items[:20000]:
-            name = one_line(item.key, 80)
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), partial(app.jump_to_tool, item.index), help="tool")
+        return reset_table(self.query_one(selector, DataTable), COLUMNS[selector])
 
 
 class ReviewApp(App[None]):
@@ -315,13 +254,8 @@ class ReviewApp(App[None]):
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
         self.failure: str | None = None
-        self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
-        self.wire_entries: list[WireEntry] = []
+        self.wire_log = WireLog()  # shown in the Wire and Stderr & logs tabs
         self.wire_pending: list[WireEntry] = []  # arrived since the last flush
-        self.wire_info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _wire_info)
-        self.log_index: list[int] = []  # the entries shown in the Stderr & logs pane
-        self.wire_asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
-        self.wire_t0 = 0.0
         self.tool_tokens: list[dict[str, int]] = []
         self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
         self.state_dir = state_dir
@@ -341,7 +275,7 @@ class ReviewApp(App[None]):
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
-        self.stale_tables: set[str] = set()  # the wire and log tables behind what arrived while they were hidden
+        self.connection = Connection(self, self.handlers(), self.counter)
 
     def on_mount(self) -> None:
         for theme in THEMES:
@@ -351,25 +285,14 @@ class ReviewApp(App[None]):
             remembered if isinstance(remembered, str) and remembered in self.available_themes else THEMES[0].name
         )
         self.theme_changed_signal.subscribe(self, lambda theme: save_settings({"theme": theme.name}))
-        self.main = ReviewScreen()
+        self.main = ReviewScreen(self.wire_log, self.counter)
         self.push_screen(self.main)
         self.call_after_refresh(self.asker.painted.set)  # the server's requests wait for the first paint
         self.set_interval(0.1, self._flush_wire)
-        self.connection = self.hold_connection()
+        self.connection.open(self.target, self.era, self.wire_pending)
 
     async def on_unmount(self) -> None:
-        """Close the session in its own task before Textual cancels workers: no orphan server process.
-
-        An idle connection closes at once; a busy one (a call, a question to the reviewer) is cancelled,
-        which closes it too. Whatever still runs after that is killed by `procs` when the process exits.
-        """
-        self.jobs.put_nowait(None)
-        for _ in range(2):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.connection.wait(), CLOSE_WAIT)
-            if self.connection.is_finished:
-                return
-            self.connection.cancel()
+        await self.connection.close()
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy passes the sinks' rules: no secret, no control sequence reaches the clipboard."""
@@ -383,32 +306,6 @@ class ReviewApp(App[None]):
                 yield SystemCommand(binding.description, binding.tooltip, partial(self.run_action, binding.action))
 
     # ------------------------------------------------------------------------------ the connection
-    @work(exclusive=True, group="connection", exit_on_error=False)
-    async def hold_connection(self) -> None:
-        """Own the server connection for its whole life: enter and leave the session in this one task."""
-        session = Session(self.target, era=self.era, handlers=self.handlers())  # type: ignore[arg-type]
-        session.wire.subscribe(self.wire_pending.append)  # same loop: shown by _flush_wire
-        session.budget = Budget(4 * session.timeout)  # a listing of endless slow pages still ends
-        try:
-            async with session:
-                snapshot = await take_snapshot(session)
-                session.budget = None  # the reviewer's own calls wait as long as --timeout says
-                # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag)
-                tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
-                self.post_message(Connected(snapshot, tokens, totals))
-                while (job := await self.jobs.get()) is not None:
-                    await job(session, snapshot)
-                    if session.failure is not None:  # the server died during the job: say so, offer reconnect
-                        raise session.failure
-        except ConnectionFailed as e:
-            self.post_message(ConnectionLost(str(e), e.detail))
-        finally:
-            procs.reap_strays(everything=False)  # what the server left detached (when mcp-review adopts orphans)
-
-    def _count_tokens(self, snap: ServerSnapshot) -> tuple[list[dict[str, int]], dict[str, int]]:
-        tokens = [self.counter.breakdown(item.raw) for item in snap.tools]
-        return tokens, {e: TokenCounter(e).tools_total(snap.tools.raw) for e in ENCODINGS}
-
     def handlers(self) -> ClientHandlers:
         """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
 
@@ -423,9 +320,6 @@ class ReviewApp(App[None]):
             return answer
 
         return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=self.asker.roots)
-
-    def submit(self, job: Job) -> None:
-        self.jobs.put_nowait(job)
 
     # ------------------------------------------------------------------------------------ actions
     def action_run_checks(self, only: str | None = None) -> None:
@@ -472,7 +366,7 @@ class ReviewApp(App[None]):
                 review = previous
             self.post_message(ChecksDone(review))
 
-        self.submit(job)
+        self.connection.submit(job)
 
     def _start_live(self, rules: list[Rule]) -> None:
         """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""
@@ -617,7 +511,7 @@ class ReviewApp(App[None]):
                     }
                 )
                 self._save()
-                self._fill_calls()
+                self._show_calls()
 
         message = f"{tool.name} may have side effects: {reason}. Call it with these arguments?"
         self.push_screen(ConfirmScreen("Consent needed", message), decided)
@@ -647,7 +541,7 @@ class ReviewApp(App[None]):
                 self.running_call = None
             self.post_message(CallDone(record))
 
-        self.submit(job)
+        self.connection.submit(job)
 
     def _call_status(self, name: str) -> None:
         elapsed = time.monotonic() - self.call_started
@@ -657,26 +551,13 @@ class ReviewApp(App[None]):
         if self.running_call is not None:
             self.running_call.cancel()
 
-    def _fill_calls(self) -> None:
-        table = self.main.reset("#calls")
-        for i, call in enumerate(self.call_log):
-            table.add_row(
-                Text(one_line(str(call["tool"]), 50)),
-                call["consent"],
-                Text(one_line(str(call["outcome"]), 40)),
-                call["latencyMs"],
-                Text(one_line(json.dumps(call["arguments"], ensure_ascii=False), 60)),
-                key=str(i),
-            )
+    def _show_calls(self) -> None:
+        self.main.query_one(CallsPane).show(self.call_log)
 
-    def _highlighted_call(self) -> dict[str, Any] | None:
-        table = self.main.query_one("#calls", DataTable)
-        return self.call_log[table.cursor_row] if table.row_count and table.cursor_row < len(self.call_log) else None
-
-    @on(DataTable.RowSelected, "#calls")
-    def rerun_call(self, event: DataTable.RowSelected) -> None:
+    @on(CallChosen)
+    def rerun_call(self, message: CallChosen) -> None:
         """Enter on a past call opens the call editor with its arguments."""
-        call = self.call_log[event.cursor_row]
+        call = message.call
         tool = self.snapshot.tool(call["tool"]) if self.snapshot else None
         if tool is not None:
             self.push_screen(
@@ -685,13 +566,13 @@ class ReviewApp(App[None]):
             )
 
     def action_copy_cli(self) -> None:
-        call = self._highlighted_call()
+        call = self.main.query_one(CallsPane).highlighted()
         if call is not None:
             self.copy_to_clipboard(cli_command(call, self.target))
             self.notify("copied as an mcp-review call command")
 
     def action_copy_json(self) -> None:
-        call = self._highlighted_call()
+        call = self.main.query_one(CallsPane).highlighted()
         if call is not None:
             self.copy_to_clipboard(
                 json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False)
@@ -706,7 +587,7 @@ class ReviewApp(App[None]):
         record = message.record
         self.call_log.append(record.to_json())
         self._save()
-        self._fill_calls()
+        self._show_calls()
         tool = self.snapshot.tool(record.tool) if self.snapshot else None
         tokens = self.counter.count_json(record.result) if record.result is not None else None
         self._status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
@@ -850,22 +731,21 @@ class ReviewApp(App[None]):
         self.review_path = review_file(target.public(), self.state_dir)
         self._clear_wire()
         self.call_log = []
+        self._show_calls()
         self._fill_checks("")
         self.action_reconnect()
 
     def _clear_wire(self) -> None:
         # a new pending list: the old session, still closing, appends to the old one
-        self.wire_entries, self.wire_pending, self.wire_info, self.log_index = [], [], [], []
-        self.wire_asked, self.wire_t0 = {}, 0.0
-        self.main.reset("#wire")
-        self.main.reset("#logs")
+        self.wire_pending = []
+        self.wire_log.clear()
+        for pane in self.main.query(TailPane):
+            pane.reset()
 
     def action_reconnect(self) -> None:
-        self.jobs.put_nowait(None)
-        self.jobs = asyncio.Queue()
         self.snapshot = None
         self._status("connecting…")
-        self.connection = self.hold_connection()
+        self.connection.open(self.target, self.era, self.wire_pending)
 
     # ----------------------------------------------------------------------------------- messages
     def _detail(self, selector: str, body: Text) -> None:
@@ -889,38 +769,22 @@ class ReviewApp(App[None]):
             self.review = saved  # the same server reviewed before: its findings and decisions come back
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
             self._fill_checks("")
-            self._fill_calls()
+            self._show_calls()
         self._status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
         )
-        self.main.query_one("#overview", Static).update(self._overview(snap))
+        self._show_overview(snap)
         self._fill_tools("")
-        self._fill_primitives()
-
-    def _fill_primitives(self) -> None:
-        assert self.snapshot is not None
-        table = self.main.reset("#primitives")
-        for listing in (self.snapshot.resources, self.snapshot.templates, self.snapshot.prompts):
-            for item in listing:
-                table.add_row(
-                    item.kind,
-                    Text(one_line(item.key, 60)),
-                    Text(one_line(item.description or "", 60)),
-                    self.counter.count_json(item.raw),
-                    key=f"{item.kind}:{item.index}",
-                )
+        self.main.query_one(PrimitivesPane).show(snap)
 
     def action_open_primitive(self) -> None:
-        table = self.main.query_one("#primitives", DataTable)
-        if self.snapshot is None or not table.row_count:
+        item = self.main.query_one(PrimitivesPane).highlighted() if self.snapshot is not None else None
+        if item is None:
             return
-        key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        kind, index = key.split(":")
-        item = self.snapshot.lists[kind].items[int(index)]  # type: ignore[index]
-        if kind == "resource":
+        if item.kind == "resource":
             self._read(item.key)
-        elif kind == "template":
+        elif item.kind == "template":
             names = re.findall(r"\{[+#./;?&]?([A-Za-z0-9_]+)", item.key)
             self.push_screen(
                 FillScreen(f"Fill {item.key}", item.raw, dict.fromkeys(names, ""), names),
@@ -942,7 +806,7 @@ class ReviewApp(App[None]):
             body = resource_text(uri, reply.result) if reply.error is None else Text(visible(json.dumps(reply.error)))
             self.post_message(Show(body))
 
-        self.submit(job)
+        self.connection.submit(job)
 
     def _get_prompt(self, name: str, arguments: dict[str, Any]) -> None:
         async def job(session: Session, _snapshot: ServerSnapshot) -> None:
@@ -950,34 +814,14 @@ class ReviewApp(App[None]):
             body = prompt_text(name, reply.result) if reply.error is None else Text(visible(json.dumps(reply.error)))
             self.post_message(Show(body))
 
-        self.submit(job)
+        self.connection.submit(job)
 
     @on(Show)
     def show_text(self, message: Show) -> None:
         self.push_screen(ResultScreen(message.body))
 
-    def _overview(self, snap: ServerSnapshot) -> Text:
-        out = Text()
-        out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
-        out.append(f"revision {snap.revision} · {snap.era} era · transport {self.target.kind}\n")
-        out.append(f"target: {one_line(self.target.label(), 200)}\n")
-        out.append(f"capabilities: {one_line(', '.join(sorted(snap.capabilities)) or 'none', 200)}\n")
-        out.append(
-            f"{len(snap.tools)} tools · {len(snap.resources)} resources · {len(snap.templates)} templates · "
-            f"{len(snap.prompts)} prompts\n"
-        )
-        costs = " · ".join(f"{n:,} {encoding}" for encoding, n in self.token_totals.items())
-        out.append(f"tools/list costs {costs} tokens (canonical JSON)\n")
-        if snap.instructions:
-            out.append(
-                f"instructions cost {self.counter.count_text(snap.instructions):,} {self.counter.encoding} tokens\n"
-            )
-        if self.review is not None:
-            out.append(f"verdict: {self.review.verdict}\n", style="bold")
-        if snap.instructions:
-            out.append("\ninstructions:\n", style="bold")
-            out.append(visible(snap.instructions, 4000))
-        return out
+    def _show_overview(self, snap: ServerSnapshot) -> None:
+        self.main.query_one(OverviewPane).show(snap, self.target, self.token_totals, self.review)
 
     def _fill_tools(self, needle: str, then: Callable[[], None] | None = None) -> None:
         """The tools matching `needle` (text, and `status:X` words), costliest first, added TOOL_CHUNK rows at a
@@ -1099,7 +943,7 @@ class ReviewApp(App[None]):
         self._fill_checks("")
         self._fill_tools(self.main.query_one("#tool-filter", Input).value)
         if self.snapshot:
-            self.main.query_one("#overview", Static).update(self._overview(self.snapshot))
+            self._show_overview(self.snapshot)
 
     def _fill_checks(self, needle: str) -> None:
         """Grouped by pack and seed section (a header row each, with its worst status), worst findings first."""
@@ -1141,7 +985,7 @@ class ReviewApp(App[None]):
         detail.append(f"source: {f.source}\n", style="dim")
         if f.waiver:
             detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style="yellow")
-        by_seq = {e.seq: e for e in self.wire_entries}
+        by_seq = {e.seq: e for e in self.wire_log.entries}
         for seq in f.evidence[:3]:
             entry = by_seq.get(seq)
             if entry is not None:
@@ -1162,128 +1006,21 @@ class ReviewApp(App[None]):
             return
         batch = self.wire_pending[:]  # in place: the session holds this list's append
         self.wire_pending.clear()
-        first, logs_first = len(self.wire_entries), len(self.log_index)
-        for entry in batch:
-            self.wire_info.append(self._wire_info(entry))
-            self.wire_entries.append(entry)
-            if entry.direction == "stderr" or entry.method == "notifications/message":
-                self.log_index.append(len(self.wire_entries) - 1)
+        first, logs_first = len(self.wire_log.entries), len(self.wire_log.log_index)
+        self.wire_log.add(batch)
         with contextlib.suppress(NoMatches):  # a last tick while the app closes: the panes are gone, the log is kept
-            needle = self.main.query_one("#wire-filter", Input).value.lower()
             active = self.main.query_one(TabbedContent).active
-            if active == "tab-wire":  # a hidden table is drawn when its tab is shown (a flood costs no redraws)
-                self._append_rows("#wire", self._matching_wire(needle, first), lambda: self._matching_wire(needle))
-            else:
-                self.stale_tables.add("#wire")
-            if active == "tab-logs":
-                logs = list(range(logs_first, len(self.log_index)))
-                self._append_rows("#logs", logs, lambda: range(len(self.log_index)))
-            else:
-                self.stale_tables.add("#logs")
-            shown = f"; the newest {WIRE_ROWS:,} shown" if len(self.wire_entries) > WIRE_ROWS else ""
-            self.main.query_one(
-                "#wire-filter", Input
-            ).placeholder = f"filter the wire log ({len(self.wire_entries):,} entries{shown})"
-
-    def _append_rows(self, selector: str, new: Sequence[int], everything: Callable[[], Sequence[int]]) -> None:
-        """Add rows `new` (entry indexes, or log indexes), or redraw the newest WIRE_ROWS when too many."""
-        table = self.main.query_one(selector, DataTable)
-        if table.row_count + len(new) > WIRE_ROWS * 3 // 2:
-            table = self.main.reset(selector)
-            new = everything()[-WIRE_ROWS:]
-        cells = self._log_cells if selector == "#logs" else self._wire_cells
-        for i in new:
-            table.add_row(*cells(i), key=str(i))
+            self.main.query_one(WirePane).show(first, shown=active == "tab-wire")
+            self.main.query_one(LogsPane).show(logs_first, shown=active == "tab-logs")
 
     @on(TabbedContent.TabActivated)
     def _draw_stale(self, event: TabbedContent.TabActivated) -> None:
         """The Wire and logs tables catch up when shown: what arrived while they were hidden."""
-        selector = {"tab-wire": "#wire", "tab-logs": "#logs"}.get(event.pane.id or "")
-        if selector not in self.stale_tables:
-            return
-        self.stale_tables.discard(selector)
-        if selector == "#wire":
-            self._refill_wire(self.main.query_one("#wire-filter", Input).value.lower())
-        else:
-            self.main.reset("#logs")
-            self._append_rows("#logs", range(len(self.log_index))[-WIRE_ROWS:], lambda: range(len(self.log_index)))
-
-    def _matching_wire(self, needle: str, start: int = 0) -> list[int]:
-        rows = range(start, len(self.wire_entries))
-        return [i for i in rows if not needle or needle in self._wire_text(i)]
-
-    def _refill_wire(self, needle: str) -> None:
-        self.main.reset("#wire")
-        self._append_rows("#wire", self._matching_wire(needle)[-WIRE_ROWS:], lambda: self._matching_wire(needle))
-
-    def _wire_info(self, entry: WireEntry) -> tuple[str, str]:
-        """(method or id, latency): for a response, its request's method and the milliseconds since it was
-        sent (either way: the server's requests are answered by us). Runs on every entry, in order."""
-        what = entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
-        if entry.http:
-            what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
-        elif entry.text:
-            what = entry.text[:200]
-        self.wire_t0 = self.wire_t0 or entry.t
-        latency = ""
-        if entry.message is not None and entry.rpc_id is not None and isinstance(entry.rpc_id, (str, int)):
-            key = (entry.conn, entry.direction, json.dumps(entry.rpc_id))
-            if entry.method is not None:
-                self.wire_asked[key] = (entry.t, entry.method)
-            else:
-                other = "send" if entry.direction == "recv" else "recv"
-                asked = self.wire_asked.pop((entry.conn, other, key[2]), None)
-                if asked is not None:
-                    latency = f"{(entry.t - asked[0]) * 1000:.0f}"
-                    what = f"{what} · {asked[1]}"
-        return what, latency
-
-    def _wire_cells(self, i: int) -> tuple[Text, ...]:
-        """#, seconds since the first entry, direction, kind, method or id, bytes, tokens, ms."""
-        entry, (what, latency) = self.wire_entries[i], self.wire_info[i]
-        if entry.message is None:
-            tokens = ""
-        elif entry.size <= TOKENS_EXACT:
-            tokens = str(self.counter.count_json(entry.message))
-        else:
-            tokens = f"≈{entry.size // 4:,}"  # counting megabytes would stall the screen: about 4 bytes a token
-        cells = (str(entry.seq), f"{entry.t - self.wire_t0:.3f}", entry.direction, entry.kind)
-        return (*map(Text, cells), Text(one_line(what, 36)), Text(str(entry.size)), Text(tokens), Text(latency))
-
-    def _log_cells(self, n: int) -> tuple[Text, ...]:
-        """The server's stderr lines and its notifications/message logs, apart from the protocol traffic."""
-        entry = self.wire_entries[self.log_index[n]]
-        params = entry.message.get("params") if isinstance(entry.message, dict) else None
-        source, level, text = "stderr", "", entry.text or ""
-        if entry.direction != "stderr":
-            params = params if isinstance(params, dict) else {}
-            data = params.get("data")
-            source, level = f"log {params.get('logger') or ''}".strip(), str(params.get("level", ""))
-            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        return (Text(str(entry.seq)), Text(one_line(source, 40)), Text(one_line(level, 12)), Text(one_line(text, 300)))
-
-    def _wire_text(self, i: int) -> str:
-        """What the filter searches: the row as shown (a response carries its request's method), lower case."""
-        entry = self.wire_entries[i]
-        return f"{entry.direction} {entry.kind} {self.wire_info[i][0]}".lower()
-
-    @on(Input.Changed, "#wire-filter")
-    def filter_wire(self, event: Input.Changed) -> None:
-        self._refill_wire(event.value.lower())
-
-    @on(DataTable.RowHighlighted, "#wire")
-    def show_wire_entry(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is None:
-            return
-        entry = self.wire_entries[int(event.row_key.value)]
-        payload = entry.message if entry.message is not None else entry.http if entry.http else entry.text
-        body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
-        header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size} bytes · connection {entry.conn}\n"
-        self._detail("#wire-detail", Text(header + visible(body, 20000)))
+        if isinstance(event.pane, TailPane):
+            event.pane.catch_up()
 
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:
         self.failure = message.reason
-        lines = "\n".join(f"  | {one_line(line, 200)}" for line in message.detail[-5:])
         self._status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
-        self.main.query_one("#overview", Static).update(Text(f"{message.reason}\n{lines}"))
+        self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)

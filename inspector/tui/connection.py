@@ -1,0 +1,89 @@
+"""The connection worker: one task owns the session for its whole life (it enters and leaves it), and the
+app's jobs wait on its queue. What it learns comes back to the app as messages (`Connected`,
+`ConnectionLost`); what crosses the wire is appended to a list the app drains on a timer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+
+from textual.app import App
+from textual.worker import Worker
+
+from inspector.catalog import ServerSnapshot, take_snapshot
+from inspector.connection import procs
+from inspector.connection.channel import Budget
+from inspector.connection.errors import ConnectionFailed
+from inspector.connection.session import ClientHandlers, Session
+from inspector.connection.wire import WireEntry
+from inspector.targets import Target
+from inspector.tokens import ENCODINGS, TokenCounter
+from inspector.tui.messages import Connected, ConnectionLost
+
+Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
+CLOSE_WAIT = 5.0  # seconds the app waits for a connection to close when it quits
+
+
+class Connection:
+    """The session's worker and its job queue; `open` starts a new one, the old one ends on its own."""
+
+    def __init__(self, app: App[None], handlers: ClientHandlers, counter: TokenCounter) -> None:
+        self.app = app
+        self.handlers = handlers
+        self.counter = counter
+        self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
+        self.worker: Worker[None] | None = None
+
+    def open(self, target: Target, era: str, wire: list[WireEntry]) -> None:
+        """Connect (again): the previous worker is told to stop and gets no more jobs; `wire` collects
+        every entry of the new session."""
+        self.jobs.put_nowait(None)
+        self.jobs = asyncio.Queue()
+        self.worker = self.app.run_worker(
+            self._hold(target, era, wire, self.jobs), group="connection", exclusive=True, exit_on_error=False
+        )
+
+    def submit(self, job: Job) -> None:
+        self.jobs.put_nowait(job)
+
+    async def close(self) -> None:
+        """Close the session in its own task before Textual cancels workers: no orphan server process.
+
+        An idle connection closes at once; a busy one (a call, a question to the reviewer) is cancelled,
+        which closes it too. Whatever still runs after that is killed by `procs` when the process exits.
+        """
+        self.jobs.put_nowait(None)
+        if self.worker is None:
+            return
+        for _ in range(2):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.worker.wait(), CLOSE_WAIT)
+            if self.worker.is_finished:
+                return
+            self.worker.cancel()
+
+    async def _hold(self, target: Target, era: str, wire: list[WireEntry], jobs: asyncio.Queue[Job | None]) -> None:
+        """Own the server connection for its whole life: enter and leave the session in this one task."""
+        session = Session(target, era=era, handlers=self.handlers)  # type: ignore[arg-type]
+        session.wire.subscribe(wire.append)  # same loop: the app drains the list on a timer
+        session.budget = Budget(4 * session.timeout)  # a listing of endless slow pages still ends
+        try:
+            async with session:
+                snapshot = await take_snapshot(session)
+                session.budget = None  # the reviewer's own calls wait as long as --timeout says
+                # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag)
+                tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
+                self.app.post_message(Connected(snapshot, tokens, totals))
+                while (job := await jobs.get()) is not None:
+                    await job(session, snapshot)
+                    if session.failure is not None:  # the server died during the job: say so, offer reconnect
+                        raise session.failure
+        except ConnectionFailed as e:
+            self.app.post_message(ConnectionLost(str(e), e.detail))
+        finally:
+            procs.reap_strays(everything=False)  # what the server left detached (when mcp-review adopts orphans)
+
+    def _count_tokens(self, snap: ServerSnapshot) -> tuple[list[dict[str, int]], dict[str, int]]:
+        tokens = [self.counter.breakdown(item.raw) for item in snap.tools]
+        return tokens, {e: TokenCounter(e).tools_total(snap.tools.raw) for e in ENCODINGS}

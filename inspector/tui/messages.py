@@ -1,0 +1,54 @@
+"""What the connection worker and the panes tell the app: each a Textual `Message`, posted up and routed there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.message import Message
+
+from inspector.calls import CallRecord
+from inspector.catalog import ServerSnapshot
+from inspector.review import Finding, Review
+
+
+@dataclass
+class Connected(Message):
+    snapshot: ServerSnapshot
+    tool_tokens: list[dict[str, int]]  # each tool's breakdown in the default encoding
+    token_totals: dict[str, int]  # the whole tools/list, per encoding
+
+
+@dataclass
+class ConnectionLost(Message):
+    reason: str
+    detail: list[str]
+
+
+@dataclass
+class ChecksProgress(Message):
+    done: int
+    total: int
+    running: str | None  # the rule starting now; None when every rule has run
+    new: list[Finding]  # findings of the rules finished since the last message
+
+
+@dataclass
+class ChecksDone(Message):
+    review: Review
+
+
+@dataclass
+class CallDone(Message):
+    record: CallRecord
+
+
+@dataclass
+class Show(Message):
+    body: Text
+
+
+@dataclass
+class CallChosen(Message):
+    call: dict[str, Any]  # a past call, as kept in the review's coverage

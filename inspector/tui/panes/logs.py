@@ -1,0 +1,39 @@
+"""The Stderr & logs tab: the server's stderr lines and its notifications/message logs, apart from the
+protocol traffic (the newest rows shown)."""
+
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import DataTable
+
+from inspector.text import one_line
+from inspector.tui.panes.tail import TailPane
+from inspector.tui.panes.wire import WireLog
+
+
+class LogsPane(TailPane):
+    COLUMNS = ("#", "source", "level", "text")
+
+    def __init__(self, log: WireLog) -> None:
+        super().__init__("Stderr & logs", id="tab-logs")
+        self.wire_log = log
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="logs", cursor_type="row")
+
+    def rows(self, start: int = 0) -> range:
+        return range(start, len(self.wire_log.log_index))
+
+    def cells(self, i: int) -> tuple[Text, ...]:
+        entry = self.wire_log.entries[self.wire_log.log_index[i]]
+        params = entry.message.get("params") if isinstance(entry.message, dict) else None
+        source, level, text = "stderr", "", entry.text or ""
+        if entry.direction != "stderr":
+            params = params if isinstance(params, dict) else {}
+            data = params.get("data")
+            source, level = f"log {params.get('logger') or ''}".strip(), str(params.get("level", ""))
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        return (Text(str(entry.seq)), Text(one_line(source, 40)), Text(one_line(level, 12)), Text(one_line(text, 300)))

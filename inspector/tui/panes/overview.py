@@ -1,0 +1,54 @@
+"""The Overview tab: who the server is, what it offers and what its listing costs, the verdict once the
+checklist ran; or why the connection failed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static, TabPane
+
+from inspector.catalog import ServerSnapshot
+from inspector.review import Review
+from inspector.targets import Target
+from inspector.text import one_line, visible
+from inspector.tokens import TokenCounter
+
+
+class OverviewPane(TabPane):
+    def __init__(self, counter: TokenCounter) -> None:
+        super().__init__("Overview", id="tab-overview")
+        self.counter = counter
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="overview-scroll"):
+            yield Static(id="overview")
+
+    def show(self, snap: ServerSnapshot, target: Target, token_totals: dict[str, int], review: Review | None) -> None:
+        out = Text()
+        out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
+        out.append(f"revision {snap.revision} · {snap.era} era · transport {target.kind}\n")
+        out.append(f"target: {one_line(target.label(), 200)}\n")
+        out.append(f"capabilities: {one_line(', '.join(sorted(snap.capabilities)) or 'none', 200)}\n")
+        out.append(
+            f"{len(snap.tools)} tools · {len(snap.resources)} resources · {len(snap.templates)} templates · "
+            f"{len(snap.prompts)} prompts\n"
+        )
+        costs = " · ".join(f"{n:,} {encoding}" for encoding, n in token_totals.items())
+        out.append(f"tools/list costs {costs} tokens (canonical JSON)\n")
+        if snap.instructions:
+            out.append(
+                f"instructions cost {self.counter.count_text(snap.instructions):,} {self.counter.encoding} tokens\n"
+            )
+        if review is not None:
+            out.append(f"verdict: {review.verdict}\n", style="bold")
+        if snap.instructions:
+            out.append("\ninstructions:\n", style="bold")
+            out.append(visible(snap.instructions, 4000))
+        self.query_one("#overview", Static).update(out)
+
+    def show_failure(self, reason: str, detail: Sequence[str]) -> None:
+        lines = "\n".join(f"  | {one_line(line, 200)}" for line in detail[-5:])
+        self.query_one("#overview", Static).update(Text(f"{reason}\n{lines}"))

@@ -1,0 +1,16 @@
+"""What every pane's table shares."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.widgets import DataTable
+
+
+def reset_table(table: DataTable[Any], columns: Sequence[str]) -> DataTable[Any]:
+    """Empty a table, its column widths too (they follow what is shown, not what was shown before)."""
+    table.clear(columns=True)
+    for label in columns:
+        table.add_column(label, key=label)
+    return table

@@ -1,0 +1,120 @@
+"""The Wire tab: every message that crossed the wire (a filter over all of them, the newest rows shown),
+and the highlighted one in full. `WireLog` is what it shows, shared with the Stderr & logs tab."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.css.query import NoMatches
+from textual.widgets import DataTable, Input, Static
+
+from inspector.connection.wire import WireEntry
+from inspector.text import one_line, visible
+from inspector.tokens import TokenCounter
+from inspector.tui.panes.tail import WIRE_ROWS, TailPane
+
+TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
+
+
+class WireLog:
+    """Every entry of the current connection, with what the tables show of it, in arrival order."""
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.entries: list[WireEntry] = []
+        self.info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _info)
+        self.log_index: list[int] = []  # the entries shown in the Stderr & logs pane
+        self.asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
+        self.t0 = 0.0
+
+    def add(self, batch: Sequence[WireEntry]) -> None:
+        for entry in batch:
+            self.info.append(self._info(entry))
+            self.entries.append(entry)
+            if entry.direction == "stderr" or entry.method == "notifications/message":
+                self.log_index.append(len(self.entries) - 1)
+
+    def _info(self, entry: WireEntry) -> tuple[str, str]:
+        """(method or id, latency): for a response, its request's method and the milliseconds since it was
+        sent (either way: the server's requests are answered by us). Runs on every entry, in order."""
+        what = entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
+        if entry.http:
+            what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
+        elif entry.text:
+            what = entry.text[:200]
+        self.t0 = self.t0 or entry.t
+        latency = ""
+        if entry.message is not None and entry.rpc_id is not None and isinstance(entry.rpc_id, (str, int)):
+            key = (entry.conn, entry.direction, json.dumps(entry.rpc_id))
+            if entry.method is not None:
+                self.asked[key] = (entry.t, entry.method)
+            else:
+                other = "send" if entry.direction == "recv" else "recv"
+                asked = self.asked.pop((entry.conn, other, key[2]), None)
+                if asked is not None:
+                    latency = f"{(entry.t - asked[0]) * 1000:.0f}"
+                    what = f"{what} · {asked[1]}"
+        return what, latency
+
+    def text(self, i: int) -> str:
+        """What the filter searches: the row as shown (a response carries its request's method), lower case."""
+        entry = self.entries[i]
+        return f"{entry.direction} {entry.kind} {self.info[i][0]}".lower()
+
+
+class WirePane(TailPane):
+    COLUMNS = ("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms")
+
+    def __init__(self, log: WireLog, counter: TokenCounter) -> None:
+        super().__init__("Wire", id="tab-wire")
+        self.wire_log = log
+        self.counter = counter
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter the wire log", id="wire-filter")
+        yield DataTable(id="wire", cursor_type="row")
+        yield Static(id="wire-detail")
+
+    def show(self, first: int, shown: bool) -> None:
+        super().show(first, shown)
+        count = len(self.wire_log.entries)
+        newest = f"; the newest {WIRE_ROWS:,} shown" if count > WIRE_ROWS else ""
+        self.query_one("#wire-filter", Input).placeholder = f"filter the wire log ({count:,} entries{newest})"
+
+    def rows(self, start: int = 0) -> list[int]:
+        needle = self.query_one("#wire-filter", Input).value.lower()
+        return [i for i in range(start, len(self.wire_log.entries)) if not needle or needle in self.wire_log.text(i)]
+
+    def cells(self, i: int) -> tuple[Text, ...]:
+        """#, seconds since the first entry, direction, kind, method or id, bytes, tokens, ms."""
+        entry, (what, latency) = self.wire_log.entries[i], self.wire_log.info[i]
+        if entry.message is None:
+            tokens = ""
+        elif entry.size <= TOKENS_EXACT:
+            tokens = str(self.counter.count_json(entry.message))
+        else:
+            tokens = f"≈{entry.size // 4:,}"  # counting megabytes would stall the screen: about 4 bytes a token
+        cells = (str(entry.seq), f"{entry.t - self.wire_log.t0:.3f}", entry.direction, entry.kind)
+        return (*map(Text, cells), Text(one_line(what, 36)), Text(str(entry.size)), Text(tokens), Text(latency))
+
+    @on(Input.Changed, "#wire-filter")
+    def filter_wire(self) -> None:
+        self.redraw()
+
+    @on(DataTable.RowHighlighted, "#wire")
+    def show_entry(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is None:
+            return
+        entry = self.wire_log.entries[int(event.row_key.value)]
+        payload = entry.message if entry.message is not None else entry.http if entry.http else entry.text
+        body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
+        header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size} bytes · connection {entry.conn}\n"
+        with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
+            self.query_one("#wire-detail", Static).update(Text(header + visible(body, 20000)))
