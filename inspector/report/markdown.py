@@ -50,14 +50,19 @@ def subject(f: Finding, limit: int = 200) -> str:
 
 
 def exchange(
-    review: Review, f: Finding, *, related: bool = True, chars: int = EVIDENCE_CHARS, title: str = ""
+    review: Review,
+    f: Finding,
+    *,
+    related: Exchanges | None = None,
+    chars: int = EVIDENCE_CHARS,
+    title: str = "",
 ) -> list[str]:
-    """The wire entries a finding cites (its first two; `related`: each with up to 4 entries of the same
-    exchange, e.g. the request a response answers), collapsed."""
+    """The wire entries a finding cites (its first two; with `related` (see `exchanges_of`): each with up to
+    4 entries of the same exchange, e.g. the request a response answers), collapsed."""
     lines: list[str] = []
     for seq in f.evidence[:2]:
-        if related:
-            entries = [e for s, e in sorted(review.exchanges.items()) if s == seq or _same_exchange(review, seq, s)]
+        if related is not None:
+            entries = related.get(seq, [])
         else:
             entries = [review.exchanges[seq]] if seq in review.exchanges else []
         lines += [_entry_text(entry, f.subject, chars) for entry in entries[:4]]
@@ -81,15 +86,26 @@ def _item_of(message: Any, subject: str | None) -> tuple[str, Any] | None:
     return None
 
 
-def _same_exchange(review: Review, seq: int, other: int) -> bool:
-    a, b = review.exchanges.get(seq), review.exchanges.get(other)
-    if not a or not b or a.get("conn") != b.get("conn"):
-        return False
-    ida = (a.get("message") or {}).get("id") if isinstance(a.get("message"), dict) else None
-    idb = (b.get("message") or {}).get("id") if isinstance(b.get("message"), dict) else None
-    same_id = ida is not None and ida == idb
-    same_http = a.get("exchange") is not None and a.get("exchange") == b.get("exchange")
-    return same_id or same_http
+Exchanges = dict[int, list[dict[str, Any]]]
+
+
+def exchanges_of(review: Review) -> Exchanges:
+    """For every cited wire entry, the cited entries of its exchange in wire order (itself, the request or
+    response with the same connection and id, the HTTP lines of the same exchange): grouped once, so
+    quoting the evidence of every finding costs the same as the evidence itself."""
+    groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    for seq, entry in sorted(review.exchanges.items()):
+        message = entry.get("message")
+        rid = message.get("id") if isinstance(message, dict) else None
+        if rid is not None:
+            groups[("id", entry.get("conn"), type(rid).__name__, json.dumps(rid, sort_keys=True))].append(seq)
+        if entry.get("exchange") is not None:
+            groups[("http", entry.get("conn"), entry["exchange"])].append(seq)
+    related: dict[int, set[int]] = {seq: {seq} for seq in review.exchanges}
+    for seqs in groups.values():
+        for seq in seqs:
+            related[seq].update(seqs)
+    return {seq: [review.exchanges[s] for s in sorted(others)] for seq, others in related.items()}
 
 
 def _entry_text(entry: dict[str, Any], subject: str | None, chars: int) -> str:
@@ -180,6 +196,7 @@ SIGN_OFF = [
 
 def render(review: Review) -> str:
     out = header(review)
+    related = exchanges_of(review)
     blocking = [f for f in review.findings if f.effective == "blocking"]
     if blocking:
         out += ["## Blocking: what would verify each", ""]
@@ -197,7 +214,7 @@ def render(review: Review) -> str:
             out += [f"### {pack} · {cell(source, 160)}", ""]
             for f in items:
                 out.append(f"- **{f.rule}** ({subject(f)}): {cell(f.message, 600)}")
-                out += ["", *("  " + line if line else "" for line in exchange(review, f))]
+                out += ["", *("  " + line if line else "" for line in exchange(review, f, related=related))]
         out.append("")
     out += waivers_and_attestations(review)
     out += reviewer_notes(review)

@@ -159,7 +159,7 @@ def _rule_group(review: Review, rule: str, items: list[Finding], shown: dict[str
 
 def _evidence(review: Review, rule: str, f: Finding, shown: dict[str, str]) -> list[str]:
     """The wire entries `f` cites, collapsed; one line instead when another rule already quoted them."""
-    lines = exchange(review, f, related=False, chars=400, title=f": {_name(f)}")
+    lines = exchange(review, f, chars=400, title=f": {_name(f)}")
     key = "\n".join(lines)
     if key in shown:
         return ["", f"Evidence for {subject(f, NAME)}: quoted under {shown[key]} above.", ""]
