@@ -92,8 +92,7 @@ class Listing:
 
 @dataclass(repr=False)
 class ServerSnapshot:
-    def __repr__(self) -> str:  # compact: a repr of 10,000 tools is made by asyncio's Runner at exit
-        return f"<ServerSnapshot {self.revision} {len(self.tools.items)} tools>"
+    """What the server said about itself (the handshake) and every list it served, page by page."""
 
     target: dict[str, Any]
     era: str
@@ -105,6 +104,9 @@ class ServerSnapshot:
     hello_seq: int
     notes: list[str]
     lists: dict[Kind, Listing]
+
+    def __repr__(self) -> str:  # compact: a repr of 10,000 tools is made by asyncio's Runner at exit
+        return f"<ServerSnapshot {self.revision} {len(self.tools.items)} tools>"
 
     @property
     def tools(self) -> Listing:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from inspector import __version__
+from inspector.report import FORMATS
 from inspector.review import ExitCode
 from inspector.targets import Target, demo_target, http_target, stdio_target
 
@@ -84,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--calls", choices=["none", "read-only", "all"], help="which tools checks may call (default none)")
     chk.add_argument(
         "--format",
-        choices=["md", "md-full", "json", "sarif", "junit"],
+        choices=FORMATS,
         default="md",
         help="md: the short review, grouped, sized for a PR comment; md-full: every finding with its evidence",
     )

@@ -130,9 +130,6 @@ def verdict_of(findings: list[Finding]) -> Verdict:
 class Review:
     """Everything a review produced; saved as JSON after every change in the TUI, exported by report/."""
 
-    def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
-        return f"<Review {self.verdict} {len(self.findings)} findings>"
-
     server: dict[str, Any]
     target: dict[str, Any]
     revision: str | None
@@ -149,6 +146,9 @@ class Review:
     packs: list[str] = field(default_factory=list)
     exchanges: dict[int, dict[str, Any]] = field(default_factory=dict)  # wire entries the evidence cites
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+
+    def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
+        return f"<Review {self.verdict} {len(self.findings)} findings>"
 
     @property
     def verdict(self) -> Verdict:
