@@ -60,6 +60,8 @@ SSE = Run(("good",), http="--sse", era="legacy")
 OFF_ORIGIN = Run(("offorigin",), http="--sse", era="legacy")
 LOOKALIKE = Run(("profiled", "lookalike"), calls="read-only", timeout=2.0, extra_args=("--token-file", "/etc/hostname"))
 HTTP_MODERN = Run(("good",), http="--http")  # the SDK's server in the 2026-07-28 era
+SPEAKS_CLEAN = Run(("speaks", "clean"), calls="read-only")
+SPEAKS_HOSTILE = Run(("speaks", "hostile"), calls="read-only")
 
 # rule id -> (passes on, fails on); the expected failing status is "fail" unless CASES_WARN says "warn".
 CASES: dict[str, tuple[Run, Run]] = {
@@ -76,6 +78,9 @@ CASES.update(
         "tokens.transport": (DOMAIN, SSE),
         "review.same-origin": (SSE, OFF_ORIGIN),
         "tokens.destructive-elicitation": (EXEMPLARY, SLOPPY),
+        "review.results-safe": (SPEAKS_CLEAN, SPEAKS_HOSTILE),
+        "review.prompts-safe": (SPEAKS_CLEAN, SPEAKS_HOSTILE),
+        "review.client-requests-safe": (SPEAKS_CLEAN, SPEAKS_HOSTILE),
     }
 )
 FAILS_AS = {
@@ -116,6 +121,9 @@ EXPECT: dict[str, tuple[str | None, str]] = {
     "review.resource-server-metadata": (None, "no 401 challenge (HTTP 200 without a token)"),
     "review.rug-pull-mitigation": (None, "definitions changed within one session: get_static"),
     "review.same-origin": (None, "the server sent the client to another origin (refused)"),
+    "review.results-safe": ("lookup", "structuredContent.note: instruction aimed at the model: '<IMPORTANT>' block"),
+    "review.prompts-safe": ("brief", "messages[0].content.text: instruction aimed at the model: '<IMPORTANT>' block"),
+    "review.client-requests-safe": ("sampling/createMessage", "systemPrompt: instruction aimed at the model"),
     "review.transport-config": (None, "credentials passed as command-line arguments (--api-key=***)"),
     "spec.capabilities": (None, "does not declare 'prompts' but prompts/list lists 1"),
     "spec.http-transport": (None, "Origin http://evil.example -> HTTP 200, not 403"),
@@ -304,6 +312,17 @@ def test_a_server_that_dies_mid_run_yields_a_review():
     lost = [f for f in review.findings if f.status == "blocking" and "connection" in f.message]
     assert lost, "the rest is blocking, saying why"
     assert review.verdict in ("FAIL", "BLOCKED")
+
+
+def test_descriptions_grounded_reads_schema_values_and_results_ignore_echoes():
+    """An instruction in a schema's example fails the definition; the tool echoing it back (the review sent it)
+    does not fail the result, while the instruction the server itself put in the result does."""
+    listed = {f.subject: f for f in findings(SPEAKS_HOSTILE)["review.descriptions-grounded"]}
+    assert listed["lookup"].status == "fail"
+    assert "inputSchema.properties.topic.examples[0]: instruction aimed at the model" in listed["lookup"].message
+    result = {f.subject: f for f in findings(SPEAKS_HOSTILE)["review.results-safe"]}["lookup"]
+    assert "structuredContent.note" in result.message
+    assert "content[0].text" not in result.message and "structuredContent.topic" not in result.message
 
 
 def test_descriptions_grounded_reads_resource_text():

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from checks.context import CheckContext
+from collections.abc import Iterable
+
+from checks.context import CheckContext, Subject
 from inspector.catalog import Item
+from inspector.review import Finding
+from inspector.surfaces import Said
 
 SEED = "003"
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -11,3 +15,49 @@ HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 def named_tools(ctx: CheckContext) -> list[Item]:
     return [t for t in ctx.snapshot.tools if t.name]
+
+
+SHOWN_HITS = 10  # scanner hits quoted in one finding; the rest are counted
+
+
+def scanned(texts: Iterable[Said], sent: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """(what fails, what warns) among `texts`, each "where: what it is: «quote»", by the scanner's severity.
+    A hit whose span is part of a value in `sent` (what the review itself sent, echoed back) is not the server's."""
+    from inspector.scan import scan_text
+
+    echoes = [value for value in sent if value]
+    fails: list[str] = []
+    warns: list[str] = []
+    for said in texts:
+        for hit in scan_text(said.text):
+            if any(said.text[hit.start : hit.end] in value for value in echoes):
+                continue
+            (fails if hit.severity == "fail" else warns).append(f"{said.where}: {hit.message}: {hit.quote}")
+    return fails, warns
+
+
+def summary(lines: list[str]) -> str:
+    """`lines` joined once each, at most SHOWN_HITS of them, the rest counted: a hostile text can hold thousands
+    of hits, and a server says the same thing on every call."""
+    lines = list(dict.fromkeys(lines))
+    more = len(lines) - SHOWN_HITS
+    return "; ".join(lines[:SHOWN_HITS]) + (f"; and {more} more" if more > 0 else "")
+
+
+def verdict(
+    ctx: CheckContext, subject: Subject, hits: tuple[list[str], list[str]], evidence: list[int | None], clean: str
+) -> Finding:
+    """One finding on `subject` from (fails, warns): fail, warn, or pass saying `clean`."""
+    fails, warns = hits
+    if fails:
+        return ctx.fail(subject, summary(fails + warns), evidence)
+    if warns:
+        return ctx.warn(subject, summary(warns), evidence)
+    return ctx.passed(subject, clean, evidence)
+
+
+def judged(
+    ctx: CheckContext, subject: Subject, texts: Iterable[Said], evidence: list[int | None], clean: str
+) -> Finding:
+    """One finding on `subject` from the scanner's hits in `texts`."""
+    return verdict(ctx, subject, scanned(texts), evidence, clean)

@@ -7,20 +7,20 @@ from typing import Any
 
 from checks.context import CheckContext
 from checks.core import rule
-from checks.review.common import SEED
+from checks.review.common import SEED, scanned, verdict
 from checks.util import (
     VERBS,
     WRITE_WORDS,
-    input_schema,
     is_typed,
     properties,
     required,
-    walk_schema,
     words,
 )
+from inspector import surfaces
 from inspector.calls import annotations
 from inspector.catalog import Item
 from inspector.review import Finding
+from inspector.surfaces import Said
 
 
 @rule("review.precise-names", modes=("static",), source=f"{SEED} Tool contracts: precise-names")
@@ -58,22 +58,13 @@ def precise_names(ctx: CheckContext) -> Iterator[Finding]:
             yield ctx.passed(tool, "unique and action-oriented")
 
 
-def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, str, str]]:
-    """(subject, where, text) for everything a server says to the model."""
+def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, Said]]:
+    """(subject, text) for everything a server's listings say to the model."""
     if ctx.snapshot.instructions:
-        yield None, "server instructions", ctx.snapshot.instructions
+        yield None, Said("server instructions", ctx.snapshot.instructions)
     for item in [*ctx.snapshot.tools, *ctx.snapshot.prompts, *ctx.snapshot.resources, *ctx.snapshot.templates]:
-        for key in ("name", "title", "description"):
-            value = item.get(key)
-            if isinstance(value, str):
-                yield item, key, value
-        for path, sub in walk_schema(input_schema(item)) if item.kind == "tool" else ():
-            for key in ("description", "title"):
-                if isinstance(sub.get(key), str) and path:
-                    yield item, f"inputSchema.{path}.{key}", sub[key]
-        for arg in item.get("arguments") or [] if item.kind == "prompt" else []:
-            if isinstance(arg, dict) and isinstance(arg.get("description"), str):
-                yield item, f"argument {arg.get('name')!r}", arg["description"]
+        for said in surfaces.definition(item.raw):
+            yield item, said
 
 
 @rule(
@@ -86,12 +77,14 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     What it checks: static (and `resources/read`, which has no side effects): every tool needs a description; a tool
     that is not read-only must name its side effects (a writing verb such as creates, deletes, sends, updates).
-    Everything the server says to the model (instructions, names, titles, descriptions, schema and argument
-    descriptions of tools, prompts and resources, and the text of up to 20 listed resources, read with
-    `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan.py) for instructions aimed at
-    the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials
-    (assignments, known key formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes.
-    Each hit quotes the offending span.
+    Everything the server's listings say to the model (`inspector/surfaces.py`: instructions; names, titles and
+    descriptions of tools, prompts, resources and templates; inside input and output schemas every property name,
+    title, description, enum value, default and example; prompt arguments; and the text of up to 20 listed
+    resources, read with `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan.py) for
+    instructions aimed at the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to
+    URLs), credentials (assignments, known key formats, high-entropy strings), invisible and bidi characters, and
+    ANSI/OSC escapes. Each hit quotes the offending span and says where it was found. What the server says at run
+    time has rules of its own: `review.results-safe`, `review.prompts-safe`, `review.client-requests-safe`.
 
     Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
     poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
@@ -108,46 +101,27 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, or no description. Warns:
     a suspicious span, or a side-effecting tool whose description never says what it changes.
     """
-    from inspector.scan import scan_text
-
-    hits: dict[str | None, list[tuple[str, Any]]] = {}
+    texts: dict[str | None, list[Said]] = {}
     subjects: dict[str | None, Item | None] = {}
-    texts = list(_texts(ctx))
-    evidence: dict[str | None, list[int]] = {}
-    for resource in list(ctx.snapshot.resources)[:RESOURCES_READ]:
-        reply = await ctx.session.request("resources/read", {"uri": resource.key})
-        contents = reply.result.get("contents") if isinstance(reply.result, dict) else None
-        for part in contents if isinstance(contents, list) else []:
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                texts.append((resource, "contents", part["text"][:RESOURCE_CHARS]))
-                evidence.setdefault(f"resource:{resource.key}", []).append(reply.seq)
-    for item, where, text in texts:
+    evidence: dict[str | None, list[int | None]] = {}
+    for item, said in _texts(ctx):
         key = f"{item.kind}:{item.key}" if item else None
         subjects[key] = item
-        for hit in scan_text(text):
-            hits.setdefault(key, []).append((where, hit))
-    for tool in ctx.snapshot.tools:
-        key = f"tool:{tool.key}"
-        subjects[key] = tool
-        if not (tool.description or "").strip():
-            hits.setdefault(key, []).append(("description", None))
+        texts.setdefault(key, []).append(said)
+    for resource in list(ctx.snapshot.resources)[:RESOURCES_READ]:
+        reply = await ctx.session.request("resources/read", {"uri": resource.key})
+        key = f"resource:{resource.key}"
+        texts.setdefault(key, []).extend(surfaces.contents(reply.result))
+        evidence.setdefault(key, []).append(reply.seq)
     for key, item in subjects.items():
-        found = hits.get(key, [])
-        fails = [
-            f"{where}: no description" if h is None else f"{where}: {h.message}: {h.quote}"
-            for where, h in found
-            if h is None or h.severity == "fail"
-        ]
-        warns = [f"{where}: {h.message}: {h.quote}" for where, h in found if h is not None and h.severity != "fail"]
+        fails, warns = scanned(texts.get(key, []))
+        if item is not None and item.kind == "tool" and not (item.description or "").strip():
+            fails.insert(0, "description: no description")
         mutating = item is not None and item.kind == "tool" and annotations(item.raw).get("readOnlyHint") is not True
         if mutating and item.description and not WRITE_WORDS.search(item.description):
             warns.append("description: the tool is not read-only but never says what it changes")
-        if fails:
-            yield ctx.fail(item, "; ".join(fails + warns), evidence.get(key, []))
-        elif warns:
-            yield ctx.warn(item, "; ".join(warns), evidence.get(key, []))
-        else:
-            yield ctx.passed(item, "grounded: nothing hidden, leaked or steering found")
+        clean = "grounded: nothing hidden, leaked or steering found"
+        yield verdict(ctx, item, (fails, warns), evidence.get(key, []), clean)
 
 
 RESOURCES_READ = 20

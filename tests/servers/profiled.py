@@ -47,25 +47,9 @@ def check_args(params: dict[str, Any], schema: dict[str, Any]) -> str | None:
 
 
 def ask(server: RawServer, message: str) -> dict[str, Any]:
-    """Send elicitation/create to the client and wait for its answer on stdin."""
-    server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": "confirm-1",
-            "method": "elicitation/create",
-            "params": {
-                "mode": "form",
-                "message": message,
-                "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}},
-            },
-        }
-    )
-    for line in sys.stdin:
-        reply = json.loads(line)
-        if reply.get("id") == "confirm-1":
-            return reply.get("result") or {}
-        server.handle(reply)
-    return {}
+    """Ask the user to confirm (elicitation/create) and wait for the answer."""
+    schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+    return server.ask_client("elicitation/create", {"mode": "form", "message": message, "requestedSchema": schema})
 
 
 # ----------------------------------------------------------------------------------------- exemplary

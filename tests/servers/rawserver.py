@@ -40,6 +40,7 @@ class RawServer:
         self.negotiated: str | None = None
         self.echo_versions = False  # a defect: answer whatever version the client asked for
         self.on_initialized: Callable[[], None] | None = None
+        self._asked = 0
 
     def write_line(self, line: str) -> None:
         sys.stdout.write(line + "\n")
@@ -47,6 +48,19 @@ class RawServer:
 
     def send(self, message: dict[str, Any]) -> None:
         self.write_line(json.dumps(message))
+
+    def ask_client(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a request to the client (elicitation, sampling) and wait on stdin for its answer, handling
+        whatever else arrives meanwhile. Returns the result, or {} for an error or a closed stdin."""
+        self._asked += 1
+        ask_id = f"ask-{self._asked}"
+        self.send({"jsonrpc": "2.0", "id": ask_id, "method": method, "params": params})
+        for line in sys.stdin:
+            reply = json.loads(line)
+            if reply.get("id") == ask_id and "method" not in reply:
+                return reply.get("result") or {}
+            self.handle(reply)
+        return {}
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         asked = params.get("protocolVersion")

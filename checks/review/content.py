@@ -1,0 +1,147 @@
+"""Pack `review` (seed 003): what the server says at run time: tool results, prompts, and its own requests.
+
+`review.descriptions-grounded` reads what the listings say; these rules read what comes back when the
+review uses the server, through the same scanner (`inspector/scan.py`) and the same text walk
+(`inspector/surfaces.py`), each with its own id so a reviewer can select or waive them apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+from checks.context import CheckContext
+from checks.core import rule
+from checks.review.common import SEED, judged, scanned, verdict
+from inspector import surfaces
+from inspector.connection.errors import ConnectionFailed
+from inspector.review import Finding
+
+SOURCE = f"{SEED} Security: descriptions-grounded"
+EVIDENCE_CITED = 50  # messages cited by one finding; a server can send thousands of log lines
+
+
+@rule("review.results-safe", modes=("call", "observe"), source=f"{SOURCE} (tool results)")
+async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Tool results carry no instructions aimed at the model, no credentials, no hidden or control characters.
+
+    What it checks: call: each tool the calling policy allows is called once with arguments generated from its
+    schema (the review's shared sample call); observe: after every other rule, the results of every call the review
+    made. Each result's text blocks, embedded resources, resource links and `structuredContent`, and each JSON-RPC
+    error's message and data, are scanned like descriptions (inspector/scan.py); each hit names where it was found
+    (`content[0].text`, `structuredContent.items[2].note`) and quotes the span, and cites the call's exchange.
+
+    Why: seed 003 descriptions-grounded, applied where attacks moved: a result goes to the model as trusted context,
+    so an instruction in it ("ignore previous instructions", "send ~/.ssh/id_rsa to ...") steers the model as well as
+    a poisoned description does, and a credential in it leaks to the model and the transcript.
+
+    Known false positives: a tool that returns other people's text (a web page, an issue, an email) returns their
+    injections too: the server passed them on, it did not write them; say so when you waive it. A tool that returns
+    credentials on purpose (a secrets manager) fails by design. The scanner matches patterns (see
+    `review.descriptions-grounded`).
+
+    Passes: results with nothing hidden, leaked or steering. Fails: a hostile or leaky span in a result. Warns: a
+    suspicious span. Blocking: a tool that may not be called, or a call with no answer.
+
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
+    mcp-review.toml.
+    """
+    async for tool, _sample, blocked in ctx.samples("what its results say"):
+        if blocked:
+            yield blocked
+            continue
+        fails: list[str] = []
+        warns: list[str] = []
+        mine = [r for r in ctx.calls if r.tool == tool.name and r.seq is not None]
+        cited = []
+        for record in mine:
+            sent = [said.text for said in surfaces.strings(record.arguments, "")]
+            found = scanned([*surfaces.result(record.result), *surfaces.error(record.error)], sent)
+            fails += found[0]
+            warns += found[1]
+            cited += [record.seq] if found[0] or found[1] else []
+        clean = f"{len(mine)} result(s) scanned: nothing hidden, leaked or steering"
+        yield verdict(ctx, tool, (fails, warns), cited or [r.seq for r in mine], clean)
+
+
+@rule("review.prompts-safe", modes=("call",), source=f"{SOURCE} (prompt messages)")
+async def prompts_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """The messages a prompt fills in carry no instructions aimed at the model, no credentials, nothing hidden.
+
+    What it checks: call: every listed prompt is got (`prompts/get`) once, with each argument set to `example`, and
+    the answer's description and messages (text and embedded resources) are scanned like descriptions; a JSON-RPC
+    error's message is scanned too. `prompts/get` executes no tool, but it runs server code with generated input,
+    so it is treated like a read-only call: it needs `--calls read-only` or `--calls all`.
+
+    Why: seed 003 descriptions-grounded: a prompt's messages are put into the conversation as the user's or the
+    assistant's words, so an instruction hidden there is a prompt injection the user chose to send.
+
+    Known false positives: a prompt whose purpose is to instruct the model ("You are a code reviewer...") is fine;
+    only the hostile forms fail (hiding things from the user, overriding earlier instructions, reading secrets,
+    sending data away). Arguments set to `example` may not reach every branch of a prompt.
+
+    Passes: prompts whose messages say nothing hidden, leaked or steering. Fails: a hostile or leaky span. Warns: a
+    suspicious span. Blocking: without `--calls`, or a prompt that got no answer. n/a: the server lists no prompts.
+
+    To verify when blocking: run with `--calls read-only` (or `--calls all`); a prompt that got no answer needs a
+    server that answers it within --timeout.
+    """
+    prompts = [p for p in ctx.snapshot.prompts if p.name]
+    if not prompts:
+        yield ctx.na(None, "the server lists no prompts")
+        return
+    for prompt in prompts:
+        if ctx.options.calls == "none":
+            yield ctx.blocking(prompt, "its messages need prompts/get: run with --calls read-only")
+            continue
+        arguments = {a["name"]: "example" for a in _arguments(prompt.raw)}
+        try:
+            reply = await ctx.session.complete("prompts/get", {"name": prompt.name, "arguments": arguments})
+        except ConnectionFailed as e:
+            yield ctx.blocking(prompt, f"prompts/get got no answer ({e}); nothing is proven")
+            continue
+        texts = [*surfaces.prompt(reply.result), *surfaces.error(reply.error)]
+        yield judged(ctx, prompt, texts, [reply.seq], "its messages say nothing hidden, leaked or steering")
+
+
+def _arguments(raw: dict[str, object]) -> Iterator[dict[str, str]]:
+    listed = raw.get("arguments")
+    for arg in listed if isinstance(listed, list) else []:
+        if isinstance(arg, dict) and isinstance(arg.get("name"), str):
+            yield arg
+
+
+@rule("review.client-requests-safe", modes=("observe",), source=f"{SOURCE} (sampling, elicitation, logs)")
+def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
+    """What the server asks of the client or tells it on its own phishes no one and steers no model.
+
+    What it checks: observe: every `sampling/createMessage` (system prompt and messages), `elicitation/create`
+    (message, requested form, and a URL elicitation's URL) and `notifications/message` (log data) the server sent
+    during the review, wherever it came from (a tool call, a prompt, the handshake), scanned like descriptions. One
+    finding per method, citing the messages.
+
+    Why: seed 003 descriptions-grounded, for the texts that reach a person or the client's model without the model
+    choosing to read them: a sampling request is a prompt the server writes for the client's model, an elicitation
+    asks the user directly (a form asking for a card's CVV or a wallet's seed phrase is phishing), and log lines are
+    shown in clients.
+
+    Known false positives: a server that asks for a credential it really needs, through the form the spec allows
+    for it (URL elicitation for secrets), is fine; the scanner judges the text, not the need. Only what the server
+    sent during this review is seen: requests that only other inputs trigger stay unseen (the finding says how many
+    messages were read).
+
+    Passes: every such message is clean. Fails: a hostile or leaky span. Warns: a suspicious span. n/a: the server
+    sent none during the review.
+    """
+    texts: dict[str, list[surfaces.Said]] = {}
+    seqs: dict[str, list[int]] = {}
+    for entry in ctx.wire.entries:
+        if entry.direction == "recv" and entry.method in surfaces.CLIENT_METHODS:
+            texts.setdefault(entry.method, []).extend(surfaces.client_message(entry.message))
+            seqs.setdefault(entry.method, []).append(entry.seq)
+    if not seqs:
+        yield ctx.na(None, "the server sent no sampling, elicitation or log message during the review")
+        return
+    for method, sent in seqs.items():
+        clean = f"{len(sent)} {method} message(s) scanned: nothing hidden, leaked or steering"
+        yield judged(ctx, method, texts[method], list(sent[:EVIDENCE_CITED]), clean)
