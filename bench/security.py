@@ -1,0 +1,123 @@
+"""How well the scanner tells attacks from benign look-alikes, on the labelled corpus (tests/security/corpus/).
+
+    .venv/bin/python bench/security.py [--show missed|false|all]
+
+Each case's payload is walked where a server would send it (`inspector.surfaces`: a definition, a result, a
+prompt, a resource, a client request, a log line) and scanned (`inspector.scan`). A case is *caught* when
+the scan gives a `fail` (what makes a review fail), *flagged* when it gives a `fail` or a `warn`. Printed
+per category: recall on attacks (caught), the false-positive rate on benign cases (caught, and flagged),
+and totals. Categories whose proof is a behaviour (command injection, path traversal, SSRF: the active
+probes of `--probe security`; rug pulls: the definition hash) are scanned like the rest, but the scanner
+is not what judges them: their rows are marked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from inspector import surfaces
+from inspector.scan import scan_text
+
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "security" / "corpus"
+BEHAVIOUR = {"command-injection", "path-traversal", "ssrf", "rug-pull"}
+CLIENT = {"sampling": "sampling/createMessage", "elicitation": "elicitation/create", "log": "notifications/message"}
+
+
+def texts(case: dict[str, Any]) -> list[surfaces.Said]:
+    """The texts of one case, found the way the review finds them for its surface."""
+    surface, payload = case["surface"], case["payload"]
+    if case["category"] == "rug-pull" and isinstance(payload, dict) and "after" in payload:
+        payload = payload["after"]  # what the server says once approved
+    if isinstance(payload, str):
+        return [surfaces.Said(surface, payload)]
+    if surface in CLIENT:
+        params = payload.get("params", payload) if isinstance(payload, dict) else payload
+        return list(surfaces.client_message({"method": CLIENT[surface], "params": params}))
+    walk = {
+        "result": surfaces.result,
+        "prompt.messages": surfaces.prompt,
+        "resource.contents": surfaces.contents,
+        "error": surfaces.error,
+    }.get(surface)
+    found = list(walk(payload)) if walk else []
+    if not found and isinstance(payload, dict):
+        found = list(surfaces.definition(payload)) or list(surfaces.strings(payload, ""))
+    if not found:
+        found = list(surfaces.strings(payload, ""))
+    return found
+
+
+def judge(case: dict[str, Any]) -> str:
+    """ "fail", "warn" or "clean": the worst severity the scanner gives the case."""
+    worst = "clean"
+    for said in texts(case):
+        for hit in scan_text(said.text):
+            if hit.severity == "fail":
+                return "fail"
+            worst = "warn"
+    return worst
+
+
+def load() -> list[dict[str, Any]]:
+    cases = []
+    for name in ("attacks.jsonl", "benign.jsonl"):
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                cases.append(json.loads(line))
+    return cases
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--show", choices=["missed", "false", "all"], help="list the attacks missed / benign flagged")
+    args = p.parse_args()
+    cases = load()
+    started = time.perf_counter()
+    verdicts = {c["id"]: judge(c) for c in cases}
+    seconds = time.perf_counter() - started
+    rows: dict[str, Counter[str]] = {}
+    for case in cases:
+        row = rows.setdefault(case["category"], Counter())
+        row[f"{case['label']}"] += 1
+        row[f"{case['label']}:{verdicts[case['id']]}"] += 1
+    print(f"{len(cases)} cases scanned in {seconds:.2f} s")
+    print(f"{'category':<26}{'recall':>14}{'benign fail':>14}{'benign warn':>14}")
+    total: Counter[str] = Counter()
+    for category, row in sorted(rows.items()):
+        total.update(row)
+        print(_row(category + (" *" if category in BEHAVIOUR else ""), row))
+    print(_row("all", total))
+    judged: Counter[str] = Counter()
+    for category, row in rows.items():
+        if category not in BEHAVIOUR:
+            judged.update(row)
+    print(_row("all but *", judged))
+    print("* proven by behaviour (active probes, definition hashes), not by the scanner")
+    if args.show:
+        for case in cases:
+            verdict = verdicts[case["id"]]
+            missed = case["label"] == "attack" and verdict != "fail"
+            false = case["label"] == "benign" and verdict != "clean"
+            if args.show == "all" or (args.show == "missed" and missed) or (args.show == "false" and false):
+                print(f"{case['label']:<7}{verdict:<6}{case['category']:<26}{case['id']}")
+
+
+def _row(name: str, row: Counter[str]) -> str:
+    attacks, benign = row["attack"], row["benign"]
+    recall = f"{row['attack:fail']}/{attacks} {_pct(row['attack:fail'], attacks)}"
+    false = f"{row['benign:fail']}/{benign} {_pct(row['benign:fail'], benign)}"
+    warned = f"{row['benign:warn']}/{benign} {_pct(row['benign:warn'], benign)}"
+    return f"{name:<26}{recall:>14}{false:>14}{warned:>14}"
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:3.0f}%" if whole else "  -"
+
+
+if __name__ == "__main__":
+    main()
