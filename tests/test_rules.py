@@ -320,6 +320,14 @@ def test_descriptions_grounded_reads_schema_values_and_results_ignore_echoes():
     listed = {f.subject: f for f in findings(SPEAKS_HOSTILE)["review.descriptions-grounded"]}
     assert listed["lookup"].status == "fail"
     assert "inputSchema.properties.topic.examples[0]: instruction aimed at the model" in listed["lookup"].message
+    assert (
+        "inputSchema.properties.tools_list: asks the model for the conversation or tool context"
+        in listed["order"].message
+    )
+    asked = {f.subject: f for f in findings(SPEAKS_HOSTILE)["review.client-requests-safe"]}["elicitation/create"]
+    assert (
+        asked.status == "fail" and "requestedSchema.properties.cvv: a form asks the user for a secret" in asked.message
+    )
     result = {f.subject: f for f in findings(SPEAKS_HOSTILE)["review.results-safe"]}["lookup"]
     assert "structuredContent.note" in result.message
     assert "content[0].text" not in result.message and "structuredContent.topic" not in result.message

@@ -14,6 +14,7 @@ from checks.core import rule
 from checks.review.common import SEED, judged, scanned, verdict
 from inspector import surfaces
 from inspector.connection.errors import ConnectionFailed
+from inspector.intent import form_asks_secret
 from inspector.review import Finding
 
 SOURCE = f"{SEED} Security: descriptions-grounded"
@@ -117,8 +118,10 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
 
     What it checks: observe: every `sampling/createMessage` (system prompt and messages), `elicitation/create`
     (message, requested form, and a URL elicitation's URL) and `notifications/message` (log data) the server sent
-    during the review, wherever it came from (a tool call, a prompt, the handshake), scanned like descriptions. One
-    finding per method, citing the messages.
+    during the review, wherever it came from (a tool call, a prompt, the handshake), scanned like descriptions; and
+    every field of a form-mode elicitation that asks for a secret (a password, a card's CVV or PIN, a one-time code,
+    a seed phrase, an API key), which the spec (2025-06-18 on) says servers MUST NOT ask through a form. One finding
+    per method, citing the messages.
 
     Why: seed 003 descriptions-grounded, for the texts that reach a person or the client's model without the model
     choosing to read them: a sampling request is a prompt the server writes for the client's model, an elicitation
@@ -135,13 +138,21 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
     """
     texts: dict[str, list[surfaces.Said]] = {}
     seqs: dict[str, list[int]] = {}
+    forms: list[str] = []  # form fields that ask for a secret
     for entry in ctx.wire.entries:
         if entry.direction == "recv" and entry.method in surfaces.CLIENT_METHODS:
             texts.setdefault(entry.method, []).extend(surfaces.client_message(entry.message))
             seqs.setdefault(entry.method, []).append(entry.seq)
+            params = entry.message.get("params")
+            if entry.method == "elicitation/create" and isinstance(params, dict):
+                forms += [f"requestedSchema.properties.{name}" for name in form_asks_secret(params)]
     if not seqs:
         yield ctx.na(None, "the server sent no sampling, elicitation or log message during the review")
         return
     for method, sent in seqs.items():
+        fails, warns = scanned(texts[method])
+        if method == "elicitation/create":
+            why = "a form asks the user for a secret (the spec forbids it in form mode)"
+            fails += [f"{where}: {why}" for where in forms]
         clean = f"{len(sent)} {method} message(s) scanned: nothing hidden, leaked or steering"
-        yield judged(ctx, method, texts[method], list(sent[:EVIDENCE_CITED]), clean)
+        yield verdict(ctx, method, (fails, warns), list(sent[:EVIDENCE_CITED]), clean)

@@ -19,6 +19,7 @@ from checks.util import (
 from inspector import surfaces
 from inspector.calls import annotations
 from inspector.catalog import Item
+from inspector.intent import parameter_asks
 from inspector.review import Finding
 from inspector.surfaces import Said
 
@@ -83,8 +84,11 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     resources, read with `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan.py) for
     instructions aimed at the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to
     URLs), credentials (assignments, known key formats, high-entropy strings), invisible and bidi characters, and
-    ANSI/OSC escapes. Each hit quotes the offending span and says where it was found. What the server says at run
-    time has rules of its own: `review.results-safe`, `review.prompts-safe`, `review.client-requests-safe`.
+    ANSI/OSC escapes. A tool's parameters fail when they ask the model for a secret or for its context (the tool
+    list, the conversation) that the tool's name and description never say it needs, or preset a copy recipient
+    (`bcc` defaulting to an address). Each hit quotes the offending span and says where it was found. What the
+    server says at run time has rules of its own: `review.results-safe`, `review.prompts-safe`,
+    `review.client-requests-safe`.
 
     Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
     poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
@@ -115,8 +119,10 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
         evidence.setdefault(key, []).append(reply.seq)
     for key, item in subjects.items():
         fails, warns = scanned(texts.get(key, []))
-        if item is not None and item.kind == "tool" and not (item.description or "").strip():
-            fails.insert(0, "description: no description")
+        if item is not None and item.kind == "tool":
+            fails += [f"{where}: {why}" for where, why in parameter_asks(item.raw)]
+            if not (item.description or "").strip():
+                fails.insert(0, "description: no description")
         mutating = item is not None and item.kind == "tool" and annotations(item.raw).get("readOnlyHint") is not True
         if mutating and item.description and not WRITE_WORDS.search(item.description):
             warns.append("description: the tool is not read-only but never says what it changes")
