@@ -88,7 +88,7 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     that is not read-only must name its side effects (a writing verb such as creates, deletes, sends, updates).
     Everything the server says to the model (instructions, names, titles, descriptions, schema and argument
     descriptions of tools, prompts and resources, and the text of up to 20 listed resources, read with
-    `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan.py) for instructions aimed at
+    `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan/) for instructions aimed at
     the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials
     (assignments, known key formats, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes.
     Each hit quotes the offending span.
