@@ -81,7 +81,7 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     Everything the server's listings say to the model (`inspector/surfaces.py`: instructions; names, titles and
     descriptions of tools, prompts, resources and templates; inside input and output schemas every property name,
     title, description, enum value, default and example; prompt arguments; and the text of up to 20 listed
-    resources, read with `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan.py) for
+    resources, read with `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan/) for
     instructions aimed at the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to
     URLs), credentials (assignments, known key formats, high-entropy strings), invisible and bidi characters, and
     ANSI/OSC escapes. A tool's parameters fail when they ask the model for a secret or for its context (the tool

@@ -1,0 +1,80 @@
+"""The scanner's driver: `scan_text` runs every kind over a text and returns merged, quoted `Hit`s.
+
+Order: the hidden text first (`normalise`: escapes and invisible characters, reported and removed from
+the view), then on the view the instructions, the sensitive files (`fail` when the text also instructs
+the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials).
+Spans are mapped back to the original text; overlapping or touching hits of one kind are merged, keeping
+the worst severity. Each hit quotes its span made visible (`inspector.text.visible`) between « » with ~30
+characters of context. Rich-style markup such as `[bold red]` is inert text here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.scan.credentials import credentials, high_entropy
+from inspector.scan.exfiltration import EXFILTRATION, sensitive_files
+from inspector.scan.instructions import INSTRUCTIONS
+from inspector.scan.normalise import neutralise, to_original
+from inspector.scan.rules import Raw, run_rules
+from inspector.text import visible
+
+_RANK = {"warn": 0, "fail": 1}
+CONTEXT = 30  # characters of context quoted on each side of a span
+SPAN_SHOWN = 100  # a longer span is cut in the quote (so a quote stays under ~165 characters)
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str  # hidden-instruction, credential, high-entropy, invisible-character, escape-sequence, ...
+    severity: str  # "fail" (clearly hostile or a real credential) or "warn" (suspicious, may be benign)
+    start: int  # span in the scanned text
+    end: int
+    quote: str  # the span made visible between « », with context
+    message: str  # one line: what it is and why it matters
+
+
+def _merge(raw: list[Raw]) -> list[Raw]:
+    """Sorted by start; overlapping (or touching) hits of one kind become one, keeping the worst severity."""
+    out: list[list[object]] = []
+    last: dict[str, list[object]] = {}
+    for kind, severity, start, end, message in sorted(raw, key=lambda r: (r[2], -r[3], -_RANK[r[1]])):
+        prev = last.get(kind)
+        if prev is not None and start <= prev[3]:  # type: ignore[operator]
+            prev[3] = max(prev[3], end)  # type: ignore[call-overload]
+            if _RANK[severity] > _RANK[prev[1]]:  # type: ignore[index]
+                prev[1], prev[4] = severity, message
+            continue
+        entry: list[object] = [kind, severity, start, end, message]
+        out.append(entry)
+        last[kind] = entry
+    return [(str(k), str(s), int(a), int(b), str(msg)) for k, s, a, b, msg in out]  # type: ignore[call-overload]
+
+
+def quote(text: str, start: int, end: int) -> str:
+    """The span made visible between « », with ~30 characters of context each side, on one line."""
+    span = visible(text[start:end], newlines=False)
+    if len(span) > SPAN_SHOWN:
+        span = span[: SPAN_SHOWN - 1] + "…"
+    before = visible(text[max(0, start - CONTEXT) : start], newlines=False)[-CONTEXT:]
+    after = visible(text[end : end + CONTEXT], newlines=False)[:CONTEXT]
+    lead = "…" if start > CONTEXT else ""
+    tail = "…" if end + CONTEXT < len(text) else ""
+    return f"{lead}{before}«{span}»{after}{tail}"
+
+
+def scan_text(text: str) -> list[Hit]:
+    """Every hostile or leaky span in `text`, sorted by start; overlapping hits of one kind merged."""
+    if not text:
+        return []
+    raw, view, index = neutralise(text)
+    lowered = view.lower()
+
+    found = run_rules(INSTRUCTIONS, view, lowered)
+    instructed = any(_RANK[h[1]] for h in found)
+    found += sensitive_files(view, lowered, instructed)
+    found += run_rules(EXFILTRATION, view, lowered)
+    leaked = credentials(view, lowered)
+    found += leaked + high_entropy(view, [(h[2], h[3]) for h in leaked])
+    found = to_original(found, index)
+    return [Hit(k, s, a, b, quote(text, a, b), m) for k, s, a, b, m in _merge(raw + found)]
