@@ -3,7 +3,8 @@
     .venv/bin/python bench/security.py [--show missed|false|all]
 
 Each case's payload is walked where a server would send it (`inspector.surfaces`: a definition, a result, a
-prompt, a resource, a client request, a log line) and scanned (`inspector.scan`). A case is *caught* when
+prompt, a resource, a client request, a log line) and scanned (`inspector.scan`), and its definitions and forms
+are judged as the rules judge them (parameters that ask for secrets, forms that ask for them). A case is *caught* when
 the scan gives a `fail` (what makes a review fail), *flagged* when it gives a `fail` or a `warn`. Printed
 per category: recall on attacks (caught), the false-positive rate on benign cases (caught, and flagged),
 and totals. Categories whose proof is a behaviour (command injection, path traversal, SSRF: the active
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector import surfaces
-from inspector.scan import scan_text
+from inspector.scan import asks, scan_text
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "security" / "corpus"
 BEHAVIOUR = {"command-injection", "path-traversal", "ssrf", "rug-pull"}
@@ -52,8 +53,28 @@ def texts(case: dict[str, Any]) -> list[surfaces.Said]:
     return found
 
 
+def definitions(value: Any) -> list[dict[str, Any]]:
+    """Every tool definition in a payload (a tool, a listing, a rug pull's after)."""
+    if isinstance(value, dict):
+        found = [value] if "inputSchema" in value else []
+        return found + [d for v in value.values() for d in definitions(v)]
+    return [d for v in value for d in definitions(v)] if isinstance(value, list) else []
+
+
+def structure(case: dict[str, Any]) -> bool:
+    """What the rules judge beyond text, as they do: parameters that ask for secrets or context
+    (review.descriptions-grounded), form elicitations that ask for secrets (review.client-requests-safe)."""
+    payload = case["payload"]
+    if any(asks.parameter_asks(d) for d in definitions(payload)):
+        return True
+    params = payload.get("params", payload) if isinstance(payload, dict) else None
+    return case["surface"] == "elicitation" and isinstance(params, dict) and bool(asks.form_asks_secret(params))
+
+
 def judge(case: dict[str, Any]) -> str:
-    """ "fail", "warn" or "clean": the worst severity the scanner gives the case."""
+    """The worst severity the review gives the case: "fail", "warn" or "clean"."""
+    if structure(case):
+        return "fail"
     worst = "clean"
     for said in texts(case):
         for hit in scan_text(said.text):

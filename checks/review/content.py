@@ -1,7 +1,7 @@
 """Pack `review` (seed 003): what the server says at run time: tool results, prompts, and its own requests.
 
 `review.descriptions-grounded` reads what the listings say; these rules read what comes back when the
-review uses the server, through the same scanner (`inspector/scan.py`) and the same text walk
+review uses the server, through the same scanner (`inspector/scan/`) and the same text walk
 (`inspector/surfaces.py`), each with its own id so a reviewer can select or waive them apart.
 """
 
@@ -14,8 +14,8 @@ from checks.core import rule
 from checks.review.common import SEED, judged, scanned, verdict
 from inspector import surfaces
 from inspector.connection.errors import ConnectionFailed
-from inspector.intent import form_asks_secret
 from inspector.review import Finding
+from inspector.scan.asks import form_asks_secret
 
 SOURCE = f"{SEED} Security: descriptions-grounded"
 EVIDENCE_CITED = 50  # messages cited by one finding; a server can send thousands of log lines
@@ -28,7 +28,7 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     What it checks: call: each tool the calling policy allows is called once with arguments generated from its
     schema (the review's shared sample call); observe: after every other rule, the results of every call the review
     made. Each result's text blocks, embedded resources, resource links and `structuredContent`, and each JSON-RPC
-    error's message and data, are scanned like descriptions (inspector/scan.py); each hit names where it was found
+    error's message and data, are scanned like descriptions (inspector/scan/); each hit names where it was found
     (`content[0].text`, `structuredContent.items[2].note`) and quotes the span, and cites the call's exchange.
 
     Why: seed 003 descriptions-grounded, applied where attacks moved: a result goes to the model as trusted context,

@@ -19,8 +19,8 @@ from checks.util import (
 from inspector import surfaces
 from inspector.calls import annotations
 from inspector.catalog import Item
-from inspector.intent import parameter_asks
 from inspector.review import Finding
+from inspector.scan.asks import parameter_asks
 from inspector.surfaces import Said
 
 

@@ -3,8 +3,8 @@
 - credential: key/token/password assignments, `Authorization:` headers, passwords in URLs and known
   formats (AWS, GitHub, GitLab, Slack, OpenAI, Anthropic, Google, Stripe, Hugging Face, npm, PyPI,
   SendGrid, JWT, PEM private keys). Placeholders (`YOUR_API_KEY`, `<token>`, `xxx`, `...`,
-  `${API_KEY}`, `sk-...`, env-var names) are ignored. AWS's documented example key
-  `AKIAIOSFODNN7EXAMPLE` is still reported: it is well-formed and a reviewer should see it.
+  `${API_KEY}`, `sk-...`, env-var names) are ignored. Documented example keys (AWS's
+  `AKIAIOSFODNN7EXAMPLE`) are still reported, as examples (`warn`, see `detectors`).
 - high-entropy (`warn`): a run of >= 24 base64/base64url characters with letters and digits whose
   Shannon entropy reaches min(0.85 * log2(length), 4.5) bits per character, i.e. about the 3rd
   percentile of random base62 strings of that length (3.90 at 24, 4.25 at 32, 4.5 from 40 on), and
@@ -14,8 +14,8 @@
   by the credential rules). Calibrated on random tokens (recall ~86-92% for base62/base64url) and on
   the ~900 letter+digit tokens in this venv's site-packages (only real base64 remained).
 
-More secret detectors (detect-secrets' plugins, say) plug in next to `credentials`: each returns `Raw`
-hits on the view, and `high_entropy` skips the spans they took.
+detect-secrets' vendor plugins (`detectors`) add the formats this module does not know; `high_entropy`
+skips the spans the credential rules took.
 """
 
 from __future__ import annotations

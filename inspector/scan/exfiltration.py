@@ -2,8 +2,9 @@
 
 - sensitive-file: ~/.ssh and key files, .env, cloud / registry / kube credentials, /etc/shadow,
   MCP client configs (which hold other servers' secrets), browser cookies, keychains, private keys.
-  `fail` when named next to a verb that moves data (pass, send, include, cat...) or in a text that
-  also instructs the model; otherwise `warn` (a tool may legitimately mention where it reads a key).
+  `fail` when named in a sentence whose verb moves data (pass, send, include, cat...) and is not
+  negated ("it never copies the private key"), or in a text that also instructs the model; otherwise
+  `warn` (a tool may legitimately mention where it reads a key).
 - exfiltration-url: "send/post/upload ... to https://...", webhook and tunnel hosts, bare-IP URLs,
   URL templates that carry secrets or the conversation, markdown image beacons, bcc/forward to an
   email address, `curl ... | sh` and `curl -d @file`.
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from inspector.scan.context import sentence_around
+from inspector.scan.intent import NEGATED
 from inspector.scan.rules import SENTENCE, TRANSFER, URL, Raw, Rule, rx, snip
 
 # ----------------------------------------------------------------------------------- sensitive files
@@ -91,9 +94,12 @@ def sensitive_files(view: str, lowered: str, instructed: bool) -> list[Raw]:
     if not any(n in lowered for n in _FILE_NEEDLES):
         return raw
     for m in _FILES.finditer(view):
+        if m.group().endswith(".pub"):
+            continue  # a public key is meant to be shared
         what = _FILE_WHAT[m.lastgroup or "key"]
-        window = view[max(0, m.start() - 100) : m.end() + 100]
-        moved = TRANSFER.search(window) is not None
+        lo, hi = sentence_around(view, m.start(), m.end())
+        verb = TRANSFER.search(view, lo, hi)
+        moved = verb is not None and not NEGATED.search(view[lo : verb.start()])
         severity = "fail" if moved or instructed else "warn"
         why = (
             " next to an instruction to move it" if moved else " in text that instructs the model" if instructed else ""

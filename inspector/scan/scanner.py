@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from inspector.scan import active, fold, intent
+from inspector.scan.context import damp
 from inspector.scan.credentials import credentials, high_entropy
+from inspector.scan.detectors import documented, vendor_formats
 from inspector.scan.exfiltration import EXFILTRATION, sensitive_files
 from inspector.scan.instructions import INSTRUCTIONS
 from inspector.scan.normalise import neutralise, to_original
-from inspector.scan.rules import Raw, run_rules
+from inspector.scan.rules import Raw, run_rules, snip
 from inspector.text import visible
 
 _RANK = {"warn": 0, "fail": 1}
@@ -63,18 +66,51 @@ def quote(text: str, start: int, end: int) -> str:
     return f"{lead}{before}«{span}»{after}{tail}"
 
 
+def _patterns(view: str) -> list[Raw]:
+    """Every pattern kind and every sentence's intent over one view, context applied (spans in the view).
+    A sentence's intent is added where no pattern already says as much about it: the pattern's message is the
+    more precise."""
+    lowered = view.lower()
+    found = damp(view, run_rules(INSTRUCTIONS, view, lowered))
+    instructed = any(_RANK[h[1]] for h in found)
+    found += damp(view, sensitive_files(view, lowered, instructed) + run_rules(EXFILTRATION, view, lowered))
+    for m, judged in intent.judge_text(view):
+        said = [h for h in found if h[2] < m.end() and m.start() < h[3] and _RANK[h[1]] >= _RANK[judged.severity]]
+        if not said:
+            found.append(
+                ("hidden-instruction", judged.severity, m.start(), m.end(), f"{judged.why}: '{snip(m.group(), 60)}'")
+            )
+    return found
+
+
+def _evasions(text: str, seen: list[Raw]) -> list[Raw]:
+    """What only a view that undoes an evasion shows (`fold.views`), as `fail`s of kind evasion saying what
+    was hidden and how, on the original span; and words that mix scripts to look like others."""
+    found: list[Raw] = [
+        ("evasion", "fail", a, b, f"'{snip(text[a:b], 40)}' mixes Latin with look-alike letters of another script")
+        for a, b in fold.mixed_script_words(text)
+    ]
+    plain = [(a, b) for _k, sev, a, b, _m in seen if sev == "fail"]
+    for view in fold.views(text)[1:]:
+        how = ", ".join(sorted(view.techniques))
+        for _kind, severity, a, b, message in _patterns(view.text):
+            start, end = view.span(a, b)
+            if severity == "fail" and not any(s < end and start < e for s, e in plain):
+                found.append(("evasion", "fail", start, end, f"hidden by {how}: {message}"))
+                plain.append((start, end))
+    return found
+
+
 def scan_text(text: str) -> list[Hit]:
     """Every hostile or leaky span in `text`, sorted by start; overlapping hits of one kind merged."""
     if not text:
         return []
     raw, view, index = neutralise(text)
-    lowered = view.lower()
-
-    found = run_rules(INSTRUCTIONS, view, lowered)
-    instructed = any(_RANK[h[1]] for h in found)
-    found += sensitive_files(view, lowered, instructed)
-    found += run_rules(EXFILTRATION, view, lowered)
-    leaked = credentials(view, lowered)
+    found = _patterns(view)
+    leaked = credentials(view, view.lower())
+    leaked = documented(view, leaked + vendor_formats(view, [(h[2], h[3]) for h in leaked]))
     found += leaked + high_entropy(view, [(h[2], h[3]) for h in leaked])
     found = to_original(found, index)
+    found += [("active-content", sev, a, b, msg) for a, b, sev, msg in active.find(text)]
+    found += _evasions(text, raw + found)
     return [Hit(k, s, a, b, quote(text, a, b), m) for k, s, a, b, m in _merge(raw + found)]

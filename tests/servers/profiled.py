@@ -284,7 +284,7 @@ def sloppy() -> RawServer:
             "prompts/list": lambda _p: {"prompts": [{"name": "hidden"}]},  # capabilities: served, never declared
             "resources/list": lambda _p: {"resources": [{"uri": "tags://static", "name": "static"}]},  # no-overlap
             # descriptions-grounded: a resource whose text carries a credential
-            "resources/read": lambda p: {"contents": [{"uri": p.get("uri"), "text": "aws: AKIAIOSFODNN7EXAMPLE"}]},
+            "resources/read": lambda p: {"contents": [{"uri": p.get("uri"), "text": "aws: AKIAZ7Q2WXRMH4K3PLNV"}]},
             "ping": lambda _p: {"pong": True},  # ping: not an empty result
             "mcp-review/no-such-method": lambda _p: {},  # unknown-method: answered as a success
         }

@@ -171,8 +171,13 @@ DECODERS = (
 )
 
 
+_ENCODED = re.compile(r"[A-Za-z0-9+/]{16}|%[0-9A-Fa-f]{2}|&#?\w+;")  # what every decoder's run contains
+
+
 def _decoded(text: str) -> list[View]:
     found: list[View] = []
+    if not _ENCODED.search(text):
+        return found
     for name, pattern, decode in DECODERS:
         for m in pattern.finditer(text):
             if len(found) >= MAX_DECODED_VIEWS:
@@ -195,6 +200,8 @@ _WORD = re.compile(r"\w+")
 def mixed_script_words(text: str) -> list[tuple[int, int]]:
     """Spans of words that mix Latin letters with look-alike letters of another script (`read_file` with a
     Cyrillic a): no language writes a word so, a spoofer does."""
+    if text.isascii():
+        return []
     latin = _latin()
     out = []
     for m in _WORD.finditer(text):
@@ -230,9 +237,10 @@ def views(text: str) -> list[View]:
     the text names rot13, and a view per encoded run that decodes to text (decoded runs are folded too)."""
     plain = View(text, list(range(len(text))))
     out = [plain]
-    folded = _fold(text)
-    if folded.text != _SPACE.sub(" ", text):
-        out.append(folded)
+    if not text.isascii() or _HYPHEN_BREAK.search(text):  # ASCII without split words folds to itself
+        folded = _fold(text)
+        if folded.text != _SPACE.sub(" ", text):
+            out.append(folded)
     identifiers = _identifiers(text)
     if identifiers is not None:
         out.append(identifiers)

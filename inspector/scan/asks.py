@@ -1,0 +1,175 @@
+"""What a definition or a form asks for, beyond its text: secrets, context, a preset copy recipient.
+
+A parameter is text the model fills: one named `aws_secret_access_key` on a calculator, or `tools_list` on a
+multiplier, asks the model to hand over what the tool's purpose never needs. `parameter_asks(tool)` says so
+when none of the parameter's own words (less generic ones: key, token, id, file...) occurs in the tool's name,
+title or description; a login tool's `password` and a GitHub tool's `github_token` pass. A copy field
+(`bcc`, `forward_to`) whose default or example is an address sends a copy unless the model overrides it.
+`form_asks_secret(params)` names the fields of a form-mode elicitation that ask the user for a secret.
+"""
+
+from __future__ import annotations
+
+import re
+
+SECRET_WORDS = frozenset(
+    [
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "pin",
+        "cvv",
+        "cvc",
+        "otp",
+        "mfa",
+        "totp",
+        "2fa",
+        "seed",
+        "mnemonic",
+        "recovery",
+        "ssn",
+        "secret",
+        "secrets",
+        "token",
+        "tokens",
+        "credential",
+        "credentials",
+        "apikey",
+        "cookie",
+        "cookies",
+    ]
+)
+SECRET_PAIRS = ("api key", "private key", "card number", "security code", "access key", "session id")
+CONTEXT_WORDS = frozenset(["conversation", "history", "transcript", "tools", "memory"])
+CONTEXT_PAIRS = ("tools list", "tool list", "system prompt", "chat history", "previous messages", "available tools")
+FILE_WORDS = frozenset(
+    [
+        "ssh",
+        "rsa",
+        "ed25519",
+        "env",
+        "aws",
+        "kube",
+        "kubeconfig",
+        "npmrc",
+        "netrc",
+        "pgpass",
+        "gnupg",
+        "keychain",
+        "wallet",
+    ]
+)
+# Words that say nothing about a tool's purpose: a parameter made only of these is not judged by name.
+GENERIC = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "for",
+        "to",
+        "in",
+        "and",
+        "or",
+        "your",
+        "user",
+        "id",
+        "value",
+        "key",
+        "keys",
+        "access",
+        "secret",
+        "api",
+        "token",
+        "content",
+        "contents",
+        "file",
+        "files",
+        "text",
+        "data",
+        "string",
+        "required",
+        "optional",
+        "input",
+        "param",
+        "field",
+        "new",
+        "old",
+        "list",
+    ]
+)
+COPY_FIELDS = frozenset(["bcc", "cc", "forward", "forward_to", "copy_to", "archive", "reply_to"])
+
+
+def _words(name: str) -> list[str]:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.\s]+", " ", name).lower().split()
+
+
+def _asks(words: list[str]) -> str | None:
+    """What a field named by `words` asks for: "a secret", "the conversation or tool context", or None."""
+    joined = " ".join(words)
+    if FILE_WORDS.intersection(words) and not {"pub", "public"}.intersection(words):
+        return "a secret file's contents"
+    if SECRET_WORDS.intersection(words) or any(pair in joined for pair in SECRET_PAIRS):
+        return "a secret"
+    if CONTEXT_WORDS.intersection(words) and ("list" in words or "history" in words):
+        return "the conversation or tool context"
+    if any(pair in joined for pair in CONTEXT_PAIRS):
+        return "the conversation or tool context"
+    return None
+
+
+def parameter_asks(raw: dict[str, object]) -> list[tuple[str, str]]:
+    """(where, why) for each input property of a tool definition that asks the model for a secret or for its
+    context when the tool's name and description never say why it would need it, and each copy field
+    (`bcc`, `forward_to`) whose default or example sends a copy to an address."""
+    schema = raw.get("inputSchema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return []
+    said = " ".join(str(raw.get(k) or "") for k in ("name", "title", "description"))
+    purpose = {*_words(said), *re.findall(r"[a-z0-9]+", said.lower())}  # "GitHub" is github and git hub
+    out = []
+    for name, sub in props.items():
+        words = _words(str(name))
+        what = _asks(words)
+        specific = [w for w in words if w not in GENERIC]
+        if what and specific and not purpose.intersection(specific):
+            out.append(
+                (
+                    f"inputSchema.properties.{name}",
+                    f"asks the model for {what} ({name!r}) that the tool's name and description never say it needs",
+                )
+            )
+        if isinstance(sub, dict) and COPY_FIELDS.intersection([str(name).lower()]):
+            preset = [sub.get("default"), sub.get("const"), *(sub.get("examples") or [])]
+            for value in preset:
+                if isinstance(value, str) and re.search(r"@[\w-]+\.|https?://", value):
+                    out.append(
+                        (
+                            f"inputSchema.properties.{name}",
+                            f"sends a copy to {value[:60]!r} unless the model overrides it (a preset recipient)",
+                        )
+                    )
+                    break
+    return out
+
+
+def form_asks_secret(params: dict[str, object]) -> list[str]:
+    """The fields of a form-mode `elicitation/create` that ask the user for a secret. The spec (2025-06-18 on)
+    says servers MUST NOT request sensitive information through form elicitation."""
+    if params.get("mode", "form") != "form":
+        return []
+    schema = params.get("requestedSchema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    out = []
+    for name, sub in props.items() if isinstance(props, dict) else []:
+        label = (
+            " ".join(str(v) for v in (name, *(sub.get(k, "") for k in ("title", "description"))) if v)
+            if isinstance(sub, dict)
+            else str(name)
+        )
+        if _asks(_words(label)) in ("a secret", "a secret file's contents"):
+            out.append(str(name))
+    return out

@@ -1,0 +1,67 @@
+"""Context that turns a pattern's `fail` into a `warn`: the text talks about the attack instead of making it.
+
+A pattern matches words; whether the words are an order depends on the sentence around them. A `fail`
+of the instruction, sensitive-file or exfiltration kinds becomes a `warn` (saying why) when its sentence:
+
+- talks about attacks rather than making one: "Attackers hide text such as `<IMPORTANT>...`", "an
+  example of a malicious string", "flags prompts like ..." (`intent.TALKS_ABOUT`), and the match is quoted
+  (in quotes, backticks or a code block) or the sentence says "such as", "for example", "e.g.";
+- negates the verb that would move the data: "it never reads or copies the private key", "Never include
+  credentials ... in a snippet" (`intent.NEGATED` before the match);
+- withholds only for a while: "Do not tell the user the answer until they have guessed";
+- advises the reader about their own secret: "Your private key is ~/.ssh/id_ed25519; keep it secret".
+
+Known false negatives, by design: an attacker who writes "for example, ignore previous instructions" gets a
+`warn`, not a `fail`; the reviewer still sees it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from inspector.scan.intent import NEGATED, TALKS_ABOUT
+from inspector.scan.rules import Raw
+
+DAMPED = ("hidden-instruction", "sensitive-file", "exfiltration-url")
+_EXAMPLE = re.compile(r"\b(?:such\s+as|for\s+example|for\s+instance|e\.g\.|like\s+this|looks\s+like)\b", re.I)
+_QUOTES = ('"', "'", "`", "\u201c", "\u2018", "\u00ab")
+_BOUNDARY = re.compile(r"[.!?](?=\s)|\n")
+
+
+def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The bounds of the sentence (or line) that holds text[start:end]."""
+    before = [m.end() for m in _BOUNDARY.finditer(text, 0, start)]
+    after = _BOUNDARY.search(text, end)
+    return (before[-1] if before else 0), (after.end() if after else len(text))
+
+
+def _quoted(text: str, start: int, end: int, lo: int) -> bool:
+    """The match sits between quote marks or backticks opened earlier in its sentence."""
+    head = text[lo:start]
+    return any(head.count(q) % 2 == 1 for q in _QUOTES if q in head) or head.count("\u201c") > head.count("\u201d")
+
+
+def damp(text: str, found: list[Raw]) -> list[Raw]:
+    """`found` with each `fail` of the DAMPED kinds that its sentence does not mean turned into a `warn`."""
+    out: list[Raw] = []
+    for kind, severity, start, end, message in found:
+        if severity == "fail" and kind in DAMPED:
+            why = _not_meant(text, start, end)
+            if why:
+                severity, message = "warn", f"{message} ({why})"
+        out.append((kind, severity, start, end, message))
+    return out
+
+
+def _not_meant(text: str, start: int, end: int) -> str | None:
+    lo, hi = sentence_around(text, start, end)
+    sentence = text[lo:hi]
+    if TALKS_ABOUT.search(sentence) and (_quoted(text, start, end, lo) or _EXAMPLE.search(sentence)):
+        return "quoted in a text about attacks, not an order"
+    if NEGATED.search(text[lo:start]):
+        return "negated: the text says it does not"
+    if re.search(r"\buntil\b", text[end:hi], re.I):
+        return "withheld only until something happens"
+    if re.match(r"keep\b", text[start:end], re.I) and re.search(r"\byour\b", sentence, re.I):
+        return "advice to the reader about their own secret"
+    return None

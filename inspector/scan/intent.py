@@ -1,0 +1,327 @@
+"""What a sentence asks, of whom, and whether it means it: context for the scanner, not keywords.
+
+A text is hostile for what it asks the model or the user to do, not for the words it contains: a tool that
+manages SSH config says "~/.ssh", a seed-phrase recovery guide says "seed phrase", an article about prompt
+injection quotes "ignore previous instructions". `judge(sentence)` reads one sentence for:
+
+- who it addresses: the model ("Note to the assistant:", "[assistant instruction]", "SYSTEM NOTE:",
+  "ACT AS:") or the user ("enter your ...", "re-enter your ...", "reply with ...");
+- what it asks: to act before or instead of what the user asked, to keep something from the user, to
+  hand over something sensitive (credentials, keys, codes, the conversation, private data), to send
+  something somewhere (an address, a URL, a channel, a remote, another tool), to change how another
+  server's tools are used, or to give up the model's own rules;
+- whether it is negated ("never asks for your seed phrase", "does not send") or talks about attacks
+  rather than making one ("detects prompts such as ...", "an article about injection").
+
+The verdict is `fail` when the sentence asks something hostile of the model or the user and means it,
+`warn` when it only suggests it (a request addressed to the model with nothing hostile in it, hostile words
+in a text that talks about attacks), else None. Sentences are judged alone: an instruction split over
+sentences is caught by the parts that carry it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+def _c(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+class Feature:
+    """A pattern behind a cheap check: it only runs on a text that has one of its `words` (lower case, whole
+    words) or `marks` (substrings). Python's `re` tries every alternative at every position; a set lookup
+    rules most texts out at once."""
+
+    def __init__(self, pattern: re.Pattern[str], words: str, marks: str = "") -> None:
+        self.pattern, self.words, self.marks = pattern, frozenset(words.split()), tuple(marks.split())
+
+    def present(self, lowered: str, words: frozenset[str]) -> bool:
+        return not self.words.isdisjoint(words) or any(m in lowered for m in self.marks)
+
+    def search(
+        self, text: str, lowered: str | None = None, words: frozenset[str] | None = None
+    ) -> re.Match[str] | None:
+        lowered = text.lower() if lowered is None else lowered
+        if not self.present(lowered, _words_of(lowered) if words is None else words):
+            return None
+        return self.pattern.search(text)
+
+
+_WORDS = re.compile(r"[a-z0-9_']+")
+
+
+def _words_of(lowered: str) -> frozenset[str]:
+    return frozenset(_WORDS.findall(lowered))
+
+
+_MODEL = r"(?:ai|a\.i\.|assistant|agent|model|llm|bot|copilot|claude|cursor|chatgpt|gpt|gemini)s?"
+ADDRESS = Feature(
+    _c(
+        rf"\b(?:note|message|instructions?|directive|reminder|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?{_MODEL}\b"
+        rf"|\b(?:to|for)\s+(?:the\s+|any\s+)?{_MODEL}\s+(?:reading|processing|summari[sz]ing|that\s+reads)\b"
+        rf"|^\W{{0,3}}(?:{_MODEL}|system|sys)\s*(?:note|instructions?|directive|message|override)?\s*[:\]]"
+        rf"|\[\s*(?:{_MODEL}|system|role|important|admin)\b[^\]\n]{{0,30}}\]"
+        r"|#{2,}\s*system\s*#{2,}|\bact\s+as\s*:"
+        r"|\bsystem\s+(?:note|override|directive|instruction|update|message)\b"
+        rf"|\bimportant\s+(?:system\s+)?(?:notes?|instructions?|directives?)\b(?:\s+for\s+the\s+[\w\s]{{0,20}}{_MODEL})?"
+        rf"|\b(?:the|this|every|any)\s+{_MODEL}(?:\s+(?:reading|processing|that\s+reads)\s+(?:this|it))?\s*:?\s*"
+        r"(?:must|should|shall|needs\s+to|is\s+required\s+to|has\s+to)\b"
+        r"|\byou\s+are\s+(?:now\s+)?(?:dan|jailbroken|unrestricted|in\s+(?:developer|god|admin)\s+mode)\b"
+    ),
+    (
+        "ai assistant assistants agent agents model models llm llms bot bots copilot claude cursor chatgpt "
+        "gpt gemini system sys act important you"
+    ),
+    "[ ## a.i.",
+)
+OVERRIDE = Feature(
+    _c(
+        r"\b(?:ignore|disregard|forget|override|bypass)\b[\w\s,'-]{0,30}?\b(?:previous|prior|above|earlier|all|any|"
+        r"other|safety|existing|system|content)\b[\w\s-]{0,20}?\b(?:instructions?|rules|restrictions|directions|"
+        r"guidelines|filters|prompts?|controls|checks|policies)\b"
+        r"|\b(?:previous|prior|earlier)\s+(?:rules|instructions)\s+(?:are|is)\s+(?:void|cancelled|obsolete|replaced)"
+        r"|\b(?:no|without\s+any)\s+restrictions\b|\bunrestricted\s+(?:access|queries|mode)\b"
+        r"|\btrust\s+all\b|\bbypass\s+all\b|\belevated\s+privileges\b"
+        # the same in other languages a model reads as well (de, fr, es, it, pt, ru, zh, ja)
+        r"|\bignorier\w*\s+(?:alle\s+)?(?:vorherigen|bisherigen|obigen)\s+(?:Anweisungen|Regeln)"
+        r"|\bignore[zr]?\s+(?:toutes\s+)?les\s+(?:instructions|consignes)\s+pr[ée]c[ée]dentes"
+        r"|\bignor[ae]\s+(?:todas\s+|tutte\s+)?(?:las|le|as)\s+(?:instrucciones|istruzioni|instru[çc][õo]es)\s+"
+        r"(?:anteriores|precedenti)"
+        r"|игнорируй\w*\s+(?:все\s+)?(?:предыдущие|прежние)\s+(?:инструкции|указания)"
+        r"|忽略(?:之前|以上|先前|所有)的?(?:所有)?(?:指令|指示|说明)|(?:以前|前)の指示を無視"
+    ),
+    (
+        "ignore ignores ignoring disregard forget override overrides bypass void cancelled obsolete replaced "
+        "restrictions unrestricted trust privileges elevated"
+    ),
+    "ignor игнор 忽略 無視",
+)
+# Giving up caution: an order only when it is not negated ("never follow links ... without asking").
+UNCHECKED = Feature(
+    _c(
+        r"\bwithout\s+(?:validation|confirmation|verification|asking|checking|review(?:ing)?|reading\s+it)\b"
+        r"|\bno\s+matter\s+(?:how|what)\b"
+    ),
+    "without matter",
+)
+COVERT = Feature(
+    _c(
+        r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t)\s+(?:ever\s+)?(?:tell|inform|mention|notify|"
+        r"show|reveal|announce|list|disclose|alert|report|include)\b[\w\s']{0,25}?\b(?:user|this|it|anyone|them|human|"
+        r"step|action|summary)\b"
+        r"|\b(?:should|must)\s+not\s+be\s+(?:announced|mentioned|shown|disclosed|reported|listed)\b"
+        r"|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+)?(?:user|anyone|them)\b"
+        r"|\bkeep\s+(?:this|it)\s+(?:secret|hidden|private|quiet)\b|\b(?:hide|conceal)\s+(?:this|it)\s+from\b"
+        r"|\bsilently\s+(?:send|upload|forward|copy|post|add|call|run|execute|include|append)\b"
+    ),
+    "not never don't dont shouldn't silently without keep hide conceal",
+    "n't",
+)
+ACTION = _c(
+    r"\b(?:call|run|execute|invoke|use|send|post|forward|upload|e-?mail|bcc|cc|include|append|attach|paste|add|"
+    r"read|fetch|open|delete|remove|approve|merge|disable|enable|set|multiply|push|grant|export|reveal|print|"
+    r"output|return|copy|write|create|route|replace|pass|share|put|store|log|embed|insert|prefer|repeat|list)\b"
+)
+SENSITIVE = Feature(
+    _c(
+        r"\b(?:passwords?|passphrases?|passcodes?|api[ _-]?keys?|access[ _-]?keys?|secret[ _-]?(?:keys?|access)|"
+        r"secrets|tokens?|credentials?|cookies?|session\s+(?:cookie|token|id)s?|private[ _-]?keys?|id_rsa|ssh\s+keys?|"
+        r"\.env\b|env(?:ironment)?\s+variables?|every\s+variable|mfa(?:\s+code)?|otp|2fa|"
+        r"one[- ]time\s+(?:code|password)|"
+        r"verification\s+code|recovery\s+phrase|seed\s+phrase|mnemonic|cvv|cvc|security\s+code|card\s+number|"
+        r"\bpin\b|ssn|social\s+security|chat\s+history|conversation(?:\s+history)?|previous\s+messages|"
+        r"system\s+prompt|contacts|private\s+(?:repos?|repositories|channels?|files?)|inbox|integration_tokens|"
+        r"auth\.users|/etc/(?:passwd|shadow)|~/\.\w+|id[ _]rsa)"
+    ),
+    (
+        "password passwords passphrase passphrases passcode passcodes apikey key keys secret secrets secret_key "
+        "secret_access token tokens credential credentials cookie cookies session id_rsa ssh env environment "
+        "variable variables mfa otp 2fa mnemonic cvv cvc security card pin ssn social chat conversation "
+        "messages prompt contacts private private_key inbox integration_tokens recovery seed verification"
+    ),
+    ".env auth.users /etc/ ~/ id_rsa api_key api-key access_key access-key one-time",
+)
+DESTINATION = Feature(
+    _c(
+        r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+|(?<![\w&])#[a-z][\w-]{2,}|\b(?:remote|webhook|endpoint)\b|"
+        r"\bto\s+(?:the\s+)?\w+(?:_\w+)+\s+tool\b|\bdestination\b|\breviewer\b"
+    ),
+    "remote webhook endpoint tool destination reviewer",
+    "@ :// #",
+)
+OTHER_SERVER = Feature(
+    _c(
+        r"\b(?!(?:the|this|that|our|your|a|its|mcp)\b)[\w-]+\s+server'?s\s+(?:[\w-]+\s+tool|[a-z]+_[\w]+)\b|"
+        r"\bany\s+other\s+(?:server|tool)'?s?\b|"
+        r"\b(?:rather\s+than|instead\s+of)\s+(?:others|other\s+tools|any\s+other|the\s+[\w-]+\s+tool)\b|"
+        r"\bover\s+any\s+other\b|\bis\s+deprecated\s+and\s+unsafe\b|\broute\s+every\b"
+    ),
+    "server server's servers other instead rather deprecated route",
+)
+WHENEVER = Feature(
+    _c(
+        r"\b(?:whenever|every\s+time|each\s+time|always|from\s+now\s+on|before\s+(?:you\s+)?(?:answer|reply|"
+        r"respond|anything)\w*|first,?\s+(?:call|run|read|execute|use)|next\s+required\s+step)\b"
+    ),
+    "whenever every each always from before first next",
+)
+ASK_USER = _c(
+    r"\b(?:enter|type|re-?enter|provide|confirm|verify|reply\s+with|respond\s+with|share|give|paste|submit|"
+    r"send\s+(?:us|me)|input|tell\s+(?:us|me)|ask\s+(?:the\s+user|them|him|her)\s+(?:\w+\s+)?(?:for|to))\b"
+)
+# Collecting secrets wholesale: "include every API key ...", "list all passwords ...".
+COLLECT = Feature(
+    _c(
+        r"\b(?:include|return|repeat|list|output|print|copy|collect|gather|dump|extract|paste)\b[\w\s,]{0,30}?"
+        r"\b(?:every|all|any)\s+(?:of\s+the\s+)?(?:\w+\s+){0,2}?(?:api\s+keys?|passwords?|tokens?|secrets?|credentials?|"
+        r"keys|variables|cookies)\b"
+    ),
+    "every all any",
+)
+# A transfer out: push, send, upload, forward, bcc to an address or URL the text names.
+TRANSFER = Feature(
+    _c(r"\b(?:push|send|upload|forward|bcc|cc|post|sync|mirror|copy|e-?mail)\w*\b"),
+    (
+        "push pushes pushed send sends sending upload uploads forward forwards bcc cc post posts sync mirror "
+        "copy copies email e-mail mail"
+    ),
+)
+LITERAL_DESTINATION = Feature(_c(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+"), "", "@ ://")
+# Shell commands that destroy or hand over a machine, in text that tells the model to run or include them.
+DANGEROUS = Feature(
+    _c(
+        r"\brm\s+-\w*r\w*f?\s+(?:/|~|\*|\$HOME)|\bchmod\s+(?:-R\s+)?0?[0-7]{3}\s+(?:-R\s+)?(?:/|~)|"
+        r"\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:ba|z)?sh\b|\bbase64\s+-d\b[^|\n]{0,80}\|\s*(?:ba)?sh\b|"
+        r"\bnc\s+(?:-\w+\s+)*-e\s|/dev/tcp/|\bmkfs\b|\bdd\s+if=\S+\s+of=/dev/|:\(\)\s*\{\s*:\|:&\s*\};:"
+    ),
+    "rm chmod curl wget base64 nc mkfs dd",
+    "/dev/ :(){",
+)
+ORDER = _c(r"\b(?:must|always|required|include|prefix|run|execute|need\s+to|has\s+to|before)\b")
+USER_SECRET = Feature(
+    _c(
+        r"\b(?:password|passphrase|passcode|pin|cvv|cvc|security\s+code|card\s+number|full\s+card|otp|"
+        r"one[- ]time\s+(?:code|password)|\d-digit\s+code|mfa\s+code|2fa\s+code|verification\s+code|code\s+from|"
+        r"seed\s+phrase|recovery\s+phrase|\d+-word|mnemonic|private\s+key|ssn|social\s+security)\b"
+    ),
+    (
+        "password passwords passphrase passcode pin cvv cvc security card otp one digit mfa 2fa verification "
+        "code seed recovery mnemonic private ssn social"
+    ),
+    "-word one-time",
+)
+NEGATED = _c(
+    r"\b(?:never|not|no\s+longer|won'?t|doesn'?t|don'?t|isn'?t|cannot|can'?t|without|nor|neither)\b"
+    r"[\w\s'/-]{0,40}$"
+)
+TALKS_ABOUT = _c(
+    r"\b(?:detects?|detection|flags?|scans?\s+for|blocks?|prevents?|protects?\s+against|warns?\s+(?:about|of|"
+    r"users)|examples?\s+of|such\s+as|e\.g\.|for\s+example|known\s+as|article|explains?|describes?|documents?|"
+    r"attacks?|attackers?|injections?|phishing|scams?|malicious|red[- ]team|audits?|classif(?:y|ies)|quiz|"
+    r"training)\b"
+)
+# A sentence ends at . ! ? before a space or the end, or at a line break; "example.com" and "v1.2" go on.
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|\n|$)")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    severity: str  # "fail" or "warn"
+    why: str  # what the sentence asks, in a few words
+
+
+def sentences(text: str) -> Iterator[re.Match[str]]:
+    for m in _SENTENCE.finditer(text):
+        if m.group().strip():
+            yield m
+
+
+def _negated(sentence: str, match: re.Match[str] | None) -> bool:
+    return match is not None and NEGATED.search(sentence[: match.start()]) is not None
+
+
+def judge(sentence: str, addressed: bool = False) -> Judgement | None:
+    """The verdict on one sentence (see the module docstring), or None. `addressed`: an earlier sentence of
+    the same text addressed the model, so this one is read as part of the same order."""
+    low = sentence.lower()
+    ws = _words_of(low)
+    address, override, covert = (
+        ADDRESS.search(sentence, low, ws),
+        OVERRIDE.search(sentence, low, ws),
+        COVERT.search(sentence, low, ws),
+    )
+    unchecked = UNCHECKED.search(sentence, low, ws)
+    action, sensitive = ACTION.search(sentence), SENSITIVE.search(sentence, low, ws)
+    destination, other = DESTINATION.search(sentence, low, ws), OTHER_SERVER.search(sentence, low, ws)
+    whenever, ask, secret = (
+        WHENEVER.search(sentence, low, ws),
+        ASK_USER.search(sentence),
+        USER_SECRET.search(sentence, low, ws),
+    )
+    found: list[tuple[bool, str]] = []  # (hostile, why)
+    if ask and secret and not _negated(sentence, ask) and ask.start() < secret.end():
+        found.append((True, "asks the user for a secret (phishing)"))
+    if override or (unchecked and (action or address) and not _negated(sentence, unchecked)):
+        found.append((True, "tells the model to set aside its rules"))
+    if covert and (action or address) and "until" not in sentence[covert.end() :].lower():
+        found.append((True, "asks the model to keep something from the user"))
+    collect = COLLECT.search(sentence, low, ws)
+    if collect and not _negated(sentence, collect):
+        found.append((True, "asks the model to collect secrets wholesale"))
+    transfer = TRANSFER.search(sentence, low, ws)
+    if whenever and transfer and LITERAL_DESTINATION.search(sentence, low, ws) and not _negated(sentence, transfer):
+        found.append((True, "orders a standing transfer to an address or URL it names"))
+    dangerous = DANGEROUS.search(sentence, low, ws)
+    if dangerous and (ORDER.search(sentence) or address or addressed):
+        found.append((True, f"tells the model to run a destructive command ({dangerous.group()[:40]})"))
+    if action and sensitive and destination and not _negated(sentence, action):
+        found.append((True, "asks the model to send something sensitive somewhere"))
+    if other and (action or whenever):
+        found.append((True, "changes how the model uses another server's or tool's functions (shadowing)"))
+    if (address or addressed) and (action or whenever or sensitive):
+        found.append((True, "gives the model orders in text meant to describe"))
+    ordered = whenever and action and sensitive and whenever.start() < action.start() < sensitive.start()
+    if ordered and not _negated(sentence, action):
+        found.append((True, "tells the model to hand over something sensitive as a standing order"))
+    if not found and address:
+        found.append((False, "addresses the model directly"))
+    if not found:
+        return None
+    hostile = [why for bad, why in found if bad]
+    if hostile and not TALKS_ABOUT.search(sentence):
+        return Judgement("fail", hostile[0])
+    return Judgement("warn", (hostile or [found[0][1]])[0] + (" (in a text about attacks)" if hostile else ""))
+
+
+# What every verdict of `judge` needs at least one of (phishing needs USER_SECRET, exfiltration SENSITIVE or a
+# destination, a standing transfer a destination).
+_GATE = (
+    ADDRESS,
+    OVERRIDE,
+    UNCHECKED,
+    COVERT,
+    USER_SECRET,
+    COLLECT,
+    DANGEROUS,
+    OTHER_SERVER,
+    SENSITIVE,
+    LITERAL_DESTINATION,
+)
+
+
+def judge_text(text: str) -> Iterator[tuple[re.Match[str], Judgement]]:
+    """Each sentence of `text` with its verdict, where there is one. Once a sentence addresses the model
+    ("SYSTEM:", "Note to the assistant:"), the sentences after it in the same text are read as its orders."""
+    lowered = text.lower()
+    words = _words_of(lowered)
+    if not any(p.present(lowered, words) for p in _GATE):
+        return  # every verdict needs one of these somewhere in the text: most texts end here
+    addressed = False
+    for m in sentences(text):
+        verdict = judge(m.group(), addressed)
+        addressed = addressed or ADDRESS.search(m.group()) is not None
+        if verdict is not None:
+            yield m, verdict
