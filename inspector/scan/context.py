@@ -1,7 +1,9 @@
-"""Context that turns a pattern's `fail` into a `warn`: the text talks about the attack instead of making it.
+"""Context that tells a pattern's match from an order: the text talks about the attack instead of making it.
 
-A pattern matches words; whether the words are an order depends on the sentence around them. A `fail`
-of the instruction, sensitive-file or exfiltration kinds becomes a `warn` (saying why) when its sentence:
+A pattern matches words; whether the words are an order depends on the sentence around them. A hit of the
+instruction, sensitive-file or exfiltration kinds is dropped when its sentence negates it, withholds only
+for a while or advises the reader about their own secret, and becomes a `warn` (saying why) when it is
+quoted in a text about attacks:
 
 - talks about attacks rather than making one: "Attackers hide text such as `<IMPORTANT>...`", "an
   example of a malicious string", "flags prompts like ..." (`intent.TALKS_ABOUT`), and the match is quoted
@@ -23,6 +25,7 @@ from inspector.scan.intent import NEGATED, TALKS_ABOUT
 from inspector.scan.rules import Raw
 
 DAMPED = ("hidden-instruction", "sensitive-file", "exfiltration-url")
+QUOTED = "quoted in a text about attacks, not an order"
 _EXAMPLE = re.compile(r"\b(?:such\s+as|for\s+example|for\s+instance|e\.g\.|like\s+this|looks\s+like)\b", re.I)
 _QUOTES = ('"', "'", "`", "\u201c", "\u2018", "\u00ab")
 _BOUNDARY = re.compile(r"[.!?](?=\s)|\n")
@@ -42,13 +45,15 @@ def _quoted(text: str, start: int, end: int, lo: int) -> bool:
 
 
 def damp(text: str, found: list[Raw]) -> list[Raw]:
-    """`found` with each `fail` of the DAMPED kinds that its sentence does not mean turned into a `warn`."""
+    """`found` without the hits of the DAMPED kinds that their sentence does not mean; a hit quoted in a text
+    about attacks stays, as a `warn` that says so."""
     out: list[Raw] = []
     for kind, severity, start, end, message in found:
-        if severity == "fail" and kind in DAMPED:
-            why = _not_meant(text, start, end)
-            if why:
-                severity, message = "warn", f"{message} ({why})"
+        why = _not_meant(text, start, end) if kind in DAMPED else None
+        if why == QUOTED:
+            severity, message = "warn", f"{message} ({why})"
+        elif why:
+            continue
         out.append((kind, severity, start, end, message))
     return out
 
@@ -57,7 +62,7 @@ def _not_meant(text: str, start: int, end: int) -> str | None:
     lo, hi = sentence_around(text, start, end)
     sentence = text[lo:hi]
     if TALKS_ABOUT.search(sentence) and (_quoted(text, start, end, lo) or _EXAMPLE.search(sentence)):
-        return "quoted in a text about attacks, not an order"
+        return QUOTED
     if NEGATED.search(text[lo:start]):
         return "negated: the text says it does not"
     if re.search(r"\buntil\b", text[end:hi], re.I):

@@ -5,7 +5,8 @@
   SendGrid, JWT, PEM private keys). Placeholders (`YOUR_API_KEY`, `<token>`, `xxx`, `...`,
   `${API_KEY}`, `sk-...`, env-var names) are ignored. Documented example keys (AWS's
   `AKIAIOSFODNN7EXAMPLE`) are still reported, as examples (`warn`, see `detectors`).
-- high-entropy (`warn`): a run of >= 24 base64/base64url characters with letters and digits whose
+- high-entropy (`warn`): on a line that names a secret (key, token, secret, password, auth, session,
+  cookie, signature, private), a run of >= 24 base64/base64url characters with letters and digits whose
   Shannon entropy reaches min(0.85 * log2(length), 4.5) bits per character, i.e. about the 3rd
   percentile of random base62 strings of that length (3.90 at 24, 4.25 at 32, 4.5 from 40 on), and
   which is not word-like (less than half of it in runs such as `Validator`, `load`, `HTTP`). Ignored as
@@ -96,6 +97,7 @@ _FORMAT_PLACEHOLDER = re.compile(r"x{4,}|X{4,}|\.\.\.|…|your|YOUR|<|\{|0{8,}|1
 _WORD_RUN = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}")
 _HEX = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+)$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_SECRET_WORD = rx(r"key|secret|token|passw|pwd|auth|credential|bearer|session|cookie|signature|private")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{24,}(?![A-Za-z0-9+/_=-])")
 
 
@@ -192,6 +194,9 @@ def high_entropy(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
     urls = [(m.start(), m.end()) for m in URL_RE.finditer(view)] if "://" in view else []
     for m in _TOKEN.finditer(view):
         token, s, e = m.group(), m.start(), m.end()
+        line = view[view.rfind("\n", 0, s) + 1 : view.find("\n", e) % (len(view) + 1)]
+        if not _SECRET_WORD.search(line):
+            continue  # ids, hashes and cursors are random too; a secret comes with a word that names it
         if _HEX.match(token) or _UUID.match(token) or any(a < e and s < b for a, b in urls + taken):
             continue
         if not (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):

@@ -2,9 +2,10 @@
 
 - sensitive-file: ~/.ssh and key files, .env, cloud / registry / kube credentials, /etc/shadow,
   MCP client configs (which hold other servers' secrets), browser cookies, keychains, private keys.
-  `fail` when named in a sentence whose verb moves data (pass, send, include, cat...) and is not
-  negated ("it never copies the private key"), or in a text that also instructs the model; otherwise
-  `warn` (a tool may legitimately mention where it reads a key).
+  `fail` when named in a sentence that opens with an order to read it ("Also load /etc/shadow") or whose
+  verb moves data (pass, send, include, cat...) and is not
+  negated ("it never copies the private key"), or in a text that also instructs the model; a file only
+  named is not reported (an SSH config tool says ~/.ssh, a TLS tool says private key).
 - exfiltration-url: "send/post/upload ... to https://...", webhook and tunnel hosts, bare-IP URLs,
   URL templates that carry secrets or the conversation, markdown image beacons, bcc/forward to an
   email address, `curl ... | sh` and `curl -d @file`.
@@ -39,6 +40,11 @@ _FILES = rx(
     r"|(?P<keychain>\b(?:keychain|keyring|credential\s+manager)s?\b)"
     r"|(?P<key>\bprivate[ _-]keys?\b|\b(?:seed|recovery|mnemonic)\s+phrases?\b|\bwallet\.dat\b)"
     r"|(?P<cloud>\b(?:application_default_)?credentials\.json\b|\bservice[-_]account(?:[-_]key)?\.json\b)"
+)
+# A sentence that opens with an order to read: "Also load /etc/shadow", "First, read ~/.aws/credentials".
+_READ_ORDER = rx(
+    r"\W*(?:(?:also|please|first|then|now|and|next),?\s+)*(?:read|load|open|cat|fetch|get|print|show|dump"
+    r"|copy|collect|grab)\b"
 )
 _FILE_WHAT = {
     "ssh": "SSH keys",
@@ -98,13 +104,12 @@ def sensitive_files(view: str, lowered: str, instructed: bool) -> list[Raw]:
             continue  # a public key is meant to be shared
         what = _FILE_WHAT[m.lastgroup or "key"]
         lo, hi = sentence_around(view, m.start(), m.end())
-        verb = TRANSFER.search(view, lo, hi)
+        verb = TRANSFER.search(view, lo, hi) or _READ_ORDER.match(view, lo, hi)
         moved = verb is not None and not NEGATED.search(view[lo : verb.start()])
-        severity = "fail" if moved or instructed else "warn"
-        why = (
-            " next to an instruction to move it" if moved else " in text that instructs the model" if instructed else ""
-        )
-        raw.append(("sensitive-file", severity, m.start(), m.end(), f"names {what}: '{snip(m.group(), 40)}'{why}"))
+        if not (moved or instructed):
+            continue  # named, not asked for: an SSH config tool says ~/.ssh
+        why = " next to an instruction to move it" if moved else " in text that instructs the model"
+        raw.append(("sensitive-file", "fail", m.start(), m.end(), f"names {what}: '{snip(m.group(), 40)}'{why}"))
     return raw
 
 

@@ -215,7 +215,8 @@ USER_SECRET = Feature(
 )
 NEGATED = _c(
     r"\b(?:never|not|no\s+longer|won'?t|doesn'?t|don'?t|isn'?t|cannot|can'?t|without|nor|neither)\b"
-    r"[\w\s'/-]{0,40}$"
+    r"(?!\s+(?:forget|hesitate|fail|neglect|miss|only)\b)"  # "do not forget to send ..." still orders it
+    r"[\w\s'/-]{0,60}$"
 )
 TALKS_ABOUT = _c(
     r"\b(?:detects?|detection|flags?|scans?\s+for|blocks?|prevents?|protects?\s+against|warns?\s+(?:about|of|"
