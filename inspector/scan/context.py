@@ -31,11 +31,15 @@ _QUOTES = ('"', "'", "`", "\u201c", "\u2018", "\u00ab")
 _BOUNDARY = re.compile(r"[.!?](?=\s)|\n")
 
 
+SENTENCE_REACH = 500  # characters looked at on each side: a longer sentence is cut there
+
+
 def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
-    """The bounds of the sentence (or line) that holds text[start:end]."""
-    before = [m.end() for m in _BOUNDARY.finditer(text, 0, start)]
-    after = _BOUNDARY.search(text, end)
-    return (before[-1] if before else 0), (after.end() if after else len(text))
+    """The bounds of the sentence (or line) that holds text[start:end], at most SENTENCE_REACH each side."""
+    lo = max(0, start - SENTENCE_REACH)
+    before = [m.end() for m in _BOUNDARY.finditer(text, lo, start)]
+    after = _BOUNDARY.search(text, end, end + SENTENCE_REACH)
+    return (before[-1] if before else lo), (after.end() if after else min(len(text), end + SENTENCE_REACH))
 
 
 def _quoted(text: str, start: int, end: int, lo: int) -> bool:

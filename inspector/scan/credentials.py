@@ -78,7 +78,7 @@ _KEY_NAMES = (
 )
 _VALUE = r"(?:\"(?P<v1>[^\"\n]{1,200})\"|'(?P<v2>[^'\n]{1,200})'|(?P<v3>[^\s\"'`,;)}\]]{1,200}))"
 _ASSIGNMENT = rx(
-    rf"(?<![A-Za-z0-9])(?P<key>(?:[A-Za-z0-9]+[_-])*(?:{_KEY_NAMES}))(?![A-Za-z0-9])[\"']?\s*(?:=>|:=|=|:)\s*{_VALUE}"
+    rf"(?<![A-Za-z0-9])(?P<key>(?:[A-Za-z0-9]+[_-]){{0,6}}(?:{_KEY_NAMES}))(?![A-Za-z0-9])[\"']?\s*(?:=>|:=|=|:)\s*{_VALUE}"
 )
 _AUTH_HEADER = rx(
     r"\b(?:proxy-)?authorization\s*[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|bot)\s+(?P<v3>[A-Za-z0-9._~+/=-]{8,})"

@@ -131,8 +131,10 @@ def _join_lines(text: str, index: list[int], techniques: set[str]) -> tuple[str,
 # ------------------------------------------------------------------------------------------ decoders
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
-_PERCENT = re.compile(r"(?:[^\s%]*%[0-9A-Fa-f]{2}){3,}[^\s%]*")
-_ENTITIES = re.compile(r"(?:[^\s&;]{0,40}&(?:#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});){3,}[^\s&]*")
+# A run with three or more escapes; tried only where a run starts and without backtracking (possessive), so a
+# 65,536-character run costs one pass, not one per character.
+_PERCENT = re.compile(r"(?<!\S)(?=(?:[^\s%]*+%[0-9A-Fa-f]{2}){3})\S+")
+_ENTITIES = re.compile(r"(?<!\S)(?=(?:[^\s&]*+&(?:#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});){3})\S+")
 
 
 def _readable(text: str) -> bool:

@@ -146,7 +146,7 @@ SENSITIVE = Feature(
 )
 DESTINATION = Feature(
     _c(
-        r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+|(?<![\w&])#[a-z][\w-]{2,}|\b(?:remote|webhook|endpoint)\b|"
+        r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+|(?<![\w&])#[a-z][\w-]{2,}|\b(?:remote|webhook|endpoint)\b|"
         r"\bto\s+(?:the\s+)?\w+(?:_\w+)+\s+tool\b|\bdestination\b|\breviewer\b"
     ),
     "remote webhook endpoint tool destination reviewer",
@@ -189,7 +189,7 @@ TRANSFER = Feature(
         "copy copies email e-mail mail"
     ),
 )
-LITERAL_DESTINATION = Feature(_c(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+"), "", "@ ://")
+LITERAL_DESTINATION = Feature(_c(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+"), "", "@ ://")
 # Shell commands that destroy or hand over a machine, in text that tells the model to run or include them.
 DANGEROUS = Feature(
     _c(
@@ -225,7 +225,8 @@ TALKS_ABOUT = _c(
     r"training)\b"
 )
 # A sentence ends at . ! ? before a space or the end, or at a line break; "example.com" and "v1.2" go on.
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|\n|$)")
+# Lazy and without nested repeats, so a 65,536-character run of dots or letters costs one pass.
+_SENTENCE = re.compile(r"[^\n]*?(?:[.!?]+(?=\s|$)|\n|$)")
 
 
 @dataclass(frozen=True)
