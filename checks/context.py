@@ -90,7 +90,7 @@ class CheckContext:
 
     @property
     def is_http(self) -> bool:
-        return self.target.kind in ("http", "sse")
+        return self.target.is_http
 
     @property
     def probe_timeout(self) -> float:
