@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 CallPolicy = Literal["none", "read-only", "all"]
 Subject = Item | str | None
+Judge = Callable[[Item, CallRecord, Any], Finding]  # a sample call's finding: (tool, record, result JSON)
 
 
 @dataclass
@@ -90,7 +91,7 @@ class CheckContext:
 
     @property
     def is_http(self) -> bool:
-        return self.target.kind in ("http", "sse")
+        return self.target.is_http
 
     @property
     def probe_timeout(self) -> float:
@@ -208,19 +209,22 @@ class CheckContext:
             self._samples[key] = record
         return self._samples[key]
 
-    async def samples(self, what: str) -> AsyncIterator[tuple[Item, Any, Finding | None]]:
-        """For every named tool: (tool, its sample call record, None), or (tool, None, blocking) when it
-        may not be called. Rules that judge results iterate this."""
+    async def samples(self, what: str, judge: Judge) -> AsyncIterator[Finding]:
+        """For every named tool, `judge(tool, its sample call record, the result's JSON or None)`; a blocking
+        finding instead when the tool may not be called or the call got no answer. Rules that judge results
+        return this."""
+        from checks.util import result_json
+
         for tool in self.snapshot.tools:
             if not tool.name:
                 continue
             if self.may_call(tool) is not None:
-                yield tool, None, self.blocking_call(tool, what)
+                yield self.blocking_call(tool, what)
                 continue
             record = await self.sample_call(tool)
             assert record is not None
             blocked = self.unanswered(tool, record, what)
-            yield (tool, None, blocked) if blocked else (tool, record, None)
+            yield blocked if blocked else judge(tool, record, result_json(record.result))
 
     def blocking_call(self, tool: Item, what: str) -> Finding:
         return self.blocking(tool, f"{what} needs a call: {self.may_call(tool)}")

@@ -13,7 +13,8 @@ from typing import Any
 
 from checks.context import CheckContext
 from checks.core import rule
-from checks.util import input_schema, properties, rejected, result_json
+from checks.util import input_schema, properties, rejected
+from inspector.calls import CallRecord
 from inspector.catalog import Item
 from inspector.review import Finding
 
@@ -226,7 +227,7 @@ def _time_strings(value: Any, path: str = "") -> list[str]:
 
 
 @rule("design.lean-output", modes=("call",), source=f"{SEED} Output model development guidelines")
-async def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
+def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Outputs are flat and minimal; times are `_ms` epochs; rows are identified by `id`/`name`/`url`.
 
     What it checks: call: each callable tool's sample result JSON: nesting depth, string values under keys that look
@@ -246,14 +247,10 @@ async def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
-    async for tool, record, blocked in ctx.samples("the output shape"):
-        if blocked:
-            yield blocked
-            continue
-        data = result_json(record.result)
+
+    def judge(tool: Item, record: CallRecord, data: Any) -> Finding:
         if data is None:
-            yield ctx.warn(tool, f"no JSON result to judge ({record.outcome})", [record.seq])
-            continue
+            return ctx.warn(tool, f"no JSON result to judge ({record.outcome})", [record.seq])
         problems = []
         if _depth(data) > 4:
             problems.append(f"nested {_depth(data)} levels deep")
@@ -261,11 +258,13 @@ async def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
         rows = data.get("items") if isinstance(data, dict) and isinstance(data.get("items"), list) else None
         if rows and all(isinstance(r, dict) and not {"id", "name", "url"} & set(r) for r in rows):
             problems.append("rows have no id, name or url")
-        yield ctx.warn(tool, "; ".join(problems), [record.seq]) if problems else ctx.passed(tool, "lean", [record.seq])
+        return ctx.warn(tool, "; ".join(problems), [record.seq]) if problems else ctx.passed(tool, "lean", [record.seq])
+
+    return ctx.samples("the output shape", judge)
 
 
 @rule("design.envelope", modes=("call",), source=f"{SEED} Unified output envelope")
-async def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
+def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Results use the `{ok, result, issues}` envelope.
 
     What it checks: call: each callable tool's sample result (structuredContent, else the first text block as JSON)
@@ -285,14 +284,12 @@ async def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
-    async for tool, record, blocked in ctx.samples("the result envelope"):
-        if blocked:
-            yield blocked
-            continue
-        data = result_json(record.result)
+
+    def judge(tool: Item, record: CallRecord, data: Any) -> Finding:
         ok = isinstance(data, dict) and isinstance(data.get("ok"), bool) and "result" in data
         if ok and isinstance(data.get("issues"), list):
-            yield ctx.passed(tool, "{ok, result, issues}", [record.seq])
-        else:
-            state = "failed" if rejected(record) else "returned"
-            yield ctx.fail(tool, f"{state} without the {{ok, result, issues}} envelope", [record.seq])
+            return ctx.passed(tool, "{ok, result, issues}", [record.seq])
+        state = "failed" if rejected(record) else "returned"
+        return ctx.fail(tool, f"{state} without the {{ok, result, issues}} envelope", [record.seq])
+
+    return ctx.samples("the result envelope", judge)

@@ -25,7 +25,7 @@ from checks.util import (
     valid_arguments,
     words,
 )
-from inspector.calls import annotations
+from inspector.calls import CallRecord, annotations
 from inspector.catalog import Item
 from inspector.review import Finding
 
@@ -175,7 +175,7 @@ def _envelopes(value: Any) -> Iterator[dict[str, Any]]:
 
 
 @rule("tokens.smart-truncation", modes=("call",), source=f"{SEED} §3 Smart truncation")
-async def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
+def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Strings over 2 KB come back as a truncation envelope with `full_action` and `full_params`.
 
     What it checks: call: each callable tool is called once with arguments from its schema (the shared sample call);
@@ -196,11 +196,8 @@ async def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
-    async for tool, record, blocked in ctx.samples("long-string truncation"):
-        if blocked:
-            yield blocked
-            continue
-        data = result_json(record.result)
+
+    def judge(tool: Item, record: CallRecord, data: Any) -> Finding:
         long = list(
             _long_strings(data if data is not None else result_text(record.result), ctx.options.truncation_bytes)
         )
@@ -210,21 +207,22 @@ async def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
             if not {"full_action", "full_params"} <= set(e) or len(str(e.get("preview", ""))) > 500
         ]
         if long:
-            yield ctx.fail(
+            return ctx.fail(
                 tool,
                 f"strings over {ctx.options.truncation_bytes} bytes not truncated: {', '.join(long[:5])}",
                 [record.seq],
             )
-        elif bad:
-            yield ctx.fail(
+        if bad:
+            return ctx.fail(
                 tool, "a truncation envelope lacks full_action/full_params or has a long preview", [record.seq]
             )
-        else:
-            yield ctx.passed(tool, "no untruncated long strings in the sample result", [record.seq])
+        return ctx.passed(tool, "no untruncated long strings in the sample result", [record.seq])
+
+    return ctx.samples("long-string truncation", judge)
 
 
 @rule("tokens.output-budget", modes=("call",), source=f"{SEED} §4 Output budget guard")
-async def output_budget(ctx: CheckContext) -> AsyncIterator[Finding]:
+def output_budget(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Responses over 8 KB carry `_overflow: true` and a valid `_overflow_action`.
 
     What it checks: call: each callable tool's sample result (the whole result object, serialized); over 8 KB
@@ -247,22 +245,20 @@ async def output_budget(ctx: CheckContext) -> AsyncIterator[Finding]:
     mcp-review.toml.
     """
     names = {t.name for t in _tools(ctx)}
-    async for tool, record, blocked in ctx.samples("the output budget"):
-        if blocked:
-            yield blocked
-            continue
+
+    def judge(tool: Item, record: CallRecord, data: Any) -> Finding:
         size = len(json.dumps(record.result or {}).encode())
-        data = result_json(record.result)
         flagged = isinstance(data, dict) and data.get("_overflow") is True
         action = data.get("_overflow_action") if isinstance(data, dict) else None
         if size > ctx.options.output_budget_bytes and not flagged:
-            yield ctx.fail(
+            return ctx.fail(
                 tool, f"{size} bytes with no _overflow marker (budget {ctx.options.output_budget_bytes})", [record.seq]
             )
-        elif flagged and not (isinstance(action, str) and (action in names or action.split(".")[0] in names)):
-            yield ctx.fail(tool, f"_overflow_action {action!r} names no listed tool or action", [record.seq])
-        else:
-            yield ctx.passed(tool, f"{size} bytes, within budget or marked", [record.seq])
+        if flagged and not (isinstance(action, str) and (action in names or action.split(".")[0] in names)):
+            return ctx.fail(tool, f"_overflow_action {action!r} names no listed tool or action", [record.seq])
+        return ctx.passed(tool, f"{size} bytes, within budget or marked", [record.seq])
+
+    return ctx.samples("the output budget", judge)
 
 
 @rule("tokens.tool-registration", modes=("static",), source=f"{SEED} §5 Tool registration")
@@ -398,7 +394,7 @@ async def transport(ctx: CheckContext) -> AsyncIterator[Finding]:
 
 
 @rule("tokens.request-id", modes=("call",), source=f"{SEED} §7 request_id in success envelope")
-async def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
+def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Success envelopes carry `_meta.request_id`.
 
     What it checks: call: each callable tool's sample result (JSON in structuredContent or the text block) must have
@@ -418,20 +414,18 @@ async def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
-    async for tool, record, blocked in ctx.samples("the request_id"):
-        if blocked:
-            yield blocked
-            continue
-        data = result_json(record.result)
+
+    def judge(tool: Item, record: CallRecord, data: Any) -> Finding:
         meta = data.get("_meta") if isinstance(data, dict) else None
         if rejected(record):
-            yield ctx.warn(
+            return ctx.warn(
                 tool, f"the sample call failed ({record.outcome}): no success envelope to read", [record.seq]
             )
-        elif isinstance(meta, dict) and meta.get("request_id"):
-            yield ctx.passed(tool, "success envelope has _meta.request_id", [record.seq])
-        else:
-            yield ctx.fail(tool, "success envelope without _meta.request_id", [record.seq])
+        if isinstance(meta, dict) and meta.get("request_id"):
+            return ctx.passed(tool, "success envelope has _meta.request_id", [record.seq])
+        return ctx.fail(tool, "success envelope without _meta.request_id", [record.seq])
+
+    return ctx.samples("the request_id", judge)
 
 
 @rule("tokens.panic-isolation", modes=("manual",), source=f"{SEED} §8 stdio panic isolation")

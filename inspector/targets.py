@@ -56,6 +56,11 @@ class Target:
     source: str | None = None  # the config file it came from
     demo: bool = False  # the bundled demo server
 
+    @property
+    def is_http(self) -> bool:
+        """Spoken over HTTP: Streamable HTTP or legacy HTTP+SSE."""
+        return self.kind in ("http", "sse")
+
     def label(self) -> str:
         """A short human label with no secrets in it."""
         if self.name:

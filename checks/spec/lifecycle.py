@@ -45,7 +45,7 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
             got = await p.modern(
                 "server/discover",
                 {"_meta": {"io.modelcontextprotocol/protocolVersion": BOGUS_VERSION}},
-                headers={"MCP-Protocol-Version": BOGUS_VERSION} if p.is_http else None,
+                headers={"MCP-Protocol-Version": BOGUS_VERSION} if p.target.is_http else None,
             )
             data = (got.error or {}).get("data")
             if not got.answered:

@@ -236,6 +236,20 @@ class _HttpBase(Transport):
             body = f"a redirect to {location!r}, which mcp-review does not follow"
         return HttpError(resp.status_code, url, safe_text(body[:BODY_SNIPPET], redactor), exchange)
 
+    async def send(
+        self,
+        payload: Any,
+        *,
+        raw: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        omit: Iterable[str] = (),
+    ) -> None:
+        await self._post(self._post_url(), payload, raw, headers, omit)
+
+    def _post_url(self) -> str:
+        """Where messages are POSTed: the target's URL (legacy SSE: the endpoint its stream named)."""
+        return self.url
+
     async def _post(
         self, url: str, payload: Any, raw: str | None, headers: Mapping[str, str] | None, omit: Iterable[str]
     ) -> None:
@@ -254,6 +268,16 @@ class _HttpBase(Transport):
                 await self._consume(resp, exchange, url, for_id)
         except httpx.HTTPError as e:
             raise _describe_http_failure(url, e) from e
+
+    @contextlib.asynccontextmanager
+    async def _event_stream(self) -> AsyncIterator[tuple[int, Any]]:
+        """GET the target's URL as an event stream, logged like every exchange: (its exchange, the response)."""
+        exchange = self.wire.new_exchange()
+        hdrs = self._adjust(self.base_headers(), {"Accept": "text/event-stream"}, ["Content-Type"])
+        self._log_request(exchange, "GET", self.url, hdrs)
+        async with self.client.stream("GET", self.url, headers=hdrs) as resp:
+            self._log_response(exchange, resp)
+            yield exchange, resp
 
     def _after_response(self, resp: Any, payload: Any) -> None:
         """Hook: Streamable HTTP keeps the session id."""
@@ -329,16 +353,6 @@ class HttpTransport(_HttpBase):
                 raise ProtocolError(f"the server's Mcp-Session-Id {shown} is not visible ASCII (0x21-0x7E)")
             self.session_id = sid
 
-    async def send(
-        self,
-        payload: Any,
-        *,
-        raw: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        omit: Iterable[str] = (),
-    ) -> None:
-        await self._post(self.url, payload, raw, headers, omit)
-
     def listen(self) -> None:
         """Open the optional GET stream for server-initiated messages (legacy era). 405 is fine."""
         if self._listener is None:
@@ -347,12 +361,8 @@ class HttpTransport(_HttpBase):
     async def _listen(self) -> None:
         import httpx
 
-        exchange = self.wire.new_exchange()
-        hdrs = self._adjust(self.base_headers(), {"Accept": "text/event-stream"}, ["Content-Type"])
-        self._log_request(exchange, "GET", self.url, hdrs)
         try:
-            async with self.client.stream("GET", self.url, headers=hdrs) as resp:
-                self._log_response(exchange, resp)
+            async with self._event_stream() as (exchange, resp):
                 if resp.status_code == 200 and "text/event-stream" in resp.headers.get("content-type", ""):
                     async for event in sse_events(self._lines(resp)):
                         if event.event != "dropped" and event.data.strip():
@@ -405,12 +415,8 @@ class SseTransport(_HttpBase):
         import httpx
 
         assert self._ready
-        exchange = self.wire.new_exchange()
-        hdrs = self._adjust(self.base_headers(), {"Accept": "text/event-stream"}, ["Content-Type"])
-        self._log_request(exchange, "GET", self.url, hdrs)
         try:
-            async with self.client.stream("GET", self.url, headers=hdrs) as resp:
-                self._log_response(exchange, resp)
+            async with self._event_stream() as (exchange, resp):
                 if resp.status_code != 200:
                     raise self._failed(resp, self.url, await self._read_capped(resp) or "", exchange)
                 async for event in sse_events(self._lines(resp)):
@@ -432,16 +438,9 @@ class SseTransport(_HttpBase):
         elif not self.closing:
             self.on_closed(failure)
 
-    async def send(
-        self,
-        payload: Any,
-        *,
-        raw: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        omit: Iterable[str] = (),
-    ) -> None:
+    def _post_url(self) -> str:
         assert self.endpoint
-        await self._post(self.endpoint, payload, raw, headers, omit)
+        return self.endpoint
 
     async def aclose(self) -> None:
         self.closing = True

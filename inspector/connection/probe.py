@@ -96,10 +96,6 @@ class Prober:
     def conn(self) -> int:
         return self.channel.conn
 
-    @property
-    def is_http(self) -> bool:
-        return self.transport.kind in ("http", "sse")
-
     async def request(
         self,
         method: str,
@@ -132,7 +128,7 @@ class Prober:
         """A 2026-07-28 request: `_meta` and (over HTTP) the Mcp-* headers, unless overridden."""
         params = dict(params or {})
         params["_meta"] = {**modern_meta(), **(params.get("_meta") or {})}
-        if self.is_http:
+        if self.target.is_http:
             kw["headers"] = {
                 "MCP-Protocol-Version": MODERN,
                 "Mcp-Method": method,
