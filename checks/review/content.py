@@ -13,6 +13,8 @@ from checks.context import CheckContext
 from checks.core import rule
 from checks.review.common import SEED, judged, scanned, verdict
 from inspector import surfaces
+from inspector.calls import CallRecord
+from inspector.catalog import Item
 from inspector.connection.errors import ConnectionFailed
 from inspector.review import Finding
 from inspector.scan.asks import form_asks_secret
@@ -47,10 +49,8 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
-    async for tool, _sample, blocked in ctx.samples("what its results say"):
-        if blocked:
-            yield blocked
-            continue
+
+    def judge(tool: Item, _sample: CallRecord, _data: object) -> Finding:
         fails: list[str] = []
         warns: list[str] = []
         mine = [r for r in ctx.calls if r.tool == tool.name and r.seq is not None]
@@ -62,7 +62,10 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
             warns += found[1]
             cited += [record.seq] if found[0] or found[1] else []
         clean = f"{len(mine)} result(s) scanned: nothing hidden, leaked or steering"
-        yield verdict(ctx, tool, (fails, warns), cited or [r.seq for r in mine], clean)
+        return verdict(ctx, tool, (fails, warns), cited or [r.seq for r in mine], clean)
+
+    async for finding in ctx.samples("what its results say", judge):
+        yield finding
 
 
 @rule("review.prompts-safe", modes=("call",), source=f"{SOURCE} (prompt messages)")
