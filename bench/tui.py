@@ -49,7 +49,7 @@ async def one(target: object) -> tuple[float, float, float]:
     async with app.run_test(size=(100, 30)) as pilot:
         painted = time.perf_counter() - started
         with Lag() as lag:
-            while app.snapshot is None or app.tools_filling:
+            while app.snapshot is None or app.tools.filling:
                 await pilot.pause(0.01)
             await pilot.pause()
         return painted, time.perf_counter() - started, lag.worst

@@ -10,12 +10,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from inspector.connection.session import Session
+from inspector.targets import Target
 from inspector.untrusted import original_length
 
 Consent = Literal["read-only", "reviewer"]
@@ -91,6 +93,27 @@ class CallRecord:
             "latencyMs": round(self.latency_ms, 1),
             "seq": self.seq,
         }
+
+
+def refused_call(tool: str, arguments: Any) -> dict[str, Any]:
+    """Coverage of a call the reviewer was asked to consent to and refused: wanted, not made."""
+    return {
+        "tool": tool,
+        "arguments": arguments,
+        "consent": "refused",
+        "purpose": "reviewer",
+        "outcome": "not called",
+        "latencyMs": 0,
+        "seq": None,
+    }
+
+
+def call_command(call: dict[str, Any], target: Target) -> str:
+    """A call kept in coverage as an `mcp-review call` command line, with no secret in it."""
+    parts = ["mcp-review", "call", call["tool"], "--args", json.dumps(call["arguments"], ensure_ascii=False)]
+    if call.get("consent") == "reviewer":
+        parts.append("--yes")
+    return " ".join(shlex.quote(p) for p in parts + target.cli_args())
 
 
 async def call_tool(

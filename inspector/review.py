@@ -20,6 +20,11 @@ Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL"]
 STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "pass", "n/a")  # worst first
 
 
+def rank(status: str) -> int:
+    """Where a status sorts, worst first; anything else (waived, queued, running) after every real status."""
+    return STATUSES.index(status) if status in STATUSES else len(STATUSES)
+
+
 class ExitCode(IntEnum):
     """How `mcp-review` ends, for CI to gate on (the rule-id contract, shared/rules.md)."""
 
@@ -168,6 +173,29 @@ class Review:
                 else:
                     finding.waiver = waiver
                     break
+
+    def merge(self, rerun: Review, only: str) -> None:
+        """Take a re-run's findings for `only` (a rule id, or a pack when it has no dot) in place of this
+        review's, with the exchanges they cite; waivers are applied again."""
+        replaced = (lambda f: f.rule == only) if "." in only else (lambda f: f.pack == only)
+        self.findings = [f for f in self.findings if not replaced(f)] + rerun.findings
+        self.exchanges.update(rerun.exchanges)
+        self.apply_waivers()
+
+    def waive(self, waiver: Waiver) -> None:
+        self.waivers.append(waiver)
+        self.apply_waivers()
+
+    def attest(self, finding: Finding, attestation: Attestation) -> None:
+        """Record a person's verdict on a manual rule and show it on its finding at once (the next run makes
+        the same finding from the attestation)."""
+        self.attestations.append(attestation)
+        finding.status, finding.message = attestation.status, f"attested by {attestation.by}: {attestation.note}"
+        self.apply_waivers()
+
+    def record_calls(self, calls: list[dict[str, Any]], purpose: str) -> None:
+        """Coverage: the calls made for `purpose` (the reviewer's, by hand) replace those kept before."""
+        self.coverage = [c for c in self.coverage if c.get("purpose") != purpose] + calls
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}

@@ -69,6 +69,16 @@ class Target:
             return " ".join(shlex.quote(p) for p in (self.command or "", *masked_args(self.args)))
         return self.url or "?"
 
+    def cli_args(self) -> list[str]:
+        """The target as `mcp-review` options, with no secret in them: credential arguments and URL
+        credentials masked; env values, headers and the bearer left out."""
+        if self.kind == "stdio":
+            return ["--", self.command or "", *masked_args(self.args)]
+        url = self.url or ""
+        for secret in _url_secrets(url):
+            url = url.replace(secret, "***")
+        return ["--url", url] + (["--transport", "sse"] if self.kind == "sse" else [])
+
     def given_secrets(self) -> set[str]:
         """The secrets this target hands the server (env, arguments, bearer, headers): what it may echo.
 

@@ -57,9 +57,9 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         assert app.review.verdict == "FAIL"
         assert {c["consent"] for c in app.review.coverage} == {"read-only"}, "read-only tools only, no consent asked"
         checks = app.main.query_one("#checks", DataTable)
-        headers = sum(1 for f in app.shown_findings if f is None)
+        headers = sum(1 for f in app.checklist.shown_findings if f is None)
         assert checks.row_count == len(app.review.findings) + headers and headers >= 10, "grouped by pack and section"
-        sections = [str(checks.get_cell_at((i, 2))) for i, f in enumerate(app.shown_findings) if f is None]
+        sections = [str(checks.get_cell_at((i, 2))) for i, f in enumerate(app.checklist.shown_findings) if f is None]
         assert any("seed 003" in s for s in sections) and any("seed 002" in s for s in sections)
         await until(pilot, lambda: not app.wire_pending)
         await show_tab(pilot, app, "tab-wire")
@@ -106,11 +106,11 @@ async def test_filter_tools_and_findings(tmp_path):
         fails = sum(
             1 for f in app.review.findings if "fail" in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
         )
-        shown = [f for f in app.shown_findings if f is not None]
+        shown = [f for f in app.checklist.shown_findings if f is not None]
         assert len(shown) == fails > 0
         app.main.query_one("#check-filter").value = "status:blocking reviewer"
         await pilot.pause()
-        shown = [f for f in app.shown_findings if f is not None]
+        shown = [f for f in app.checklist.shown_findings if f is not None]
         assert {f.effective for f in shown} == {"blocking"}, "status:X is exact"
         assert all("reviewer" in f"{f.rule} {f.subject} {f.message}".lower() for f in shown)
         app.main.query_one("#tool-filter").value = "status:fail"
@@ -235,7 +235,7 @@ async def _call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments:
     await pilot.press("ctrl+s")
     await until(
         pilot,
-        lambda: isinstance(app.screen, ConfirmScreen | ResultScreen) or app.running_call is not None or app.call_log,
+        lambda: isinstance(app.screen, ConfirmScreen | ResultScreen) or app.caller.running is not None or app.call_log,
     )
     if isinstance(app.screen, ConfirmScreen):  # only tools that may have side effects ask
         await pilot.click("#yes")
@@ -305,7 +305,7 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         await until(pilot, lambda: app.snapshot is not None, 60)
         tools = app.main.query_one("#tools", DataTable)
         assert 0 < tools.row_count < 10003, "the first rows are on screen before the rest are added"
-        await until(pilot, lambda: not app.tools_filling)
+        await until(pilot, lambda: not app.tools.filling)
         assert tools.row_count == 10003
         assert all("\x1b" not in str(tools.get_cell_at((i, 0))) for i in range(50))
         app.main.query_one("#tool-filter").value = "tool_9999_"
@@ -346,7 +346,9 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
 
     async def decide(pilot: Pilot, app: ReviewApp, key: str, rule: str, why: str) -> None:
         row = next(
-            i for i, f in enumerate(app.shown_findings) if f and f.rule == rule and f.status in ("fail", "blocking")
+            i
+            for i, f in enumerate(app.checklist.shown_findings)
+            if f and f.rule == rule and f.status in ("fail", "blocking")
         )
         app.main.query_one("#checks", DataTable).move_cursor(row=row)
         await pilot.press(key)
@@ -462,7 +464,7 @@ async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await _share_roots(pilot, app)
         await _call_with_consent(pilot, app, "trigger-long-running-operation", '{"duration": 30, "steps": 30}')
-        await until(pilot, lambda: "progress" in app.call_progress, 20)
+        await until(pilot, lambda: "progress" in app.caller.progress, 20)
         status = str(app.main.query_one("#status", Static).render())
         assert "calling trigger-long-running-operation" in status and " s · progress " in status
         await pilot.press("x")
@@ -512,7 +514,9 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         await run_checks(pilot, app)
-        row = next(i for i, f in enumerate(app.shown_findings) if f and f.rule == "review.descriptions-grounded")
+        row = next(
+            i for i, f in enumerate(app.checklist.shown_findings) if f and f.rule == "review.descriptions-grounded"
+        )
         checks = app.main.query_one("#checks", DataTable)
         checks.move_cursor(row=row)
         await pilot.pause()
@@ -559,7 +563,7 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
         assert {c["consent"] for c in app.review.coverage} == {"read-only", "reviewer"}, "calls were made, with consent"
         before = len(app.review.findings)
         await pilot.press("right", "right", "right")
-        row = next(i for i, f in enumerate(app.shown_findings) if f and f.rule == "registry.list-budget")
+        row = next(i for i, f in enumerate(app.checklist.shown_findings) if f and f.rule == "registry.list-budget")
         app.main.query_one("#checks", DataTable).move_cursor(row=row)
         app.main.query_one("#checks", DataTable).focus()
         created = app.review.created
@@ -599,9 +603,9 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
         assert statuses.count("queued") == len(rules) and checks.row_count > len(rules), "every rule, grouped"
         gate.set()
         await until(pilot, lambda: not app.checking, 60)
-        assert set(app.live) == {r.id for r in rules}
-        assert not {"queued", "running"} & set(app.live.values()), "each rule's status arrived as it finished"
-        assert app.live["review.descriptions-grounded"] == "fail"
+        assert set(app.checklist.live) == {r.id for r in rules}
+        assert not {"queued", "running"} & set(app.checklist.live.values()), "each rule's status arrived as it finished"
+        assert app.checklist.live["review.descriptions-grounded"] == "fail"
 
 
 async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):

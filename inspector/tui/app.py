@@ -29,16 +29,11 @@ Bindings (each also in the command palette):
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import os
-import re
 import shlex
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
-from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +43,11 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
-from textual.widgets.data_table import CellDoesNotExist
+from textual.widgets import Footer, Header, Input, Static, TabbedContent
 
 from checks.context import Options
 from checks.core import DEFAULT_PACKS, Rule, load_rules, select
-from inspector.calls import CallRecord, Consent, call_tool, effective_hints, side_effect_reason
+from inspector.calls import call_command, refused_call
 from inspector.catalog import ServerSnapshot
 from inspector.checking import CheckPlan, review_session
 from inspector.configs import ConfigError
@@ -63,119 +56,52 @@ from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.output import terminal_safe, write_text
 from inspector.redact import remember
-from inspector.review import STATUSES, Attestation, Finding, Remark, Review, Waiver, load_review, review_file
-from inspector.targets import (
-    Target,
-    http_target,
-    is_secret_header,
-    masked_args,
-    secret_arg_positions,
-    stdio_target,
-)
+from inspector.review import Finding, Review, load_review, review_file
+from inspector.targets import Target
 from inspector.text import one_line, visible
-from inspector.tokens import ENCODINGS, TokenCounter
+from inspector.tokens import TokenCounter
 from inspector.tui.asking import Asker
+from inspector.tui.calling import Caller
 from inspector.tui.commands import ToolJump
 from inspector.tui.connection import Connection
 from inspector.tui.dialogs import (
     CallScreen,
     ConfirmScreen,
     ConnectScreen,
-    DecisionScreen,
     ElicitScreen,
     ExportScreen,
-    FillScreen,
     ResultScreen,
     RunScreen,
     SampleScreen,
-    ToolScreen,
-    prompt_text,
-    resource_text,
+    known_servers,
+    remember_recent,
     result_text,
+    target_from_form,
 )
-from inspector.tui.messages import CallChosen, CallDone, ChecksDone, ChecksProgress, Connected, ConnectionLost, Show
+from inspector.tui.messages import (
+    CallChosen,
+    CallDone,
+    CallRefused,
+    ChecksDone,
+    ChecksProgress,
+    Connected,
+    ConnectionLost,
+    Decided,
+    Fetch,
+    RerunAsked,
+    Show,
+)
 from inspector.tui.panes.calls import CallsPane
+from inspector.tui.panes.checklist import ChecklistPane
 from inspector.tui.panes.logs import LogsPane
 from inspector.tui.panes.overview import OverviewPane
 from inspector.tui.panes.primitives import PrimitivesPane
-from inspector.tui.panes.table import reset_table
 from inspector.tui.panes.tail import TailPane
+from inspector.tui.panes.tools import ToolsPane
 from inspector.tui.panes.wire import WireLog, WirePane
 from inspector.tui.settings import load_settings, save_settings
+from inspector.tui.styles import status_style
 from themes import TCSS, THEMES
-
-TOOL_CHUNK = 1000  # tools table rows added per screen refresh
-COLUMNS = {  # every table's columns (ReviewScreen.reset)
-    "#tools": ("tool", "total", "descr", "input", "output", "annotations", "status"),
-    "#checks": ("status", "rule", "finding"),  # the subject leads the finding: it fits in 80 columns
-}
-RANK = {s: i for i, s in enumerate(STATUSES)}  # worst first
-STATUS_STYLE = {"fail": "bold red", "blocking": "bold yellow", "warn": "yellow", "pass": "green"}
-HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
-
-
-def cli_command(call: dict[str, Any], target: Target) -> str:
-    """The same call as a command line (secrets left out: --env values and the bearer are not copied)."""
-    parts = ["mcp-review", "call", call["tool"], "--args", json.dumps(call["arguments"], ensure_ascii=False)]
-    if call.get("consent") == "reviewer":
-        parts.append("--yes")
-    if target.kind == "stdio":
-        parts += ["--", target.command or "", *masked_args(target.args)]
-    else:
-        parts += ["--url", target.url or ""] + (["--transport", "sse"] if target.kind == "sse" else [])
-    return " ".join(shlex.quote(p) for p in parts)
-
-
-def target_from_form(values: dict[str, str]) -> Target:
-    """What the connect dialog gave: a config entry, a URL (headers, bearer) or a command line."""
-    if values.get("config"):
-        from inspector.configs import find_server
-
-        return find_server(values["config"], values.get("name"))
-    what = values.get("what", "").strip()
-    if what.startswith(("http://", "https://")):
-        headers = {}
-        for pair in filter(None, (p.strip() for p in values.get("headers", "").split(";"))):
-            key, found, value = pair.partition(":")
-            if not found:
-                raise ValueError(f"a header must look like K: V, got {pair!r}")
-            headers[key.strip()] = value.strip()
-        return http_target(what, headers=headers, bearer=values.get("bearer") or None)
-    return stdio_target(shlex.split(what))
-
-
-def expand_template(template: str, values: dict[str, str]) -> str:
-    """RFC 6570 level 1: {name} becomes the percent-encoded value (enough for reading a resource by hand)."""
-    from urllib.parse import quote
-
-    return re.sub(r"\{[+#./;?&]?([A-Za-z0-9_]+)\}", lambda m: quote(values.get(m.group(1), ""), safe=""), template)
-
-
-def rank(status: str) -> int:
-    """Where a status sorts, worst first; anything else (waived, queued, running) after every real status."""
-    return RANK.get(status, len(RANK))
-
-
-def by_section(item: Finding | Rule) -> tuple[str, str]:
-    """How the checklist groups rules and findings: pack, then seed section."""
-    return item.pack, item.source
-
-
-def split_filter(needle: str) -> tuple[set[str], str]:
-    """A filter's `status:X` words (exact statuses) and the rest (text to find), lower case."""
-    words = needle.lower().split()
-    statuses = {w.removeprefix("status:") for w in words if w.startswith("status:")}
-    return statuses, " ".join(w for w in words if not w.startswith("status:"))
-
-
-def badges(tool: Any) -> Text:
-    """Annotation badges: bright when the server set the hint, dim when it is the spec default."""
-    out = Text()
-    for hint, label in HINT_BADGES:
-        value, explicit = effective_hints(tool)[hint]
-        if value:
-            out.append(f"{label} ", style="bold" if explicit else "dim")
-    return out
 
 
 class ReviewScreen(Screen[None]):
@@ -191,30 +117,18 @@ class ReviewScreen(Screen[None]):
         yield Static("connecting…", id="status")
         with TabbedContent(initial="tab-overview"):
             yield OverviewPane(self.counter)
-            with TabPane("Tools", id="tab-tools"):
-                yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
-                yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
-                yield Static(id="tool-detail")
+            yield ToolsPane(self.counter)
             yield CallsPane()
             yield PrimitivesPane(self.counter)
-            with TabPane("Checklist", id="tab-checks"):
-                yield Input(
-                    placeholder="filter findings: status:fail, status:blocking… and/or any text", id="check-filter"
-                )
-                yield DataTable(id="checks", cursor_type="row", zebra_stripes=True)
-                yield Static(id="check-detail")
+            yield ChecklistPane(self.wire_log)
             yield WirePane(self.wire_log, self.counter)
             yield LogsPane(self.wire_log)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.reset("#checks")
         for pane in self.query(TailPane):
             pane.reset()
         self.ready = True  # every pane is mounted: the wire may be drawn
-
-    def reset(self, selector: str) -> DataTable[Any]:
-        return reset_table(self.query_one(selector, DataTable), COLUMNS[selector])
 
 
 class ReviewApp(App[None]):
@@ -256,26 +170,18 @@ class ReviewApp(App[None]):
         self.failure: str | None = None
         self.wire_log = WireLog()  # shown in the Wire and Stderr & logs tabs
         self.wire_pending: list[WireEntry] = []  # arrived since the last flush
-        self.tool_tokens: list[dict[str, int]] = []
+        self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
         self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
         self.state_dir = state_dir
         self.review_path = review_file(target.public(), state_dir)
-        self.shown_findings: list[Finding | None] = []  # None: a group header row
-        self.tool_sort: tuple[str, bool] = ("total", True)
-        self.tool_fill = 0  # numbers each fill of the tools table: a newer one stops an older one's chunks
-        self.tools_filling = False
         self.check_packs: list[str] = list(DEFAULT_PACKS)
         self.check_calls = "none"
         self.calls_chosen = False  # until the reviewer says which tools checks may call (asked on the first run)
-        self.running_call: asyncio.Future[CallRecord] | None = None
-        self.call_ticker: Timer | None = None
-        self.call_started = 0.0
-        self.call_progress = ""
         self.checking = False  # a checklist run is queued or running
-        self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
         self.connection = Connection(self, self.handlers(), self.counter)
+        self.caller = Caller(self, self.connection, self._status)  # the reviewer's tool calls
 
     def on_mount(self) -> None:
         for theme in THEMES:
@@ -305,6 +211,14 @@ class ReviewApp(App[None]):
             if isinstance(binding, Binding) and binding.tooltip:
                 yield SystemCommand(binding.description, binding.tooltip, partial(self.run_action, binding.action))
 
+    @property
+    def tools(self) -> ToolsPane:
+        return self.main.query_one(ToolsPane)
+
+    @property
+    def checklist(self) -> ChecklistPane:
+        return self.main.query_one(ChecklistPane)
+
     # ------------------------------------------------------------------------------ the connection
     def handlers(self) -> ClientHandlers:
         """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
@@ -321,7 +235,102 @@ class ReviewApp(App[None]):
 
         return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=self.asker.roots)
 
-    # ------------------------------------------------------------------------------------ actions
+    def action_reconnect(self) -> None:
+        self.snapshot = None
+        self._status("connecting…")
+        self.connection.open(self.target, self.era, self.wire_pending)
+
+    def action_connect(self) -> None:
+        current = self.target.url or " ".join(shlex.quote(p) for p in (self.target.command or "", *self.target.args))
+        self.push_screen(ConnectScreen(known_servers(), current), self._connect_to)
+
+    def _connect_to(self, values: dict[str, str] | None) -> None:
+        if not values:
+            return
+        try:
+            target = target_from_form(values)
+        except (ValueError, ConfigError) as e:
+            self.notify(str(e), severity="error", markup=False)
+            return
+        remember(target.secret_values())  # masked from here on: in saved settings, messages, the screen
+        remember_recent(values)
+        self.target = target
+        self.review = None
+        self.review_path = review_file(target.public(), self.state_dir)
+        # a new pending list: the old session, still closing, appends to the old one
+        self.wire_pending = []
+        self.wire_log.clear()
+        for pane in self.main.query(TailPane):
+            pane.reset()
+        self.call_log = []
+        self.main.query_one(CallsPane).show(self.call_log)
+        self.checklist.show(None)
+        self.action_reconnect()
+
+    @on(Connected)
+    def show_snapshot(self, message: Connected) -> None:
+        snap = message.snapshot
+        self.snapshot = snap
+        self.failure = None
+        self.tool_tokens, self.token_totals = message.tool_tokens, message.token_totals
+        if self.review is None and (saved := load_review(self.review_path)) is not None:
+            self.review = saved  # the same server reviewed before: its findings and decisions come back
+            self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
+            self.checklist.show(saved)
+            self.main.query_one(CallsPane).show(self.call_log)
+        self._status(
+            f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
+            f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
+        )
+        self._show_snapshot()
+        self.main.query_one(PrimitivesPane).show(snap)
+
+    def _show_snapshot(self) -> None:
+        """The overview and the tools, with what the review found in them."""
+        if self.snapshot is not None:
+            self.main.query_one(OverviewPane).show(self.snapshot, self.target, self.token_totals, self.review)
+            self.tools.show(self.snapshot, self.tool_tokens, self.review)
+
+    @on(ConnectionLost)
+    def show_failure(self, message: ConnectionLost) -> None:
+        self.failure = message.reason
+        self._status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
+        self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)
+
+    def _status(self, text: str, failed: bool = False) -> None:
+        with contextlib.suppress(NoMatches):  # a timer's last tick (a call's elapsed time) while the app closes
+            status = self.main.query_one("#status", Static)
+            status.update(Text(text))
+            status.set_class(failed, "-failed")
+
+    def _flush_wire(self) -> None:
+        """Add what crossed the wire since the last tick (10 times a second). The tables keep the newest
+        WIRE_ROWS rows, and a row's cells (its tokens too) are made only when it is shown: a flood costs
+        a little bookkeeping per message and at most one redraw a tick. The filter searches every entry."""
+        if not self.wire_pending or not self.main.ready:
+            return
+        batch = self.wire_pending[:]  # in place: the session holds this list's append
+        self.wire_pending.clear()
+        first, logs_first = len(self.wire_log.entries), len(self.wire_log.log_index)
+        self.wire_log.add(batch)
+        with contextlib.suppress(NoMatches):  # a last tick while the app closes: the panes are gone, the log is kept
+            active = self.main.query_one(TabbedContent).active
+            self.main.query_one(WirePane).show(first, shown=active == "tab-wire")
+            self.main.query_one(LogsPane).show(logs_first, shown=active == "tab-logs")
+
+    @on(TabbedContent.TabActivated)
+    def _draw_stale(self, event: TabbedContent.TabActivated) -> None:
+        """The Wire and logs tables catch up when shown: what arrived while they were hidden."""
+        if isinstance(event.pane, TailPane):
+            event.pane.catch_up()
+
+    def action_focus_filter(self) -> None:
+        pane = self.main.query_one(TabbedContent).active_pane
+        filters = pane.query(Input) if pane is not None else None
+        if filters:
+            filters.first().focus()
+
+    # ------------------------------------------------------------------------------ the checklist
     def action_run_checks(self, only: str | None = None) -> None:
         """Run the chosen packs with the chosen calling policy; `only` (a rule id or a pack) re-runs just that
         and merges its findings into the review. The Checklist shows every selected rule live meanwhile."""
@@ -344,9 +353,8 @@ class ReviewApp(App[None]):
             waivers=previous.waivers if previous else (),
             attestations=previous.attestations if previous else (),
         )
-        self.live = {}
         if not (only and previous):
-            self._start_live(select(packs, ignore))
+            self.checklist.start_live(select(packs, ignore))
 
         async def job(session: Session, snapshot: ServerSnapshot) -> None:
             seen = 0
@@ -359,54 +367,11 @@ class ReviewApp(App[None]):
             review = await review_session(session, snapshot, plan, progress)
             review.remarks = previous.remarks if previous else []  # the reviewer's notes outlive a re-run
             if only and previous is not None:
-                replaced = (lambda f: f.rule == only) if "." in only else (lambda f: f.pack == only)
-                previous.findings = [f for f in previous.findings if not replaced(f)] + review.findings
-                previous.exchanges.update(review.exchanges)
-                previous.apply_waivers()
+                previous.merge(review, only)
                 review = previous
             self.post_message(ChecksDone(review))
 
         self.connection.submit(job)
-
-    def _start_live(self, rules: list[Rule]) -> None:
-        """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""
-        self.live = {r.id: "queued" for r in rules}
-        table = self.main.reset("#checks")
-        self.shown_findings = []
-        for (pack, source), group in groupby(sorted(rules, key=lambda r: (r.pack, r.source, r.id)), key=by_section):
-            self._section_row(table, "", pack, source)
-            for r in group:
-                table.add_row(Text("queued", style="dim"), r.id, Text(one_line(r.summary, 200)), key=r.id)
-                self.shown_findings.append(None)
-
-    def _section_row(self, table: DataTable[Any], status: str, pack: str, source: str) -> None:
-        """A header row for a pack and seed section: nothing to waive or attest on it."""
-        table.add_row(
-            Text(status, style=STATUS_STYLE.get(status, "")),
-            Text(pack, style="bold"),
-            Text(one_line(source, 200), style="bold"),
-        )
-        self.shown_findings.append(None)
-
-    @on(ChecksProgress)
-    def show_progress(self, message: ChecksProgress) -> None:
-        label = message.running or "done"
-        self._status(f"checking {message.done}/{message.total} · {label}")
-        changed: dict[str, str] = {}
-        for f in message.new:
-            current = changed.get(f.rule) or self.live.get(f.rule)
-            if current in (None, "queued", "running") or rank(f.status) < rank(current):
-                changed[f.rule] = f.status
-        if message.running:
-            changed[message.running] = "running"
-        table = self.main.query_one("#checks", DataTable)
-        for rule_id, status in changed.items():
-            if rule_id not in self.live:
-                continue
-            self.live[rule_id] = status
-            style = "reverse" if status == "running" else STATUS_STYLE.get(status, "")
-            with contextlib.suppress(CellDoesNotExist):  # the table was refilled (a filter typed meanwhile)
-                table.update_cell(rule_id, "status", Text(status, style=style))
 
     def action_choose_checks(self, why: str = "", only: str | None = None) -> None:
         """Packs and calling policy; consent before checks may call tools with side effects. Then run
@@ -432,234 +397,47 @@ class ReviewApp(App[None]):
         calls = self.check_calls if self.calls_chosen else "read-only"
         self.push_screen(RunScreen(self.check_packs, calls, why), chosen)
 
-    def action_rerun_rule(self, what: str = "rule") -> None:
-        """Re-run the highlighted finding's rule (or, with `what="pack"`, its pack) and merge the findings."""
-        finding = self._highlighted_finding()
-        if finding is None:
-            self.notify("highlight a finding in the Checklist tab", severity="warning")
-            return
-        self.action_run_checks(only=finding.pack if what == "pack" else finding.rule)
+    @on(ChecksProgress)
+    def show_progress(self, message: ChecksProgress) -> None:
+        self._status(f"checking {message.done}/{message.total} · {message.running or 'done'}")
+        self.checklist.progress(message)
 
-    def jump_to_tool(self, index: int) -> None:
-        self.main.query_one(TabbedContent).active = "tab-tools"
-        self.main.query_one("#tool-filter", Input).value = ""
-
-        def there() -> None:
-            table = self.main.query_one("#tools", DataTable)
-            table.move_cursor(row=table.get_row_index(str(index)))
-            table.focus()
-
-        self._fill_tools("", then=there)
-
-    @on(DataTable.HeaderSelected, "#tools")
-    def sort_tools(self, event: DataTable.HeaderSelected) -> None:
-        """Sort by the clicked column; clicking it again reverses. Numbers sort high first."""
-        column = str(event.column_key.value)
-        reverse = not self.tool_sort[1] if self.tool_sort[0] == column else column not in ("tool", "status")
-        self.tool_sort = (column, reverse)
-        self._sort_tools()
-
-    def _sort_tools(self) -> None:
-        column, reverse = self.tool_sort
-
-        def key(value: Any) -> Any:
-            if column == "status":
-                return rank(str(value))
-            return value.plain.lower() if isinstance(value, Text) else value
-
-        self.main.query_one("#tools", DataTable).sort(column, key=key, reverse=reverse)
-
-    def _highlighted_tool(self) -> Any:
-        table = self.main.query_one("#tools", DataTable)
-        if self.snapshot is None or not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.snapshot.tools.items[int(key)] if key is not None else None
-
-    def action_call_tool(self) -> None:
-        tool = self._highlighted_tool()
-        if tool is None or not tool.name:
-            self.notify("highlight a tool in the Tools tab first", severity="warning")
-            return
-        from checks.util import valid_arguments
-
-        def chosen(arguments: dict[str, Any] | None) -> None:
-            if arguments is not None:
-                self._consent_then_call(tool, arguments)
-
-        self.push_screen(CallScreen(tool.raw, valid_arguments(tool)), chosen)
-
-    def _consent_then_call(self, tool: Any, arguments: dict[str, Any]) -> None:
-        reason = side_effect_reason(tool.raw)
-        if reason is None:
-            self._call(tool, arguments, "read-only")
-            return
-
-        def decided(yes: bool | None) -> None:
-            if yes:
-                self._call(tool, arguments, "reviewer")
-            else:
-                self.call_log.append(
-                    {
-                        "tool": tool.name,
-                        "arguments": arguments,
-                        "consent": "refused",
-                        "purpose": "reviewer",
-                        "outcome": "not called",
-                        "latencyMs": 0,
-                        "seq": None,
-                    }
-                )
-                self._save()
-                self._show_calls()
-
-        message = f"{tool.name} may have side effects: {reason}. Call it with these arguments?"
-        self.push_screen(ConfirmScreen("Consent needed", message), decided)
-
-    def _call(self, tool: Any, arguments: dict[str, Any], consent: Consent) -> None:
-        name = tool.name or ""
-        self.call_started = time.monotonic()
-        self.call_progress = ""
-        self._call_status(name)
-        self.call_ticker = self.set_interval(0.5, lambda: self._call_status(name))
-
-        def progress(params: dict[str, Any]) -> None:
-            total = f"/{params['total']}" if params.get("total") is not None else ""
-            message = f" {one_line(str(params['message']), 60)}" if params.get("message") else ""
-            self.call_progress = f" · progress {params.get('progress')}{total}{message}"
-            self._call_status(name)
-
-        async def job(session: Session, _snapshot: ServerSnapshot) -> None:
-            task = asyncio.ensure_future(call_tool(session, name, arguments, consent=consent, on_progress=progress))
-            self.running_call = task
-            try:
-                record = await task
-            except asyncio.CancelledError:  # the reviewer's cancel key; the server was told
-                record = CallRecord(name, arguments, consent, failure="cancelled by the reviewer")
-                record.latency_ms = (time.monotonic() - self.call_started) * 1000
-            finally:
-                self.running_call = None
-            self.post_message(CallDone(record))
-
-        self.connection.submit(job)
-
-    def _call_status(self, name: str) -> None:
-        elapsed = time.monotonic() - self.call_started
-        self._status(f"calling {one_line(name, 60)} · {elapsed:.1f} s{self.call_progress} · x to cancel")
-
-    def action_cancel_call(self) -> None:
-        if self.running_call is not None:
-            self.running_call.cancel()
-
-    def _show_calls(self) -> None:
-        self.main.query_one(CallsPane).show(self.call_log)
-
-    @on(CallChosen)
-    def rerun_call(self, message: CallChosen) -> None:
-        """Enter on a past call opens the call editor with its arguments."""
-        call = message.call
-        tool = self.snapshot.tool(call["tool"]) if self.snapshot else None
-        if tool is not None:
-            self.push_screen(
-                CallScreen(tool.raw, call["arguments"]),
-                lambda args: args is not None and self._consent_then_call(tool, args),
-            )
-
-    def action_copy_cli(self) -> None:
-        call = self.main.query_one(CallsPane).highlighted()
-        if call is not None:
-            self.copy_to_clipboard(cli_command(call, self.target))
-            self.notify("copied as an mcp-review call command")
-
-    def action_copy_json(self) -> None:
-        call = self.main.query_one(CallsPane).highlighted()
-        if call is not None:
-            self.copy_to_clipboard(
-                json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False)
-            )
-            self.notify("copied as JSON")
-
-    @on(CallDone)
-    def show_call(self, message: CallDone) -> None:
-        if self.call_ticker is not None:
-            self.call_ticker.stop()
-            self.call_ticker = None
-        record = message.record
-        self.call_log.append(record.to_json())
+    @on(ChecksDone)
+    def show_review(self, message: ChecksDone) -> None:
+        self.review, self.checking = message.review, False
         self._save()
-        self._show_calls()
-        tool = self.snapshot.tool(record.tool) if self.snapshot else None
-        tokens = self.counter.count_json(record.result) if record.result is not None else None
-        self._status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
-        self.push_screen(ResultScreen(result_text(record, tool.get("outputSchema") if tool else None, tokens)))
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
+        self._status(f"verdict {message.review.verdict} · {counts}")
+        self.checklist.show(self.review)
+        self._show_snapshot()
+
+    @on(RerunAsked)
+    def rerun(self, message: RerunAsked) -> None:
+        self.action_run_checks(only=message.only)
+
+    @on(Decided)
+    def save_decision(self) -> None:
+        self._save()
+        assert self.review is not None
+        self._status(f"verdict {self.review.verdict} · saved to {self.review_path}")
+
+    def action_rerun_rule(self, what: str = "rule") -> None:
+        self.checklist.rerun(what)
+
+    def action_waive(self) -> None:
+        self.checklist.waive()
+
+    def action_attest(self) -> None:
+        self.checklist.attest()
+
+    def action_note(self) -> None:
+        self.checklist.note()
 
     def _save(self) -> None:
         """After every change: findings, decisions and the call history survive a crash or a closed terminal."""
-        if self.review is None:
-            return
-        self.review.coverage = [c for c in self.review.coverage if c.get("purpose") != "reviewer"] + self.call_log
-        self.review.save(self.review_path)
-
-    def _highlighted_finding(self) -> Finding | None:
-        table = self.main.query_one("#checks", DataTable)
-        if not table.row_count or table.cursor_row >= len(self.shown_findings):
-            return None
-        return self.shown_findings[table.cursor_row]
-
-    def action_waive(self) -> None:
-        finding = self._highlighted_finding()
-        if finding is None or finding.status not in ("fail", "blocking"):
-            self.notify("highlight a fail or blocking finding in the Checklist tab", severity="warning")
-            return
-
-        def decided(values: dict[str, str] | None) -> None:
-            if values and self.review is not None:
-                waiver = Waiver(
-                    finding.rule, values["why"], values["who"], finding.subject, values["expires"] or None, "tui"
-                )
-                self.review.waivers.append(waiver)
-                self.review.apply_waivers()
-                self._decided()
-
-        self.push_screen(DecisionScreen("waive", finding, os.environ.get("USER", "")), decided)
-
-    def action_attest(self) -> None:
-        finding = self._highlighted_finding()
-        if finding is None or "manual" not in finding.mode:
-            self.notify("highlight a finding of a manual rule in the Checklist tab", severity="warning")
-            return
-
-        def decided(values: dict[str, str] | None) -> None:
-            if values and self.review is not None:
-                status = "fail" if values["status"] == "fail" else "pass"
-                self.review.attestations.append(
-                    Attestation(finding.rule, values["who"], values["why"], status, finding.subject, "tui")
-                )
-                finding.status, finding.message = status, f"attested by {values['who']}: {values['why']}"
-                self.review.apply_waivers()
-                self._decided()
-
-        self.push_screen(DecisionScreen("attest", finding, os.environ.get("USER", "")), decided)
-
-    def action_note(self) -> None:
-        if self.review is None:
-            self.notify("run the checks first (r): notes belong to a review", severity="warning")
-            return
-        finding = self._highlighted_finding()
-
-        def decided(values: dict[str, str] | None) -> None:
-            if values and self.review is not None:
-                rule, subject = (finding.rule, finding.subject) if finding else (None, None)
-                self.review.remarks.append(Remark(values["who"], values["why"], rule, subject))
-                self._decided()
-
-        self.push_screen(DecisionScreen("note", finding, os.environ.get("USER", "")), decided)
-
-    def _decided(self) -> None:
-        self._save()
-        self._fill_checks(self.main.query_one("#check-filter", Input).value)
-        assert self.review is not None
-        self._status(f"verdict {self.review.verdict} · saved to {self.review_path}")
+        if self.review is not None:
+            self.review.record_calls(self.call_log, "reviewer")
+            self.review.save(self.review_path)
 
     def action_export(self) -> None:
         from inspector.report import render
@@ -685,342 +463,85 @@ class ReviewApp(App[None]):
 
         self.push_screen(ExportScreen(f"mcp-review-{name}", render(review, "md")), chosen)
 
-    def action_focus_filter(self) -> None:
-        tabs = self.main.query_one(TabbedContent)
-        target = {"tab-tools": "#tool-filter", "tab-checks": "#check-filter", "tab-wire": "#wire-filter"}.get(
-            tabs.active or ""
-        )
-        if target:
-            self.main.query_one(target, Input).focus()
+    # ------------------------------------------------------------------------------ tools and calls
+    def jump_to_tool(self, index: int) -> None:
+        self.main.query_one(TabbedContent).active = "tab-tools"
+        self.tools.jump(index)
 
-    def action_connect(self) -> None:
-        from inspector.configs import discover
-
-        choices: list[tuple[str, str, dict[str, str]]] = [
-            (r.get("what", ""), "recent", {"what": r.get("what", ""), "headers": r.get("headers", ""), "bearer": ""})
-            for r in load_settings().get("recent", [])
-            if isinstance(r, dict)
-        ]
-        choices += [
-            (found.name, f"{found.client}: {found.source}", {"config": found.source, "name": found.name})
-            for found in discover()
-            if found.target is not None
-        ]
-        current = self.target.url or " ".join(shlex.quote(p) for p in (self.target.command or "", *self.target.args))
-        self.push_screen(ConnectScreen(choices, current), self._connect_to)
-
-    def _connect_to(self, values: dict[str, str] | None) -> None:
-        if not values:
+    def action_call_tool(self) -> None:
+        tool = self.tools.highlighted()
+        if tool is None or not tool.name:
+            self.notify("highlight a tool in the Tools tab first", severity="warning")
             return
-        try:
-            target = target_from_form(values)
-        except (ValueError, ConfigError) as e:
-            self.notify(str(e), severity="error", markup=False)
-            return
-        remember(target.secret_values())  # masked from here on: in saved settings, messages, the screen
-        if "what" in values and not secret_arg_positions(shlex.split(values["what"])):  # never remember a secret
-            headers = "; ".join(
-                p for p in values.get("headers", "").split(";") if not is_secret_header(p.split(":")[0])
+        from checks.util import valid_arguments
+
+        def chosen(arguments: dict[str, Any] | None) -> None:
+            if arguments is not None:
+                self.caller.consent_then_call(tool, arguments)
+
+        self.push_screen(CallScreen(tool.raw, valid_arguments(tool)), chosen)
+
+    def action_cancel_call(self) -> None:
+        self.caller.cancel()
+
+    @on(CallChosen)
+    def rerun_call(self, message: CallChosen) -> None:
+        """Enter on a past call opens the call editor with its arguments."""
+        call = message.call
+        tool = self.snapshot.tool(call["tool"]) if self.snapshot else None
+        if tool is not None:
+            self.push_screen(
+                CallScreen(tool.raw, call["arguments"]),
+                lambda args: args is not None and self.caller.consent_then_call(tool, args),
             )
-            recent = [
-                r for r in load_settings().get("recent", []) if isinstance(r, dict) and r.get("what") != values["what"]
-            ]
-            save_settings({"recent": [{"what": values["what"], "headers": headers.strip()}, *recent][:10]})
-        self.target = target
-        self.review = None
-        self.review_path = review_file(target.public(), self.state_dir)
-        self._clear_wire()
-        self.call_log = []
-        self._show_calls()
-        self._fill_checks("")
-        self.action_reconnect()
 
-    def _clear_wire(self) -> None:
-        # a new pending list: the old session, still closing, appends to the old one
-        self.wire_pending = []
-        self.wire_log.clear()
-        for pane in self.main.query(TailPane):
-            pane.reset()
+    def action_copy_cli(self) -> None:
+        call = self.main.query_one(CallsPane).highlighted()
+        if call is not None:
+            self.copy_to_clipboard(call_command(call, self.target))
+            self.notify("copied as an mcp-review call command")
 
-    def action_reconnect(self) -> None:
-        self.snapshot = None
-        self._status("connecting…")
-        self.connection.open(self.target, self.era, self.wire_pending)
+    def action_copy_json(self) -> None:
+        call = self.main.query_one(CallsPane).highlighted()
+        if call is not None:
+            self.copy_to_clipboard(
+                json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False)
+            )
+            self.notify("copied as JSON")
 
-    # ----------------------------------------------------------------------------------- messages
-    def _detail(self, selector: str, body: Text) -> None:
-        """Fill a detail pane; nothing while the screen is torn down (a table's last highlight comes late)."""
-        with contextlib.suppress(NoMatches):
-            self.main.query_one(selector, Static).update(body)
+    @on(CallDone)
+    def show_call(self, message: CallDone) -> None:
+        self.caller.finished()
+        record = message.record
+        self._called(record.to_json())
+        tool = self.snapshot.tool(record.tool) if self.snapshot else None
+        tokens = self.counter.count_json(record.result) if record.result is not None else None
+        self._status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
+        schema = tool.get("outputSchema") if tool else None
+        self.push_screen(ResultScreen(result_text(record, schema, tokens, partial(status_style, self))))
 
-    def _status(self, text: str, failed: bool = False) -> None:
-        with contextlib.suppress(NoMatches):  # a timer's last tick (a call's elapsed time) while the app closes
-            status = self.main.query_one("#status", Static)
-            status.update(Text(text))
-            status.set_class(failed, "-failed")
+    @on(CallRefused)
+    def refused(self, message: CallRefused) -> None:
+        self._called(refused_call(message.tool, message.arguments))
 
-    @on(Connected)
-    def show_snapshot(self, message: Connected) -> None:
-        snap = message.snapshot
-        self.snapshot = snap
-        self.failure = None
-        self.tool_tokens, self.token_totals = message.tool_tokens, message.token_totals
-        if self.review is None and (saved := load_review(self.review_path)) is not None:
-            self.review = saved  # the same server reviewed before: its findings and decisions come back
-            self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
-            self._fill_checks("")
-            self._show_calls()
-        self._status(
-            f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
-            f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
-        )
-        self._show_overview(snap)
-        self._fill_tools("")
-        self.main.query_one(PrimitivesPane).show(snap)
+    def _called(self, call: dict[str, Any]) -> None:
+        self.call_log.append(call)
+        self._save()
+        self.main.query_one(CallsPane).show(self.call_log)
 
+    # ------------------------------------------------------------------------------ resources and prompts
     def action_open_primitive(self) -> None:
-        item = self.main.query_one(PrimitivesPane).highlighted() if self.snapshot is not None else None
-        if item is None:
-            return
-        if item.kind == "resource":
-            self._read(item.key)
-        elif item.kind == "template":
-            names = re.findall(r"\{[+#./;?&]?([A-Za-z0-9_]+)", item.key)
-            self.push_screen(
-                FillScreen(f"Fill {item.key}", item.raw, dict.fromkeys(names, ""), names),
-                lambda values: values is not None and self._read(expand_template(item.key, values)),
-            )
-        else:
-            arguments = [
-                a for a in item.get("arguments") or [] if isinstance(a, dict) and isinstance(a.get("name"), str)
-            ]
-            required = [a["name"] for a in arguments if a.get("required")]
-            self.push_screen(
-                FillScreen(f"Get prompt {item.key}", item.raw, {a["name"]: "" for a in arguments}, required),
-                lambda values: values is not None and self._get_prompt(item.key, values),
-            )
+        self.main.query_one(PrimitivesPane).open()
 
-    def _read(self, uri: str) -> None:
+    @on(Fetch)
+    def fetch(self, message: Fetch) -> None:
         async def job(session: Session, _snapshot: ServerSnapshot) -> None:
-            reply = await session.complete("resources/read", {"uri": uri})
-            body = resource_text(uri, reply.result) if reply.error is None else Text(visible(json.dumps(reply.error)))
-            self.post_message(Show(body))
-
-        self.connection.submit(job)
-
-    def _get_prompt(self, name: str, arguments: dict[str, Any]) -> None:
-        async def job(session: Session, _snapshot: ServerSnapshot) -> None:
-            reply = await session.complete("prompts/get", {"name": name, "arguments": arguments})
-            body = prompt_text(name, reply.result) if reply.error is None else Text(visible(json.dumps(reply.error)))
-            self.post_message(Show(body))
+            reply = await session.complete(message.method, message.params)
+            error = Text(visible(json.dumps(reply.error)))
+            self.post_message(Show(message.render(reply.result) if reply.error is None else error))
 
         self.connection.submit(job)
 
     @on(Show)
     def show_text(self, message: Show) -> None:
         self.push_screen(ResultScreen(message.body))
-
-    def _show_overview(self, snap: ServerSnapshot) -> None:
-        self.main.query_one(OverviewPane).show(snap, self.target, self.token_totals, self.review)
-
-    def _fill_tools(self, needle: str, then: Callable[[], None] | None = None) -> None:
-        """The tools matching `needle` (text, and `status:X` words), costliest first, added TOOL_CHUNK rows at a
-        time so 10,000 tools never freeze the screen; `then` runs once every row is in."""
-        if self.snapshot is None:
-            return
-        self.main.reset("#tools")
-        worst = self._worst_by_subject()
-        statuses, text_needle = split_filter(needle)
-        rows = []
-        for item in self.snapshot.tools:
-            text = f"{item.key} {item.description or ''}".lower()
-            if (text_needle and text_needle not in text) or (statuses and worst.get(item.key, "") not in statuses):
-                continue
-            tokens = self.tool_tokens[item.index]
-            rows.append((tokens["total"], item, tokens))
-        self.tool_fill += 1
-        self.tools_filling = True
-        self._add_tool_rows(self.tool_fill, sorted(rows, key=lambda r: -r[0]), worst, then)
-
-    def _add_tool_rows(
-        self, fill: int, rows: list[Any], worst: dict[str, str], then: Callable[[], None] | None
-    ) -> None:
-        table = next(self.main.query("#tools").results(DataTable), None)
-        if fill != self.tool_fill or table is None:
-            return  # a newer fill (a filter keystroke) replaced this one, or the app is closing
-        for total, item, tokens in rows[:TOOL_CHUNK]:
-            status = worst.get(item.key, "")
-            table.add_row(
-                Text(one_line(item.key, 60), style="red" if item.problems else ""),
-                total,
-                tokens.get("description", 0),
-                tokens.get("inputSchema", 0),
-                tokens.get("outputSchema", 0),
-                badges(item.raw),
-                Text(status, style=STATUS_STYLE.get(status, "")),
-                key=f"{item.index}",
-            )
-        if len(rows) > TOOL_CHUNK:  # the rest after the screen has drawn (and measured) these
-            self.set_timer(0.02, partial(self._add_tool_rows, fill, rows[TOOL_CHUNK:], worst, then))
-            return
-        self.tools_filling = False
-        if self.tool_sort != ("total", True):
-            self._sort_tools()
-        if then is not None:
-            then()
-
-    def _worst_by_subject(self) -> dict[str, str]:
-        worst: dict[str, str] = {}
-        for f in self.review.findings if self.review else []:
-            if f.subject is None:
-                continue
-            status = f.effective if f.effective in RANK else "pass"  # a waived finding no longer counts against it
-            current = worst.get(f.subject)
-            if current is None or rank(status) < rank(current):
-                worst[f.subject] = status
-        return worst
-
-    @on(DataTable.RowHighlighted, "#tools")
-    def show_tool(self, event: DataTable.RowHighlighted) -> None:
-        if self.snapshot is None or event.row_key.value is None:
-            return
-        item = self.snapshot.tools.items[int(event.row_key.value)]
-        detail = Text()
-        detail.append(f"{one_line(item.key, 100)}  (enter: all of it)\n", style="bold")
-        for title, body, _collapsed in self._tool_sections(item, [self.counter]):
-            detail.append(f"{title}\n", style="bold")
-            detail.append_text(body)
-            detail.append("\n")
-        self._detail("#tool-detail", detail)
-
-    @on(DataTable.RowSelected, "#tools")
-    def open_tool(self, event: DataTable.RowSelected) -> None:
-        if self.snapshot is None or event.row_key.value is None:
-            return
-        item = self.snapshot.tools.items[int(event.row_key.value)]
-        counters = [self.counter] + [TokenCounter(e) for e in ENCODINGS if e != self.counter.encoding]
-        self.push_screen(ToolScreen(one_line(item.key, 100), self._tool_sections(item, counters)))
-
-    def _tool_sections(self, item: Any, counters: list[TokenCounter]) -> list[tuple[str, Text, bool]]:
-        """(title, body, collapsed) of one tool: description, findings, tokens per encoding, schemas, hints."""
-        raw = item.raw if isinstance(item.raw, dict) else {}
-        description = Text(visible(item.description or "(no description)", 4000))
-        if item.problems:
-            description.append("\nproblems: " + "; ".join(item.problems), style="red")
-        sections = [("description", description, False)]
-        findings = Text()
-        for f in self.review.findings if self.review else []:
-            if f.subject == item.key and f.effective not in ("pass", "n/a"):
-                findings.append(
-                    f"{f.effective} {f.rule}: {one_line(f.message, 200)}\n", style=STATUS_STYLE.get(f.effective, "")
-                )
-        sections.append((f"findings ({len(findings.plain.splitlines())})", findings, False))
-        tokens = Text()
-        for counter in counters:
-            breakdown = self.tool_tokens[item.index] if counter is self.counter else counter.breakdown(raw)
-            tokens.append(f"{counter.encoding}: " + ", ".join(f"{k} {v}" for k, v in breakdown.items()) + "\n")
-        sections.append(("tokens", tokens, False))
-        for key in ("inputSchema", "outputSchema"):
-            if key in raw:
-                body = Text(visible(json.dumps(raw[key], indent=2, ensure_ascii=False), 20000))
-                sections.append((key, body, key == "outputSchema"))
-        hints = Text()
-        for hint, (value, explicit) in effective_hints(raw).items():
-            hints.append(f"{hint}: {json.dumps(value)} ({'set by the server' if explicit else 'spec default'})\n")
-        sections.append(("annotations", hints, True))
-        return sections
-
-    @on(Input.Changed, "#tool-filter")
-    def filter_tools(self, event: Input.Changed) -> None:
-        self._fill_tools(event.value)
-
-    @on(ChecksDone)
-    def show_review(self, message: ChecksDone) -> None:
-        self.review, self.checking = message.review, False
-        self._save()
-        counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
-        self._status(f"verdict {message.review.verdict} · {counts}")
-        self._fill_checks("")
-        self._fill_tools(self.main.query_one("#tool-filter", Input).value)
-        if self.snapshot:
-            self._show_overview(self.snapshot)
-
-    def _fill_checks(self, needle: str) -> None:
-        """Grouped by pack and seed section (a header row each, with its worst status), worst findings first."""
-        row, was = self.main.query_one("#checks", DataTable).cursor_row, self._highlighted_finding()
-        table = self.main.reset("#checks")
-        statuses, text = split_filter(needle)
-        findings = [
-            f
-            for f in (self.review.findings if self.review else [])
-            if (not statuses or f.effective in statuses)
-            and (not text or text in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower())
-        ]
-        self.shown_findings = []
-        ordered = sorted(findings, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
-        for (pack, source), group in groupby(ordered, key=by_section):
-            items = list(group)
-            self._section_row(table, items[0].effective, pack, source)  # worst first: the section's status
-            for f in items:
-                self.shown_findings.append(f)
-                finding = Text(one_line(f.subject or "server", 40), style="bold")
-                finding.append(": " + one_line(f.message, 200), style="")
-                table.add_row(Text(f.effective, style=STATUS_STYLE.get(f.effective, "")), f.rule, finding)
-        if was is not None:  # stay on the same finding (after a re-run, its successor) or at the same place
-            same = ((i, f) for i, f in enumerate(self.shown_findings) if f)
-            row = next((i for i, f in same if (f.rule, f.subject) == (was.rule, was.subject)), row)
-        table.move_cursor(row=min(row, table.row_count - 1))
-
-    @on(DataTable.RowHighlighted, "#checks")
-    def show_finding(self, event: DataTable.RowHighlighted) -> None:
-        """The finding in full, with the wire exchange that proves it."""
-        if event.cursor_row >= len(self.shown_findings) or self.review is None:
-            return
-        f = self.shown_findings[event.cursor_row]
-        if f is None:
-            return
-        detail = Text()
-        detail.append(f"{f.effective} {f.rule} · {one_line(f.subject or 'server', 80)} · {f.mode}\n", style="bold")
-        detail.append(visible(f.message, 4000) + "\n")
-        detail.append(f"source: {f.source}\n", style="dim")
-        if f.waiver:
-            detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style="yellow")
-        by_seq = {e.seq: e for e in self.wire_log.entries}
-        for seq in f.evidence[:3]:
-            entry = by_seq.get(seq)
-            if entry is not None:
-                payload = entry.message if entry.message is not None else entry.http or entry.text
-                detail.append(f"#{seq} {entry.direction} {entry.kind}: ", style="cyan")
-                detail.append(visible(json.dumps(payload, ensure_ascii=False), 1500) + "\n")
-        self._detail("#check-detail", detail)
-
-    @on(Input.Changed, "#check-filter")
-    def filter_checks(self, event: Input.Changed) -> None:
-        self._fill_checks(event.value)
-
-    def _flush_wire(self) -> None:
-        """Add what crossed the wire since the last tick (10 times a second). The tables keep the newest
-        WIRE_ROWS rows, and a row's cells (its tokens too) are made only when it is shown: a flood costs
-        a little bookkeeping per message and at most one redraw a tick. The filter searches every entry."""
-        if not self.wire_pending or not self.main.ready:
-            return
-        batch = self.wire_pending[:]  # in place: the session holds this list's append
-        self.wire_pending.clear()
-        first, logs_first = len(self.wire_log.entries), len(self.wire_log.log_index)
-        self.wire_log.add(batch)
-        with contextlib.suppress(NoMatches):  # a last tick while the app closes: the panes are gone, the log is kept
-            active = self.main.query_one(TabbedContent).active
-            self.main.query_one(WirePane).show(first, shown=active == "tab-wire")
-            self.main.query_one(LogsPane).show(logs_first, shown=active == "tab-logs")
-
-    @on(TabbedContent.TabActivated)
-    def _draw_stale(self, event: TabbedContent.TabActivated) -> None:
-        """The Wire and logs tables catch up when shown: what arrived while they were hidden."""
-        if isinstance(event.pane, TailPane):
-            event.pane.catch_up()
-
-    @on(ConnectionLost)
-    def show_failure(self, message: ConnectionLost) -> None:
-        self.failure = message.reason
-        self._status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
-        self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)

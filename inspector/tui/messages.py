@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,3 +53,30 @@ class Show(Message):
 @dataclass
 class CallChosen(Message):
     call: dict[str, Any]  # a past call, as kept in the review's coverage
+
+
+@dataclass
+class Decided(Message):
+    """The reviewer waived, attested or noted something in the review: it is to be saved."""
+
+
+@dataclass
+class RerunAsked(Message):
+    only: str  # a rule id, or a pack: its findings are re-run and merged
+
+
+@dataclass
+class CallRefused(Message):
+    """The reviewer refused consent to a call with side effects: kept in coverage as not called."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass
+class Fetch(Message):
+    """A request for the app to send (read a resource, get a prompt); `render` shows its result."""
+
+    method: str
+    params: dict[str, Any]
+    render: Callable[[Any], Text]

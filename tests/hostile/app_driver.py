@@ -85,7 +85,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5):
                 report["screens"].append(screen_text(app))
                 await pilot.press("ctrl+s")
-                await until(pilot, lambda: isinstance(app.screen, ResultScreen) or not app.running_call, budget)
+                await until(pilot, lambda: isinstance(app.screen, ResultScreen) or not app.caller.running, budget)
                 await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2)
                 report["screens"].append(screen_text(app))
                 await pilot.press("escape")

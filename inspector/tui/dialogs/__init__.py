@@ -8,7 +8,7 @@ One module per dialog; `form` is the schema-generated form they share, `common` 
 from inspector.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
 from inspector.tui.dialogs.call import CallScreen
 from inspector.tui.dialogs.confirm import ConfirmScreen
-from inspector.tui.dialogs.connect import ConnectScreen
+from inspector.tui.dialogs.connect import ConnectScreen, known_servers, remember_recent, target_from_form
 from inspector.tui.dialogs.decision import DecisionScreen
 from inspector.tui.dialogs.elicitation import ElicitScreen
 from inspector.tui.dialogs.export import ExportScreen
@@ -35,7 +35,10 @@ __all__ = [
     "SampleScreen",
     "SchemaForm",
     "ToolScreen",
+    "known_servers",
     "prompt_text",
+    "remember_recent",
     "resource_text",
     "result_text",
+    "target_from_form",
 ]

@@ -1,7 +1,9 @@
-"""Connecting: a server found in config files or a recent one, or a command or URL typed in."""
+"""Connecting: a server found in config files or a recent one, or a command or URL typed in; what the form
+gave as a `Target`, and the recent servers remembered (never with a secret)."""
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from rich.text import Text
@@ -12,8 +14,56 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Static
 
+from inspector.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
 from inspector.text import one_line
 from inspector.tui.dialogs.common import DIALOG_CSS
+from inspector.tui.settings import load_settings, save_settings
+
+Choice = tuple[str, str, dict[str, str]]  # label, where from, the form's values
+
+
+def known_servers() -> list[Choice]:
+    """The recent servers, then every server the usual config files name."""
+    from inspector.configs import discover
+
+    recent: list[Choice] = [
+        (r.get("what", ""), "recent", {"what": r.get("what", ""), "headers": r.get("headers", ""), "bearer": ""})
+        for r in load_settings().get("recent", [])
+        if isinstance(r, dict)
+    ]
+    return recent + [
+        (found.name, f"{found.client}: {found.source}", {"config": found.source, "name": found.name})
+        for found in discover()
+        if found.target is not None
+    ]
+
+
+def target_from_form(values: dict[str, str]) -> Target:
+    """What the connect dialog gave: a config entry, a URL (headers, bearer) or a command line."""
+    if values.get("config"):
+        from inspector.configs import find_server
+
+        return find_server(values["config"], values.get("name"))
+    what = values.get("what", "").strip()
+    if what.startswith(("http://", "https://")):
+        headers = {}
+        for pair in filter(None, (p.strip() for p in values.get("headers", "").split(";"))):
+            key, found, value = pair.partition(":")
+            if not found:
+                raise ValueError(f"a header must look like K: V, got {pair!r}")
+            headers[key.strip()] = value.strip()
+        return http_target(what, headers=headers, bearer=values.get("bearer") or None)
+    return stdio_target(shlex.split(what))
+
+
+def remember_recent(values: dict[str, str]) -> None:
+    """A typed server goes first in the recent ones, without its bearer or credential headers; one whose
+    command line carries a secret is not remembered at all."""
+    if "what" not in values or secret_arg_positions(shlex.split(values["what"])):
+        return
+    headers = "; ".join(p for p in values.get("headers", "").split(";") if not is_secret_header(p.split(":")[0]))
+    recent = [r for r in load_settings().get("recent", []) if isinstance(r, dict) and r.get("what") != values["what"]]
+    save_settings({"recent": [{"what": values["what"], "headers": headers.strip()}, *recent][:10]})
 
 
 class ConnectScreen(ModalScreen[dict[str, str] | None]):
@@ -22,7 +72,7 @@ class ConnectScreen(ModalScreen[dict[str, str] | None]):
     DEFAULT_CSS = DIALOG_CSS + "#choices { height: 1fr; }"
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-connect")]
 
-    def __init__(self, choices: list[tuple[str, str, dict[str, str]]], current: str) -> None:
+    def __init__(self, choices: list[Choice], current: str) -> None:
         super().__init__()
         self.choices = choices  # (label, where from, form values)
         self.current = current

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -18,8 +19,9 @@ from inspector.text import one_line, visible
 from inspector.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
 
 
-def result_text(record: CallRecord, output_schema: Any, tokens: int | None) -> Text:
-    """Every content block, structuredContent checked against the outputSchema, isError, latency, tokens."""
+def result_text(record: CallRecord, output_schema: Any, tokens: int | None, style: Callable[[str], str]) -> Text:
+    """Every content block, structuredContent checked against the outputSchema, isError, latency, tokens;
+    `style` gives a status's style (see `styles.status_style`)."""
     out = Text()
     out.append(f"{one_line(record.tool, 80)} · {record.latency_ms:.0f} ms · {record.outcome}", style="bold")
     if tokens is not None:
@@ -41,7 +43,7 @@ def result_text(record: CallRecord, output_schema: Any, tokens: int | None) -> T
             problems = schema_problems(result["structuredContent"], output_schema)
             note = schema_note(output_schema)
             verdict = "; ".join(problems) or note or "conforms to the outputSchema"
-            out.append(verdict + "\n", style="red" if problems else "yellow" if note else "green")
+            out.append(verdict + "\n", style=style("problem" if problems else "warn" if note else "pass"))
     out.append(f"isError: {json.dumps(result.get('isError', False))}\n")
     return out
 

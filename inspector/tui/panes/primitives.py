@@ -1,7 +1,11 @@
 """The Resources & prompts tab: the server's resources, resource templates and prompts, with their token
-costs; the app reads or gets the highlighted one."""
+costs. Opening one (filling a template's or a prompt's arguments first) asks the app to read or get it."""
 
 from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,7 +14,16 @@ from textual.widgets import DataTable, TabPane
 from inspector.catalog import Item, ServerSnapshot
 from inspector.text import one_line
 from inspector.tokens import TokenCounter
+from inspector.tui.dialogs import FillScreen, prompt_text, resource_text
+from inspector.tui.messages import Fetch
 from inspector.tui.panes.table import reset_table
+
+TEMPLATE_VARIABLE = r"\{[+#./;?&]?([A-Za-z0-9_]+)\}"
+
+
+def expand_template(template: str, values: dict[str, str]) -> str:
+    """RFC 6570 level 1: {name} becomes the percent-encoded value (enough for reading a resource by hand)."""
+    return re.sub(TEMPLATE_VARIABLE, lambda m: quote(values.get(m.group(1), ""), safe=""), template)
 
 
 class PrimitivesPane(TabPane):
@@ -43,3 +56,33 @@ class PrimitivesPane(TabPane):
             return None
         kind, index = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value).split(":")
         return self.snapshot.lists[kind].items[int(index)]  # type: ignore[index]
+
+    def open(self) -> None:
+        """Read the highlighted resource, fill a template then read it, or get a prompt with arguments."""
+        item = self.highlighted()
+        if item is None:
+            return
+        if item.kind == "resource":
+            self._read(item.key)
+        elif item.kind == "template":
+            names = re.findall(TEMPLATE_VARIABLE, item.key)
+            self.app.push_screen(
+                FillScreen(f"Fill {item.key}", item.raw, dict.fromkeys(names, ""), names),
+                lambda values: values is not None and self._read(expand_template(item.key, values)),
+            )
+        else:
+            arguments = [
+                a for a in item.get("arguments") or [] if isinstance(a, dict) and isinstance(a.get("name"), str)
+            ]
+            required = [a["name"] for a in arguments if a.get("required")]
+            self.app.push_screen(
+                FillScreen(f"Get prompt {item.key}", item.raw, {a["name"]: "" for a in arguments}, required),
+                lambda values: values is not None and self._get_prompt(item.key, values),
+            )
+
+    def _read(self, uri: str) -> None:
+        self.post_message(Fetch("resources/read", {"uri": uri}, lambda result: resource_text(uri, result)))
+
+    def _get_prompt(self, name: str, arguments: dict[str, Any]) -> None:
+        params = {"name": name, "arguments": arguments}
+        self.post_message(Fetch("prompts/get", params, lambda result: prompt_text(name, result)))

@@ -14,3 +14,10 @@ def reset_table(table: DataTable[Any], columns: Sequence[str]) -> DataTable[Any]
     for label in columns:
         table.add_column(label, key=label)
     return table
+
+
+def split_filter(needle: str) -> tuple[set[str], str]:
+    """A filter's `status:X` words (exact statuses) and the rest (text to find), lower case."""
+    words = needle.lower().split()
+    statuses = {w.removeprefix("status:") for w in words if w.startswith("status:")}
+    return statuses, " ".join(w for w in words if not w.startswith("status:"))

@@ -1,0 +1,88 @@
+"""The reviewer's tool calls: consent first for a tool that may have side effects, one call at a time on the
+connection worker, its elapsed time and progress in the status line, and a cancel that tells the server.
+The outcome comes back to the app as a message: `CallDone`, or `CallRefused` when consent was refused."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
+from textual.timer import Timer
+
+from inspector.calls import CallRecord, Consent, call_tool, side_effect_reason
+from inspector.catalog import Item, ServerSnapshot
+from inspector.connection.session import Session
+from inspector.text import one_line
+from inspector.tui.connection import Connection
+from inspector.tui.dialogs import ConfirmScreen
+from inspector.tui.messages import CallDone, CallRefused
+
+
+class Caller:
+    def __init__(self, app: App[Any], connection: Connection, status: Callable[[str], None]) -> None:
+        self.app = app
+        self.connection = connection
+        self.status = status  # shows a line in the app's status bar
+        self.running: asyncio.Future[CallRecord] | None = None
+        self.ticker: Timer | None = None
+        self.started = 0.0
+        self.progress = ""
+
+    def consent_then_call(self, tool: Item, arguments: dict[str, Any]) -> None:
+        reason = side_effect_reason(tool.raw)
+        if reason is None:
+            self._call(tool, arguments, "read-only")
+            return
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._call(tool, arguments, "reviewer")
+            else:
+                self.app.post_message(CallRefused(tool.name or "", arguments))
+
+        message = f"{tool.name} may have side effects: {reason}. Call it with these arguments?"
+        self.app.push_screen(ConfirmScreen("Consent needed", message), decided)
+
+    def cancel(self) -> None:
+        if self.running is not None:
+            self.running.cancel()
+
+    def finished(self) -> None:
+        """The call's result has arrived: the status line stops ticking."""
+        if self.ticker is not None:
+            self.ticker.stop()
+            self.ticker = None
+
+    def _call(self, tool: Item, arguments: dict[str, Any], consent: Consent) -> None:
+        name = tool.name or ""
+        self.started = time.monotonic()
+        self.progress = ""
+        self._tick(name)
+        self.ticker = self.app.set_interval(0.5, lambda: self._tick(name))
+
+        def progress(params: dict[str, Any]) -> None:
+            total = f"/{params['total']}" if params.get("total") is not None else ""
+            message = f" {one_line(str(params['message']), 60)}" if params.get("message") else ""
+            self.progress = f" · progress {params.get('progress')}{total}{message}"
+            self._tick(name)
+
+        async def job(session: Session, _snapshot: ServerSnapshot) -> None:
+            task = asyncio.ensure_future(call_tool(session, name, arguments, consent=consent, on_progress=progress))
+            self.running = task
+            try:
+                record = await task
+            except asyncio.CancelledError:  # the reviewer's cancel key; the server was told
+                record = CallRecord(name, arguments, consent, failure="cancelled by the reviewer")
+                record.latency_ms = (time.monotonic() - self.started) * 1000
+            finally:
+                self.running = None
+            self.app.post_message(CallDone(record))
+
+        self.connection.submit(job)
+
+    def _tick(self, name: str) -> None:
+        elapsed = time.monotonic() - self.started
+        self.status(f"calling {one_line(name, 60)} · {elapsed:.1f} s{self.progress} · x to cancel")

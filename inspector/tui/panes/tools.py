@@ -1,0 +1,208 @@
+"""The Tools tab: every tool with its token costs, annotation badges and worst finding; a filter (text and
+`status:X` words), sorting by any column, and the highlighted tool in full (Enter: every section)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.css.query import NoMatches
+from textual.widgets import DataTable, Input, Static, TabPane
+
+from inspector.calls import effective_hints
+from inspector.catalog import Item, ServerSnapshot
+from inspector.review import STATUSES, Review, rank
+from inspector.text import one_line, visible
+from inspector.tokens import ENCODINGS, TokenCounter
+from inspector.tui.dialogs import ToolScreen
+from inspector.tui.panes.table import reset_table, split_filter
+from inspector.tui.styles import status_style
+
+TOOL_CHUNK = 1000  # rows added per screen refresh
+HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
+
+
+def badges(tool: Any) -> Text:
+    """Annotation badges: bright when the server set the hint, dim when it is the spec default."""
+    out = Text()
+    for hint, label in HINT_BADGES:
+        value, explicit = effective_hints(tool)[hint]
+        if value:
+            out.append(f"{label} ", style="bold" if explicit else "dim")
+    return out
+
+
+def worst_by_subject(review: Review | None) -> dict[str, str]:
+    """Each subject's worst status; a waived finding no longer counts against it."""
+    worst: dict[str, str] = {}
+    for f in review.findings if review else []:
+        if f.subject is None:
+            continue
+        status = f.effective if f.effective in STATUSES else "pass"
+        current = worst.get(f.subject)
+        if current is None or rank(status) < rank(current):
+            worst[f.subject] = status
+    return worst
+
+
+class ToolsPane(TabPane):
+    COLUMNS = ("tool", "total", "descr", "input", "output", "annotations", "status")
+
+    def __init__(self, counter: TokenCounter) -> None:
+        super().__init__("Tools", id="tab-tools")
+        self.counter = counter
+        self.snapshot: ServerSnapshot | None = None
+        self.review: Review | None = None
+        self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
+        self.sorting: tuple[str, bool] = ("total", True)
+        self.fill = 0  # numbers each fill of the table: a newer one stops an older one's chunks
+        self.filling = False
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
+        yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
+        yield Static(id="tool-detail")
+
+    def show(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], review: Review | None) -> None:
+        self.snapshot, self.tool_tokens, self.review = snapshot, tool_tokens, review
+        self.refill(self.query_one(Input).value)
+
+    def jump(self, index: int) -> None:
+        """Show every tool again and highlight this one."""
+        self.query_one(Input).value = ""
+
+        def there() -> None:
+            table = self.query_one(DataTable)
+            table.move_cursor(row=table.get_row_index(str(index)))
+            table.focus()
+
+        self.refill("", then=there)
+
+    def highlighted(self) -> Item | None:
+        table = self.query_one(DataTable)
+        if self.snapshot is None or not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.snapshot.tools.items[int(key)] if key is not None else None
+
+    def refill(self, needle: str, then: Callable[[], None] | None = None) -> None:
+        """The tools matching `needle` (text, and `status:X` words), costliest first, added TOOL_CHUNK rows at a
+        time so 10,000 tools never freeze the screen; `then` runs once every row is in."""
+        if self.snapshot is None:
+            return
+        reset_table(self.query_one(DataTable), self.COLUMNS)
+        worst = worst_by_subject(self.review)
+        statuses, text_needle = split_filter(needle)
+        rows = []
+        for item in self.snapshot.tools:
+            text = f"{item.key} {item.description or ''}".lower()
+            if (text_needle and text_needle not in text) or (statuses and worst.get(item.key, "") not in statuses):
+                continue
+            tokens = self.tool_tokens[item.index]
+            rows.append((tokens["total"], item, tokens))
+        self.fill += 1
+        self.filling = True
+        self._add_rows(self.fill, sorted(rows, key=lambda r: -r[0]), worst, then)
+
+    def _add_rows(self, fill: int, rows: list[Any], worst: dict[str, str], then: Callable[[], None] | None) -> None:
+        table = next(self.query(DataTable).results(DataTable), None)
+        if fill != self.fill or table is None:
+            return  # a newer fill (a filter keystroke) replaced this one, or the app is closing
+        for total, item, tokens in rows[:TOOL_CHUNK]:
+            status = worst.get(item.key, "")
+            table.add_row(
+                Text(one_line(item.key, 60), style=status_style(self.app, "problem") if item.problems else ""),
+                total,
+                tokens.get("description", 0),
+                tokens.get("inputSchema", 0),
+                tokens.get("outputSchema", 0),
+                badges(item.raw),
+                Text(status, style=status_style(self.app, status)),
+                key=f"{item.index}",
+            )
+        if len(rows) > TOOL_CHUNK:  # the rest after the screen has drawn (and measured) these
+            self.set_timer(0.02, partial(self._add_rows, fill, rows[TOOL_CHUNK:], worst, then))
+            return
+        self.filling = False
+        if self.sorting != ("total", True):
+            self._sort()
+        if then is not None:
+            then()
+
+    @on(Input.Changed, "#tool-filter")
+    def filter_tools(self, event: Input.Changed) -> None:
+        self.refill(event.value)
+
+    @on(DataTable.HeaderSelected, "#tools")
+    def sort_tools(self, event: DataTable.HeaderSelected) -> None:
+        """Sort by the clicked column; clicking it again reverses. Numbers sort high first."""
+        column = str(event.column_key.value)
+        reverse = not self.sorting[1] if self.sorting[0] == column else column not in ("tool", "status")
+        self.sorting = (column, reverse)
+        self._sort()
+
+    def _sort(self) -> None:
+        column, reverse = self.sorting
+
+        def key(value: Any) -> Any:
+            if column == "status":
+                return rank(str(value))
+            return value.plain.lower() if isinstance(value, Text) else value
+
+        self.query_one(DataTable).sort(column, key=key, reverse=reverse)
+
+    @on(DataTable.RowHighlighted, "#tools")
+    def show_tool(self, event: DataTable.RowHighlighted) -> None:
+        if self.snapshot is None or event.row_key.value is None:
+            return
+        item = self.snapshot.tools.items[int(event.row_key.value)]
+        detail = Text()
+        detail.append(f"{one_line(item.key, 100)}  (enter: all of it)\n", style="bold")
+        for title, body, _collapsed in self.sections(item, [self.counter]):
+            detail.append(f"{title}\n", style="bold")
+            detail.append_text(body)
+            detail.append("\n")
+        with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
+            self.query_one("#tool-detail", Static).update(detail)
+
+    @on(DataTable.RowSelected, "#tools")
+    def open_tool(self, event: DataTable.RowSelected) -> None:
+        if self.snapshot is None or event.row_key.value is None:
+            return
+        item = self.snapshot.tools.items[int(event.row_key.value)]
+        counters = [self.counter] + [TokenCounter(e) for e in ENCODINGS if e != self.counter.encoding]
+        self.app.push_screen(ToolScreen(one_line(item.key, 100), self.sections(item, counters)))
+
+    def sections(self, item: Item, counters: list[TokenCounter]) -> list[tuple[str, Text, bool]]:
+        """(title, body, collapsed) of one tool: description, findings, tokens per encoding, schemas, hints."""
+        raw = item.raw if isinstance(item.raw, dict) else {}
+        description = Text(visible(item.description or "(no description)", 4000))
+        if item.problems:
+            description.append("\nproblems: " + "; ".join(item.problems), style=status_style(self.app, "problem"))
+        sections = [("description", description, False)]
+        findings = Text()
+        for f in self.review.findings if self.review else []:
+            if f.subject == item.key and f.effective not in ("pass", "n/a"):
+                style = status_style(self.app, f.effective)
+                findings.append(f"{f.effective} {f.rule}: {one_line(f.message, 200)}\n", style=style)
+        sections.append((f"findings ({len(findings.plain.splitlines())})", findings, False))
+        tokens = Text()
+        for counter in counters:
+            breakdown = self.tool_tokens[item.index] if counter is self.counter else counter.breakdown(raw)
+            tokens.append(f"{counter.encoding}: " + ", ".join(f"{k} {v}" for k, v in breakdown.items()) + "\n")
+        sections.append(("tokens", tokens, False))
+        for key in ("inputSchema", "outputSchema"):
+            if key in raw:
+                body = Text(visible(json.dumps(raw[key], indent=2, ensure_ascii=False), 20000))
+                sections.append((key, body, key == "outputSchema"))
+        hints = Text()
+        for hint, (value, explicit) in effective_hints(raw).items():
+            hints.append(f"{hint}: {json.dumps(value)} ({'set by the server' if explicit else 'spec default'})\n")
+        sections.append(("annotations", hints, True))
+        return sections
