@@ -84,6 +84,14 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
     chk.add_argument("--calls", choices=["none", "read-only", "all"], help="which tools checks may call (default none)")
     chk.add_argument(
+        "--probe",
+        action="append",
+        default=[],
+        choices=["security", "security-all"],
+        help="active probes with canaries (opt-in): security (parameters chosen by name and schema), "
+        "security-all (every string parameter); tools are called only as --calls allows",
+    )
+    chk.add_argument(
         "--format",
         choices=FORMATS,
         default="md",
@@ -315,7 +323,7 @@ def cmd_check(args: argparse.Namespace, target: Target) -> int:
     plan = CheckPlan(
         packs=packs,
         ignore=[*config.ignore, *args.ignore],
-        options=config.build_options(args.calls),
+        options=config.build_options(args.calls, args.probe),
         waivers=config.waivers,
         attestations=config.attestations,
         era=args.era,

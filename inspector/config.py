@@ -11,6 +11,7 @@
     truncation_bytes = 2048                  # tokens.smart-truncation
     probe_timeout = 5.0                      # seconds per probe request (default: --timeout)
     foreign_token_env = "OTHER_TOKEN"        # review.audience-validated: env var with a token for another resource
+    probe = ["security"]                     # active probes with canaries: security, security-all (or --probe)
 
     [calls]
     policy = "read-only"                     # none | read-only | all
@@ -52,7 +53,9 @@ OPTION_KEYS = {
     "truncation_bytes": int,
     "probe_timeout": float,
     "foreign_token_env": str,
+    "probe": list,
 }
+PROBES = ("security", "security-all")
 WAIVE_KEYS = {"rule", "subject", "reason", "by", "expires"}
 ATTEST_KEYS = {"rule", "by", "note", "status", "subject"}
 
@@ -73,10 +76,13 @@ class ReviewConfig:
     waivers: list[Waiver] = field(default_factory=list)
     attestations: list[Attestation] = field(default_factory=list)
 
-    def build_options(self, calls: str | None) -> Options:
+    def build_options(self, calls: str | None, probe: list[str] | tuple[str, ...] = ()) -> Options:
         opts = Options(calls=(calls or self.policy or "none"), allow_tools=self.allow)  # type: ignore[arg-type]
+        opts.probe = frozenset(probe)
         for key, value in self.options.items():
-            if key == "foreign_token_env":
+            if key == "probe":
+                opts.probe |= frozenset(value)
+            elif key == "foreign_token_env":
                 token = os.environ.get(str(value))
                 if token:
                     opts.foreign_token = token
@@ -159,6 +165,8 @@ def load_config(path: str | Path, known_rules: set[str], known_packs: set[str]) 
         fits = isinstance(value, kind) or (kind is float and isinstance(value, int))
         if not fits or isinstance(value, bool):
             raise ConfigFileError(f"{prefix}: options.{key}: expected {kind.__name__}")
+        if kind is list and not set(_strings(f"{prefix}: options.{key}", value)) <= set(PROBES):
+            raise ConfigFileError(f"{prefix}: options.{key}: expected a list of {', '.join(PROBES)}")
         cfg.options[key] = value
     calls = _table(f"{prefix}: [calls]", data.get("calls", {}), {"policy", "allow"}, ())
     if "policy" in calls:

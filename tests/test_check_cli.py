@@ -33,6 +33,9 @@ CONFIG = """
 packs = ["review", "spec"]
 baseline = "baseline.json"
 
+[options]
+probe = ["security"]  # the canary probes run (review.commands-not-injected on search_notes' query)
+
 [calls]
 policy = "all"
 
@@ -74,6 +77,7 @@ def test_config_attestations_waivers_and_baseline_make_it_pass(tmp_path):
     assert out.returncode == 0, out.stderr + (tmp_path / "review.md").read_text()[:3000]
     md = (tmp_path / "review.md").read_text()
     assert "**Verdict: ✅ PASS**" in md
+    assert "review.commands-not-injected" in next(line for line in md.splitlines() if line.startswith("- pass:"))
     assert "(attested pass) | server | alice | every handler checks the caller's scope" in md
     assert "attested by alice: every handler checks the caller's scope" in (tmp_path / "review.full.md").read_text()
     assert (tmp_path / "baseline.json").is_file(), "the first --baseline run pins the definitions"

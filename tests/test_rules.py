@@ -62,6 +62,9 @@ LOOKALIKE = Run(("profiled", "lookalike"), calls="read-only", timeout=2.0, extra
 HTTP_MODERN = Run(("good",), http="--http")  # the SDK's server in the 2026-07-28 era
 SPEAKS_CLEAN = Run(("speaks", "clean"), calls="read-only")
 SPEAKS_HOSTILE = Run(("speaks", "hostile"), calls="read-only")
+PROBED = (("probe", frozenset({"security"})),)  # --probe security: the canaries of checks/review/probes.py
+HARDENED = Run(("twins", "hardened"), options=PROBED)
+VULNERABLE = Run(("twins", "vulnerable"), options=PROBED)
 
 # rule id -> (passes on, fails on); the expected failing status is "fail" unless CASES_WARN says "warn".
 CASES: dict[str, tuple[Run, Run]] = {
@@ -83,6 +86,8 @@ CASES.update(
         "review.client-requests-safe": (SPEAKS_CLEAN, SPEAKS_HOSTILE),
     }
 )
+PROBES = ("paths-confined", "commands-not-injected", "urls-confined", "templates-inert", "secrets-not-echoed")
+CASES.update({f"review.{probe}": (HARDENED, VULNERABLE) for probe in PROBES})
 FAILS_AS = {
     "design.lean-output": "warn",
     "design.constraints": "warn",
@@ -109,6 +114,7 @@ EXPECT: dict[str, tuple[str | None, str]] = {
     "review.annotations-set": ("purge_cache", "readOnlyHint and destructiveHint are both true"),
     "review.arguments-validated-and-authorized": ("run_query", "wrong type for required 'query'"),
     "review.audience-validated": (None, "a made-up bearer token that no authorization server issued got HTTP 200"),
+    "review.commands-not-injected": ("run_ping", "returned the joined canary (a shell ran printf)"),
     "review.descriptions-grounded": ("purge_cache", "'<IMPORTANT>' block"),
     "review.error-channel-correct": (None, "calling a tool that does not exist succeeded"),
     "review.injection-safe": ("run_query", "'../../../../../../../../etc/passwd' returned /etc/passwd"),
@@ -116,6 +122,7 @@ EXPECT: dict[str, tuple[str | None, str]] = {
     "review.no-overlap": ("get_static", "exposes the same data as resource 'tags://static'"),
     "review.no-token-passthrough": ATTESTED,
     "review.output-schema-and-structured": ("get_static", "declares an outputSchema but the result has no"),
+    "review.paths-confined": ("read_file", "returned the canary file's content: path traversal"),
     "review.precise-names": ("notes", "name 'notes' is not unique"),
     "review.primitive-by-purpose": ("get_static", "takes no input and returned the same result twice"),
     "review.resource-server-metadata": (None, "no 401 challenge (HTTP 200 without a token)"),
@@ -124,7 +131,10 @@ EXPECT: dict[str, tuple[str | None, str]] = {
     "review.results-safe": ("lookup", "structuredContent.note: instruction aimed at the model: '<IMPORTANT>' block"),
     "review.prompts-safe": ("brief", "messages[0].content.text: instruction aimed at the model: '<IMPORTANT>' block"),
     "review.client-requests-safe": ("sampling/createMessage", "systemPrompt: instruction aimed at the model"),
+    "review.secrets-not-echoed": ("login", "came back in the reply: secret echo"),
+    "review.templates-inert": ("render_greeting", "'{{7*"),
     "review.transport-config": (None, "credentials passed as command-line arguments (--api-key=***)"),
+    "review.urls-confined": ("fetch_url", "made the server request the canary listener"),
     "spec.capabilities": (None, "does not declare 'prompts' but prompts/list lists 1"),
     "spec.http-transport": (None, "Origin http://evil.example -> HTTP 200, not 403"),
     "spec.icons": ("bad name", "icons[0] is not an object with a string src"),

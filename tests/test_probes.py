@@ -1,0 +1,111 @@
+"""Active probes (issue 11): canaries prove a vulnerability by its effect, and only with the reviewer's consent.
+
+The rules of checks/review/probes.py run for real (`run_check` over stdio) against the twins of
+tests/servers/twins.py: the same tools written unsafely and safely. Without `--probe security` nothing is
+called; with `--calls none` nothing may be; with both, the vulnerable twin fails and the hardened one passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from checks.review.probes import command_payloads, template_payloads
+from inspector import canary
+from inspector.config import ConfigFileError, load_config
+from inspector.review import verdict_of
+from tests.support import fixture_argv
+from tests.test_check_cli import check
+from tests.test_rules import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE, Run, describe, findings
+
+RULES = [f"review.{probe}" for probe in PROBES]
+TOOLS = {"read_file", "run_ping", "fetch_url", "render_greeting", "login"}
+UNPROBED = Run(("twins", "vulnerable"))  # --calls all, no --probe
+UNCALLABLE = Run(("twins", "vulnerable"), calls="none", options=PROBED)
+EVERY = Run(("twins", "vulnerable"), options=(("probe", frozenset({"security-all"})),))
+
+
+def test_the_canary_file_is_reached_from_any_base_and_removed_after():
+    with canary.canary_file() as planted:
+        for base in ("/", "/srv", "/a/b/c/d/e/f/g/h/i/j/k/l"):
+            reached = Path(os.path.normpath(os.path.join(base, planted.traversal())))
+            assert reached == planted.path and planted.content in reached.read_text()
+    assert not planted.path.exists() and not planted.path.parent.exists()
+
+
+async def test_the_listener_records_what_was_asked_and_closes():
+    async with canary.listener() as heard:
+        path = canary.token()
+        body = await asyncio.to_thread(lambda: urllib.request.urlopen(heard.url(path), timeout=5).read())
+        assert body == b"ok" and heard.received(path)
+        assert await heard.wait_for(path, 0.1)
+        assert not await heard.wait_for("never-asked", 0.1)
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.1", heard.port), timeout=1):
+        pass
+
+
+def test_no_payload_carries_its_own_proof():
+    """An echo of the input can never pass for the effect: the proof is not in what is sent."""
+    for payload in command_payloads() + template_payloads():
+        assert payload.proof not in payload.value
+    assert len(template_payloads()) == 5 and len(command_payloads()) == 5
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_twins_get_different_verdicts(rule):
+    bad, good = findings(VULNERABLE)[rule], findings(HARDENED)[rule]
+    subject, fragment = EXPECT[rule]
+    assert [(f.status, f.subject) for f in bad] == [("fail", subject)] and fragment in bad[0].message, describe(bad)
+    assert [(f.status, f.subject) for f in good] == [("pass", subject)], describe(good)
+    assert bad[0].evidence and good[0].evidence, "a proof cites the call's exchange, and so does a pass"
+    assert "no canary effect" in good[0].message, "a pass names what was tried"
+    assert verdict_of(bad) == "FAIL" and verdict_of(good) == "PASS"
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_without_probe_each_rule_blocks_once_on_the_server(rule):
+    items = findings(UNPROBED)[rule]
+    assert len(items) == 1 and items[0].status == "blocking" and items[0].subject is None, describe(items)
+    assert "run with --probe security and --calls " in items[0].message and items[0].evidence
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_a_tool_that_may_not_be_called_is_blocking(rule):
+    items = findings(UNCALLABLE)[rule]
+    assert items and all(f.status == "blocking" and "needs a call" in f.message for f in items), describe(items)
+    assert {f.subject for f in items} == {EXPECT[rule][0]}
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_security_all_probes_every_string_parameter(rule):
+    """Every tool takes a string: each is probed (the secret echo rule stays with secret-named parameters)."""
+    items = findings(EVERY)[rule]
+    subject = EXPECT[rule][0]
+    assert [f.subject for f in items if f.status == "fail"] == [subject], describe(items)
+    probed = {f.subject for f in items}
+    assert probed == ({subject} if rule == "review.secrets-not-echoed" else TOOLS), describe(items)
+
+
+def test_probe_in_the_review_config(tmp_path):
+    config = tmp_path / "mcp-review.toml"
+    config.write_text('[options]\nprobe = ["security"]\n')
+    loaded = load_config(config, set(), {"review"})
+    assert loaded.build_options("all").probe == {"security"}
+    assert loaded.build_options("all", ["security-all"]).probe == {"security", "security-all"}
+    config.write_text('[options]\nprobe = ["everything"]\n')
+    with pytest.raises(ConfigFileError, match=r"options\.probe: expected a list of security, security-all"):
+        load_config(config, set(), {"review"})
+
+
+def test_the_probe_flag_of_check():
+    twin = fixture_argv("twins", "vulnerable")
+    out = check("--pack", "review", "--calls", "all", "--probe", "security", "-q", "--format", "json", "--", *twin)
+    failed = {f["rule"] for f in json.loads(out.stdout)["findings"] if f["status"] == "fail"}
+    assert out.returncode == 1 and failed >= set(RULES), out.stderr
+    assert check("--probe", "everything", "--", *twin).returncode == 2
