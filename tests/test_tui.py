@@ -555,11 +555,14 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
         await until(pilot, lambda: isinstance(app.screen, RunScreen))
         app.screen.query_one("#packs", Input).value = "review registry"
         app.screen.query_one("#calls", Select).value = "all"
+        app.screen.query_one("#probe", Select).value = "security"
         await pilot.click("#run")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.click("#yes")
         await until(pilot, lambda: app.review is not None)
         assert app.review.packs == ["registry", "review"] and app.check_calls == "all"
+        probed = [f for f in app.review.findings if f.rule == "review.commands-not-injected"]
+        assert probed and not any("--probe security" in f.message for f in probed), "the dialog's probe choice ran"
         assert {c["consent"] for c in app.review.coverage} == {"read-only", "reviewer"}, "calls were made, with consent"
         before = len(app.review.findings)
         await pilot.press("right", "right", "right")

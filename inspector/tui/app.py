@@ -176,6 +176,7 @@ class ReviewApp(App[None]):
         self.review_path = review_file(target.public(), state_dir)
         self.check_packs: list[str] = list(DEFAULT_PACKS)
         self.check_calls = "none"
+        self.check_probe = "off"  # active probes: "off", "security" or "security-all" (the run dialog asks)
         self.calls_chosen = False  # until the reviewer says which tools checks may call (asked on the first run)
         self.checking = False  # a checklist run is queued or running
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
@@ -349,7 +350,10 @@ class ReviewApp(App[None]):
         plan = CheckPlan(
             packs=packs,
             ignore=ignore,
-            options=Options(calls=self.check_calls),  # type: ignore[arg-type]
+            options=Options(
+                calls=self.check_calls,  # type: ignore[arg-type]
+                probe=frozenset() if self.check_probe == "off" else frozenset({self.check_probe}),
+            ),
             waivers=previous.waivers if previous else (),
             attestations=previous.attestations if previous else (),
         )
@@ -381,6 +385,7 @@ class ReviewApp(App[None]):
             if not values:
                 return
             self.check_packs, calls = values["packs"], values["calls"]
+            self.check_probe = values.get("probe", "off")
             self.calls_chosen = True
             if calls != "all":
                 self.check_calls = calls
@@ -395,7 +400,7 @@ class ReviewApp(App[None]):
             self.push_screen(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
 
         calls = self.check_calls if self.calls_chosen else "read-only"
-        self.push_screen(RunScreen(self.check_packs, calls, why), chosen)
+        self.push_screen(RunScreen(self.check_packs, calls, why, self.check_probe), chosen)
 
     @on(ChecksProgress)
     def show_progress(self, message: ChecksProgress) -> None:

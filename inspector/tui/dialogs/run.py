@@ -1,4 +1,5 @@
-"""Running the checklist: which packs, and which tools the checks may call (the reviewer's consent)."""
+"""Running the checklist: which packs, which tools the checks may call (the reviewer's consent), and whether the
+security probes may send canary payloads to the tools they may call."""
 
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ CALLS = [
     ("all: every tool, side effects included (your consent)", "all"),
 ]
 
+PROBES = [
+    ("off: probe rules stay blocking", "off"),
+    ("security: canaries to parameters named for paths, commands, URLs, templates, secrets", "security"),
+    ("security-all: canaries to every string parameter", "security-all"),
+]
+
 
 class RunScreen(ModalScreen[dict[str, Any] | None]):
     """Which packs to run and which tools checks may call: the reviewer's consent for call rules."""
@@ -27,9 +34,9 @@ class RunScreen(ModalScreen[dict[str, Any] | None]):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-run")]
 
-    def __init__(self, packs: list[str], calls: str, why: str = "") -> None:
+    def __init__(self, packs: list[str], calls: str, why: str = "", probe: str = "off") -> None:
         super().__init__()
-        self.packs, self.calls, self.why = packs, calls, why
+        self.packs, self.calls, self.why, self.probe = packs, calls, why, probe
 
     def compose(self) -> ComposeResult:
         from checks.core import PACKS
@@ -42,6 +49,8 @@ class RunScreen(ModalScreen[dict[str, Any] | None]):
             yield Input(value=" ".join(self.packs), id="packs")
             yield Static(Text("tools the checks may call:"))
             yield Select(CALLS, value=self.calls, id="calls")
+            yield Static(Text("active probes (only to tools the checks may call):"))
+            yield Select(PROBES, value=self.probe, id="probe")
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
@@ -59,4 +68,5 @@ class RunScreen(ModalScreen[dict[str, Any] | None]):
         if not packs or unknown:
             self.query_one("#problems", Static).update(Text(f"unknown pack(s): {', '.join(unknown) or '(none given)'}"))
             return
-        self.dismiss({"packs": packs, "calls": str(self.query_one("#calls", Select).value)})
+        calls, probe = self.query_one("#calls", Select).value, self.query_one("#probe", Select).value
+        self.dismiss({"packs": packs, "calls": str(calls), "probe": str(probe)})
