@@ -7,9 +7,10 @@ prompt, a resource, a client request, a log line) and scanned (`inspector.scan`)
 are judged as the rules judge them (parameters that ask for secrets, forms that ask for them). A case is *caught* when
 the scan gives a `fail` (what makes a review fail), *flagged* when it gives a `fail` or a `warn`. Printed
 per category: recall on attacks (caught), the false-positive rate on benign cases (caught, and flagged),
-and totals. Categories whose proof is a behaviour (command injection, path traversal, SSRF: the active
-probes of `--probe security`; rug pulls: the definition hash) are scanned like the rest, but the scanner
-is not what judges them: their rows are marked.
+and totals; then each twin pair of fixture servers (vulnerable and hardened, hostile and clean) reviewed for
+real, rule by rule, to show that the verdict tells them apart. Categories whose proof is a behaviour
+(command injection, path traversal, SSRF: the active probes of `--probe security`; rug pulls: the
+definition hash) are scanned like the rest, but the scanner is not what judges them: their rows are marked.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def load() -> list[dict[str, Any]]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--show", choices=["missed", "false", "all"], help="list the attacks missed / benign flagged")
+    p.add_argument("--no-twins", action="store_true", help="skip the twin servers (the corpus only)")
     args = p.parse_args()
     cases = load()
     started = time.perf_counter()
@@ -119,6 +121,8 @@ def main() -> None:
             judged.update(row)
     print(_row("all but *", judged))
     print("* proven by behaviour (active probes, definition hashes), not by the scanner")
+    if not args.no_twins:
+        twins()
     if args.show:
         for case in cases:
             verdict = verdicts[case["id"]]
@@ -126,6 +130,62 @@ def main() -> None:
             false = case["label"] == "benign" and verdict != "clean"
             if args.show == "all" or (args.show == "missed" and missed) or (args.show == "false" and false):
                 print(f"{case['label']:<7}{verdict:<6}{case['category']:<26}{case['id']}")
+
+
+# (what the twins prove, the fixture, its vulnerable and hardened modes, calling policy, probes, the rules judged)
+TWINS = [
+    (
+        "behaviour (active probes)",
+        "twins",
+        ("vulnerable", "hardened"),
+        "all",
+        frozenset({"security"}),
+        "paths-confined commands-not-injected urls-confined templates-inert secrets-not-echoed",
+    ),
+    (
+        "what it says at run time",
+        "speaks",
+        ("hostile", "clean"),
+        "read-only",
+        frozenset(),
+        "results-safe prompts-safe client-requests-safe descriptions-grounded",
+    ),
+]
+
+
+def twins() -> None:
+    """Each twin pair reviewed for real (stdio): the worst status per rule and the verdict, vulnerable beside
+    hardened. A pair is separated when every rule fails on the one and passes on the other."""
+    import asyncio
+    import sys
+
+    sys.path.insert(0, str(CORPUS.parents[2]))  # the repository: tests.support names the fixture servers
+    from checks.context import Options
+    from inspector.checking import CheckPlan, run_check
+    from inspector.review import STATUSES
+    from inspector.targets import stdio_target
+    from tests.support import fixture_argv
+
+    for what, server, modes, calls, probe, rules in TWINS:
+        worst: dict[str, dict[str, str]] = {}
+        verdicts = {}
+        for mode in modes:
+            plan = CheckPlan(packs=["review"], options=Options(calls=calls, probe=probe))  # type: ignore[arg-type]
+            review = asyncio.run(run_check(stdio_target(fixture_argv(server, mode)), plan))
+            verdicts[mode] = review.verdict
+            for rule in rules.split():
+                statuses = {f.status for f in review.findings if f.rule == f"review.{rule}"}
+                worst.setdefault(rule, {})[mode] = next((s for s in STATUSES if s in statuses), "none")
+        bad, good = modes
+        print(
+            f"\ntwins, {what}: tests/servers/{server}.py {bad} / {good} (--calls {calls}"
+            f"{', --probe ' + ','.join(sorted(probe)) if probe else ''})"
+        )
+        for rule, by_mode in worst.items():
+            apart = by_mode[bad] == "fail" and by_mode[good] == "pass"
+            said = "separated" if apart else "NOT separated"
+            print(f"  review.{rule:<28}{by_mode[bad]:>10} / {by_mode[good]:<10}{said}")
+        print(f"  {'verdict':<35}{verdicts[bad]:>10} / {verdicts[good]}")
 
 
 def _row(name: str, row: Counter[str]) -> str:

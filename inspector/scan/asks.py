@@ -12,94 +12,31 @@ from __future__ import annotations
 
 import re
 
-SECRET_WORDS = frozenset(
-    [
-        "password",
-        "passwd",
-        "passphrase",
-        "passcode",
-        "pin",
-        "cvv",
-        "cvc",
-        "otp",
-        "mfa",
-        "totp",
-        "2fa",
-        "seed",
-        "mnemonic",
-        "recovery",
-        "ssn",
-        "secret",
-        "secrets",
-        "token",
-        "tokens",
-        "credential",
-        "credentials",
-        "apikey",
-        "cookie",
-        "cookies",
-    ]
+
+def _words_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+SECRET_WORDS = _words_set(
+    "password passwd passphrase passcode pin cvv cvc otp mfa totp 2fa seed mnemonic recovery ssn secret "
+    "secrets token tokens credential credentials apikey cookie cookies"
 )
 SECRET_PAIRS = ("api key", "private key", "card number", "security code", "access key", "session id")
-CONTEXT_WORDS = frozenset(["conversation", "history", "transcript", "tools", "memory"])
+CONTEXT_WORDS = _words_set("conversation history transcript tools memory")
 CONTEXT_PAIRS = ("tools list", "tool list", "system prompt", "chat history", "previous messages", "available tools")
-FILE_WORDS = frozenset(
-    [
-        "ssh",
-        "rsa",
-        "ed25519",
-        "env",
-        "aws",
-        "kube",
-        "kubeconfig",
-        "npmrc",
-        "netrc",
-        "pgpass",
-        "gnupg",
-        "keychain",
-        "wallet",
-    ]
-)
+FILE_WORDS = _words_set("ssh rsa ed25519 env aws kube kubeconfig npmrc netrc pgpass gnupg keychain wallet")
 # Words that say nothing about a tool's purpose: a parameter made only of these is not judged by name.
-GENERIC = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "of",
-        "for",
-        "to",
-        "in",
-        "and",
-        "or",
-        "your",
-        "user",
-        "id",
-        "value",
-        "key",
-        "keys",
-        "access",
-        "secret",
-        "api",
-        "token",
-        "content",
-        "contents",
-        "file",
-        "files",
-        "text",
-        "data",
-        "string",
-        "required",
-        "optional",
-        "input",
-        "param",
-        "field",
-        "new",
-        "old",
-        "list",
-    ]
+GENERIC = _words_set(
+    "the a an of for to in and or your user id value key keys access secret api token content contents "
+    "file files text data string required optional input param field new old list"
 )
-COPY_FIELDS = frozenset(["bcc", "cc", "forward", "forward_to", "copy_to", "archive", "reply_to"])
+# A tool whose purpose is signing in or holding secrets is expected to take one.
+AUTH_PURPOSE = _words_set(
+    "login logon log signin sign auth authenticate authentication authorize credential credentials "
+    "account session password passwords token tokens key keys secret secrets vault keychain register "
+    "signup"
+)
+COPY_FIELDS = _words_set("bcc cc forward forward_to copy_to archive reply_to")
 
 
 def _words(name: str) -> list[str]:
@@ -135,7 +72,8 @@ def parameter_asks(raw: dict[str, object]) -> list[tuple[str, str]]:
         words = _words(str(name))
         what = _asks(words)
         specific = [w for w in words if w not in GENERIC]
-        if what and specific and not purpose.intersection(specific):
+        expected = what == "a secret" and not AUTH_PURPOSE.isdisjoint(purpose)  # a login tool takes a password
+        if what and specific and not expected and not purpose.intersection(specific):
             out.append(
                 (
                     f"inputSchema.properties.{name}",

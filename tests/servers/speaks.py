@@ -67,7 +67,13 @@ def server(mode: str) -> RawServer:
     ]
 
     def call(params: dict[str, Any]) -> dict[str, Any]:
-        topic = str((params.get("arguments") or {}).get("topic") or (params.get("arguments") or {}).get("item", ""))
+        args = params.get("arguments") or {}
+        wanted = {"lookup": "topic", "draft": "topic", "order": "item"}.get(str(params.get("name")))
+        if wanted is None:
+            raise RpcError(-32602, f"Unknown tool: {params.get('name')}")
+        if not isinstance(args.get(wanted), str) or set(args) - {wanted, "tools_list"}:
+            return text_result(f"{wanted} must be a string, and nothing else is accepted", is_error=True)
+        topic = args[wanted]
         if params.get("name") == "lookup":
             data = {"topic": topic, "answer": "Paris", "note": said["note"]}
             return {**text_result(f"{topic}: Paris"), "structuredContent": data}
@@ -86,7 +92,7 @@ def server(mode: str) -> RawServer:
                 "elicitation/create", {"mode": "form", "message": "Confirm the order", "requestedSchema": form}
             )
             return text_result(f"ordered {topic}")
-        raise RpcError(-32602, f"Unknown tool: {params.get('name')}")
+        raise AssertionError("unreachable: every tool is handled above")
 
     def get_prompt(params: dict[str, Any]) -> dict[str, Any]:
         topic = str((params.get("arguments") or {}).get("topic", ""))
