@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from checks.context import CheckContext, Subject
 from inspector.catalog import Item
 from inspector.review import Finding
+from inspector.scan.intent import ORDER_KIND
 from inspector.surfaces import Said
 
 SEED = "003"
@@ -20,9 +21,11 @@ def named_tools(ctx: CheckContext) -> list[Item]:
 SHOWN_HITS = 10  # scanner hits quoted in one finding; the rest are counted
 
 
-def scanned(texts: Iterable[Said], sent: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+def scanned(texts: Iterable[Said], sent: Iterable[str] = (), instructs: bool = False) -> tuple[list[str], list[str]]:
     """(what fails, what warns) among `texts`, each "where: what it is: «quote»", by the scanner's severity.
-    A hit whose span is part of a value in `sent` (what the review itself sent, echoed back) is not the server's."""
+    A hit whose span is part of a value in `sent` (what the review itself sent, echoed back) is not the server's.
+    `instructs`: the texts are meant to instruct the model (a prompt's messages, a sampling request), so an
+    order addressed to the model is their purpose, not a finding; hostile orders still are."""
     from inspector.scan import scan_text
 
     echoes = [value for value in sent if value]
@@ -31,6 +34,8 @@ def scanned(texts: Iterable[Said], sent: Iterable[str] = ()) -> tuple[list[str],
     for said in texts:
         for hit in scan_text(said.text):
             if any(said.text[hit.start : hit.end] in value for value in echoes):
+                continue
+            if instructs and hit.kind == ORDER_KIND:
                 continue
             (fails if hit.severity == "fail" else warns).append(f"{said.where}: {hit.message}: {hit.quote}")
     return fails, warns
@@ -54,10 +59,3 @@ def verdict(
     if warns:
         return ctx.warn(subject, summary(warns), evidence)
     return ctx.passed(subject, clean, evidence)
-
-
-def judged(
-    ctx: CheckContext, subject: Subject, texts: Iterable[Said], evidence: list[int | None], clean: str
-) -> Finding:
-    """One finding on `subject` from the scanner's hits in `texts`."""
-    return verdict(ctx, subject, scanned(texts), evidence, clean)

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 
 from checks.context import CheckContext
 from checks.core import rule
-from checks.review.common import SEED, judged, scanned, verdict
+from checks.review.common import SEED, scanned, verdict
 from inspector import surfaces
 from inspector.calls import CallRecord
 from inspector.catalog import Item
@@ -104,8 +104,8 @@ async def prompts_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         except ConnectionFailed as e:
             yield ctx.blocking(prompt, f"prompts/get got no answer ({e}); nothing is proven")
             continue
-        texts = [*surfaces.prompt(reply.result), *surfaces.error(reply.error)]
-        yield judged(ctx, prompt, texts, [reply.seq], "its messages say nothing hidden, leaked or steering")
+        found = scanned([*surfaces.prompt(reply.result), *surfaces.error(reply.error)], instructs=True)
+        yield verdict(ctx, prompt, found, [reply.seq], "its messages say nothing hidden, leaked or steering")
 
 
 def _arguments(raw: dict[str, object]) -> Iterator[dict[str, str]]:
@@ -153,7 +153,7 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.na(None, "the server sent no sampling, elicitation or log message during the review")
         return
     for method, sent in seqs.items():
-        fails, warns = scanned(texts[method])
+        fails, warns = scanned(texts[method], instructs=method == "sampling/createMessage")
         if method == "elicitation/create":
             why = "a form asks the user for a secret (the spec forbids it in form mode)"
             fails += [f"{where}: {why}" for where in forms]

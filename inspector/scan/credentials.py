@@ -25,7 +25,7 @@ import math
 import re
 from collections import Counter
 
-from inspector.scan.rules import URL_RE, Raw, rx, snip
+from inspector.scan.rules import URL_RE, Raw, masked, rx, snip
 
 _KEY_FORMATS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), "fail", "an AWS access key id"),
@@ -159,7 +159,7 @@ def credentials(view: str, lowered: str) -> list[Raw]:
                     continue
                 if what.startswith("an OpenAI") and not _randomish(token.split("-", 2)[-1]):
                     continue  # "sk-learn-compatible-..." is a word, not a key
-                raw.append(("credential", severity, m.start(), m.end(), f"looks like {what}: '{snip(token, 24)}'"))
+                raw.append(("credential", severity, m.start(), m.end(), f"looks like {what}: '{masked(token)}'"))
     if "private key" in lowered:
         for m in _PEM.finditer(view):
             material = len(re.findall(r"[A-Za-z0-9+/=]", m.group("body") or ""))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from inspector.scan.rules import Raw, snip
+from inspector.scan.rules import Raw, masked
 
 # Plugins whose formats `credentials` already matches with its own messages (and the non-format ones).
 _LEFT_OUT = {
@@ -68,7 +68,7 @@ def vendor_formats(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
     for kind, pattern in _patterns():
         for m in pattern.finditer(view):
             if not any(a < m.end() and m.start() < b for a, b in taken):
-                message = f"looks like a {kind} (detect-secrets): '{snip(m.group(), 24)}'"
+                message = f"looks like a {kind} (detect-secrets): '{masked(m.group())}'"
                 raw.append(("credential", "fail", m.start(), m.end(), message))
                 taken.append((m.start(), m.end()))
     return raw

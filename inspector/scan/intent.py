@@ -62,7 +62,7 @@ ADDRESS = Feature(
     _c(
         rf"\b(?:note|message|instructions?|directive|reminder|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?{_MODEL}\b"
         rf"|\b(?:to|for)\s+(?:the\s+|any\s+)?{_MODEL}\s+(?:reading|processing|summari[sz]ing|that\s+reads)\b"
-        rf"|^\W{{0,3}}(?:{_MODEL}|system|sys)\s*(?:note|instructions?|directive|message|override)?\s*[:\]]"
+        rf"|^\W{{0,3}}(?:{_MODEL}|system|sys)\s*(?:note|instructions?|directive|message|override)?\s*(?:\]|:(?=\s|$))"
         rf"|\[\s*(?:{_MODEL}|system|role|important|admin)\b[^\]\n]{{0,30}}\]"
         r"|#{2,}\s*system\s*#{2,}|\bact\s+as\s*:"
         r"|\bsystem\s+(?:note|override|directive|instruction|update|message)\b"
@@ -233,6 +233,15 @@ _SENTENCE = re.compile(r"[^\n]*?(?:[.!?]+(?=\s|$)|\n|$)")
 class Judgement:
     severity: str  # "fail" or "warn"
     why: str  # what the sentence asks, in a few words
+    kind: str = "hidden-instruction"  # or ORDER: it only gives the model an order (a prompt's very purpose)
+
+
+# The kind of a verdict whose only ground is an order addressed to the model: hostile in a description or a
+# result, which describe; the purpose of a prompt's messages or a sampling request, which instruct.
+ORDER_KIND = "model-order"
+CARRIED = 3  # sentences after an address ("SYSTEM:", "Note to the assistant:") read as its orders
+ORDERS = "gives the model orders in text meant to describe"
+ADDRESSES = "addresses the model directly"
 
 
 def sentences(text: str) -> Iterator[re.Match[str]]:
@@ -284,18 +293,19 @@ def judge(sentence: str, addressed: bool = False) -> Judgement | None:
     if other and (action or whenever):
         found.append((True, "changes how the model uses another server's or tool's functions (shadowing)"))
     if (address or addressed) and (action or whenever or sensitive):
-        found.append((True, "gives the model orders in text meant to describe"))
+        found.append((True, ORDERS))
     ordered = whenever and action and sensitive and whenever.start() < action.start() < sensitive.start()
     if ordered and not _negated(sentence, action):
         found.append((True, "tells the model to hand over something sensitive as a standing order"))
     if not found and address:
-        found.append((False, "addresses the model directly"))
+        found.append((False, ADDRESSES))
     if not found:
         return None
     hostile = [why for bad, why in found if bad]
+    kind = ORDER_KIND if {why for _, why in found} <= {ORDERS, ADDRESSES} else "hidden-instruction"
     if hostile and not TALKS_ABOUT.search(sentence):
-        return Judgement("fail", hostile[0])
-    return Judgement("warn", (hostile or [found[0][1]])[0] + (" (in a text about attacks)" if hostile else ""))
+        return Judgement("fail", hostile[0], kind)
+    return Judgement("warn", (hostile or [found[0][1]])[0] + (" (in a text about attacks)" if hostile else ""), kind)
 
 
 # What every verdict of `judge` needs at least one of (phishing needs USER_SECRET, exfiltration SENSITIVE or a
@@ -316,14 +326,14 @@ _GATE = (
 
 def judge_text(text: str) -> Iterator[tuple[re.Match[str], Judgement]]:
     """Each sentence of `text` with its verdict, where there is one. Once a sentence addresses the model
-    ("SYSTEM:", "Note to the assistant:"), the sentences after it in the same text are read as its orders."""
+    ("SYSTEM:", "Note to the assistant:"), the CARRIED sentences after it are read as its orders."""
     lowered = text.lower()
     words = _words_of(lowered)
     if not any(p.present(lowered, words) for p in _GATE):
         return  # every verdict needs one of these somewhere in the text: most texts end here
-    addressed = False
+    left = 0  # sentences still read as the order an address began
     for m in sentences(text):
-        verdict = judge(m.group(), addressed)
-        addressed = addressed or ADDRESS.search(m.group()) is not None
+        verdict = judge(m.group(), left > 0)
+        left = CARRIED if ADDRESS.search(m.group()) is not None else max(0, left - 1)
         if verdict is not None:
             yield m, verdict

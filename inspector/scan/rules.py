@@ -36,6 +36,14 @@ def snip(s: str | None, limit: int = 60) -> str:
     return visible(s[:limit], newlines=False) + ("…" if len(s) > limit else "")
 
 
+SECRET_SHOWN = 8  # characters of a credential shown: enough for its vendor prefix, not for its value
+
+
+def masked(secret: str) -> str:
+    """A credential as findings show it: its first SECRET_SHOWN characters (the prefix) and its length."""
+    return f"{snip(secret[:SECRET_SHOWN], SECRET_SHOWN)}… ({len(secret)} characters)"
+
+
 def _message(rule: Rule, m: re.Match[str]) -> str:
     groups = {k: snip(v, 40) for k, v in m.groupdict().items()}
     return rule.message.format(m=snip(m.group()), **groups)

@@ -19,7 +19,7 @@ from inspector.scan.detectors import documented, vendor_formats
 from inspector.scan.exfiltration import EXFILTRATION, sensitive_files
 from inspector.scan.instructions import INSTRUCTIONS
 from inspector.scan.normalise import neutralise, to_original
-from inspector.scan.rules import Raw, run_rules, snip
+from inspector.scan.rules import Raw, masked, run_rules, snip
 from inspector.text import visible
 
 _RANK = {"warn": 0, "fail": 1}
@@ -54,9 +54,13 @@ def _merge(raw: list[Raw]) -> list[Raw]:
     return [(str(k), str(s), int(a), int(b), str(msg)) for k, s, a, b, msg in out]  # type: ignore[call-overload]
 
 
-def quote(text: str, start: int, end: int) -> str:
-    """The span made visible between « », with ~30 characters of context each side, on one line."""
-    span = visible(text[start:end], newlines=False)
+SECRET_KINDS = ("credential", "high-entropy")  # quoted masked: a finding must never carry the secret it found
+
+
+def quote(text: str, start: int, end: int, secret: bool = False) -> str:
+    """The span made visible between « », with ~30 characters of context each side, on one line; a `secret`
+    span shows only its prefix and length."""
+    span = masked(text[start:end]) if secret else visible(text[start:end], newlines=False)
     if len(span) > SPAN_SHOWN:
         span = span[: SPAN_SHOWN - 1] + "…"
     before = visible(text[max(0, start - CONTEXT) : start], newlines=False)[-CONTEXT:]
@@ -77,9 +81,7 @@ def _patterns(view: str) -> list[Raw]:
     for m, judged in intent.judge_text(view):
         said = [h for h in found if h[2] < m.end() and m.start() < h[3] and _RANK[h[1]] >= _RANK[judged.severity]]
         if not said:
-            found.append(
-                ("hidden-instruction", judged.severity, m.start(), m.end(), f"{judged.why}: '{snip(m.group(), 60)}'")
-            )
+            found.append((judged.kind, judged.severity, m.start(), m.end(), f"{judged.why}: '{snip(m.group(), 60)}'"))
     return found
 
 
@@ -113,4 +115,4 @@ def scan_text(text: str) -> list[Hit]:
     found = to_original(found, index)
     found += [("active-content", sev, a, b, msg) for a, b, sev, msg in active.find(text)]
     found += _evasions(text, raw + found)
-    return [Hit(k, s, a, b, quote(text, a, b), m) for k, s, a, b, m in _merge(raw + found)]
+    return [Hit(k, s, a, b, quote(text, a, b, k in SECRET_KINDS), m) for k, s, a, b, m in _merge(raw + found)]
