@@ -140,7 +140,11 @@ def test_parameters_that_ask_for_secrets_or_context_the_purpose_does_not_need():
         "description": "Search GitHub issues.",
         "inputSchema": {"properties": {"github_token": {}}},
     }
-    llm = {"name": "generate", "description": "Run a local model.", "inputSchema": {"properties": {"prompt": {}}}}
+    llm = {
+        "name": "generate",
+        "description": "Run a local model.",
+        "inputSchema": {"properties": {"prompt": {}, "maxTokens": {}, "max_output_tokens": {}}},
+    }
     assert asks.parameter_asks(login) == asks.parameter_asks(github) == asks.parameter_asks(llm) == []
     mail = {
         "name": "send",

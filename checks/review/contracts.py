@@ -118,7 +118,7 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
         texts.setdefault(key, []).extend(surfaces.contents(reply.result))
         evidence.setdefault(key, []).append(reply.seq)
     for key, item in subjects.items():
-        fails, warns = scanned(texts.get(key, []))
+        fails, warns = scanned(texts.get(key, []), instructs=key is None)  # instructions are meant to instruct
         if item is not None and item.kind == "tool":
             fails += [f"{where}: {why}" for where, why in parameter_asks(item.raw)]
             if not (item.description or "").strip():

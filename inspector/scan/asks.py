@@ -36,6 +36,7 @@ AUTH_PURPOSE = _words_set(
     "account session password passwords token tokens key keys secret secrets vault keychain register "
     "signup"
 )
+QUANTITY = _words_set("max min count limit num number total budget usage remaining per input output")
 COPY_FIELDS = _words_set("bcc cc forward forward_to copy_to archive reply_to")
 
 
@@ -48,7 +49,8 @@ def _asks(words: list[str]) -> str | None:
     joined = " ".join(words)
     if FILE_WORDS.intersection(words) and not {"pub", "public"}.intersection(words):
         return "a secret file's contents"
-    if SECRET_WORDS.intersection(words) or any(pair in joined for pair in SECRET_PAIRS):
+    counted = {"token", "tokens"}.intersection(words) and QUANTITY.intersection(words)  # max_tokens is a budget
+    if (SECRET_WORDS.intersection(words) and not counted) or any(pair in joined for pair in SECRET_PAIRS):
         return "a secret"
     if CONTEXT_WORDS.intersection(words) and ("list" in words or "history" in words):
         return "the conversation or tool context"
