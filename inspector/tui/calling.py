@@ -17,7 +17,7 @@ from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.session import Session
 from inspector.text import one_line
 from inspector.tui.connection import Connection
-from inspector.tui.dialogs import ConfirmScreen
+from inspector.tui.dialogs import CallScreen, ConfirmScreen
 from inspector.tui.messages import CallDone, CallRefused
 
 
@@ -30,6 +30,12 @@ class Caller:
         self.ticker: Timer | None = None
         self.started = 0.0
         self.progress = ""
+
+    def edit(self, tool: Item, arguments: dict[str, Any]) -> None:
+        """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call."""
+        self.app.push_screen(
+            CallScreen(tool.raw, arguments), lambda args: args is not None and self.consent_then_call(tool, args)
+        )
 
     def consent_then_call(self, tool: Item, arguments: dict[str, Any]) -> None:
         reason = side_effect_reason(tool.raw)
