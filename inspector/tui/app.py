@@ -1,36 +1,11 @@
-"""The review TUI: overview, tools with token costs, the checklist, the wire log; export.
-
-One worker owns the connection for its whole life (it enters and leaves the session in one task);
-screens put jobs on its queue and results come back as messages. Server text is shown with
-`visible()` inside `rich.text.Text`: markup is never interpreted, escapes are made visible.
-
-Bindings (each also in the command palette):
-
-| key | id | action |
-|---|---|---|
-| r | run-checks | run the checklist (packs review and spec; the first run asks which tools checks may call) |
-| R | choose-checks | choose packs and which tools checks may call (consent for all) |
-| y / j | copy-cli / copy-json | copy the highlighted call (Calls tab) as an `mcp-review call` command or as JSON |
-| u | rerun-rule | re-run the highlighted finding's rule and merge its findings |
-| p | rerun-pack | re-run the highlighted finding's pack and merge its findings |
-| c | call-tool | call the highlighted tool (arguments as JSON, validated live; consent for side effects) |
-| x | cancel-call | cancel the running tool call (the server gets notifications/cancelled) |
-| o | open-primitive | read the highlighted resource, fill a template, or get a prompt with arguments |
-| w | waive | waive the highlighted fail or blocking finding (reason, who, optional expiry) |
-| a | attest | attest the highlighted manual rule (who, note, pass or fail) |
-| n | note | write a note on the highlighted finding (or on the review when none is), kept in the review |
-| e | export | export the review (markdown, JSON, SARIF or JUnit) to a chosen path, with a markdown preview |
-| / | filter | focus the filter of the current tab |
-| ctrl+r | reconnect | connect again |
-| ctrl+o | connect | pick a server from config files or recent ones, or type a command or URL |
-| ? | help | show every key of the focused view |
-| q | quit | quit |
+"""The review TUI, a shell: it composes the panes (`screen.py`), binds the keys and routes messages; what
+a key does lives in the module that owns it (checking, calling, asking, connection, the panes, the dialogs).
+The footer and `?` list every binding, the command palette every one with a tooltip; the README tells them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +26,9 @@ from inspector.tokens import TokenCounter
 from inspector.tui.asking import Asker
 from inspector.tui.calling import Caller
 from inspector.tui.checking import choose_checks, run_checks
-from inspector.tui.commands import ToolJump
+from inspector.tui.commands import ToolJump, bound_commands
 from inspector.tui.connection import Connection
-from inspector.tui.dialogs import ResultScreen, ask_target, export_review, result_text
+from inspector.tui.dialogs import ResultScreen, ask_target, export_review
 from inspector.tui.messages import (
     CallChosen,
     CallDone,
@@ -74,9 +49,8 @@ from inspector.tui.panes.primitives import PrimitivesPane
 from inspector.tui.panes.tools import ToolsPane
 from inspector.tui.panes.wire import WireLog
 from inspector.tui.screen import ReviewScreen
-from inspector.tui.settings import load_settings, save_settings
-from inspector.tui.styles import status_style
-from themes import TCSS, THEMES
+from inspector.tui.settings import keep_theme
+from themes import TCSS
 
 
 class ReviewApp(App[None]):
@@ -130,16 +104,10 @@ class ReviewApp(App[None]):
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
         self.connection = Connection(self, self.asker.handlers(), self.counter)
-        self.caller = Caller(self, self.connection, self._status)  # the reviewer's tool calls
+        self.caller = Caller(self, self.connection, lambda text: self.main.status(text))  # the reviewer's tool calls
 
     def on_mount(self) -> None:
-        for theme in THEMES:
-            self.register_theme(theme)
-        remembered = load_settings().get("theme")
-        self.theme = (
-            remembered if isinstance(remembered, str) and remembered in self.available_themes else THEMES[0].name
-        )
-        self.theme_changed_signal.subscribe(self, lambda theme: save_settings({"theme": theme.name}))
+        keep_theme(self)
         self.main = ReviewScreen(self.wire_log, self.counter)
         self.push_screen(self.main)
         self.call_after_refresh(self.asker.painted.set)  # the server's requests wait for the first paint
@@ -156,9 +124,7 @@ class ReviewApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own (theme, keys, quit, screenshot) and every action bound to a key."""
         yield from super().get_system_commands(screen)
-        for binding in self.BINDINGS:
-            if isinstance(binding, Binding) and binding.tooltip:
-                yield SystemCommand(binding.description, binding.tooltip, partial(self.run_action, binding.action))
+        yield from bound_commands(self)
 
     @property
     def tools(self) -> ToolsPane:
@@ -172,13 +138,10 @@ class ReviewApp(App[None]):
     def calls(self) -> CallsPane:
         return self.main.query_one(CallsPane)
 
-    def _status(self, text: str, failed: bool = False) -> None:
-        self.main.status(text, failed)
-
     # ------------------------------------------------------------------------------ the connection
     def action_reconnect(self) -> None:
         self.snapshot = None
-        self._status("connecting…")
+        self.main.status("connecting…")
         self.connection.open(self.target, self.era, self.wire_pending)
 
     def action_connect(self) -> None:
@@ -191,11 +154,8 @@ class ReviewApp(App[None]):
         self.review_path = review_file(target.public(), self.state_dir)
         # a new pending list: the old session, still closing, appends to the old one
         self.wire_pending = []
-        self.wire_log.clear()
-        self.main.reset_tails()
         self.call_log = []
-        self.calls.show(self.call_log)
-        self.checklist.show(None)
+        self.main.forget()
         self.action_reconnect()
 
     @on(Connected)
@@ -209,7 +169,7 @@ class ReviewApp(App[None]):
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
             self.checklist.show(saved)
             self.calls.show(self.call_log)
-        self._status(
+        self.main.status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
         )
@@ -225,7 +185,7 @@ class ReviewApp(App[None]):
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:
         self.failure = message.reason
-        self._status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
+        self.main.status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
         self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)
 
     def action_focus_filter(self) -> None:
@@ -240,7 +200,7 @@ class ReviewApp(App[None]):
 
     @on(ChecksProgress)
     def show_progress(self, message: ChecksProgress) -> None:
-        self._status(f"checking {message.done}/{message.total} · {message.running or 'done'}")
+        self.main.status(f"checking {message.done}/{message.total} · {message.running or 'done'}")
         self.checklist.progress(message)
 
     @on(ChecksDone)
@@ -248,7 +208,7 @@ class ReviewApp(App[None]):
         self.review, self.checking = message.review, False
         self._save()
         counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
-        self._status(f"verdict {message.review.verdict} · {counts}")
+        self.main.status(f"verdict {message.review.verdict} · {counts}")
         self.checklist.show(self.review)
         self._show_snapshot()
 
@@ -260,7 +220,7 @@ class ReviewApp(App[None]):
     def save_decision(self) -> None:
         self._save()
         assert self.review is not None
-        self._status(f"verdict {self.review.verdict} · saved to {self.review_path}")
+        self.main.status(f"verdict {self.review.verdict} · saved to {self.review_path}")
 
     def action_rerun_rule(self, what: str = "rule") -> None:
         self.checklist.rerun(what)
@@ -293,13 +253,7 @@ class ReviewApp(App[None]):
         self.tools.jump(index)
 
     def action_call_tool(self) -> None:
-        from checks.util import valid_arguments
-
-        tool = self.tools.highlighted()
-        if tool is None or not tool.name:
-            self.notify("highlight a tool in the Tools tab first", severity="warning")
-            return
-        self.caller.edit(tool, valid_arguments(tool))
+        self.caller.edit_highlighted(self.tools.highlighted())
 
     def action_cancel_call(self) -> None:
         self.caller.cancel()
@@ -320,13 +274,8 @@ class ReviewApp(App[None]):
     @on(CallDone)
     def show_call(self, message: CallDone) -> None:
         self.caller.finished()
-        record = message.record
-        self._called(record.to_json())
-        tool = self.snapshot.tool(record.tool) if self.snapshot else None
-        tokens = self.counter.count_json(record.result) if record.result is not None else None
-        self._status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
-        schema = tool.get("outputSchema") if tool else None
-        self.push_screen(ResultScreen(result_text(record, schema, tokens, partial(status_style, self))))
+        self._called(message.record.to_json())
+        self.caller.show(message.record, self.snapshot, self.counter)
 
     @on(CallRefused)
     def refused(self, message: CallRefused) -> None:

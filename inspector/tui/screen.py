@@ -53,6 +53,13 @@ class ReviewScreen(Screen[None]):
         for pane in self.query(TailPane):
             pane.reset()
 
+    def forget(self) -> None:
+        """Another server: no wire log, no calls, no checklist until it connects."""
+        self.wire_log.clear()
+        self.reset_tails()
+        self.query_one(CallsPane).show([])
+        self.query_one(ChecklistPane).show(None)
+
     def status(self, text: str, failed: bool = False) -> None:
         with contextlib.suppress(NoMatches):  # a timer's last tick (a call's elapsed time) while the app closes
             status = self.query_one("#status", Static)
