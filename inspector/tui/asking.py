@@ -13,7 +13,9 @@ from typing import Any
 
 from textual.app import App
 
-from inspector.tui.dialogs import DECLINE_ALL, AnswerScreen, RootsScreen
+from inspector.connection.channel import HandlerError
+from inspector.connection.session import ClientHandlers
+from inspector.tui.dialogs import DECLINE_ALL, AnswerScreen, ElicitScreen, RootsScreen, SampleScreen
 
 
 class Asker:
@@ -24,6 +26,21 @@ class Asker:
         self.waiting = 0  # requests not shown yet
         self.declining = False  # the reviewer declined everything that was waiting
         self._roots: asyncio.Future[list[dict[str, Any]]] | None = None  # the reviewer's one answer to roots/list
+
+    def handlers(self) -> ClientHandlers:
+        """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
+
+        async def elicitation(params: dict[str, Any]) -> dict[str, Any]:
+            answer = await self.ask(ElicitScreen(params))
+            return answer or {"action": "decline"}
+
+        async def sampling(params: dict[str, Any]) -> dict[str, Any]:
+            answer = await self.ask(SampleScreen(params))
+            if answer is None:
+                raise HandlerError(-1, "the reviewer declined the sampling request")
+            return answer
+
+        return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=self.roots)
 
     async def roots(self) -> list[dict[str, Any]]:
         """The client's roots: asked of the reviewer once (however many requests come at once), then kept."""

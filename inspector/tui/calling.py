@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from textual.app import App
@@ -16,9 +17,11 @@ from inspector.calls import CallRecord, Consent, call_tool, side_effect_reason
 from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.session import Session
 from inspector.text import one_line
+from inspector.tokens import TokenCounter
 from inspector.tui.connection import Connection
-from inspector.tui.dialogs import ConfirmScreen
+from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
 from inspector.tui.messages import CallDone, CallRefused
+from inspector.tui.styles import status_style
 
 
 class Caller:
@@ -30,6 +33,21 @@ class Caller:
         self.ticker: Timer | None = None
         self.started = 0.0
         self.progress = ""
+
+    def edit_highlighted(self, tool: Item | None) -> None:
+        """The call editor on the tool highlighted in the Tools tab, with arguments that pass its schema."""
+        from checks.util import valid_arguments
+
+        if tool is None or not tool.name:
+            self.app.notify("highlight a tool in the Tools tab first", severity="warning")
+            return
+        self.edit(tool, valid_arguments(tool))
+
+    def edit(self, tool: Item, arguments: dict[str, Any]) -> None:
+        """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call."""
+        self.app.push_screen(
+            CallScreen(tool.raw, arguments), lambda args: args is not None and self.consent_then_call(tool, args)
+        )
 
     def consent_then_call(self, tool: Item, arguments: dict[str, Any]) -> None:
         reason = side_effect_reason(tool.raw)
@@ -55,6 +73,14 @@ class Caller:
         if self.ticker is not None:
             self.ticker.stop()
             self.ticker = None
+
+    def show(self, record: CallRecord, snapshot: ServerSnapshot | None, counter: TokenCounter) -> None:
+        """The call's outcome in the status line, its result (checked against the tool's output schema) in a dialog."""
+        tool = snapshot.tool(record.tool) if snapshot else None
+        tokens = counter.count_json(record.result) if record.result is not None else None
+        self.status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
+        schema = tool.get("outputSchema") if tool else None
+        self.app.push_screen(ResultScreen(result_text(record, schema, tokens, partial(status_style, self.app))))
 
     def _call(self, tool: Item, arguments: dict[str, Any], consent: Consent) -> None:
         name = tool.name or ""

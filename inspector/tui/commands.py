@@ -1,14 +1,24 @@
-"""Command palette providers: jump to a tool by name."""
+"""Command palette: jump to a tool by name; every action bound to a key with a tooltip."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 
 from inspector.catalog import ServerSnapshot
 from inspector.text import one_line
+
+
+def bound_commands(app: App[Any]) -> Iterable[SystemCommand]:
+    """The app's key bindings that have a tooltip, as palette commands."""
+    for binding in app.BINDINGS:
+        if isinstance(binding, Binding) and binding.tooltip:
+            yield SystemCommand(binding.description, binding.tooltip, partial(app.run_action, binding.action))
 
 
 @runtime_checkable

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Awaitable, Callable
 
+from rich.text import Text
 from textual.app import App
 from textual.worker import Worker
 
@@ -18,8 +20,9 @@ from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.targets import Target
+from inspector.text import visible
 from inspector.tokens import ENCODINGS, TokenCounter
-from inspector.tui.messages import Connected, ConnectionLost
+from inspector.tui.messages import Connected, ConnectionLost, Fetch, Show
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
 CLOSE_WAIT = 5.0  # seconds the app waits for a connection to close when it quits
@@ -83,6 +86,16 @@ class Connection:
             self.app.post_message(ConnectionLost(str(e), e.detail))
         finally:
             procs.reap_strays(everything=False)  # what the server left detached (when mcp-review adopts orphans)
+
+    def fetch(self, request: Fetch) -> None:
+        """A request the reviewer asked for (read a resource, get a prompt); its result comes back as `Show`."""
+
+        async def job(session: Session, _snapshot: ServerSnapshot) -> None:
+            reply = await session.complete(request.method, request.params)
+            error = Text(visible(json.dumps(reply.error)))
+            self.app.post_message(Show(request.render(reply.result) if reply.error is None else error))
+
+        self.submit(job)
 
     def _count_tokens(self, snap: ServerSnapshot) -> tuple[list[dict[str, int]], dict[str, int]]:
         tokens = [self.counter.breakdown(item.raw) for item in snap.tools]

@@ -7,7 +7,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
+
 from inspector.output import write_text
+from themes import THEMES
 
 
 def settings_path() -> Path:
@@ -32,3 +35,12 @@ def save_settings(changes: dict[str, Any]) -> None:
         write_text(path, json.dumps({**load_settings(), **changes}, indent=2))
     except OSError:
         return  # a read-only home must not break the app; the setting is simply not remembered
+
+
+def keep_theme(app: App[Any]) -> None:
+    """The project's themes: the one chosen last (else the first) is used, and every new choice remembered."""
+    for theme in THEMES:
+        app.register_theme(theme)
+    remembered = load_settings().get("theme")
+    app.theme = remembered if isinstance(remembered, str) and remembered in app.available_themes else THEMES[0].name
+    app.theme_changed_signal.subscribe(app, lambda theme: save_settings({"theme": theme.name}))

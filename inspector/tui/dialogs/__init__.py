@@ -8,10 +8,10 @@ One module per dialog; `form` is the schema-generated form they share, `common` 
 from inspector.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
 from inspector.tui.dialogs.call import CallScreen
 from inspector.tui.dialogs.confirm import ConfirmScreen
-from inspector.tui.dialogs.connect import ConnectScreen, known_servers, remember_recent, target_from_form
+from inspector.tui.dialogs.connect import ConnectScreen, ask_target
 from inspector.tui.dialogs.decision import DecisionScreen
 from inspector.tui.dialogs.elicitation import ElicitScreen
-from inspector.tui.dialogs.export import ExportScreen
+from inspector.tui.dialogs.export import ExportScreen, export_review
 from inspector.tui.dialogs.fill import FillScreen, prompt_text, resource_text
 from inspector.tui.dialogs.form import SchemaForm
 from inspector.tui.dialogs.result import ResultScreen, ToolScreen, result_text
@@ -35,10 +35,9 @@ __all__ = [
     "SampleScreen",
     "SchemaForm",
     "ToolScreen",
-    "known_servers",
+    "ask_target",
+    "export_review",
     "prompt_text",
-    "remember_recent",
     "resource_text",
     "result_text",
-    "target_from_form",
 ]

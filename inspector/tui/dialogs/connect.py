@@ -4,16 +4,19 @@ gave as a `Target`, and the recent servers remembered (never with a secret)."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Static
 
+from inspector.configs import ConfigError
+from inspector.redact import remember
 from inspector.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
 from inspector.text import one_line
 from inspector.tui.dialogs.common import DIALOG_CSS
@@ -109,3 +112,22 @@ class ConnectScreen(ModalScreen[dict[str, str] | None]):
         values = {key: self.query_one(f"#{key}", Input).value.strip() for key in ("what", "headers", "bearer")}
         if values["what"]:
             self.dismiss(values)
+
+
+def ask_target(app: App[Any], current: Target, then: Callable[[Target], None]) -> None:
+    """Ask which server to review (`current` typed in); `then` gets the new one, its secrets masked from now on."""
+    typed = current.url or " ".join(shlex.quote(p) for p in (current.command or "", *current.args))
+
+    def chosen(values: dict[str, str] | None) -> None:
+        if not values:
+            return
+        try:
+            target = target_from_form(values)
+        except (ValueError, ConfigError) as e:
+            app.notify(str(e), severity="error", markup=False)
+            return
+        remember(target.secret_values())  # masked from here on: in saved settings, messages, the screen
+        remember_recent(values)
+        then(target)
+
+    app.push_screen(ConnectScreen(known_servers(), typed), chosen)

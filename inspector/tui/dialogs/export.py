@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
+from inspector.output import write_text
+from inspector.review import Review
 from inspector.tui.dialogs.common import DIALOG_CSS
+
+
+def export_review(app: App[Any], review: Review, directory: Path) -> None:
+    """Ask for a format and a path (relative ones under `directory`), then write the review there."""
+    from inspector.report import render
+
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in review.server.get("name") or "server")
+
+    def chosen(values: dict[str, str] | None) -> None:
+        if not values:
+            return
+        path = Path(values["path"])
+        path = path if path.is_absolute() else directory / path
+        try:
+            write_text(path, render(review, values["format"]))
+        except OSError as e:
+            app.notify(f"cannot write {path}: {e.strerror}", severity="error", markup=False)
+            return
+        app.notify(f"wrote {path}", markup=False)
+
+    app.push_screen(ExportScreen(f"mcp-review-{name}", render(review, "md")), chosen)
 
 
 class ExportScreen(ModalScreen[dict[str, str] | None]):

@@ -10,6 +10,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import DataTable, TabPane
 
+from inspector.calls import call_command
+from inspector.targets import Target
 from inspector.text import one_line
 from inspector.tui.messages import CallChosen
 from inspector.tui.panes.table import reset_table
@@ -41,6 +43,21 @@ class CallsPane(TabPane):
     def highlighted(self) -> dict[str, Any] | None:
         table = self.query_one(DataTable)
         return self.calls[table.cursor_row] if table.row_count and table.cursor_row < len(self.calls) else None
+
+    def copy_cli(self, target: Target) -> None:
+        """The highlighted call as an `mcp-review call` command against `target`."""
+        call = self.highlighted()
+        if call is not None:
+            self.app.copy_to_clipboard(call_command(call, target))
+            self.notify("copied as an mcp-review call command")
+
+    def copy_json(self) -> None:
+        call = self.highlighted()
+        if call is not None:
+            self.app.copy_to_clipboard(
+                json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False)
+            )
+            self.notify("copied as JSON")
 
     @on(DataTable.RowSelected, "#calls")
     def choose(self, event: DataTable.RowSelected) -> None:

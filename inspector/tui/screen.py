@@ -1,0 +1,97 @@
+"""The review screen: the status line over the tabs (one pane each), the footer; it draws what crossed the
+wire into the Wire and logs tabs, and a hidden tab catches up when it is shown."""
+
+from __future__ import annotations
+
+import contextlib
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static, TabbedContent
+
+from inspector.connection.wire import WireEntry
+from inspector.tokens import TokenCounter
+from inspector.tui.panes.calls import CallsPane
+from inspector.tui.panes.checklist import ChecklistPane
+from inspector.tui.panes.logs import LogsPane
+from inspector.tui.panes.overview import OverviewPane
+from inspector.tui.panes.primitives import PrimitivesPane
+from inspector.tui.panes.tail import TailPane
+from inspector.tui.panes.tools import ToolsPane
+from inspector.tui.panes.wire import WireLog, WirePane
+
+
+class ReviewScreen(Screen[None]):
+    ready = False
+
+    def __init__(self, wire_log: WireLog, counter: TokenCounter) -> None:
+        super().__init__()
+        self.wire_log = wire_log
+        self.counter = counter
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("connecting…", id="status")
+        with TabbedContent(initial="tab-overview"):
+            yield OverviewPane(self.counter)
+            yield ToolsPane(self.counter)
+            yield CallsPane()
+            yield PrimitivesPane(self.counter)
+            yield ChecklistPane(self.wire_log)
+            yield WirePane(self.wire_log, self.counter)
+            yield LogsPane(self.wire_log)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reset_tails()
+        self.ready = True  # every pane is mounted: the wire may be drawn
+
+    def reset_tails(self) -> None:
+        for pane in self.query(TailPane):
+            pane.reset()
+
+    def forget(self) -> None:
+        """Another server: no wire log, no calls, no checklist until it connects."""
+        self.wire_log.clear()
+        self.reset_tails()
+        self.query_one(CallsPane).show([])
+        self.query_one(ChecklistPane).show(None)
+
+    def status(self, text: str, failed: bool = False) -> None:
+        with contextlib.suppress(NoMatches):  # a timer's last tick (a call's elapsed time) while the app closes
+            status = self.query_one("#status", Static)
+            status.update(Text(text))
+            status.set_class(failed, "-failed")
+
+    def flush_wire(self, pending: list[WireEntry]) -> None:
+        """Add what crossed the wire since the last tick (10 times a second). The tables keep the newest
+        WIRE_ROWS rows, and a row's cells (its tokens too) are made only when it is shown: a flood costs
+        a little bookkeeping per message and at most one redraw a tick. The filter searches every entry."""
+        if not pending or not self.ready:
+            return
+        batch = pending[:]  # in place: the session holds this list's append
+        pending.clear()
+        first, logs_first = len(self.wire_log.entries), len(self.wire_log.log_index)
+        self.wire_log.add(batch)
+        with contextlib.suppress(NoMatches):  # a last tick while the app closes: the panes are gone, the log is kept
+            active = self.query_one(TabbedContent).active
+            self.query_one(WirePane).show(first, shown=active == "tab-wire")
+            self.query_one(LogsPane).show(logs_first, shown=active == "tab-logs")
+
+    @on(TabbedContent.TabActivated)
+    def _draw_stale(self, event: TabbedContent.TabActivated) -> None:
+        """The Wire and logs tables catch up when shown: what arrived while they were hidden."""
+        if isinstance(event.pane, TailPane):
+            event.pane.catch_up()
+
+    def focus_filter(self) -> None:
+        pane = self.query_one(TabbedContent).active_pane
+        filters = pane.query(Input) if pane is not None else None
+        if filters:
+            filters.first().focus()
+
+    def show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
