@@ -21,6 +21,7 @@ from inspector.scan.asks import form_asks_secret
 
 SOURCE = f"{SEED} Security: descriptions-grounded"
 EVIDENCE_CITED = 50  # messages cited by one finding; a server can send thousands of log lines
+SCANNED = 2000  # distinct texts scanned per method (a flood of different lines is cut there, and said so)
 
 
 @rule("review.results-safe", modes=("call", "observe"), source=f"{SOURCE} (tool results)")
@@ -134,7 +135,8 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
     Known false positives: a server that asks for a credential it really needs, through the form the spec allows
     for it (URL elicitation for secrets), is fine; the scanner judges the text, not the need. Only what the server
     sent during this review is seen: requests that only other inputs trigger stay unseen (the finding says how many
-    messages were read).
+    messages were read). Each distinct text is scanned once, the first 2,000 per method: a flood of different
+    lines beyond that is not read (the finding says so).
 
     Passes: every such message is clean. Fails: a hostile or leaky span. Warns: a suspicious span. n/a: the server
     sent none during the review.
@@ -142,9 +144,13 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
     texts: dict[str, list[surfaces.Said]] = {}
     seqs: dict[str, list[int]] = {}
     forms: list[str] = []  # form fields that ask for a secret
+    distinct: set[str] = set()  # a server can send the same log line 50,000 times: each text is scanned once
     for entry in ctx.wire.entries:
         if entry.direction == "recv" and entry.method in surfaces.CLIENT_METHODS:
-            texts.setdefault(entry.method, []).extend(surfaces.client_message(entry.message))
+            said = [s for s in surfaces.client_message(entry.message) if s.text not in distinct]
+            distinct.update(s.text for s in said)
+            kept = texts.setdefault(entry.method, [])
+            kept += said[: max(0, SCANNED - len(kept))]
             seqs.setdefault(entry.method, []).append(entry.seq)
             params = entry.message.get("params")
             if entry.method == "elicitation/create" and isinstance(params, dict):
@@ -157,5 +163,6 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
         if method == "elicitation/create":
             why = "a form asks the user for a secret (the spec forbids it in form mode)"
             fails += [f"{where}: {why}" for where in forms]
-        clean = f"{len(sent)} {method} message(s) scanned: nothing hidden, leaked or steering"
+        cut = f" (the first {SCANNED} distinct texts)" if len(texts[method]) >= SCANNED else ""
+        clean = f"{len(sent)} {method} message(s) scanned{cut}: nothing hidden, leaked or steering"
         yield verdict(ctx, method, (fails, warns), list(sent[:EVIDENCE_CITED]), clean)
