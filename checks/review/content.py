@@ -51,10 +51,15 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     mcp-review.toml.
     """
 
-    def judge(tool: Item, _sample: CallRecord, _data: object) -> Finding:
+    made: dict[str, list[CallRecord]] = {}  # the calls made so far, by tool: one pass, not one per tool
+    for call in ctx.calls:
+        made.setdefault(call.tool, []).append(call)
+
+    def judge(tool: Item, sample: CallRecord, _data: object) -> Finding:
         fails: list[str] = []
         warns: list[str] = []
-        mine = [r for r in ctx.calls if r.tool == tool.name and r.seq is not None]
+        earlier = made.get(tool.name or "", [])
+        mine = [r for r in [*earlier, *([] if sample in earlier else [sample])] if r.seq is not None]
         cited = []
         for record in mine:
             sent = [said.text for said in surfaces.strings(record.arguments, "")]
