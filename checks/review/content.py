@@ -59,7 +59,8 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         fails: list[str] = []
         warns: list[str] = []
         earlier = made.get(tool.name or "", [])
-        mine = [r for r in [*earlier, *([] if sample in earlier else [sample])] if r.seq is not None]
+        fresh = [] if any(r is sample for r in earlier) else [sample]  # sampled just now, after `made`
+        mine = [r for r in [*earlier, *fresh] if r.seq is not None]
         cited = []
         for record in mine:
             sent = [said.text for said in surfaces.strings(record.arguments, "")]

@@ -2,17 +2,23 @@
 
 `scan_text(text)` returns `Hit`s sorted by position; overlapping hits of one kind are merged. Each
 quotes the offending span made visible between « » with ~30 characters of context. Kinds:
-hidden-instruction, sensitive-file, exfiltration-url, credential, high-entropy, invisible-character and
-escape-sequence. Severity: `fail` means clearly hostile or a real credential; `warn` means suspicious,
-may be benign.
+hidden-instruction, model-order, sensitive-file, exfiltration-url, credential, high-entropy,
+invisible-character, escape-sequence, active-content and evasion. Severity: `fail` means clearly hostile
+or a real credential; `warn` means suspicious, may be benign.
 
 One module per concern; each module's docstring says what its kinds match:
 
 - `normalise`: what hides text (escapes, invisible characters) is reported and removed, giving the view
-  the pattern rules read and the map back to the original. Unicode folding (NFKC, confusables) goes here.
-- `instructions`: text aimed at the model (hidden-instruction). Intent and context-aware matching go here.
+  the pattern rules read and the map back to the original.
+- `fold`: the views that undo evasions (NFKC, confusables, split words, encodings, identifiers).
+- `instructions`: text aimed at the model (hidden-instruction), as patterns.
+- `intent`: what a sentence asks, of whom (hidden-instruction, model-order); `context`: whether the
+  sentence around a pattern's match means it (negated, quoted in a text about attacks, advice).
 - `exfiltration`: sensitive files named and URLs or addresses data is sent to.
-- `credentials`: credentials and high-entropy strings. More secret detectors (detect-secrets) go here.
+- `credentials`: credentials and high-entropy strings; `detectors`: detect-secrets' vendor formats and
+  documented example keys.
+- `active`: markup a client would run when it renders the text.
+- `asks`: what a tool's parameters or an elicitation form ask for (used by the rules, not `scan_text`).
 - `rules`: what they share: the raw hit, `Rule` and its judge, `run_rules`, pattern pieces.
 - `scanner`: the driver (`scan_text`), the `Hit`, merging and quoting.
 """

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from inspector.scan.rules import identifier_words
+
 
 def _words_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
@@ -40,10 +42,6 @@ QUANTITY = _words_set("max min count limit num number total budget usage remaini
 COPY_FIELDS = _words_set("bcc cc forward forward_to copy_to archive reply_to")
 
 
-def _words(name: str) -> list[str]:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.\s]+", " ", name).lower().split()
-
-
 def _asks(words: list[str]) -> str | None:
     """What a field named by `words` asks for: "a secret", "the conversation or tool context", or None."""
     joined = " ".join(words)
@@ -68,10 +66,10 @@ def parameter_asks(raw: dict[str, object]) -> list[tuple[str, str]]:
     if not isinstance(props, dict):
         return []
     said = " ".join(str(raw.get(k) or "") for k in ("name", "title", "description"))
-    purpose = {*_words(said), *re.findall(r"[a-z0-9]+", said.lower())}  # "GitHub" is github and git hub
+    purpose = {*identifier_words(said), *re.findall(r"[a-z0-9]+", said.lower())}  # "GitHub" is github and git hub
     out = []
     for name, sub in props.items():
-        words = _words(str(name))
+        words = identifier_words(str(name))
         what = _asks(words)
         specific = [w for w in words if w not in GENERIC]
         expected = what == "a secret" and not AUTH_PURPOSE.isdisjoint(purpose)  # a login tool takes a password
@@ -110,6 +108,6 @@ def form_asks_secret(params: dict[str, object]) -> list[str]:
             if isinstance(sub, dict)
             else str(name)
         )
-        if _asks(_words(label)) in ("a secret", "a secret file's contents"):
+        if _asks(identifier_words(label)) in ("a secret", "a secret file's contents"):
             out.append(str(name))
     return out

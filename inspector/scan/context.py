@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import re
 
-from inspector.scan.intent import NEGATED, TALKS_ABOUT
+from inspector.scan.intent import NEGATED, SENTENCE_END, TALKS_ABOUT
 from inspector.scan.rules import Raw
 
 DAMPED = ("hidden-instruction", "sensitive-file", "exfiltration-url")
 QUOTED = "quoted in a text about attacks, not an order"
 _EXAMPLE = re.compile(r"\b(?:such\s+as|for\s+example|for\s+instance|e\.g\.|like\s+this|looks\s+like)\b", re.I)
 _QUOTES = ('"', "'", "`", "\u201c", "\u2018", "\u00ab")
-_BOUNDARY = re.compile(r"[.!?](?=\s)|\n")
+_BOUNDARY = re.compile(SENTENCE_END)
 
 
 SENTENCE_REACH = 500  # characters looked at on each side: a longer sentence is cut there

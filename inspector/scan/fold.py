@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
+from inspector.scan.rules import identifier_words
+
 MIN_DECODED = 12  # characters a decoded run must give to be read as text
 PRINTABLE_SHARE = 0.9  # of a decoded run that must be printable text (letters, digits, punctuation, spaces)
 MAX_DECODED_VIEWS = 20  # encoded runs decoded in one text
@@ -228,7 +230,7 @@ def _identifiers(text: str) -> View | None:
     parts: list[str] = []
     index: list[int] = []
     for m in found:
-        words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_-]", " ", m.group()).lower()
+        words = " ".join(identifier_words(m.group()))
         parts.append(words + ". ")
         index += [m.start()] * (len(words) + 2)
     return View("".join(parts), index, {"an instruction spelled as an identifier"})

@@ -3,8 +3,9 @@
 `<IMPORTANT>`-style tags and chat-template markers, "ignore previous instructions", "do not tell the
 user", "before using this tool ... read/pass", "you must first call", covert verbs ("silently upload"),
 system-prompt manipulation, steering to or shadowing other tools, role-play/jailbreak phrases, asking for
-the conversation or for secrets. Intent and context-aware matching belong here: `INSTRUCTIONS` is the list
-the driver runs, and a judge (`Judge`) can look at the whole view around a match.
+the conversation or for secrets. `INSTRUCTIONS` is the list the driver runs, and a judge (`Judge`) can
+look at the whole view around a match; `context` then drops what its sentence does not mean, and
+`intent` reads each sentence for what these patterns miss.
 """
 
 from __future__ import annotations

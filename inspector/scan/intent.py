@@ -226,7 +226,8 @@ TALKS_ABOUT = _c(
 )
 # A sentence ends at . ! ? before a space or the end, or at a line break; "example.com" and "v1.2" go on.
 # Lazy and without nested repeats, so a 65,536-character run of dots or letters costs one pass.
-_SENTENCE = re.compile(r"[^\n]*?(?:[.!?]+(?=\s|$)|\n|$)")
+SENTENCE_END = r"[.!?]+(?=\s)|\n"  # the end of a sentence, for the scanner's every reading of context
+_SENTENCE = re.compile(rf"[^\n]*?(?:{SENTENCE_END}|[.!?]*$)")
 
 
 @dataclass(frozen=True)

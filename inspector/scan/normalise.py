@@ -10,8 +10,8 @@
 
 `neutralise(text)` returns those hits and the view: the text with them removed, so
 "ig\\u200bnore previous instructions" is still an instruction, and for each character of the view its
-index in the text, which `to_original` uses to map spans back. Folding (Unicode NFKC, confusables) belongs
-here too: it changes the view and its index, and every pattern module reads the view.
+index in the text, which `to_original` uses to map spans back. Folding (Unicode NFKC, confusables,
+encodings) makes further views in `fold`, each read by every pattern module too.
 """
 
 from __future__ import annotations

@@ -44,6 +44,11 @@ def masked(secret: str) -> str:
     return f"{snip(secret[:SECRET_SHOWN], SECRET_SHOWN)}… ({len(secret)} characters)"
 
 
+def identifier_words(name: str) -> list[str]:
+    """`maxTokens`, `max_tokens` and `max-tokens` as the lower-case words ["max", "tokens"]."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.\s]+", " ", name).lower().split()
+
+
 def _message(rule: Rule, m: re.Match[str]) -> str:
     groups = {k: snip(v, 40) for k, v in m.groupdict().items()}
     return rule.message.format(m=snip(m.group()), **groups)
