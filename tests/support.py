@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +26,16 @@ def free_port() -> int:
 def fixture_argv(name: str, *extra: str) -> list[str]:
     """The command line that runs fixture server `tests/servers/<name>.py` over stdio."""
     return [PYTHON, str(SERVERS / f"{name}.py"), *extra]
+
+
+def eventually(holds: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Poll a state until it holds or `timeout` passes (no fixed sleep: returns as soon as it holds)."""
+    deadline = time.monotonic() + timeout
+    while not holds():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:

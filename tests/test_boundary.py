@@ -24,6 +24,7 @@ from inspector.localschema import remote_refs, validate
 from inspector.output import SafeStream, terminal_safe
 from inspector.redact import MASK, Redactor
 from inspector.untrusted import DEEP, MAX_DEPTH, MAX_STRING, Unusable, depth_of, original_length, parse_message
+from tests.support import eventually
 
 SECRET = "ghp_" + "a1B2c3D4e5" * 3
 
@@ -147,9 +148,7 @@ def test_a_detached_descendant_is_found_by_its_mark_and_killed():
     env = {**os.environ, procs.MARK: token}
     parent = subprocess.Popen([sys.executable, "-c", script], env=env, start_new_session=True)
     try:
-        deadline = time.monotonic() + 10
-        while len(procs.tree(parent.pid, token)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        eventually(lambda: len(procs.tree(parent.pid, token)) >= 2)
         found = procs.tree(parent.pid, token)
         assert len(found) == 2, "the parent and its setsid child"
         os.kill(parent.pid, signal.SIGKILL)  # the child is now an orphan in its own session
@@ -157,7 +156,6 @@ def test_a_detached_descendant_is_found_by_its_mark_and_killed():
         child = (found - {parent.pid}).pop()
         assert procs.tree(parent.pid, token) == {parent.pid, child}, "found by its mark once its parent is gone"
         procs.kill_tree(parent.pid, token)
-        time.sleep(0.1)
-        assert not procs._alive(child)
+        assert eventually(lambda: not procs._alive(child), timeout=5), "the orphan is killed"
     finally:
         procs.kill_tree(parent.pid, token)

@@ -6,7 +6,6 @@ import asyncio
 import os
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -22,7 +21,7 @@ from inspector.connection.errors import (
 )
 from inspector.connection.session import Session
 from inspector.targets import http_target, stdio_target
-from tests.support import fixture_argv, free_port, http_fixture
+from tests.support import eventually, fixture_argv, free_port, http_fixture
 
 
 def good() -> object:
@@ -235,14 +234,16 @@ def test_no_orphans_after_close():
         return [s.channel.transport.proc.pid]  # type: ignore[union-attr]
 
     (pid,) = asyncio.run(run())
-    deadline = time.monotonic() + 5  # SIGKILLed members vanish once init reaps them
-    while time.monotonic() < deadline:
+
+    def gone() -> bool:
         try:
             os.killpg(pid, 0)
         except ProcessLookupError:
-            return
-        time.sleep(0.05)
-    pytest.fail(f"process group {pid} still has members after close")
+            return True
+        return False
+
+    # SIGKILLed members vanish once init reaps them
+    assert eventually(gone, timeout=5), f"process group {pid} still has members after close"
 
 
 async def test_stdio_servers_inherit_only_a_safe_environment(monkeypatch):
