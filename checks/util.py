@@ -229,11 +229,13 @@ def valid_arguments(tool: Item) -> Json:
 WRONG_VALUES: tuple[Any, ...] = (12345, "mcp-review-not-a-valid-value", True, [], {})
 
 
-def invalid_arguments(tool: Item) -> list[tuple[str, Json]]:
+def invalid_arguments(tool: Item) -> Iterator[tuple[str, Json]]:
     """Schema-invalid argument objects, each with what is wrong: wrong type, missing required, unknown field.
 
     Each is checked against the tool's own inputSchema (offline) and kept only when the schema really
     refuses it: a "wrong" value that the schema allows (a type list, an anyOf) proves nothing when accepted.
+    Lazy: a rule that needs only the first case (or only to know there is one) validates no further, which
+    matters on a 10,000-tool server where most rules may not call.
     """
     from inspector.localschema import validate
 
@@ -247,12 +249,14 @@ def invalid_arguments(tool: Item) -> list[tuple[str, Json]]:
         candidates.append((f"missing required {name!r}", {k: v for k, v in good.items() if k != name}))
     if schema.get("additionalProperties") is False:
         candidates.append(("unknown extra field", {**good, "mcp_review_unknown_field": "x"}))
-    out: list[tuple[str, Json]] = []
+    found: set[str] = set()
     for what, args in candidates:
+        if what in found:
+            continue
         outcome = validate(args, schema)
-        if outcome.errors and outcome.unverified is None and all(w != what for w, _ in out):
-            out.append((what, args))  # the first wrong value the schema refuses, per kind of mistake
-    return out
+        if outcome.errors and outcome.unverified is None:
+            found.add(what)
+            yield what, args  # the first wrong value the schema refuses, per kind of mistake
 
 
 def result_text(result: Any) -> str:

@@ -163,10 +163,10 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
         )
     modern_channel = ctx.revision_at_least("2025-11-25")
     for tool in named_tools(ctx):
-        cases = invalid_arguments(tool)
-        if not cases:
+        case = next(invalid_arguments(tool), None)
+        if case is None:
             continue
-        what, args = cases[0]
+        what, args = case
         record = await ctx.try_call(tool, args, "how invalid arguments are answered")
         if isinstance(record, Finding):
             yield record

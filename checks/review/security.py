@@ -52,13 +52,15 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     mcp-review.toml (or the TUI), by a reviewer who read each handler's authorization check.
     """
     for tool in named_tools(ctx):
-        cases = invalid_arguments(tool)
-        if not cases:
+        lazy = invalid_arguments(tool)
+        first = next(lazy, None)
+        if first is None:
             yield ctx.na(tool, "takes no constrained arguments")
             continue
         if ctx.may_call(tool) is not None:
             yield ctx.blocking_call(tool, "server-side argument validation")
             continue
+        cases = [first, *lazy]
         accepted = []
         seqs = []
         silent: Finding | None = None
