@@ -10,6 +10,7 @@ characters of context. Rich-style markup such as `[bold red]` is inert text here
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from inspector.scan import active, fold, intent
@@ -25,6 +26,7 @@ from inspector.text import visible
 _RANK = {"warn": 0, "fail": 1}
 CONTEXT = 30  # characters of context quoted on each side of a span
 SPAN_SHOWN = 100  # a longer span is cut in the quote (so a quote stays under ~165 characters)
+SHORT = 200  # texts this short (names, property names, enum values: they repeat across tools) are remembered
 
 
 @dataclass(frozen=True)
@@ -104,9 +106,20 @@ def _evasions(text: str, seen: list[Raw]) -> list[Raw]:
 
 
 def scan_text(text: str) -> list[Hit]:
-    """Every hostile or leaky span in `text`, sorted by start; overlapping hits of one kind merged."""
+    """Every hostile or leaky span in `text`, sorted by start; overlapping hits of one kind merged.
+    A short text is scanned once per process: a server repeats its property names, enum values and
+    boilerplate on every tool (the cache is bounded in entries and in each entry's size)."""
     if not text:
         return []
+    return list(_scan_short(text)) if len(text) <= SHORT else _scan(text)
+
+
+@functools.lru_cache(maxsize=16384)
+def _scan_short(text: str) -> tuple[Hit, ...]:
+    return tuple(_scan(text))
+
+
+def _scan(text: str) -> list[Hit]:
     raw, view, index = neutralise(text)
     found = _patterns(view)
     leaked = credentials(view, view.lower())
