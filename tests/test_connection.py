@@ -20,6 +20,7 @@ from inspector.connection.errors import (
     ServerExited,
 )
 from inspector.connection.session import Session
+from inspector.connection.transport import PLAIN, Outgoing
 from inspector.targets import http_target, stdio_target
 from tests.support import eventually, fixture_argv, free_port, http_fixture
 
@@ -255,3 +256,13 @@ async def test_stdio_servers_inherit_only_a_safe_environment(monkeypatch):
     seen = info.value.detail[-1]
     assert '"GIVEN": "yes"' in seen and '"PATH"' in seen
     assert "CI_DEPLOY_TOKEN" not in seen and "ci-secret-value-42" not in s.wire.to_jsonl()
+
+
+def test_send_options_are_frozen_copies_of_what_the_caller_passed():
+    headers = {"X-Probe": "1"}
+    how = Outgoing(headers=headers, omit=["Content-Type"])
+    headers["X-Probe"] = "2"  # a caller reusing its dict does not change a send already described
+    assert dict(how.headers) == {"X-Probe": "1"} and how.omit == ("Content-Type",)
+    with pytest.raises(TypeError):
+        PLAIN.headers["X-Probe"] = "3"  # type: ignore[index]  # the shared default cannot be changed
+    assert PLAIN.text({"a": "é"}) == '{"a": "é"}' and Outgoing(raw="{x").text({"a": 1}) == "{x"

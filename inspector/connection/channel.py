@@ -10,12 +10,12 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from inspector.connection.errors import ConnectionFailed, ProtocolError, RequestTimeout
-from inspector.connection.transport import Delivery, Transport
+from inspector.connection.transport import PLAIN, Delivery, Outgoing, Transport
 
 CANCEL_GRACE = 1.0  # at most this long to tell the server a request was abandoned
 MAX_UNMATCHED = 1000  # responses nobody asked for, kept for probes
@@ -134,8 +134,7 @@ class RpcChannel:
         timeout: float,
         rpc_id: Any = None,
         message: dict[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-        omit: Iterable[str] = (),
+        how: Outgoing = PLAIN,
     ) -> Reply:
         """Send a request and wait for the response with the same id (an error response is returned too)."""
         if self.failure:
@@ -152,7 +151,7 @@ class RpcChannel:
         fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         started = time.monotonic()
-        sender = self._spawn(self.transport.send(message, headers=headers, omit=omit))
+        sender = self._spawn(self.transport.send(message, how))
         sender.add_done_callback(lambda t: self._send_done(t, fut))
         try:
             reply = await asyncio.wait_for(asyncio.shield(fut), timeout)
@@ -184,18 +183,11 @@ class RpcChannel:
         if exc is not None:
             fut.set_exception(exc)
 
-    async def send(
-        self,
-        message: Any = None,
-        *,
-        raw: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        omit: Iterable[str] = (),
-    ) -> None:
-        """Send a notification, a response, or raw text; nothing is awaited back."""
+    async def send(self, message: Any = None, how: Outgoing = PLAIN) -> None:
+        """Send a notification, a response, or raw text (`how.raw`); nothing is awaited back."""
         if self.failure:
             raise self.failure
-        await self.transport.send(message, raw=raw, headers=headers, omit=omit)
+        await self.transport.send(message, how)
 
     async def notify(self, method: str, params: Any = None) -> None:
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}

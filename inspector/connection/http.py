@@ -12,19 +12,20 @@ import asyncio
 import contextlib
 import json
 import ssl
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
 from inspector.connection.egress import EgressRefused, guarded_client, header_safe, same_origin, session_id_valid
 from inspector.connection.errors import AuthRequired, ConnectionFailed, HttpError, ProtocolError
-from inspector.connection.transport import MAX_MESSAGE_BYTES, Transport
+from inspector.connection.transport import MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
 from inspector.connection.wire import Refusal, WireLog
 from inspector.targets import Target
 from inspector.untrusted import safe_text
 
 BODY_SNIPPET = 2000  # characters of a failed response's body kept for the error
+_EVENT_STREAM = Outgoing(headers={"Accept": "text/event-stream"}, omit=["Content-Type"])  # a GET for a stream
 
 
 @dataclass
@@ -159,9 +160,11 @@ class _HttpBase(Transport):
             headers["Authorization"] = f"Bearer {self.target.bearer}"
         return headers
 
-    def _adjust(self, headers: dict[str, str], extra: Mapping[str, str] | None, omit: Iterable[str]) -> dict[str, str]:
-        headers.update(extra or {})
-        drop = {h.lower() for h in omit}
+    def _headers(self, how: Outgoing) -> dict[str, str]:
+        """The headers of one request: ours, changed as `how` asks, each checked before it is sent."""
+        headers = self.base_headers()
+        headers.update(how.headers)
+        drop = {h.lower() for h in how.omit}
         out = {}
         for key, value in headers.items():
             if key.lower() in drop:
@@ -236,30 +239,20 @@ class _HttpBase(Transport):
             body = f"a redirect to {location!r}, which mcp-review does not follow"
         return HttpError(resp.status_code, url, safe_text(body[:BODY_SNIPPET], redactor), exchange)
 
-    async def send(
-        self,
-        payload: Any,
-        *,
-        raw: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        omit: Iterable[str] = (),
-    ) -> None:
-        await self._post(self._post_url(), payload, raw, headers, omit)
+    async def send(self, payload: Any, how: Outgoing = PLAIN) -> None:
+        await self._post(self._post_url(), payload, how)
 
     def _post_url(self) -> str:
         """Where messages are POSTed: the target's URL (legacy SSE: the endpoint its stream named)."""
         return self.url
 
-    async def _post(
-        self, url: str, payload: Any, raw: str | None, headers: Mapping[str, str] | None, omit: Iterable[str]
-    ) -> None:
+    async def _post(self, url: str, payload: Any, how: Outgoing) -> None:
         import httpx
 
         exchange = self.wire.new_exchange()
-        text = raw if raw is not None else json.dumps(payload, ensure_ascii=False)
-        hdrs = self._adjust(self.base_headers(), headers, omit)
+        hdrs = self._headers(how)
         self._log_request(exchange, "POST", url, hdrs)
-        self._record_send(payload if raw is None else None, text, exchange)
+        text = self._record_send(payload, how, exchange)
         try:
             async with self.client.stream("POST", url, content=text.encode(), headers=hdrs) as resp:
                 self._log_response(exchange, resp)
@@ -273,7 +266,7 @@ class _HttpBase(Transport):
     async def _event_stream(self) -> AsyncIterator[tuple[int, Any]]:
         """GET the target's URL as an event stream, logged like every exchange: (its exchange, the response)."""
         exchange = self.wire.new_exchange()
-        hdrs = self._adjust(self.base_headers(), {"Accept": "text/event-stream"}, ["Content-Type"])
+        hdrs = self._headers(_EVENT_STREAM)
         self._log_request(exchange, "GET", self.url, hdrs)
         async with self.client.stream("GET", self.url, headers=hdrs) as resp:
             self._log_response(exchange, resp)
@@ -283,26 +276,19 @@ class _HttpBase(Transport):
         """Hook: Streamable HTTP keeps the session id."""
 
     async def exchange(
-        self,
-        method: str,
-        url: str | None = None,
-        *,
-        headers: Mapping[str, str] | None = None,
-        omit: Iterable[str] = (),
-        body: str | None = None,
-        read: bool = True,
+        self, method: str, url: str | None = None, how: Outgoing = PLAIN, *, read: bool = True
     ) -> HttpExchange:
         """One plain HTTP request (probes: GET/DELETE, odd headers, well-known URLs), logged like the rest,
-        ended after the target's timeout however slowly the server answers."""
+        ended after the target's timeout however slowly the server answers. `how.raw` is the body, if any."""
         import httpx
 
         url = url or self.url
         exchange = self.wire.new_exchange()
-        hdrs = self._adjust(self.base_headers(), headers, omit)
+        hdrs = self._headers(how)
         self._log_request(exchange, method, url, hdrs)
         try:
             async with asyncio.timeout(self.target.timeout):
-                async with self.client.stream(method, url, headers=hdrs, content=body) as resp:
+                async with self.client.stream(method, url, headers=hdrs, content=how.raw) as resp:
                     self._log_response(exchange, resp)
                     ctype = resp.headers.get("content-type", "")
                     text = await self._read_capped(resp) if read and "text/event-stream" not in ctype else ""
@@ -377,7 +363,7 @@ class HttpTransport(_HttpBase):
             await asyncio.gather(self._listener, return_exceptions=True)
         if self.session_id:
             with contextlib.suppress(ConnectionFailed):
-                await self.exchange("DELETE", omit=["Content-Type"], read=False)
+                await self.exchange("DELETE", how=Outgoing(omit=["Content-Type"]), read=False)
         await super().aclose()
 
 

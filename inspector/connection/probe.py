@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.connection.channel import RpcChannel
 from inspector.connection.errors import ConnectionFailed, HttpError
 from inspector.connection.session import CLIENT_INFO, LATEST_LEGACY, META, MODERN
-from inspector.connection.transport import Transport, make_transport
+from inspector.connection.transport import Outgoing, Transport, make_transport
 from inspector.connection.wire import WireLog
 from inspector.targets import Target
 
@@ -114,8 +114,7 @@ class Prober:
                 params,
                 rpc_id=rpc_id,
                 message=message,
-                headers=headers,
-                omit=omit,
+                how=Outgoing(headers=headers or {}, omit=omit),
                 timeout=timeout or self.timeout,
             )
         except HttpError as e:
@@ -161,7 +160,7 @@ class Prober:
         """Send text as is (e.g. unparseable JSON); return whatever arrives within `wait` seconds."""
         before = len(self.channel.unmatched)
         with contextlib.suppress(HttpError):
-            await self.channel.send(raw=text)
+            await self.channel.send(how=Outgoing(raw=text))
         await asyncio.sleep(wait)
         return [(m, d.seq) for m, d in self.channel.unmatched[before:]]
 
@@ -184,5 +183,5 @@ class Prober:
         exchange = getattr(self.transport, "exchange", None)
         if exchange is None:
             raise TypeError("http() needs an HTTP target")
-        result: HttpExchange = await exchange(method, url, headers=headers, omit=omit, body=body)
+        result: HttpExchange = await exchange(method, url, Outgoing(body, headers or {}, omit))
         return result

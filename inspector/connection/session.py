@@ -32,7 +32,7 @@ from inspector.connection.errors import (
     RequestTimeout,
     RpcError,
 )
-from inspector.connection.transport import Delivery, make_transport
+from inspector.connection.transport import PLAIN, Delivery, Outgoing, make_transport
 from inspector.connection.wire import WireLog
 from inspector.redact import Redactor
 from inspector.targets import Target
@@ -325,13 +325,13 @@ class Session:
 
     async def _send(self, method: str, params: Any, *, modern: bool, timeout: float) -> Reply:
         assert self.channel
-        headers = None
+        how = PLAIN
         if modern:
             params = dict(params) if isinstance(params, dict) else {}
             params["_meta"] = {**self._meta(), **(params.get("_meta") or {})}
             if self.channel.transport.kind == "http":
-                headers = self._modern_headers(method, params)
-        return await self.channel.request(method, params, timeout=timeout, headers=headers)
+                how = Outgoing(headers=self._modern_headers(method, params))
+        return await self.channel.request(method, params, timeout=timeout, how=how)
 
     async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
         """One request as this session's era wants it; the reply is returned even when it is an error."""

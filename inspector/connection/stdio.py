@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator
 from typing import Any
 
 from inspector.connection import procs
 from inspector.connection.errors import CommandNotFound, ConnectionFailed, ServerExited
-from inspector.connection.transport import MAX_LINE_CHARS, MAX_MESSAGE_BYTES, Transport
+from inspector.connection.transport import MAX_LINE_CHARS, MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
 from inspector.connection.wire import WireLog
 from inspector.targets import Target, child_env
 from inspector.untrusted import safe_text
@@ -159,14 +158,7 @@ class StdioTransport(Transport):
             self.note(f"server {how} (exit code {self.exit_code})")
         self._fail(ServerExited(self.exit_code, list(self.stderr_tail)[-10:]))
 
-    async def send(
-        self,
-        payload: Any,
-        *,
-        raw: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        omit: Iterable[str] = (),
-    ) -> None:
+    async def send(self, payload: Any, how: Outgoing = PLAIN) -> None:
         assert self.proc and self.proc.stdin
         if self.failure is not None:
             raise self.failure
@@ -174,8 +166,7 @@ class StdioTransport(Transport):
             raise ConnectionFailed("the connection to the server is closing")
         if self.proc.stdin.is_closing():  # the pipe is gone: writing would only log warnings
             await self._gone()
-        text = raw if raw is not None else json.dumps(payload, ensure_ascii=False)
-        self._record_send(payload if raw is None else None, text)
+        text = self._record_send(payload, how)
         try:
             self.proc.stdin.write(text.encode() + b"\n")
             await asyncio.wait_for(self.proc.stdin.drain(), self.target.timeout)

@@ -13,7 +13,8 @@ import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from inspector.connection.errors import ConnectionFailed
@@ -35,6 +36,30 @@ class Delivery:
     status: int | None = None
     for_id: Any = None  # over HTTP: the id of the request whose POST this came back on
 
+
+@dataclass(frozen=True)
+class Outgoing:
+    """What one send may vary besides the message, stated once for the transports, the channel and the prober.
+
+    `raw`: text sent as is instead of the message (unparseable JSON; a plain HTTP exchange's body).
+    `headers` are added to or replace the HTTP headers, `omit` names headers left out (case-insensitive);
+    both are ignored over stdio. Frozen through and through: the shared `PLAIN` cannot be changed by a caller.
+    """
+
+    raw: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    omit: Iterable[str] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "headers", MappingProxyType(dict(self.headers)))
+        object.__setattr__(self, "omit", tuple(self.omit))
+
+    def text(self, payload: Any) -> str:
+        """What goes on the wire: the raw text, else the message as JSON."""
+        return self.raw if self.raw is not None else json.dumps(payload, ensure_ascii=False)
+
+
+PLAIN = Outgoing()  # the message as JSON, the usual headers
 
 MessageSink = Callable[[Any, Delivery], None]
 ClosedSink = Callable[[ConnectionFailed], None]
@@ -72,15 +97,8 @@ class Transport(ABC):
     async def start(self) -> None: ...
 
     @abstractmethod
-    async def send(
-        self,
-        payload: Any,
-        *,
-        raw: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        omit: Iterable[str] = (),
-    ) -> None:
-        """Send one message (or `raw` text as is). `headers`/`omit` adjust HTTP headers (probes)."""
+    async def send(self, payload: Any, how: Outgoing = PLAIN) -> None:
+        """Send one message, or what `how` says instead (probes: raw text, odd HTTP headers)."""
 
     @abstractmethod
     async def aclose(self) -> None: ...
@@ -88,11 +106,14 @@ class Transport(ABC):
     def note(self, text: str) -> int:
         return self.wire.line("note", self.conn, text).seq
 
-    def _record_send(self, payload: Any, text: str, exchange: int | None = None) -> None:
-        if payload is None:
+    def _record_send(self, payload: Any, how: Outgoing, exchange: int | None = None) -> str:
+        """Log what is about to go out (raw text as raw text) and return it."""
+        text = how.text(payload)
+        if how.raw is not None or payload is None:
             self.wire.raw_send(self.conn, text, exchange)
         else:
             self.wire.message("send", self.conn, payload, text, exchange)
+        return text
 
     def _noise(self, text: str) -> None:
         self.wire.line("noise", self.conn, safe_text(text[:MAX_LINE_CHARS], self.wire.redactor))
