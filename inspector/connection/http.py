@@ -1,4 +1,5 @@
-"""HTTP transports: Streamable HTTP (2025-03-26 on, and the stateless shape of 2026-07-28) and legacy SSE.
+"""HTTP transports: what Streamable HTTP and legacy SSE (`sse.py`) share, and Streamable HTTP (2025-03-26
+on, and the stateless shape of 2026-07-28).
 
 All requests go through one `egress.guarded_client` per connection: only the target's origin, no
 redirects, nothing from the environment. Bodies and event streams are read in bounded pieces (a line,
@@ -12,13 +13,14 @@ import asyncio
 import contextlib
 import json
 import ssl
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
-from inspector.connection.egress import EgressRefused, guarded_client, header_safe, same_origin, session_id_valid
+from inspector.connection.egress import guarded_client, header_safe, same_origin, session_id_valid
 from inspector.connection.errors import AuthRequired, ConnectionFailed, HttpError, ProtocolError
+from inspector.connection.eventstream import capped_lines, sse_events
 from inspector.connection.transport import MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
 from inspector.connection.wire import Refusal, WireLog
 from inspector.targets import Target
@@ -26,80 +28,6 @@ from inspector.untrusted import safe_text
 
 BODY_SNIPPET = 2000  # characters of a failed response's body kept for the error
 _EVENT_STREAM = Outgoing(headers={"Accept": "text/event-stream"}, omit=["Content-Type"])  # a GET for a stream
-
-
-@dataclass
-class SseEvent:
-    event: str = "message"
-    data: str = ""
-    id: str | None = None
-    retry: int | None = None
-
-
-async def capped_lines(chunks: AsyncIterator[bytes], limit: int, on_drop: Callable[[int], None]) -> AsyncIterator[str]:
-    """Lines of a byte stream (LF or CRLF), each at most `limit` bytes: a longer one is dropped, not held."""
-    buf = bytearray()
-    dropped = -1  # >= 0 while skipping the rest of an over-long line
-    async for chunk in chunks:
-        start = 0
-        while start < len(chunk):
-            end = chunk.find(b"\n", start)
-            piece = chunk[start:] if end < 0 else chunk[start:end]
-            start = len(chunk) if end < 0 else end + 1
-            if dropped >= 0:
-                dropped += len(piece)
-            else:
-                buf += piece
-                if len(buf) > limit:
-                    dropped, buf = len(buf), bytearray()
-            if end < 0:
-                break
-            if dropped >= 0:
-                on_drop(dropped)
-                dropped = -1
-            else:
-                yield buf.decode("utf-8", errors="replace").removesuffix("\r")
-            buf = bytearray()
-    if buf and dropped < 0:
-        yield buf.decode("utf-8", errors="replace").removesuffix("\r")
-
-
-async def sse_events(lines: AsyncIterator[str], limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[SseEvent]:
-    """Parse a text/event-stream (WHATWG rules, enough for MCP): data lines joined by newlines.
-
-    An event whose data grows past `limit` characters is dropped (its `data` comes back empty, event
-    "dropped"), so a stream that never ends an event cannot grow without bound.
-    """
-    ev, data, size = SseEvent(), [], 0
-    async for line in lines:
-        if line == "":
-            if ev.event == "dropped":
-                yield SseEvent("dropped", str(size))
-            elif data or ev.id is not None or ev.event != "message":
-                ev.data = "\n".join(data)
-                yield ev
-            ev, data, size = SseEvent(), [], 0
-            continue
-        if line.startswith(":") or ev.event == "dropped":
-            size += len(line) if ev.event == "dropped" else 0
-            continue
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "data":
-            size += len(value) + 1
-            if size > limit:
-                ev, data = SseEvent("dropped"), []
-                continue
-            data.append(value)
-        elif name == "event":
-            ev.event = value[:200]
-        elif name == "id":
-            ev.id = value[:200]
-        elif name == "retry" and value.isdigit() and len(value) < 10:
-            ev.retry = int(value)
-    if data and ev.event != "dropped":
-        ev.data = "\n".join(data)
-        yield ev
 
 
 @dataclass(frozen=True)
@@ -122,7 +50,7 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _describe_http_failure(url: str, exc: Exception) -> ConnectionFailed:
+def describe_http_failure(url: str, exc: Exception) -> ConnectionFailed:
     import httpx
 
     chain = _causes(exc)
@@ -137,7 +65,7 @@ def _describe_http_failure(url: str, exc: Exception) -> ConnectionFailed:
     return ConnectionFailed(f"HTTP failure talking to {url}: {type(exc).__name__}: {exc}")
 
 
-class _HttpBase(Transport):
+class HttpBase(Transport):
     """What Streamable HTTP and legacy SSE share: the client, headers, exchanges, body handling."""
 
     def __init__(self, target: Target, wire: WireLog) -> None:
@@ -260,7 +188,7 @@ class _HttpBase(Transport):
                 for_id = payload.get("id") if isinstance(payload, dict) and "method" in payload else None
                 await self._consume(resp, exchange, url, for_id)
         except httpx.HTTPError as e:
-            raise _describe_http_failure(url, e) from e
+            raise describe_http_failure(url, e) from e
 
     @contextlib.asynccontextmanager
     async def _event_stream(self) -> AsyncIterator[tuple[int, Any]]:
@@ -297,7 +225,7 @@ class _HttpBase(Transport):
         except TimeoutError:
             raise ConnectionFailed(f"no complete answer from {url} within {self.target.timeout:g}s") from None
         except httpx.HTTPError as e:
-            raise _describe_http_failure(url, e) from e
+            raise describe_http_failure(url, e) from e
 
     async def aclose(self) -> None:
         self.closing = True
@@ -306,7 +234,7 @@ class _HttpBase(Transport):
                 await self.client.aclose()
 
 
-class HttpTransport(_HttpBase):
+class HttpTransport(HttpBase):
     """Streamable HTTP (2025-03-26 and later; the stateless shape of 2026-07-28 too)."""
 
     kind = "http"
@@ -364,73 +292,4 @@ class HttpTransport(_HttpBase):
         if self.session_id:
             with contextlib.suppress(ConnectionFailed):
                 await self.exchange("DELETE", how=Outgoing(omit=["Content-Type"]), read=False)
-        await super().aclose()
-
-
-class SseTransport(_HttpBase):
-    """Legacy HTTP+SSE (2024-11-05): a GET event stream that names a POST endpoint on the same origin."""
-
-    kind = "sse"
-
-    def __init__(self, target: Target, wire: WireLog) -> None:
-        super().__init__(target, wire)
-        self.endpoint: str | None = None
-        self._ready: asyncio.Future[str] | None = None
-        self._stream: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        self._ready = asyncio.get_running_loop().create_future()
-        self._stream = asyncio.create_task(self._read_stream())
-        try:
-            self.endpoint = await asyncio.wait_for(asyncio.shield(self._ready), self.target.timeout)
-        except TimeoutError as e:
-            self._stream.cancel()
-            raise ConnectionFailed(f"no 'endpoint' event from {self.url} within {self.target.timeout:g}s") from e
-
-    def _endpoint(self, data: str) -> None:
-        """The first `endpoint` event: where to POST. Another origin is refused (the bearer would go there)."""
-        assert self._ready
-        endpoint = urljoin(self.url, data.strip()[:2000])
-        if same_origin(endpoint, self.url):
-            self._ready.set_result(endpoint)
-            return
-        self._refused(endpoint, "endpoint")
-        self._ready.set_exception(EgressRefused(endpoint, "the SSE 'endpoint' event names another origin"))
-
-    async def _read_stream(self) -> None:
-        import httpx
-
-        assert self._ready
-        try:
-            async with self._event_stream() as (exchange, resp):
-                if resp.status_code != 200:
-                    raise self._failed(resp, self.url, await self._read_capped(resp) or "", exchange)
-                async for event in sse_events(self._lines(resp)):
-                    if event.event == "endpoint" and not self._ready.done():
-                        self._endpoint(event.data)
-                    elif event.event == "dropped":
-                        self.note(f"dropped an event of over {MAX_MESSAGE_BYTES:,} characters")
-                    elif event.data.strip():
-                        self._receive_text(event.data, exchange, 200)
-            failure: ConnectionFailed = ConnectionFailed(f"the server closed the SSE stream {self.url}")
-        except ConnectionFailed as e:
-            failure = e
-        except httpx.HTTPError as e:
-            failure = _describe_http_failure(self.url, e)
-        except asyncio.CancelledError:
-            return
-        if not self._ready.done():
-            self._ready.set_exception(failure)
-        elif not self.closing:
-            self.on_closed(failure)
-
-    def _post_url(self) -> str:
-        assert self.endpoint
-        return self.endpoint
-
-    async def aclose(self) -> None:
-        self.closing = True
-        if self._stream:
-            self._stream.cancel()
-            await asyncio.gather(self._stream, return_exceptions=True)
         await super().aclose()

@@ -1,4 +1,4 @@
-"""Byte-level transports: what they share, and `make_transport`. See `stdio.py` and `http.py`.
+"""Byte-level transports: what they share, and `make_transport`. See `stdio.py`, `http.py` and `sse.py`.
 
 A transport moves JSON-RPC text and records everything in the wire log before anything else sees it.
 It knows nothing about MCP semantics; `RpcChannel` correlates ids and `Session` speaks the protocol.
@@ -152,6 +152,10 @@ def make_transport(target: Target, wire: WireLog) -> Transport:
         from inspector.connection.stdio import StdioTransport
 
         return StdioTransport(target, wire)
-    from inspector.connection.http import HttpTransport, SseTransport
+    if target.kind == "sse":
+        from inspector.connection.sse import SseTransport
 
-    return SseTransport(target, wire) if target.kind == "sse" else HttpTransport(target, wire)
+        return SseTransport(target, wire)
+    from inspector.connection.http import HttpTransport
+
+    return HttpTransport(target, wire)
