@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.connection.probe import Prober, modern_meta
+from inspector.connection.probe import Prober
+from inspector.connection.protocol import modern_meta
 from inspector.connection.wire import WireLog
 from inspector.targets import http_target, stdio_target
 from tests.support import fixture_argv, http_fixture

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.connection.channel import RpcChannel
 from inspector.connection.errors import ConnectionFailed, HttpError
-from inspector.connection.session import CLIENT_INFO, LATEST_LEGACY, META, MODERN
+from inspector.connection.protocol import CLIENT_INFO, LATEST_LEGACY, MODERN, modern_meta
 from inspector.connection.transport import Outgoing, Transport, make_transport
 from inspector.connection.wire import WireLog
 from inspector.targets import Target
@@ -54,14 +54,6 @@ class ProbeResult:
     @property
     def result(self) -> Any:
         return self.message.get("result") if self.message else None
-
-
-def modern_meta(version: str = MODERN, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        META + "protocolVersion": version,
-        META + "clientCapabilities": capabilities or {},
-        META + "clientInfo": CLIENT_INFO,
-    }
 
 
 class Prober:

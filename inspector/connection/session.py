@@ -15,14 +15,12 @@ answer (on stdio a fresh process is used when the first one may be stuck in the 
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import itertools
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any
 
-from inspector import __version__, redact
+from inspector import redact
 from inspector.connection.channel import Budget, HandlerError, Reply, RpcChannel
 from inspector.connection.errors import (
     AuthRequired,
@@ -32,97 +30,28 @@ from inspector.connection.errors import (
     RequestTimeout,
     RpcError,
 )
+from inspector.connection.protocol import (
+    CLIENT_INFO,
+    LATEST_LEGACY,
+    LEGACY_VERSIONS,
+    META,
+    MODERN,
+    ClientHandlers,
+    Era,
+    EraChoice,
+    Json,
+    ServerHello,
+    modern_headers,
+    modern_meta,
+)
+from inspector.connection.protocol import KNOWN_VERSIONS as KNOWN_VERSIONS  # re-exported for the rules
+from inspector.connection.protocol import headless_handlers as headless_handlers  # and for the CLI
 from inspector.connection.transport import PLAIN, Delivery, Outgoing, make_transport
 from inspector.connection.wire import WireLog
 from inspector.redact import Redactor
 from inspector.targets import Target
 
-MODERN = "2026-07-28"
-LATEST_LEGACY = "2025-11-25"
-LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-KNOWN_VERSIONS = (MODERN, *LEGACY_VERSIONS)
-CLIENT_INFO = {"name": "mcp-review", "version": __version__}
 MAX_INPUT_ROUNDS = 8
-META = "io.modelcontextprotocol/"
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-
-EraChoice = Literal["auto", "legacy", "modern"]
-Era = Literal["legacy", "modern"]
-Json = dict[str, Any]
-
-
-@dataclass
-class ClientHandlers:
-    """How this client answers what the server asks. A handler left None is not declared as a capability.
-
-    Each takes the request's params (wire JSON) and returns the result (wire JSON), or raises
-    `HandlerError` to answer with a JSON-RPC error.
-    """
-
-    sampling: Callable[[Json], Awaitable[Json]] | None = None
-    elicitation: Callable[[Json], Awaitable[Json]] | None = None
-    roots: Callable[[], Awaitable[list[Json]]] | None = None
-
-    def capabilities(self) -> Json:
-        caps: Json = {}
-        if self.roots:
-            caps["roots"] = {"listChanged": False}
-        if self.sampling:
-            caps["sampling"] = {}
-        if self.elicitation:
-            caps["elicitation"] = {"form": {}, "url": {}}
-        return caps
-
-
-def headless_handlers() -> ClientHandlers:
-    """What a client without a person answers: no roots, sampling refused, elicitation declined."""
-
-    async def sampling(_params: Json) -> Json:
-        raise HandlerError(-1, "sampling declined: mcp-review runs headless here, no one can approve it")
-
-    async def elicitation(_params: Json) -> Json:
-        return {"action": "decline"}
-
-    async def roots() -> list[Json]:
-        return []
-
-    return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=roots)
-
-
-@dataclass
-class ServerHello:
-    """What the server said about itself in the handshake (initialize or server/discover), as sent."""
-
-    era: Era
-    revision: str
-    result: Json
-    seq: int
-    server_info: Json | None
-    capabilities: Json
-    instructions: str | None
-    supported_versions: list[str] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, era: Era, revision: str, result: Json, seq: int, info: Any, versions: list[str]) -> ServerHello:
-        """From a handshake result as sent: fields of the wrong type are dropped, not trusted."""
-        caps, text = result.get("capabilities"), result.get("instructions")
-        return cls(
-            era=era,
-            revision=revision,
-            result=result,
-            seq=seq,
-            server_info=info if isinstance(info, dict) else None,
-            capabilities=caps if isinstance(caps, dict) else {},
-            instructions=text if isinstance(text, str) else None,
-            supported_versions=versions,
-        )
-
-
-def param_header_value(value: Any) -> str:
-    """Mirror an argument into an `Mcp-Param-*` header (2026-07-28), base64 sentinel when unsafe."""
-    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-    safe = text == text.strip() and all(0x20 <= ord(c) < 0x7F for c in text)
-    return text if safe else "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
 
 
 class Session:
@@ -217,14 +146,7 @@ class Session:
 
     # ------------------------------------------------------------------------------ negotiation
     def _meta(self) -> Json:
-        meta: Json = {
-            META + "protocolVersion": MODERN,
-            META + "clientCapabilities": self.handlers.capabilities(),
-            META + "clientInfo": CLIENT_INFO,
-        }
-        if self.log_level:
-            meta[META + "logLevel"] = self.log_level
-        return meta
+        return modern_meta(capabilities=self.handlers.capabilities(), log_level=self.log_level)
 
     async def _discover(self) -> bool:
         """Ask `server/discover`; True (and `hello` set) when the server speaks 2026-07-28."""
@@ -302,27 +224,6 @@ class Session:
         return self.hello
 
     # --------------------------------------------------------------------------------- requests
-    def _modern_headers(self, method: str, params: Any) -> dict[str, str]:
-        headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
-        key = NAMED_METHODS.get(method)
-        if key and isinstance(params, dict) and isinstance(params.get(key), str):
-            headers["Mcp-Name"] = param_header_value(params[key])  # a server's tool name: maybe not ASCII
-        if method == "tools/call" and isinstance(params, dict):
-            headers.update(self._param_headers(params.get("name"), params.get("arguments")))
-        return headers
-
-    def _param_headers(self, name: Any, arguments: Any) -> dict[str, str]:
-        schema = self.tool_schemas.get(name) if isinstance(name, str) else None
-        props = schema.get("properties") if isinstance(schema, dict) else None
-        if not isinstance(props, dict) or not isinstance(arguments, dict):
-            return {}
-        headers = {}
-        for prop, spec in props.items():
-            header = spec.get("x-mcp-header") if isinstance(spec, dict) else None
-            if isinstance(header, str) and header and prop in arguments and arguments[prop] is not None:
-                headers[f"Mcp-Param-{header}"] = param_header_value(arguments[prop])
-        return headers
-
     async def _send(self, method: str, params: Any, *, modern: bool, timeout: float) -> Reply:
         assert self.channel
         how = PLAIN
@@ -330,7 +231,7 @@ class Session:
             params = dict(params) if isinstance(params, dict) else {}
             params["_meta"] = {**self._meta(), **(params.get("_meta") or {})}
             if self.channel.transport.kind == "http":
-                how = Outgoing(headers=self._modern_headers(method, params))
+                how = Outgoing(headers=modern_headers(method, params, self.tool_schemas))
         return await self.channel.request(method, params, timeout=timeout, how=how)
 
     async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
