@@ -21,7 +21,8 @@ from typing import Any
 
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from inspector.cli import _parser, _split_command, build_target, prepare_process
+from inspector.cli import parse, prepare_process
+from inspector.cli.common import build_target
 from inspector.connection import procs
 from inspector.tui.app import ReviewApp
 
@@ -111,9 +112,8 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
 
 def main() -> int:
     out = Path(sys.argv[1])
-    own, command = _split_command(sys.argv[2:])
-    args = _parser().parse_args(["tui", *own])
-    target = build_target(args, command)
+    args = parse(["tui", *sys.argv[2:]])
+    target = build_target(args)
     prepare_process()  # as `mcp-review tui` does
     report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
     app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)

@@ -1,0 +1,124 @@
+"""The `mcp-review` command line.
+
+    mcp-review [tui|list|call|check|rules|servers] [TARGET OPTIONS] [-- command args...]
+
+Target: everything after `--` is a stdio command; or `--url`; or `--config FILE --server NAME`; with no
+target, the bundled demo server. Exit codes: 0 ok, 1 the server reported an error, 2 usage or
+connection error (one readable line; `--debug` for a traceback). Heavy modules load lazily so that
+`--help` and failures answer fast.
+
+One module per command, listed in `COMMANDS`. A new command is a module here with `NAME`, `HELP`,
+`arguments(parser)` (its options; `common.target_options` for one that talks to a server) and
+`run(args) -> int` (it builds its server with `common.build_target(args)`, raises `common.UsageError` for
+wrong arguments, and imports what it needs inside `run`), added to `COMMANDS`. Everything around a command
+(the `--` split, the streams guard, process setup, turning errors into one line and an exit code) is here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from inspector import __version__
+from inspector.cli import app, call, check, listing, rules, servers
+from inspector.cli.common import Failure, UsageError
+from inspector.review import ExitCode
+
+COMMANDS = (app, listing, call, check, rules, servers)  # in the order `mcp-review --help` lists them
+DEFAULT = app.NAME  # what `mcp-review` runs with no command
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mcp-review",
+        description="Review a live MCP server: list it with token costs, call tools, run the checklist.",
+        epilog="Everything after -- is a stdio server command, e.g.: mcp-review list -- python server.py",
+    )
+    p.add_argument("--version", action="version", version=f"mcp-review {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        cp = sub.add_parser(command.NAME, help=command.HELP)
+        command.arguments(cp)
+        cp.set_defaults(run=command.run)
+    return p
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The arguments of `mcp-review ARGV`; what follows `--` (a stdio server's command) is `server_command`."""
+    own, server_command = list(argv), []
+    if "--" in own:
+        i = own.index("--")
+        own, server_command = own[:i], own[i + 1 :]
+    if not own or (own[0].startswith("-") and own[0] not in ("-h", "--help", "--version")):
+        own = [DEFAULT, *own]  # no command: the review app
+    args = parser().parse_args(own)
+    args.server_command = server_command
+    return args
+
+
+def _fail(message: str, detail: Sequence[str] = ()) -> NoReturn:
+    from inspector.text import one_line
+
+    print(f"mcp-review: error: {one_line(message, 500)}", file=sys.stderr)
+    for line in detail[-5:]:
+        print(f"  | {one_line(line, 300)}", file=sys.stderr)
+    raise SystemExit(ExitCode.USAGE)
+
+
+def prepare_process() -> None:
+    """What `mcp-review` does to its own process before it starts a server (the command line and the app).
+
+    Orphans of a server come back to us and end with us (see `procs`); big buffers go back to the system.
+    """
+    from inspector.connection import procs
+
+    procs.become_subreaper()
+    _return_big_buffers()
+
+
+def _return_big_buffers() -> None:
+    """Ask glibc to give every buffer over 1 MB back to the system when it is freed.
+
+    A hostile server's 32 MB messages are parsed and dropped one after another; by default glibc raises its
+    mmap threshold after the first large free and then keeps such buffers on the heap, so the process
+    would look hundreds of MB bigger than what it holds (measured: 337 MB against 230 MB on
+    tests/hostile's binary-blocks case). Nothing happens where glibc is not the allocator.
+    """
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    from inspector.connection import procs
+    from inspector.connection.errors import ConnectionFailed
+    from inspector.output import guard_streams
+
+    guard_streams()  # every byte to the terminal: secrets masked, no server escape sequence (see output)
+    prepare_process()
+    try:
+        return args.run(args)
+    except UsageError as e:
+        if args.__dict__.get("debug"):
+            raise
+        _fail(str(e))
+    except ConnectionFailed as e:
+        if args.__dict__.get("debug"):
+            raise
+        _fail(str(e), e.detail)
+    except Failure as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        print("mcp-review: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `mcp-review rules | head`: the reader left; say nothing more, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.FAILED
+    finally:
+        procs.reap_strays()

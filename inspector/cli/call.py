@@ -1,0 +1,70 @@
+"""`mcp-review call TOOL`: call one tool and print its result."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import Any
+
+from inspector.cli.common import Failure, UsageError, build_target, target_options, with_session
+from inspector.review import ExitCode
+
+NAME = "call"
+HELP = "call one tool and print its result"
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tool", help="tool name")
+    p.add_argument("--args", default="{}", metavar="JSON", help="arguments object (JSON, or @file.json)")
+    p.add_argument("--yes", action="store_true", help="consent to call a tool that may have side effects")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    target_options(p)
+
+
+def _parse_args_json(text: str) -> Any:
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise UsageError(f"cannot read {text[1:]}: {e.strerror}") from e
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise UsageError(f"--args is not valid JSON: {e}") from e
+    if not isinstance(value, dict):
+        raise UsageError("--args must be a JSON object")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    target = build_target(args)
+    from inspector import render
+    from inspector.calls import call_tool, side_effect_reason
+    from inspector.catalog import take_snapshot
+
+    arguments = _parse_args_json(args.args)
+
+    async def work(session: Any) -> Any:
+        snapshot = await take_snapshot(session, kinds=("tool",))
+        tool = snapshot.tool(args.tool)
+        if tool is None:
+            names = ", ".join(t.key for t in snapshot.tools.items[:20]) or "none"
+            raise UsageError(f"the server lists no tool named {args.tool!r} (tools: {names})")
+        reason = side_effect_reason(tool.raw)
+        if reason and not args.yes:
+            raise UsageError(
+                f"refusing to call {args.tool!r}: {reason}, so it may have side effects; add --yes to consent"
+            )
+        return await call_tool(session, args.tool, arguments, consent="reviewer" if reason else "read-only")
+
+    record = asyncio.run(with_session(args, target, work))
+    if args.format == "json":
+        out = record.result if record.error is None else {"error": record.error}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        render.print_call(record)
+    if record.failure:
+        raise Failure(record.failure)
+    return ExitCode.FAILED if record.error is not None or record.is_error else ExitCode.OK

@@ -1,0 +1,132 @@
+"""`mcp-review check`: run the review checklist and write the review."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any
+
+from inspector.cli.common import UsageError, build_target, target_options
+from inspector.report import FORMATS
+from inspector.targets import Target
+
+NAME = "check"
+HELP = "run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error"
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    target_options(p)
+    p.add_argument(
+        "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
+    )
+    p.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
+    p.add_argument("--calls", choices=["none", "read-only", "all"], help="which tools checks may call (default none)")
+    p.add_argument(
+        "--probe",
+        action="append",
+        default=[],
+        choices=["security", "security-all"],
+        help="active probes with canaries (opt-in): security (parameters chosen by name and schema), "
+        "security-all (every string parameter); tools are called only as --calls allows",
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="md",
+        help="md: the short review, grouped, sized for a PR comment; md-full: every finding with its evidence",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the review here instead of stdout; with --format md also the complete one beside it "
+        "(review.md: review.full.md)",
+    )
+    p.add_argument(
+        "--review-config",
+        metavar="FILE",
+        help="mcp-review.toml (default: ./mcp-review.toml or [tool.mcp-review] in ./pyproject.toml)",
+    )
+    p.add_argument("--baseline", metavar="FILE", help="pinned tool hashes (written on the first run)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="how long the whole check may wait on the server, plus 1 s per request (default 4 x --timeout)",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    target = build_target(args)
+    from checks.core import DEFAULT_PACKS, PACKS, load_rules
+    from inspector.checking import CheckPlan
+    from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
+    from inspector.output import write_text
+    from inspector.report import render, render_chunks
+    from inspector.review import EXIT_CODES
+
+    rules = load_rules()
+    config_path = args.review_config or find_config()
+    try:
+        config = load_config(config_path, set(rules), set(PACKS)) if config_path else ReviewConfig()
+    except ConfigFileError as e:
+        raise UsageError(str(e)) from e
+    packs = args.pack or config.packs or list(DEFAULT_PACKS)
+    for name in [*args.ignore]:
+        if name not in rules and name not in PACKS:
+            raise UsageError(f"--ignore: unknown rule or pack {name!r}")
+
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int, rule: Any, _findings: Any) -> None:
+        """A live line on a terminal; in a CI log, one line at the start and one at the end."""
+        if args.quiet:
+            return
+        if tty:
+            label = rule.id if rule is not None else "done"
+            print(f"\r\x1b[Kchecking {done}/{total} {label}", end="" if done < total else "\n", file=sys.stderr)
+        elif done in (0, total):
+            print(f"mcp-review: {'checking' if done == 0 else 'checked'} {total} rules", file=sys.stderr)
+
+    plan = CheckPlan(
+        packs=packs,
+        ignore=[*config.ignore, *args.ignore],
+        options=config.build_options(args.calls, args.probe),
+        waivers=config.waivers,
+        attestations=config.attestations,
+        era=args.era,
+        baseline=args.baseline or config.baseline,
+        budget=args.budget,
+    )
+    try:
+        review = asyncio.run(_run_check(args, target, plan, progress))
+    except ValueError as e:  # unknown pack
+        raise UsageError(str(e)) from e
+    if not args.out:
+        sys.stdout.writelines(render_chunks(review, args.format))
+        return EXIT_CODES[review.verdict]
+    wrote = [args.out]
+    full = None
+    if args.format == "md":  # the short review names the complete one, written beside it
+        full = _full_path(args.out)
+        write_text(full, render(review, "md-full"))
+        wrote.append(full)
+    write_text(args.out, render_chunks(review, args.format, os.path.basename(full) if full else None))
+    if not args.quiet:
+        print(f"mcp-review: {review.verdict}: wrote {' and '.join(wrote)}", file=sys.stderr)
+    return EXIT_CODES[review.verdict]
+
+
+def _full_path(out: str) -> str:
+    """Where the complete markdown review goes beside the short one: review.md -> review.full.md."""
+    stem, ext = os.path.splitext(out)
+    return f"{stem}.full{ext or '.md'}"
+
+
+async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progress: Any) -> Any:
+    from inspector.checking import run_check
+
+    keep = (lambda wire: wire.save(args.wire_log)) if args.wire_log else None
+    return await run_check(target, plan, progress, keep_wire=keep)

@@ -1,0 +1,114 @@
+"""What the commands share: usage errors, the target options, the target they build, and a session."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from inspector.targets import Target, demo_target, http_target, stdio_target
+
+
+class UsageError(Exception):
+    """Wrong arguments: exit 2 with the message."""
+
+
+class Failure(Exception):
+    """The command ran but could not do its work (e.g. a call with no answer): exit 2 with the message."""
+
+
+def target_options(p: argparse.ArgumentParser) -> None:
+    """The options of a command that talks to a server; `build_target` reads them."""
+    g = p.add_argument_group("target (default: the bundled demo server)")
+    g.add_argument("--url", help="Streamable HTTP (or SSE) endpoint, e.g. http://127.0.0.1:8000/mcp")
+    g.add_argument("--transport", choices=["http", "sse"], help="for --url: default http (sse if it ends in /sse)")
+    g.add_argument("--header", action="append", default=[], metavar="'K: V'", help="HTTP header (repeatable)")
+    g.add_argument("--bearer", metavar="TOKEN", help="bearer token (or env MCP_REVIEW_BEARER); never logged")
+    g.add_argument("--env", action="append", default=[], metavar="K=V", help="stdio server env (repeatable)")
+    g.add_argument("--cwd", help="stdio server working directory")
+    g.add_argument("--config", metavar="FILE", help="an mcp.json-style file (Claude, Cursor, VS Code, .mcp.json)")
+    g.add_argument("--server", metavar="NAME", help="which server of --config (alone: from the files `servers` finds)")
+    g.add_argument(
+        "--era",
+        choices=["auto", "legacy", "modern"],
+        default="auto",
+        help="legacy = initialize (2025 revisions), modern = 2026-07-28, auto = ask the server",
+    )
+    g.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    g.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    g.add_argument("--ca", metavar="FILE", help="CA bundle to verify TLS with")
+    g.add_argument("--wire-log", metavar="FILE", help="save every message (JSONL, secrets masked)")
+    g.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _pairs(values: list[str], sep: str, what: str) -> dict[str, str]:
+    out = {}
+    for value in values:
+        key, found, val = value.partition(sep)
+        if not found or not key.strip():
+            raise UsageError(f"{what} must look like K{sep}V, got {value!r}")
+        out[key.strip()] = val.strip() if sep == ":" else val
+    return out
+
+
+def build_target(args: argparse.Namespace) -> Target:
+    """The server the target options name: `args.server_command` (what followed `--`), `--url`, `--config` /
+    `--server`, or the bundled demo server."""
+    command = args.server_command
+    given = [bool(command), bool(args.url), bool(args.config or args.server)]
+    if sum(given) > 1:
+        raise UsageError("give one target: a command after --, --url, or --config / --server")
+    if command:
+        target = stdio_target(command, _pairs(args.env, "=", "--env"), args.cwd)
+    elif args.url:
+        bearer = args.bearer or os.environ.get("MCP_REVIEW_BEARER")
+        target = http_target(
+            args.url, transport=args.transport, headers=_pairs(args.header, ":", "--header"), bearer=bearer
+        )
+    elif args.config or args.server:
+        target = _configured(args.config, args.server)
+    else:
+        target = demo_target()
+    changes: dict[str, Any] = {"timeout": args.timeout}
+    if args.insecure:
+        changes["verify"] = False
+    elif args.ca:
+        changes["verify"] = args.ca
+    from inspector.redact import remember
+
+    remember(target.secret_values())  # masked in every output from here on, errors included
+    return target.with_(**changes)
+
+
+def _configured(path: str | None, name: str | None) -> Target:
+    """An entry of an mcp.json-style file: `--config FILE [--server NAME]`, or `--server NAME` alone (found in
+    the files `mcp-review servers` lists)."""
+    from inspector.configs import ConfigError, find_discovered, find_server
+
+    try:
+        if path:
+            return find_server(path, name)
+        assert name is not None
+        target, note = find_discovered(name)
+    except ConfigError as e:
+        raise UsageError(str(e)) from e
+    if note:
+        print(f"mcp-review: {note}", file=sys.stderr)
+    return target
+
+
+async def with_session(args: argparse.Namespace, target: Target, work: Callable[[Any], Any]) -> Any:
+    """`work(session)` on a headless session with `target`; the wire log saved to `--wire-log` whatever happens."""
+    from inspector.connection.channel import Budget
+    from inspector.connection.session import Session, headless_handlers
+
+    session = Session(target, era=args.era, handlers=headless_handlers(), timeout=args.timeout)
+    session.budget = Budget(4 * args.timeout)  # a listing of endless pages, each slow, still ends
+    try:
+        async with session:
+            return await work(session)
+    finally:
+        if args.wire_log:
+            session.wire.save(args.wire_log)

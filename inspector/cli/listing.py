@@ -1,0 +1,38 @@
+"""`mcp-review list`: what the server offers, each tool with its token cost."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+
+from inspector.cli.common import UsageError, build_target, target_options, with_session
+from inspector.review import ExitCode
+
+NAME = "list"
+HELP = "what the server offers, each tool with its token cost"
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    target_options(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--encoding", default="cl100k_base", help="cl100k_base (default) or o200k_base")
+
+
+def run(args: argparse.Namespace) -> int:
+    target = build_target(args)
+    from inspector import render
+    from inspector.catalog import take_snapshot
+    from inspector.tokens import TokenCounter, UnknownEncoding
+
+    try:
+        counter = TokenCounter(args.encoding)
+    except UnknownEncoding as e:
+        raise UsageError(str(e)) from e
+    snapshot = asyncio.run(with_session(args, target, take_snapshot))
+    report = render.token_report(snapshot, counter)
+    if args.format == "json":
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        render.print_listing(snapshot, report)
+    return ExitCode.OK

@@ -1,0 +1,37 @@
+"""`mcp-review servers`: every server found in the usual MCP config files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from inspector.review import ExitCode
+
+NAME = "servers"
+HELP = "every server found in the usual MCP config files"
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=["table", "json"], default="table")
+
+
+def run(args: argparse.Namespace) -> int:
+    from inspector import render
+    from inspector.configs import discover
+
+    found = discover()
+    if args.format == "json":
+        rows = [
+            {
+                "name": s.name,
+                "client": s.client,
+                "source": s.source,
+                "problem": s.problem,
+                "target": s.target.public() if s.target else None,
+            }
+            for s in found
+        ]
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        render.print_servers(found)
+    return ExitCode.OK
