@@ -1,9 +1,4 @@
-"""Check what a server sent against the official MCP JSON Schema of the negotiated revision.
-
-The five official `schema.json` files are vendored in `inspector/data/schemas/` (see SOURCES.md there for
-their commit and hashes). Each file is loaded the first time its revision is needed, and its validators
-are cached. 2024-11-05 .. 2025-06-18 are draft-07 (`definitions`); 2025-11-25 and 2026-07-28 are 2020-12
-(`$defs`). The dialect comes from each file's own `$schema`.
+"""Check what a server sent against the official schema of the negotiated revision (see `official`).
 
 Only the server->client direction is checked. For each message:
 - the envelope: the member of the revision's `JSONRPCMessage` union that matches the message's shape
@@ -14,34 +9,28 @@ Only the server->client direction is checked. For each message:
   the revision's error response (or a coded error definition, such as 2026-07-28's
   `UnsupportedProtocolVersionError`).
 
-All method-to-definition tables are read from the schema itself, from each definition's
-`"method": {"const": ...}` and from the unions. Nothing here is written by hand per revision.
 Formats (`uri`, `byte`) are annotations and are not asserted, and the schemas encode few cross-field MUSTs.
+A failed union is explained by its one plausible branch, and every message is shortened and capped.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import reprlib
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from jsonschema.exceptions import ValidationError
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
-from referencing import Registry, Resource
+
+from inspector.schemas.official import RevisionSchema, dispatch, ref_name, revision_schema
 
 if TYPE_CHECKING:
     from inspector.connection.wire import WireEntry
 
-REVISIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 MAX_PROBLEMS = 20  # per wire message; one more entry says when there were more
 MAX_MESSAGE = 300
-_BASE_URI = "urn:mcp-review:schema"
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _BRIEF = reprlib.Repr()  # keyword arguments need Python 3.12
 _BRIEF.maxlevel, _BRIEF.maxdict, _BRIEF.maxlist, _BRIEF.maxstring, _BRIEF.maxother = 2, 4, 4, 40, 40
@@ -62,165 +51,6 @@ class SchemaProblem:
         return f"#{self.seq} {self.definition}{where}: {self.message}"
 
 
-def _ref_name(ref: Any) -> str | None:
-    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
-
-
-class _RevisionSchema:
-    """One revision's schema document, its tables, and its cached validators."""
-
-    def __init__(self, revision: str) -> None:
-        text = resources.files("inspector").joinpath("data", "schemas", f"{revision}.schema.json")
-        doc: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
-        self.revision = revision
-        self.cls: type[Validator] = validator_for(doc)
-        self.defs_key = "$defs" if "$defs" in doc else "definitions"
-        self.defs: dict[str, Any] = doc[self.defs_key]
-        self.registry: Registry = Registry().with_resource(_BASE_URI, Resource.from_contents(doc))
-        self._validators: dict[str, Validator] = {}
-
-        # The envelope: which member of JSONRPCMessage each message shape must satisfy.
-        self.envelope = "JSONRPCMessage"
-        self.batches = False
-        self.request_env = self.notification_env = self.result_env = self.error_env = self.envelope
-        for member in self.defs[self.envelope].get("anyOf", []):
-            if member.get("type") == "array":
-                self.batches = True
-                continue
-            name = _ref_name(member.get("$ref"))
-            required = set(self.defs.get(name, {}).get("required", [])) if name else set()
-            if {"method", "id"} <= required:
-                self.request_env = name or self.envelope
-            elif "method" in required:
-                self.notification_env = name or self.envelope
-            elif "error" in required:
-                self.error_env = name or self.envelope
-            elif "result" in required:
-                self.result_env = name or self.envelope
-
-        # What a server may send, by method (None: the revision has no such union, e.g. no ServerRequest).
-        self.server_notifications = self._union("ServerNotification")
-        self.server_requests = self._union("ServerRequest")
-        # Every request definition by method (the client's requests first: their results are what we check).
-        self.requests: dict[str, str] = dict(self._union("ClientRequest") or {})
-        for name, d in self.defs.items():
-            if name.endswith("Request") and isinstance(const := _method_const(d), str):
-                self.requests.setdefault(const, name)
-        # Error responses with a fixed code and their own definition (e.g. -32022 in 2026-07-28).
-        self.coded_errors: dict[int, str] = {}
-        for name, d in self.defs.items():
-            error = d.get("properties", {}).get("error") if isinstance(d, dict) else None
-            for part in error.get("allOf", []) if isinstance(error, dict) else []:
-                code = part.get("properties", {}).get("code", {}).get("const")
-                if isinstance(code, int):
-                    self.coded_errors[code] = name
-        self.result_typed = "resultType" in self.defs.get("Result", {}).get("properties", {})
-
-    def _union(self, name: str) -> dict[str, str] | None:
-        if name not in self.defs:
-            return None
-        out: dict[str, str] = {}
-        for member in self.defs[name].get("anyOf", [self.defs[name]]):
-            ref = _ref_name(member.get("$ref")) if "$ref" in member else None
-            const = _method_const(self.defs[ref] if ref else member)
-            if isinstance(const, str):
-                out[const] = ref or name
-        return out
-
-    def validator(self, name: str) -> Validator:
-        v = self._validators.get(name)
-        if v is None:
-            v = self.cls({"$ref": f"{_BASE_URI}#/{self.defs_key}/{name}"}, registry=self.registry)
-            self._validators[name] = v
-        return v
-
-    def result_for(self, method: str, result: Any) -> str | None:
-        """The definition a result for `method` must satisfy; None when there is nothing specific."""
-        request = self.requests.get(method)
-        if request is None:
-            return None
-        name = request.removesuffix("Request") + "Result"
-        if name not in self.defs:
-            name = "EmptyResult" if "EmptyResult" in self.defs else "Result"
-        if not isinstance(result, dict):
-            return name
-        if self.result_typed:  # 2026-07-28: dispatch on resultType
-            kind = result.get("resultType")
-            if kind == "input_required" and "InputRequiredResult" in self.defs:
-                return "InputRequiredResult" if self._may_need_input(name) else name
-            if kind == "task":
-                return "CreateTaskResult" if "CreateTaskResult" in self.defs else None
-            if isinstance(kind, str) and kind != "complete":
-                return None  # an extension's result type: only the envelope applies
-            return name
-        # 2025-11-25: a task-augmented request is answered with CreateTaskResult ({"task": {...}}).
-        if (
-            "CreateTaskResult" in self.defs
-            and isinstance(result.get("task"), dict)
-            and "task" not in self.defs[name].get("properties", {})
-        ):
-            return "CreateTaskResult"
-        return name
-
-    def _may_need_input(self, result_def: str) -> bool:
-        """May the method answer InputRequiredResult? (its `*ResultResponse` says so, when it has one)"""
-        response = self.defs.get(result_def + "Response")
-        return response is None or "InputRequiredResult" in json.dumps(response.get("properties", {}))
-
-
-def _method_const(d: Any) -> Any:
-    if not isinstance(d, dict):
-        return None
-    method = d.get("properties", {}).get("method")
-    return method.get("const") if isinstance(method, dict) else None
-
-
-@functools.cache
-def _load(revision: str) -> _RevisionSchema:
-    return _RevisionSchema(revision)
-
-
-def _schema(revision: str) -> _RevisionSchema:
-    if revision not in REVISIONS:
-        raise ValueError(f"no official schema for revision {revision!r} (known: {', '.join(REVISIONS)})")
-    return _load(revision)
-
-
-# ------------------------------------------------------------------------------------------ dispatch
-def _specific(s: _RevisionSchema, message: dict[str, Any], request_method: str | None) -> tuple[str, bool] | None:
-    """(definition, applies to message["result"]) for a server->client message, or None."""
-    if "method" in message:
-        method = message["method"]
-        table = s.server_requests if "id" in message else s.server_notifications
-        name = table.get(method) if table is not None and isinstance(method, str) else None
-        return (name, False) if name else None
-    if "error" in message:
-        error = message["error"]
-        code = error.get("code") if isinstance(error, dict) else None
-        if isinstance(code, int) and not isinstance(code, bool) and code in s.coded_errors:
-            return s.coded_errors[code], False
-        return s.error_env, False
-    if "result" in message and request_method is not None:
-        name = s.result_for(request_method, message["result"])
-        return (name, True) if name else None
-    return None
-
-
-def definition_for(message: Any, revision: str, request_method: str | None) -> str | None:
-    """The definition a server->client message must satisfy, beyond the envelope; None if nothing specific.
-
-    For a result response this is the definition of its `result` (e.g. "ListToolsResult" for `tools/list`).
-    For 2026-07-28, `resultType: "input_required"` selects InputRequiredResult. For an error response it is
-    the revision's error response ("JSONRPCError" up to 2025-06-18, "JSONRPCErrorResponse" from 2025-11-25),
-    or a coded error definition. A notification or server request gets its own definition, by method.
-    """
-    if not isinstance(message, dict):
-        return None
-    found = _specific(_schema(revision), message, request_method)
-    return found[0] if found else None
-
-
-# ---------------------------------------------------------------------------------------- messages
 def _path(parts: Iterable[Any]) -> str:
     out = ""
     for part in parts:
@@ -281,7 +111,7 @@ def _explain(error: ValidationError) -> Iterator[tuple[tuple[Any, ...], str]]:
 
     def label(i: int) -> str:
         member = options[i] if i < len(options) and isinstance(options[i], dict) else {}
-        return _ref_name(member.get("$ref")) or member.get("title") or f"option {i + 1}"
+        return ref_name(member.get("$ref")) or member.get("title") or f"option {i + 1}"
 
     text = f"{_brief(error.instance)} matches none of: {', '.join(label(i) for i in sorted(branches))}"
     if candidates:
@@ -289,14 +119,14 @@ def _explain(error: ValidationError) -> Iterator[tuple[tuple[Any, ...], str]]:
     yield path, _cap(text)
 
 
-def _errors(s: _RevisionSchema, name: str, instance: Any, seq: int, prefix: tuple[Any, ...]) -> Iterator[SchemaProblem]:
+def _errors(s: RevisionSchema, name: str, instance: Any, seq: int, prefix: tuple[Any, ...]) -> Iterator[SchemaProblem]:
     for error in s.validator(name).iter_errors(instance):
         for path, message in _explain(error):
             yield SchemaProblem(seq, name, _path(prefix + path), message)
 
 
 def _membership(
-    s: _RevisionSchema, message: dict[str, Any], seq: int, prefix: tuple[Any, ...]
+    s: RevisionSchema, message: dict[str, Any], seq: int, prefix: tuple[Any, ...]
 ) -> Iterator[SchemaProblem]:
     """A method the server may not send in this revision (not in ServerRequest / ServerNotification)."""
     method = message.get("method")
@@ -317,7 +147,7 @@ def _membership(
 
 
 def _one(
-    s: _RevisionSchema, message: Any, request_method: str | None, seq: int, prefix: tuple[Any, ...]
+    s: RevisionSchema, message: Any, request_method: str | None, seq: int, prefix: tuple[Any, ...]
 ) -> Iterator[SchemaProblem]:
     if not isinstance(message, dict):
         yield from _errors(s, s.envelope, message, seq, prefix)
@@ -332,7 +162,7 @@ def _one(
         text = "not a JSON-RPC request, notification or response: no 'method', 'result' or 'error' (keys: "
         yield SchemaProblem(seq, s.envelope, _path(prefix), _cap(text + f"{_brief(sorted(message))})"))
         return
-    specific = _specific(s, message, request_method)
+    specific = dispatch(s, message, request_method)
     if specific:
         name, in_result = specific
         if in_result:
@@ -345,7 +175,7 @@ def _one(
         yield from _membership(s, message, seq, prefix)
 
 
-def _check(s: _RevisionSchema, message: Any, seq: int, method_of: Callable[[Any], str | None]) -> list[SchemaProblem]:
+def _check(s: RevisionSchema, message: Any, seq: int, method_of: Callable[[Any], str | None]) -> list[SchemaProblem]:
     def problems() -> Iterator[SchemaProblem]:
         if not isinstance(message, list):
             yield from _one(s, message, method_of(message), seq, ())
@@ -379,7 +209,7 @@ def validate_message(
     For a batch, `request_method` applies to every response in it; `validate_wire` pairs each element.
     At most MAX_PROBLEMS problems are listed, plus one entry saying there were more.
     """
-    s = _schema(revision)
+    s = revision_schema(revision)
     return _check(s, message, seq, lambda _element: request_method)
 
 
@@ -395,7 +225,7 @@ def validate_wire(
     A response is checked against the result of the request this client sent with the same id on the same
     connection. Batches are checked element by element.
     """
-    s = _schema(revision)
+    s = revision_schema(revision)
     conns = None if conn is None else ({conn} if isinstance(conn, int) else set(conn))
     pending: dict[tuple[int, str], str] = {}
     problems: list[SchemaProblem] = []
@@ -423,24 +253,3 @@ def validate_wire(
 
         problems.extend(_check(s, message, entry.seq, method_of))
     return problems
-
-
-def validator_class(revision: str) -> type[Validator]:
-    """The jsonschema validator class (dialect) the revision's schema declares."""
-    return _schema(revision).cls
-
-
-__all__ = [
-    "MAX_PROBLEMS",
-    "REVISIONS",
-    "SchemaProblem",
-    "definition_for",
-    "validate_message",
-    "validate_wire",
-    "validator_class",
-]
-
-
-def server_notification_methods(revision: str) -> set[str]:
-    """The notification methods a server may send in `revision` (its ServerNotification union)."""
-    return set(_schema(revision).server_notifications or {})
