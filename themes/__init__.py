@@ -8,46 +8,24 @@ from textual.theme import Theme
 
 TCSS = Path(__file__).with_name("app.tcss")
 
-DARK = Theme(
-    name="mcp-review-dark",
-    primary="#5FA8D3",
-    secondary="#8E7DBE",
-    accent="#F2C14E",
-    warning="#F2A541",
-    error="#E4572E",
-    success="#76B041",
-    background="#14171C",
-    surface="#1C2027",
-    panel="#242A33",
-    foreground="#E6E6E6",
-    dark=True,
-)
-LIGHT = Theme(
-    name="mcp-review-light",
-    primary="#1F6FA8",
-    secondary="#6B4FA0",
-    accent="#B7791F",
-    warning="#B45309",
-    error="#B42318",
-    success="#2F7D32",
-    background="#FAFAF7",
-    surface="#FFFFFF",
-    panel="#ECEEF1",
-    foreground="#1D1F23",
-    dark=False,
-)
-CONTRAST = Theme(
-    name="mcp-review-contrast",
-    primary="#00FFFF",
-    secondary="#FFFF00",
-    accent="#FFFFFF",
-    warning="#FFFF00",
-    error="#FF3030",
-    success="#00FF00",
-    background="#000000",
-    surface="#000000",
-    panel="#101010",
-    foreground="#FFFFFF",
-    dark=True,
-)
-THEMES = (DARK, LIGHT, CONTRAST)
+# One theme a row (`mcp-review-NAME`), one Textual colour role a column: the themes are written, read and
+# compared role by role (a contrast problem shows down a column).
+PALETTES = """
+name      dark  primary  secondary  accent   warning  error    success  background  surface  panel    foreground
+dark      yes   #5FA8D3  #8E7DBE    #F2C14E  #F2A541  #E4572E  #76B041  #14171C     #1C2027  #242A33  #E6E6E6
+light     no    #1F6FA8  #6B4FA0    #B7791F  #B45309  #B42318  #2F7D32  #FAFAF7     #FFFFFF  #ECEEF1  #1D1F23
+contrast  yes   #00FFFF  #FFFF00    #FFFFFF  #FFFF00  #FF3030  #00FF00  #000000     #000000  #101010  #FFFFFF
+"""
+
+
+def _themes(table: str) -> tuple[Theme, ...]:
+    header, *rows = (line.split() for line in table.strip().splitlines())
+    themes = []
+    for row in rows:
+        colours = dict(zip(header, row, strict=True))
+        name, dark = colours.pop("name"), colours.pop("dark") == "yes"
+        themes.append(Theme(name=f"mcp-review-{name}", dark=dark, **colours))
+    return tuple(themes)
+
+
+THEMES = _themes(PALETTES)
