@@ -90,6 +90,18 @@ class Listing:
         return [i.raw for i in self.items]
 
 
+class _ListingOf:
+    """A snapshot's listing of one kind as an attribute: `snapshot.tools` is `snapshot.lists["tool"]`."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+
+    def __get__(self, snapshot: ServerSnapshot | None, owner: type) -> Listing:
+        if snapshot is None:
+            raise AttributeError(f"the {self.kind} listing is an attribute of a snapshot, not of its class")
+        return snapshot.lists[self.kind]
+
+
 @dataclass(repr=False)
 class ServerSnapshot:
     """What the server said about itself (the handshake) and every list it served, page by page."""
@@ -108,21 +120,10 @@ class ServerSnapshot:
     def __repr__(self) -> str:  # compact: a repr of 10,000 tools is made by asyncio's Runner at exit
         return f"<ServerSnapshot {self.revision} {len(self.tools.items)} tools>"
 
-    @property
-    def tools(self) -> Listing:
-        return self.lists["tool"]
-
-    @property
-    def resources(self) -> Listing:
-        return self.lists["resource"]
-
-    @property
-    def templates(self) -> Listing:
-        return self.lists["template"]
-
-    @property
-    def prompts(self) -> Listing:
-        return self.lists["prompt"]
+    tools = _ListingOf("tool")
+    resources = _ListingOf("resource")
+    templates = _ListingOf("template")
+    prompts = _ListingOf("prompt")
 
     @classmethod
     def unreachable(cls, target: dict[str, Any], why: str) -> ServerSnapshot:
