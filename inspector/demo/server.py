@@ -28,6 +28,7 @@ mcp = MCPServer(
 )
 NOTES: dict[str, str] = {"1": "Ship the review tool", "2": "Read the MCP spec", "3": "Buy coffee"}
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
 @mcp.tool(title="Search notes", annotations=READ_ONLY)
@@ -53,12 +54,7 @@ def create_note(text: str) -> str:
     return note_id
 
 
-@mcp.tool(
-    title="Delete note",
-    annotations=ToolAnnotations(
-        read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-    ),
-)
+@mcp.tool(title="Delete note", annotations=DESTRUCTIVE)
 def delete_note(note_id: str) -> str:
     """Delete a note permanently. Use when the user asks to remove a note."""
     NOTES.pop(note_id, None)

@@ -15,6 +15,8 @@ mcp = MCPServer(
 )
 NOTES = {"n1": "Buy milk", "n2": "Review the MCP server"}
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
 class Match(BaseModel):
@@ -43,24 +45,14 @@ def notes_get(note_id: str) -> str:
     return NOTES[note_id]
 
 
-@mcp.tool(
-    title="Save note",
-    annotations=ToolAnnotations(
-        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-    ),
-)
+@mcp.tool(title="Save note", annotations=WRITES)
 def notes_save(note_id: str, text: str) -> str:
     """Create or update a note (writes it in memory). Use when the user wants to store text."""
     NOTES[note_id] = text
     return "saved"
 
 
-@mcp.tool(
-    title="Delete note",
-    annotations=ToolAnnotations(
-        read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-    ),
-)
+@mcp.tool(title="Delete note", annotations=DESTRUCTIVE)
 def notes_delete(note_id: str) -> str:
     """Delete a note permanently. Use when the user asks to remove a note."""
     NOTES.pop(note_id, None)
