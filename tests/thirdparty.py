@@ -43,9 +43,9 @@ import shutil
 import sqlite3
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
@@ -170,18 +170,6 @@ def _everything_served(mode: str, path: str) -> Iterator[str]:
     yield from _served(argv, path, port)
 
 
-@pytest.fixture(scope="module")
-def everything_http_url() -> Iterator[str]:
-    """server-everything over Streamable HTTP: `http://127.0.0.1:P/mcp`."""
-    yield from _everything_served("streamableHttp", "/mcp")
-
-
-@pytest.fixture(scope="module")
-def everything_sse_url() -> Iterator[str]:
-    """server-everything over the 2024 HTTP+SSE transport: `http://127.0.0.1:P/sse` (posts go to /message)."""
-    yield from _everything_served("sse", "/sse")
-
-
 def _sdk_example_served() -> Iterator[str]:
     # It binds all interfaces (express's default) with no host option; like server-everything it gets an
     # emptied environment. MCP_PORT is its port variable (PORT is ignored).
@@ -191,33 +179,9 @@ def _sdk_example_served() -> Iterator[str]:
     yield from _served(argv, "/mcp", port)
 
 
-@pytest.fixture(scope="module")
-def sdk_example_http_url() -> Iterator[str]:
-    """The TypeScript SDK's simpleStreamableHttp example (stateful sessions): `http://127.0.0.1:P/mcp`."""
-    yield from _sdk_example_served()
-
-
 def _fastmcp1_served(*mode: str, path: str) -> Iterator[str]:
     port = free_port()
     yield from _served(fastmcp1_argv(*mode, "--port", str(port)), path, port)
-
-
-@pytest.fixture(scope="module")
-def fastmcp1_http_url() -> Iterator[str]:
-    """tests/servers/fastmcp1.py (mcp 1.x FastMCP) over Streamable HTTP with sessions: `.../mcp`."""
-    yield from _fastmcp1_served("--http", path="/mcp")
-
-
-@pytest.fixture(scope="module")
-def fastmcp1_stateless_url() -> Iterator[str]:
-    """tests/servers/fastmcp1.py over Streamable HTTP with `stateless_http=True`: `.../mcp`."""
-    yield from _fastmcp1_served("--http", "--stateless", path="/mcp")
-
-
-@pytest.fixture(scope="module")
-def fastmcp1_sse_url() -> Iterator[str]:
-    """tests/servers/fastmcp1.py over the 2024 HTTP+SSE transport: `.../sse` (posts go to /messages/)."""
-    yield from _fastmcp1_served("--sse", path="/sse")
 
 
 def _fastmcp_served(transport: str, path: str) -> Iterator[str]:
@@ -225,16 +189,27 @@ def _fastmcp_served(transport: str, path: str) -> Iterator[str]:
     yield from _served(fastmcp_argv("-t", transport, "--host", "127.0.0.1", "--port", str(port)), path, port)
 
 
-@pytest.fixture(scope="module")
-def fastmcp_http_url() -> Iterator[str]:
-    """fastmcp's example over Streamable HTTP: `http://127.0.0.1:P/mcp`."""
-    yield from _fastmcp_served("http", "/mcp")
+def _url_fixture(serve: Callable[..., Iterator[str]], *args: str, **kwargs: str) -> Any:
+    """A module-scoped fixture yielding the URL that `serve(*args, **kwargs)` serves at. pytest names a fixture
+    after the variable it is assigned to: the table below is every HTTP fixture, a line a server and transport."""
+
+    def url() -> Iterator[str]:
+        yield from serve(*args, **kwargs)
+
+    call = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+    url.__doc__ = f"http://127.0.0.1:P/... as served by {serve.__name__}({call})."
+    return pytest.fixture(url, scope="module")
 
 
-@pytest.fixture(scope="module")
-def fastmcp_sse_url() -> Iterator[str]:
-    """fastmcp's example over the 2024 HTTP+SSE transport: `http://127.0.0.1:P/sse`."""
-    yield from _fastmcp_served("sse", "/sse")
+# Streamable HTTP at /mcp, the 2024 HTTP+SSE transport at /sse (posts go where its `endpoint` event says).
+everything_http_url = _url_fixture(_everything_served, "streamableHttp", "/mcp")
+everything_sse_url = _url_fixture(_everything_served, "sse", "/sse")
+sdk_example_http_url = _url_fixture(_sdk_example_served)  # the TypeScript SDK's simpleStreamableHttp (stateful)
+fastmcp1_http_url = _url_fixture(_fastmcp1_served, "--http", path="/mcp")  # tests/servers/fastmcp1.py, sessions
+fastmcp1_stateless_url = _url_fixture(_fastmcp1_served, "--http", "--stateless", path="/mcp")  # stateless_http=True
+fastmcp1_sse_url = _url_fixture(_fastmcp1_served, "--sse", path="/sse")
+fastmcp_http_url = _url_fixture(_fastmcp_served, "http", "/mcp")  # fastmcp's bundled example
+fastmcp_sse_url = _url_fixture(_fastmcp_served, "sse", "/sse")
 
 
 # ---- data the servers read ----------------------------------------------------------------------
