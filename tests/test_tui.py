@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from textual.pilot import Pilot
@@ -241,14 +242,24 @@ async def _call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments:
         await pilot.click("#yes")
 
 
-async def _share_roots(pilot: Pilot, app: ReviewApp) -> None:
-    """server-everything asks for roots once connected: the reviewer shares the working directory."""
+@contextlib.asynccontextmanager
+async def _calling_everything(
+    tmp_path, tool: str, arguments: str | None = None
+) -> AsyncIterator[tuple[ReviewApp, Pilot]]:
+    """The app on server-everything (stdio), with `tool` called with the reviewer's consent.
+
+    server-everything asks for roots once connected: the reviewer shares the working directory first.
+    """
     from inspector.tui.dialogs import RootsScreen
 
-    await until(pilot, lambda: isinstance(app.screen, RootsScreen))
-    assert json.loads(app.screen.query_one("#editor").text)[0]["uri"].startswith("file://")
-    await pilot.press("ctrl+s")
-    await until(pilot, lambda: app.snapshot is not None and not isinstance(app.screen, RootsScreen))
+    app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RootsScreen))
+        assert json.loads(app.screen.query_one("#editor").text)[0]["uri"].startswith("file://")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.snapshot is not None and not isinstance(app.screen, RootsScreen))
+        await _call_with_consent(pilot, app, tool, arguments)
+        yield app, pilot
 
 
 @pytest.mark.thirdparty
@@ -257,10 +268,7 @@ async def test_answer_an_elicitation_from_server_everything(tmp_path):
 
     from inspector.tui.dialogs import ElicitScreen, ResultScreen
 
-    app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await _share_roots(pilot, app)
-        await _call_with_consent(pilot, app, "trigger-elicitation-request")
+    async with _calling_everything(tmp_path, "trigger-elicitation-request") as (app, pilot):
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
         draft = json.loads(app.screen.query_one(TextArea).text)
         assert isinstance(draft, dict) and draft, "a draft answer generated from requestedSchema"
@@ -275,10 +283,8 @@ async def test_answer_a_sampling_request_from_server_everything(tmp_path):
 
     from inspector.tui.dialogs import ResultScreen, SampleScreen
 
-    app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await _share_roots(pilot, app)
-        await _call_with_consent(pilot, app, "trigger-sampling-request", '{"prompt": "Say hi", "maxTokens": 20}')
+    request = '{"prompt": "Say hi", "maxTokens": 20}'
+    async with _calling_everything(tmp_path, "trigger-sampling-request", request) as (app, pilot):
         await until(pilot, lambda: isinstance(app.screen, SampleScreen))
         assert "Say hi" in str(app.screen.describe())
         app.screen.query_one(TextArea).text = '{"text": "hello from the reviewer"}'
@@ -435,35 +441,31 @@ async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
             table.focus()
             await pilot.press("o")
 
+        async def fill(row: int, arguments: str) -> str:
+            """Open a row that asks for arguments (a template, a prompt), give them, and read the result."""
+            await open_row(row)
+            await until(pilot, lambda: isinstance(app.screen, FillScreen))
+            app.screen.query_one(TextArea).text = arguments
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+            return str(app.screen.body)
+
         await open_row(0)
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert "n1" in str(app.screen.body)
         await pilot.press("escape")
-        await open_row(2)
-        await until(pilot, lambda: isinstance(app.screen, FillScreen))
-        app.screen.query_one(TextArea).text = '{"note_id": "n2"}'
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
-        assert "Review the MCP server" in str(app.screen.body)
+        assert "Review the MCP server" in await fill(2, '{"note_id": "n2"}')
         await pilot.press("escape")
-        await open_row(3)
-        await until(pilot, lambda: isinstance(app.screen, FillScreen))
-        app.screen.query_one(TextArea).text = '{"topic": "groceries"}'
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
-        assert "Summarize my notes about groceries." in str(app.screen.body)
+        assert "Summarize my notes about groceries." in await fill(3, '{"topic": "groceries"}')
 
 
 @pytest.mark.thirdparty
 async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
     from inspector.tui.dialogs import ResultScreen
 
-    app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await _share_roots(pilot, app)
-        await _call_with_consent(pilot, app, "trigger-long-running-operation", '{"duration": 30, "steps": 30}')
+    thirty_seconds = '{"duration": 30, "steps": 30}'
+    async with _calling_everything(tmp_path, "trigger-long-running-operation", thirty_seconds) as (app, pilot):
         await until(pilot, lambda: "progress" in app.caller.progress, 20)
         status = str(app.main.query_one("#status", Static).render())
         assert "calling trigger-long-running-operation" in status and " s · progress " in status
