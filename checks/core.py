@@ -32,7 +32,6 @@ class Rule:
     modes: tuple[Mode, ...]
     source: str  # seed file and section
     fn: RuleFn
-    spec: str | None = None  # spec revision(s) it judges by, where relevant
     transport: Literal["any", "http", "stdio"] = "any"
     needs_server: bool = True  # False: it judges what happened even when no session could be opened
 
@@ -51,6 +50,13 @@ class Rule:
     @property
     def summary(self) -> str:
         return self.doc.splitlines()[0] if self.doc else ""
+
+    @functools.cached_property
+    def spec(self) -> str | None:
+        """The spec revision(s) it judges by, where relevant: its docstring's `Spec:` line (documentation and
+        metadata in one place, as ruff keeps a rule's references in its docs)."""
+        line = next((line for line in self.doc.splitlines() if line.startswith("Spec: ")), None)
+        return line.removeprefix("Spec: ").strip() if line else None
 
     @functools.cached_property
     def cites(self) -> str:
@@ -74,7 +80,6 @@ def rule(
     *,
     modes: tuple[Mode, ...],
     source: str,
-    spec: str | None = None,
     transport: Literal["any", "http", "stdio"] = "any",
     needs_server: bool = True,
 ) -> Callable[[RuleFn], RuleFn]:
@@ -85,7 +90,7 @@ def rule(
     def register(fn: RuleFn) -> RuleFn:
         if rule_id in RULES:
             raise ValueError(f"rule {rule_id} registered twice")
-        RULES[rule_id] = Rule(rule_id, modes, source, fn, spec, transport, needs_server)
+        RULES[rule_id] = Rule(rule_id, modes, source, fn, transport, needs_server)
         return fn
 
     return register

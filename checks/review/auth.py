@@ -42,13 +42,7 @@ async def _unauthenticated(ctx: CheckContext) -> Any:
     return await _hello_as(ctx, ctx.target.with_(bearer=None, headers=headers))
 
 
-@rule(
-    "review.audience-validated",
-    modes=("probe",),
-    source=f"{SEED} Security: audience-validated",
-    spec="2025-11-25 authorization (RFC 8707 / RFC 9068)",
-    transport="http",
-)
+@rule("review.audience-validated", modes=("probe",), source=f"{SEED} Security: audience-validated", transport="http")
 async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     """HTTP: a token issued for another resource gets 401.
 
@@ -60,6 +54,9 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     resource (`foreign_token_env` in mcp-review.toml), it is sent and must get 401.
     Passes: both refused with 401. Fails: either accepted (2xx). Warns: refused with another status
     than 401 (the spec asks for 401). Blocking: no token for another resource supplied.
+
+    Spec: 2025-11-25 authorization (RFC 8707 / RFC 9068)
+
     Known false positives: none for the fail: a made-up token that gets a 2xx is accepted. A server
     meant to be public (no authorization at all) fails too; that is a decision to waive, with the reason.
     n/a on stdio.
@@ -107,11 +104,7 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
 
 
 @rule(
-    "review.no-token-passthrough",
-    modes=("manual",),
-    source=f"{SEED} Security: no-token-passthrough",
-    spec="2025-11-25 authorization",
-    transport="http",
+    "review.no-token-passthrough", modes=("manual",), source=f"{SEED} Security: no-token-passthrough", transport="http"
 )
 def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
     """HTTP: client tokens are never forwarded upstream.
@@ -122,6 +115,8 @@ def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
     Why: seed 003 no-token-passthrough (MCP 2025-11-25 authorization): upstream calls use a token the server
     obtained as its own OAuth client; passing the client's token through is a confused-deputy exfiltration path,
     explicitly forbidden.
+
+    Spec: 2025-11-25 authorization
 
     Known false positives: none: the rule never fails by itself; only a reviewer's attestation decides.
 
@@ -137,7 +132,6 @@ def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
     "review.resource-server-metadata",
     modes=("probe",),
     source=f"{SEED} Security: resource-server-metadata",
-    spec="2025-06-18 / 2025-11-25 (RFC 9728)",
     transport="http",
 )
 async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
@@ -152,6 +146,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     Why: seed 003 resource-server-metadata (RFC 9728; MCP 2025-06-18 / 2025-11-25): clients find the authorization
     server through this document and the 401 challenge; without them a client cannot obtain a token the standard
     way.
+
+    Spec: 2025-06-18 / 2025-11-25 (RFC 9728)
 
     Known false positives: a server that is public on purpose (MCP makes authorization optional), or a loopback
     development server without authorization, fails with "no 401 challenge": that is seed 003's MUST for
@@ -234,12 +230,7 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(None, f"401 challenge and metadata at {where} with authorization_servers", [bare.seq, seq])
 
 
-@rule(
-    "review.transport-config",
-    modes=("static", "probe"),
-    source=f"{SEED} Security: transport-config",
-    spec="2025-11-25 authorization",
-)
+@rule("review.transport-config", modes=("static", "probe"), source=f"{SEED} Security: transport-config")
 async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     """stdio: credentials come from the environment; HTTP: HTTPS, a bearer on every request, none in the query.
 
@@ -252,6 +243,8 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     Why: seed 003 transport-config (MCP 2025-11-25 authorization): command-line arguments are readable by every
     local process and land in logs, so stdio credentials come from the environment; plain HTTP exposes bearer
     tokens; a token in a query string leaks through logs, history and Referer headers.
+
+    Spec: 2025-11-25 authorization
 
     Known false positives: a server that is public on purpose fails ("a request without Authorization was
     accepted"): that is seed 003's MUST for HTTP servers; waive it with the reason. Only 127.0.0.1, localhost
@@ -329,7 +322,6 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     "review.same-origin",
     modes=("observe",),
     source=f"{SEED} Security: transport-config",
-    spec="2024-11-05 HTTP+SSE endpoint; the mcp SDK refuses another origin",
     transport="http",
     needs_server=False,
 )
@@ -343,6 +335,8 @@ def same_origin(ctx: CheckContext) -> Iterator[Finding]:
     Why: seed 003 transport-config: a client sends its credentials where the server tells it to. An SSE `endpoint`
     event that names another host makes a client POST every message, bearer token included, to that host; a redirect
     to another origin does the same for clients that follow redirects.
+
+    Spec: 2024-11-05 HTTP+SSE endpoint; the mcp SDK refuses another origin
 
     Known false positives: a deployment that really serves its message endpoint from another host (a separate API
     domain) is flagged; waive it with the reason if that host is trusted.

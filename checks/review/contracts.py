@@ -68,11 +68,8 @@ def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, Said]]:
             yield item, said
 
 
-@rule(
-    "review.descriptions-grounded",
-    modes=("static", "probe"),  # probe: it reads resources (resources/read executes no tool)
-    source=f"{SEED} Tool contracts: descriptions-grounded",
-)
+# probe: it reads resources (resources/read executes no tool)
+@rule("review.descriptions-grounded", modes=("static", "probe"), source=f"{SEED} Tool contracts: descriptions-grounded")
 async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Descriptions say what a tool does, its side effects and when to call it; nothing hidden or leaked.
 

@@ -7,15 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from checks.context import CheckContext
 from checks.core import rule
 from checks.review.common import HINTS, SEED, named_tools
-from checks.util import (
-    DESTROY_WORDS,
-    WRITE_WORDS,
-    invalid_arguments,
-    rejected,
-    result_json,
-    valid_arguments,
-    words,
-)
+from checks.util import DESTROY_WORDS, WRITE_WORDS, invalid_arguments, rejected, result_json, valid_arguments, words
 from inspector.calls import annotations
 from inspector.review import Finding
 
@@ -24,7 +16,6 @@ from inspector.review import Finding
     "review.output-schema-and-structured",
     modes=("static", "call"),
     source=f"{SEED} Tool contracts: output-schema-and-structured",
-    spec="2025-06-18 (structured content)",
 )
 async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Structured results declare an outputSchema, `structuredContent` conforms, and a text block mirrors it.
@@ -38,6 +29,8 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
     Why: seed 003 output-schema-and-structured (MCP 2025-06-18): clients validate structured results against the
     declared schema, so a result that does not conform breaks them; the text mirror keeps clients that predate
     structured content working.
+
+    Spec: 2025-06-18 (structured content)
 
     Known false positives: the fails are exact for the one generated call (a non-object outputSchema, no
     structuredContent, a schema violation at a JSON path). A call that did not succeed (the generated arguments may
@@ -103,12 +96,7 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(tool, "structuredContent conforms and is mirrored in a text block", [record.seq])
 
 
-@rule(
-    "review.error-channel-correct",
-    modes=("probe", "call"),
-    source=f"{SEED} Tool contracts: error-channel-correct",
-    spec="2025-06-18 / 2025-11-25 (SEP-1303: invalid arguments became tool-execution errors)",
-)
+@rule("review.error-channel-correct", modes=("probe", "call"), source=f"{SEED} Tool contracts: error-channel-correct")
 async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Execution failures come back as `isError: true`; unknown tools and malformed requests as JSON-RPC errors.
 
@@ -123,6 +111,8 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     protocol failures MUST be JSON-RPC errors. Seed and spec disagree on unknown tools: seed 003 says MUST be a
     JSON-RPC error; the spec lists them under protocol errors with -32602 only as an example (no MUST), and the
     python and TypeScript SDKs answer `isError`. Such a refusal warns and cites both; success fails.
+
+    Spec: 2025-06-18 / 2025-11-25 (SEP-1303: invalid arguments became tool-execution errors)
 
     Known false positives: none known for the fails. An unknown tool refused with `isError: true` only warns.
     Invalid arguments are checked against the tool's own schema before they are sent (a value the schema admits
@@ -184,12 +174,7 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
             )
 
 
-@rule(
-    "review.annotations-set",
-    modes=("static",),
-    source=f"{SEED} Tool contracts: annotations-set",
-    spec="2025-03-26 (tool annotations)",
-)
+@rule("review.annotations-set", modes=("static",), source=f"{SEED} Tool contracts: annotations-set")
 def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
     """Each tool sets readOnlyHint, destructiveHint, idempotentHint and openWorldHint, plausibly.
 
@@ -199,6 +184,8 @@ def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
     Why: seed 003 annotations-set (MCP 2025-03-26): a missing hint reads as its default (not read-only, destructive,
     open-world), and a wrong one misleads every client that asks for consent by it. The hints are advisory, so the
     rule judges their honesty, not enforcement.
+
+    Spec: 2025-03-26 (tool annotations)
 
     Known false positives: none for the fail: readOnlyHint and destructiveHint both true contradict each other (the
     spec reads destructiveHint only when a tool is not read-only). The plausibility warnings are word matches: a

@@ -7,14 +7,7 @@ from collections.abc import AsyncIterator
 from checks.context import CheckContext
 from checks.core import rule
 from checks.review.common import SEED, named_tools
-from checks.util import (
-    input_schema,
-    invalid_arguments,
-    properties,
-    rejected,
-    result_text,
-    valid_arguments,
-)
+from checks.util import input_schema, invalid_arguments, properties, rejected, result_text, valid_arguments
 from inspector.baseline import definition_hash
 from inspector.catalog import LISTS as CATALOG_LISTS
 from inspector.catalog import list_all

@@ -13,13 +13,7 @@ from inspector.connection.session import LEGACY_VERSIONS
 from inspector.review import Finding
 
 
-@rule(
-    "spec.http-transport",
-    modes=("probe",),
-    source=f"{SEED} Server & framework layer",
-    spec="Streamable HTTP ≥2025-03-26 (HT-02, HT-04, HT-10..HT-14); 2026-07-28 (HM-01, HM-04, HM-08)",
-    transport="http",
-)
+@rule("spec.http-transport", modes=("probe",), source=f"{SEED} Server & framework layer", transport="http")
 async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Sessions, `MCP-Protocol-Version`, 404 on an unknown session, Origin validation, content types.
 
@@ -33,6 +27,8 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     Why: seed 002 server layer; Streamable HTTP (HT-02, HT-04, HT-10..HT-14; 2026-07-28 HM-01, HM-04, HM-08):
     session ids and version headers keep one client's state apart from another's, and Origin validation stops
     DNS-rebinding attacks from a browser, on local servers above all.
+
+    Spec: Streamable HTTP ≥2025-03-26 (HT-02, HT-04, HT-10..HT-14); 2026-07-28 (HM-01, HM-04, HM-08)
 
     Known false positives: none known for a probe that got no answer: it proves nothing, so the rule is
     blocking (not failed) when nothing else failed, and says which probes went unanswered. A server behind a

@@ -11,12 +11,7 @@ from inspector.connection.session import KNOWN_VERSIONS
 from inspector.review import Finding
 
 
-@rule(
-    "spec.version-negotiation",
-    modes=("probe",),
-    source=f"{SEED} Protocol layer: version negotiation",
-    spec="all revisions (LC-02, LC-03; 2026-07-28 LC-06)",
-)
+@rule("spec.version-negotiation", modes=("probe",), source=f"{SEED} Protocol layer: version negotiation")
 async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """An unsupported requested version gets a version the server supports, not an echo; supported ones are honoured.
 
@@ -27,6 +22,9 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
     with version 1999-01-01 must get -32022 UnsupportedProtocolVersion with `data.supported`.
     Why: seed 002 version negotiation (LC-02, LC-03; 2026-07-28 LC-06): a client that is told the version it
     asked for believes the server speaks it; only a counter-offer (or the supported list) lets it fall back.
+
+    Spec: all revisions (LC-02, LC-03; 2026-07-28 LC-06)
+
     Known false positives: none known for the fails. A probe that got no answer (or a closed connection)
     proves nothing: blocking. A counter-offer of a revision mcp-review does not know yet (newer than
     KNOWN_VERSIONS) only warns. On 2026-07-28 over HTTP the bogus version goes in the header and the body
@@ -96,12 +94,7 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
 CAPS = (("tools", "tools/list"), ("resources", "resources/list"), ("prompts", "prompts/list"))
 
 
-@rule(
-    "spec.capabilities",
-    modes=("probe", "observe"),
-    source=f"{SEED} Protocol layer: capabilities",
-    spec="all revisions (CAP-01, LG-01)",
-)
+@rule("spec.capabilities", modes=("probe", "observe"), source=f"{SEED} Protocol layer: capabilities")
 async def capabilities(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Declared capabilities match what is served, and their shapes match the schema.
 
@@ -112,6 +105,9 @@ async def capabilities(ctx: CheckContext) -> AsyncIterator[Finding]:
     without a declared `logging` capability fail.
     Why: seed 002 capabilities (CAP-01, LG-01): clients decide what to ask for by the declared capabilities;
     a server serving what it did not declare, or declaring what it cannot serve, is misread.
+
+    Spec: all revisions (CAP-01, LG-01)
+
     Known false positives: none known for the fails (a declared list failing means a JSON-RPC error or a
     result without its array). An empty list served without the capability only warns. Logging is judged
     only by what was sent during the review.

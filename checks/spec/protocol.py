@@ -15,7 +15,7 @@ from inspector.review import Finding
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 
-@rule("spec.tool-names", modes=("static",), source=f"{SEED} Protocol layer", spec="2025-11-25 tool names (SEP-986)")
+@rule("spec.tool-names", modes=("static",), source=f"{SEED} Protocol layer")
 def tool_names(ctx: CheckContext) -> Iterator[Finding]:
     """Tool names follow the revision's rules (1-128 characters of A-Z a-z 0-9 _ . -) and are unique across pages.
 
@@ -24,6 +24,8 @@ def tool_names(ctx: CheckContext) -> Iterator[Finding]:
 
     Why: seed 002 protocol layer; MCP 2025-11-25 tool names (SEP-986): clients key tools by name, some refuse other
     characters, and a duplicate makes calls ambiguous.
+
+    Spec: 2025-11-25 tool names (SEP-986)
 
     Known false positives: the spec text (2025-11-25, 2026-07-28) says 1-128 characters from `[A-Za-z0-9_.-]`;
     SEP-986 itself and the conformance suite say 1-64 and also allow `/`. This rule follows the spec text and notes
@@ -54,12 +56,7 @@ def tool_names(ctx: CheckContext) -> Iterator[Finding]:
             yield ctx.passed(tool, "valid and unique" + note)
 
 
-@rule(
-    "spec.unknown-method",
-    modes=("probe",),
-    source=f"{SEED} Server & framework layer: handler dispatch",
-    spec="JSON-RPC 2.0; 2026-07-28 HTTP: 404 + -32601 (RPC-05)",
-)
+@rule("spec.unknown-method", modes=("probe",), source=f"{SEED} Server & framework layer: handler dispatch")
 async def unknown_method(ctx: CheckContext) -> AsyncIterator[Finding]:
     """An unknown method gets JSON-RPC -32601 (and HTTP 404 on 2026-07-28 Streamable HTTP).
 
@@ -68,6 +65,8 @@ async def unknown_method(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Why: seed 002 handler dispatch; JSON-RPC 2.0 and RPC-05: clients tell "not supported" from "failed" by -32601;
     2026-07-28 adds HTTP 404.
+
+    Spec: JSON-RPC 2.0; 2026-07-28 HTTP: 404 + -32601 (RPC-05)
 
     Known false positives: none known: JSON-RPC 2.0 defines -32601 for an unknown method. A request that gets no
     answer in time stops the rule as blocking (could not finish), not as a fail.
@@ -85,7 +84,7 @@ async def unknown_method(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(None, "unknown method -> -32601", [reply.seq])
 
 
-@rule("spec.ping", modes=("probe",), source=f"{SEED} Server & framework layer", spec="≤2025-11-25 (PING-01)")
+@rule("spec.ping", modes=("probe",), source=f"{SEED} Server & framework layer")
 async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
     """`ping` is answered promptly with an empty result.
 
@@ -94,6 +93,8 @@ async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Why: seed 002 server layer; PING-01: clients and gateways use ping to tell a live connection from a dead one;
     the spec requires an empty result.
+
+    Spec: ≤2025-11-25 (PING-01)
 
     Known false positives: none known. A `ping` that gets no answer within the probe timeout stops the rule as
     blocking (could not finish), not as a fail.
@@ -110,12 +111,7 @@ async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(None, f"ping -> {reply.error or reply.result!r:.120}, not an empty result", [reply.seq])
 
 
-@rule(
-    "spec.pagination",
-    modes=("probe", "static"),
-    source=f"{SEED} Server & framework layer",
-    spec="≥2025-03-26 (PAG-01, PAG-02)",
-)
+@rule("spec.pagination", modes=("probe", "static"), source=f"{SEED} Server & framework layer")
 async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Cursors work (no loops, no duplicates across pages); an invalid cursor gets -32602.
 
@@ -125,6 +121,8 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Why: seed 002 server layer; PAG-01, PAG-02: a cursor that comes back makes a client page forever, and an invalid
     cursor SHOULD get -32602 rather than silently restart the list.
+
+    Spec: ≥2025-03-26 (PAG-01, PAG-02)
 
     Known false positives: none known for the fails: only a defect the server showed (a cursor that came
     back, a nextCursor that is not a string) fails. A listing stopped by a limit of mcp-review's (a later
@@ -185,7 +183,7 @@ def _icon_problems(icons: Any) -> list[str]:
     return problems
 
 
-@rule("spec.icons", modes=("static",), source=f"{SEED} Concrete type-to-spec mapping: Icons", spec="2025-11-25 (icons)")
+@rule("spec.icons", modes=("static",), source=f"{SEED} Concrete type-to-spec mapping: Icons")
 def icons(ctx: CheckContext) -> Iterator[Finding]:
     """Icons are arrays of `{src, mimeType?, sizes?, theme?}` with https or data: sources.
 
@@ -195,6 +193,8 @@ def icons(ctx: CheckContext) -> Iterator[Finding]:
 
     Why: seed 002 Icons: `icons?: Icon[]`, an array of `{src, mimeType?, sizes?, theme?}` objects, not a string or a
     single object; clients render the sources, so a script or local-file source is a risk.
+
+    Spec: 2025-11-25 (icons)
 
     Known false positives: none known for the shape. A relative `src` (`/icon.png`) fails as an unknown scheme: the
     spec names HTTP(S) URLs and data: URIs only. `http:` sources pass though the message asks for https.

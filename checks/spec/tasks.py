@@ -10,7 +10,7 @@ from checks.spec.common import SEED
 from inspector.review import Finding
 
 
-@rule("spec.tasks", modes=("probe", "call"), source=f"{SEED} Task handlers", spec="2025-11-25 tasks; 2026-07-28 ext")
+@rule("spec.tasks", modes=("probe", "call"), source=f"{SEED} Task handlers")
 async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Task-augmented calls follow the spec: `tasks/*` semantics and `taskSupport` enforcement.
 
@@ -23,6 +23,9 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     are cited) — that part needs a call permission, else blocking.
     Why: seed 002 Task handlers (MCP 2025-11-25 tasks): clients rely on tasks/* errors and on `taskSupport`
     enforcement to know whether a call runs as a task.
+
+    Spec: 2025-11-25 tasks; 2026-07-28 ext
+
     Known false positives: a `required` tool answered with -32600 or -32602 passes (both cited); a call that
     timed out has no error code and fails. A `tasks/get` that gets no answer stops the rule as blocking.
     Passes: -32602 for an unknown taskId; a `required` tool refused without a task. Fails: an invalid

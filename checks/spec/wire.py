@@ -14,12 +14,7 @@ from inspector.review import Finding
 PER_METHOD = 1000  # unasked messages of one method validated by spec.wire-schema
 
 
-@rule(
-    "spec.wire-schema",
-    modes=("observe",),
-    source=f"{SEED} Protocol layer: camelCase field names",
-    spec="the negotiated revision's official schema.json (RPC-01)",
-)
+@rule("spec.wire-schema", modes=("observe",), source=f"{SEED} Protocol layer: camelCase field names")
 def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
     """Every message from the server validates against the official schema of the negotiated revision.
 
@@ -31,6 +26,8 @@ def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
 
     Why: seed 002 (all JSON field names camelCase, the official TypeScript schema is the source of truth; RPC-01):
     clients parse by that schema, so a misnamed or mistyped field is dropped or breaks them.
+
+    Spec: the negotiated revision's official schema.json (RPC-01)
 
     Known false positives: none known: only what the server sent on the review's own session is judged, against the
     official schema of the revision the server itself negotiated. Unasked messages beyond the first 1,000 of a
@@ -68,13 +65,7 @@ def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.passed(None, f"{checked} server messages valid against the {ctx.revision} schema{checked_note}")
 
 
-@rule(
-    "spec.stdio-clean",
-    modes=("observe",),
-    source=f"{SEED} Protocol layer",
-    spec="all revisions (RPC-09)",
-    transport="stdio",
-)
+@rule("spec.stdio-clean", modes=("observe",), source=f"{SEED} Protocol layer", transport="stdio")
 def stdio_clean(ctx: CheckContext) -> Iterator[Finding]:
     """A stdio server writes nothing but JSON-RPC messages on stdout.
 
@@ -83,6 +74,8 @@ def stdio_clean(ctx: CheckContext) -> Iterator[Finding]:
 
     Why: seed 002 protocol layer; RPC-09: on stdio, stdout is the message channel; a log line or banner there
     corrupts the stream for every client that does not skip it.
+
+    Spec: all revisions (RPC-09)
 
     Known false positives: none known: a line on stdout that is not a JSON-RPC message breaks the stdio transport
     whatever it says (a pretty-printed message split over lines too). Lines written on a probe connection count as
@@ -105,12 +98,7 @@ def _camel_to_snake(method: str) -> str:
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", method).lower()
 
 
-@rule(
-    "spec.notification-names",
-    modes=("observe",),
-    source=f"{SEED} Notifications: method strings use underscores",
-    spec="all revisions",
-)
+@rule("spec.notification-names", modes=("observe",), source=f"{SEED} Notifications: method strings use underscores")
 def notification_names(ctx: CheckContext) -> Iterator[Finding]:
     """Notification methods use the spec's names (`notifications/tools/list_changed`, not `listChanged`).
 
@@ -121,6 +109,8 @@ def notification_names(ctx: CheckContext) -> Iterator[Finding]:
 
     Why: seed 002 Notifications: method strings use underscores (`list_changed`) while capability keys use camelCase
     (`listChanged`); clients dispatch on the exact string, so a camelCase method is never handled.
+
+    Spec: all revisions
 
     Known false positives: a server that sends the camelCase form next to the spec form for old clients fails: seed
     002 asks emitters to produce only the underscore form. Vendor notifications only warn. Notifications the server
