@@ -292,6 +292,19 @@ def test_many_lists_250_tools_over_pages_and_calls_any():
         assert [len(p) for p in t.list_all("tools/list", "tools")] == [7, 7, 7, 7, 2]
 
 
+def test_each_defect_server_answers_as_its_base():
+    """Every one-defect server (defects.py; test_rules.py judges what each trips) starts, initializes as its base
+    profile and lists tools: a wrapper that breaks shows here, not as a puzzling rule failure."""
+    listed = subprocess.run(fixture_argv("defects"), capture_output=True, text=True, timeout=30, check=True)
+    names = listed.stdout.split()
+    assert len(names) >= 40 and "cursor-loop" in names
+    for name in names:
+        with talk(fixture_argv("defects", name)) as t:
+            init = t.initialize()
+            assert init["serverInfo"]["name"] in ("exemplary-server", "domain-server", "designed-server"), name
+            assert t.result("tools/list")["tools"], name
+
+
 # ------------------------------------------------------------------------------------------------ demo
 
 

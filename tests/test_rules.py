@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -66,12 +67,168 @@ PROBED = (("probe", frozenset({"security"})),)  # --probe security: the canaries
 HARDENED = Run(("twins", "hardened"), options=PROBED)
 VULNERABLE = Run(("twins", "vulnerable"), options=PROBED)
 
-# rule id -> (passes on, fails on); the expected failing status is "fail" unless CASES_WARN says "warn".
-CASES: dict[str, tuple[Run, Run]] = {
-    rule: (EXEMPLARY, SLOPPY) for rule in RULES if rule.split(".")[0] in ("review", "spec", "registry")
+
+@dataclass(frozen=True)
+class Defect:
+    """A one-defect server: `python tests/servers/defects.py NAME` is `base` (where its rules pass) plus one defect.
+
+    `proves` maps each rule the defect targets to (subject, a fragment of the message) of the finding that must
+    name it: a rule that fails for another reason (a crash, another tool, a timeout) does not pass its test.
+    `also` lists the rules the defect necessarily trips too; anything else it trips fails
+    test_a_one_defect_server_trips_only_its_rules. `launch`: how the server runs when the defect is not in it.
+    """
+
+    base: Run
+    proves: dict[str, tuple[str | None, str]]
+    also: tuple[str, ...] = ()
+    launch: Run | None = None
+
+    def run(self, name: str) -> Run:
+        return self.launch or Run(("defects", name))
+
+
+ATTESTED = (None, "attested by test: fixture attests fail")
+# Each rule that has no transport, canary or hostile-text fixture of its own gets its own defect. Several rules
+# share one only where the defect is the same thing for both (said at the entry).
+ONE_DEFECT: dict[str, Defect] = {
+    # the spec wants names unique too (spec.tool-names)
+    "duplicate-tool": Defect(
+        EXEMPLARY, {"review.precise-names": ("search_notes", "name 'search_notes' is not unique")}, ("spec.tool-names",)
+    ),
+    "contradictory-hints": Defect(
+        EXEMPLARY, {"review.annotations-set": ("delete_note", "readOnlyHint and destructiveHint are both true")}
+    ),
+    "hidden-instruction": Defect(EXEMPLARY, {"review.descriptions-grounded": ("search_notes", "'<IMPORTANT>' block")}),
+    "free-form-argument": Defect(
+        EXEMPLARY, {"review.input-schema": ("filter_notes", "property 'filter' is a free-form object")}
+    ),
+    "lax-required": Defect(
+        EXEMPLARY,
+        {"review.arguments-validated-and-authorized": ("search_notes", "schema-invalid arguments: missing required")},
+    ),
+    # arguments-validated sends the same unknown field (under additionalProperties: false) and must fail too
+    "lax-fields": Defect(
+        EXEMPLARY,
+        {"registry.no-false-strict": ("search_notes", "additionalProperties: false, yet a call with an unknown")},
+        ("review.arguments-validated-and-authorized",),
+    ),
+    "unknown-tool-succeeds": Defect(
+        EXEMPLARY, {"review.error-channel-correct": (None, "calling a tool that does not exist succeeded")}
+    ),
+    # any path parameter leaves review.paths-confined blocking until --probe security proves it (twins.py does)
+    "path-traversal": Defect(
+        EXEMPLARY,
+        {"review.injection-safe": ("read_attachment", "'../../../../../../../../etc/passwd' returned /etc/passwd")},
+        ("review.paths-confined",),
+    ),
+    "tool-mirrors-resource": Defect(
+        EXEMPLARY, {"review.no-overlap": ("get_tags", "exposes the same data as resource 'notes://tags'")}
+    ),
+    "unstructured-result": Defect(
+        EXEMPLARY,
+        {"review.output-schema-and-structured": ("search_notes", "declares an outputSchema but the result has no")},
+    ),
+    "static-tool": Defect(
+        EXEMPLARY, {"review.primitive-by-purpose": ("get_tags", "takes no input and returned the same result twice")}
+    ),
+    "rug-pull": Defect(
+        EXEMPLARY, {"review.rug-pull-mitigation": (None, "definitions changed within one session: search_notes")}
+    ),
+    # the defect is in the launch line, not the server: a credential passed as an argument
+    "key-in-argv": Defect(
+        EXEMPLARY,
+        {"review.transport-config": (None, "credentials passed as command-line arguments (--api-key=***)")},
+        launch=Run(("profiled", "exemplary"), extra_args=("--api-key=abc123",)),
+    ),
+    "undeclared-prompts": Defect(
+        EXEMPLARY, {"spec.capabilities": (None, "does not declare 'prompts' but prompts/list lists 1")}
+    ),
+    # spec.wire-schema validates every message against the official schema: a schema-invalid icon fails it too
+    "string-icon": Defect(
+        EXEMPLARY,
+        {"spec.icons": ("search_notes", "icons[0] is not an object with a string src")},
+        ("spec.wire-schema",),
+    ),
+    # one defect, two rules: the camel-case name is misnamed, and no notification the schema defines
+    "misnamed-notification": Defect(
+        EXEMPLARY,
+        {
+            "spec.notification-names": (None, "notifications/tools/listChanged"),
+            "spec.wire-schema": (None, "notifications/tools/listChanged"),
+        },
+    ),
+    "cursor-loop": Defect(EXEMPLARY, {"spec.pagination": ("tools", "pagination loop: cursor 'page-2' came back")}),
+    "ping-not-empty": Defect(EXEMPLARY, {"spec.ping": (None, "ping -> {'pong': True}, not an empty result")}),
+    "stdout-junk": Defect(
+        EXEMPLARY, {"spec.stdio-clean": (None, "non-JSON-RPC line(s) on stdout, first: 'debug: tools/list called'")}
+    ),
+    # the schema's enum of taskSupport values fails spec.wire-schema too
+    "bad-task-support": Defect(
+        EXEMPLARY, {"spec.tasks": ("search_notes", "execution.taskSupport 'sometimes'")}, ("spec.wire-schema",)
+    ),
+    "space-in-name": Defect(
+        EXEMPLARY, {"spec.tool-names": ("delete note", "'delete note' breaks the naming rule (characters [' '])")}
+    ),
+    "unknown-method-answered": Defect(EXEMPLARY, {"spec.unknown-method": (None, "unknown method -> a result")}),
+    "echo-version": Defect(
+        EXEMPLARY, {"spec.version-negotiation": (None, "initialize with 1999-01-01 was answered '1999-01-01'")}
+    ),
+    "heading-title": Defect(
+        EXEMPLARY, {"registry.heading-quirk": ("search_notes", "a title that begins with # swallowed a description")}
+    ),
+    "bloated-list": Defect(EXEMPLARY, {"registry.list-budget": (None, "cl100k_base tokens, over the ceiling of 3500")}),
+    "schema-noise": Defect(EXEMPLARY, {"registry.wire-trimmed": ("search_notes", "has inputSchema.$schema")}),
+    "long-description": Defect(
+        EXEMPLARY, {"registry.description-budget": ("delete_note", "description costs 58 tokens, over 50")}
+    ),
+    "deletes-without-asking": Defect(
+        EXEMPLARY,
+        {"tokens.destructive-elicitation": ("delete_note", "completed (ok) without asking for confirmation")},
+    ),
+    "untemplated-description": Defect(
+        DOMAIN, {"tokens.description-template": ("notes", "missing: when to use, parameters, limitations")}
+    ),
+    "no-fields": Defect(DOMAIN, {"tokens.field-selection": ("notes", "takes no `fields` array")}),
+    "no-page-envelope": Defect(DOMAIN, {"tokens.pagination": ("notes", "the result is not {items, next_cursor")}),
+    "no-request-id": Defect(DOMAIN, {"tokens.request-id": ("notes", "success envelope without _meta.request_id")}),
+    "verbose-trace": Defect(DOMAIN, {"tokens.output-budget": ("notes", "bytes with no _overflow marker (budget")}),
+    "long-string": Defect(
+        DOMAIN, {"tokens.smart-truncation": ("notes", "strings over 2048 bytes not truncated: items[0].body")}
+    ),
+    "non-canonical-schema": Defect(
+        DOMAIN, {"tokens.tool-registration": ("notes", "'limit', 'options'] are not the canonical")}
+    ),
+    # a manual rule fails only on a reviewer's word; every manual rule the server does not already fail takes it
+    "attested-fail": Defect(
+        DOMAIN,
+        {"tokens.panic-isolation": ATTESTED},
+        ("review.injection-safe",),
+        launch=Run(("profiled", "domain"), attest="fail"),
+    ),
+    "unbounded-query": Defect(DESIGNED, {"design.constraints": ("note.search", "unbounded: query")}),
+    "undocumented-field": Defect(DESIGNED, {"design.field-docs": ("note.search", "missing query: description")}),
+    # a top-level string parameter leaves review.commands-not-injected blocking until --probe security proves it
+    "flat-arguments": Defect(
+        DESIGNED,
+        {"design.one-arg-input": ("note.search", "parameters ['query', 'limit'] instead of one `input`")},
+        ("review.commands-not-injected",),
+    ),
+    "verb-first-name": Defect(
+        DESIGNED, {"design.object-operation-names": ("search_notes", "'search_notes' is not object.operation")}
+    ),
+    "untitled": Defect(DESIGNED, {"design.title-metadata": ("note.search", "no title")}),
+    "bare-result": Defect(
+        DESIGNED, {"design.envelope": ("note.search", "returned without the {ok, result, issues} envelope")}
+    ),
+    "time-strings": Defect(
+        DESIGNED, {"design.lean-output": ("note.search", "result.items.updated_at is a time string")}
+    ),
 }
-CASES.update({rule: (DOMAIN, SLOPPY) for rule in RULES if rule.startswith("tokens.")})
-CASES.update({rule: (DESIGNED, SLOPPY) for rule in RULES if rule.startswith("design.")})
+
+# rule id -> (passes on, fails on); the expected failing status is "fail" unless FAILS_AS says "warn".
+CASES: dict[str, tuple[Run, Run]] = {
+    rule: (defect.base, defect.run(name)) for name, defect in ONE_DEFECT.items() for rule in defect.proves
+}
 CASES.update(
     {
         "review.audience-validated": (HTTP_AUTH, HTTP_GOOD),
@@ -80,7 +237,6 @@ CASES.update(
         "spec.http-transport": (HTTP_GOOD, HTTP_OPEN),
         "tokens.transport": (DOMAIN, SSE),
         "review.same-origin": (SSE, OFF_ORIGIN),
-        "tokens.destructive-elicitation": (EXEMPLARY, SLOPPY),
         "review.results-safe": (SPEAKS_CLEAN, SPEAKS_HOSTILE),
         "review.prompts-safe": (SPEAKS_CLEAN, SPEAKS_HOSTILE),
         "review.client-requests-safe": (SPEAKS_CLEAN, SPEAKS_HOSTILE),
@@ -95,69 +251,35 @@ FAILS_AS = {
     "review.primitive-by-purpose": "warn",  # two equal answers suggest static data; they cannot prove it
 }
 
-# rule -> (subject, a fragment of the message) of the finding that proves the bad fixture's defect: a rule that
-# fails for another reason (a crash, a different tool, a timeout) does not pass its test. None: the server itself.
-ATTESTED = (None, "attested by test: fixture attests fail")
+# rule -> (subject, a fragment of the message) of the finding that proves the bad fixture's defect. None: the
+# server itself. The one-defect servers say theirs in ONE_DEFECT.
 EXPECT: dict[str, tuple[str | None, str]] = {
-    "design.constraints": ("run_query", "unbounded: file_path, n"),
-    "design.envelope": ("get_static", "returned without the {ok, result, issues} envelope"),
-    "design.field-docs": ("run_query", "missing query: description"),
-    "design.lean-output": ("run_query", "nested 5 levels deep; created_at is a time string"),
-    "design.object-operation-names": ("get_static", "'get_static' is not object.operation"),
-    "design.one-arg-input": ("notes", "parameters ['q'] instead of one `input`"),
-    "design.title-metadata": ("get_static", "no title"),
-    "registry.description-budget": ("bad name", "description costs 105 tokens, over 50"),
-    "registry.heading-quirk": ("run_query", "a title that begins with # swallowed a description"),
-    "registry.list-budget": (None, "tools/list costs 652 cl100k_base tokens, over the ceiling of 50"),
-    "registry.no-false-strict": ("run_query", "additionalProperties: false, yet a call with an unknown field"),
-    "registry.wire-trimmed": ("run_query", "has inputSchema.$schema"),
-    "review.annotations-set": ("purge_cache", "readOnlyHint and destructiveHint are both true"),
-    "review.arguments-validated-and-authorized": ("run_query", "wrong type for required 'query'"),
-    "review.audience-validated": (None, "a made-up bearer token that no authorization server issued got HTTP 200"),
-    "review.commands-not-injected": ("run_ping", "returned the joined canary (a shell ran printf)"),
-    "review.descriptions-grounded": ("purge_cache", "'<IMPORTANT>' block"),
-    "review.error-channel-correct": (None, "calling a tool that does not exist succeeded"),
-    "review.injection-safe": ("run_query", "'../../../../../../../../etc/passwd' returned /etc/passwd"),
-    "review.input-schema": ("run_query", "property 'query' is a free-form object"),
-    "review.no-overlap": ("get_static", "exposes the same data as resource 'tags://static'"),
-    "review.no-token-passthrough": ATTESTED,
-    "review.output-schema-and-structured": ("get_static", "declares an outputSchema but the result has no"),
-    "review.paths-confined": ("read_file", "returned the canary file's content: path traversal"),
-    "review.precise-names": ("notes", "name 'notes' is not unique"),
-    "review.primitive-by-purpose": ("get_static", "takes no input and returned the same result twice"),
-    "review.resource-server-metadata": (None, "no 401 challenge (HTTP 200 without a token)"),
-    "review.rug-pull-mitigation": (None, "definitions changed within one session: get_static"),
-    "review.same-origin": (None, "the server sent the client to another origin (refused)"),
-    "review.results-safe": ("lookup", "structuredContent.note: instruction aimed at the model: '<IMPORTANT>' block"),
-    "review.prompts-safe": ("brief", "messages[0].content.text: instruction aimed at the model: '<IMPORTANT>' block"),
-    "review.client-requests-safe": ("sampling/createMessage", "systemPrompt: instruction aimed at the model"),
-    "review.secrets-not-echoed": ("login", "came back in the reply: secret echo"),
-    "review.templates-inert": ("render_greeting", "'{{7*"),
-    "review.transport-config": (None, "credentials passed as command-line arguments (--api-key=***)"),
-    "review.urls-confined": ("fetch_url", "made the server request the canary listener"),
-    "spec.capabilities": (None, "does not declare 'prompts' but prompts/list lists 1"),
-    "spec.http-transport": (None, "Origin http://evil.example -> HTTP 200, not 403"),
-    "spec.icons": ("bad name", "icons[0] is not an object with a string src"),
-    "spec.notification-names": (None, "notifications/tools/listChanged"),
-    "spec.pagination": ("tools", "pagination loop: cursor 'page-2' came back"),
-    "spec.ping": (None, "ping -> {'pong': True}, not an empty result"),
-    "spec.stdio-clean": (None, "non-JSON-RPC line(s) on stdout, first: 'debug: tools/list called'"),
-    "spec.tasks": ("bad name", "execution.taskSupport 'sometimes'"),
-    "spec.tool-names": ("bad name", "'bad name' breaks the naming rule (characters [' '])"),
-    "spec.unknown-method": (None, "unknown method -> a result, not -32601"),
-    "spec.version-negotiation": (None, "initialize with 1999-01-01 was answered '1999-01-01'"),
-    "spec.wire-schema": (None, "notifications/tools/listChanged"),
-    "tokens.description-template": ("get_static", "missing: when to use, parameters, limitations"),
-    "tokens.destructive-elicitation": ("wipe_all", "completed (ok) without asking for confirmation"),
-    "tokens.field-selection": ("get_static", "takes no `fields` array"),
-    "tokens.output-budget": ("purge_cache", "bytes with no _overflow marker (budget 8192)"),
-    "tokens.pagination": ("list_records", "the result is not {items, next_cursor, total}"),
-    "tokens.panic-isolation": ATTESTED,
-    "tokens.request-id": ("get_static", "success envelope without _meta.request_id"),
-    "tokens.smart-truncation": ("purge_cache", "strings over 2048 bytes not truncated"),
-    "tokens.tool-registration": ("get_static", "schema fields [] are not the canonical"),
-    "tokens.transport": (None, "the server is reviewed over the legacy HTTP+SSE transport"),
+    rule: proof for defect in ONE_DEFECT.values() for rule, proof in defect.proves.items()
 }
+EXPECT.update(
+    {
+        "review.audience-validated": (None, "a made-up bearer token that no authorization server issued got HTTP 200"),
+        "review.commands-not-injected": ("run_ping", "returned the joined canary (a shell ran printf)"),
+        "review.no-token-passthrough": ATTESTED,
+        "review.paths-confined": ("read_file", "returned the canary file's content: path traversal"),
+        "review.resource-server-metadata": (None, "no 401 challenge (HTTP 200 without a token)"),
+        "review.same-origin": (None, "the server sent the client to another origin (refused)"),
+        "review.results-safe": (
+            "lookup",
+            "structuredContent.note: instruction aimed at the model: '<IMPORTANT>' block",
+        ),
+        "review.prompts-safe": (
+            "brief",
+            "messages[0].content.text: instruction aimed at the model: '<IMPORTANT>' block",
+        ),
+        "review.client-requests-safe": ("sampling/createMessage", "systemPrompt: instruction aimed at the model"),
+        "review.secrets-not-echoed": ("login", "came back in the reply: secret echo"),
+        "review.templates-inert": ("render_greeting", "'{{7*"),
+        "review.urls-confined": ("fetch_url", "made the server request the canary listener"),
+        "spec.http-transport": (None, "Origin http://evil.example -> HTTP 200, not 403"),
+        "tokens.transport": (None, "the server is reviewed over the legacy HTTP+SSE transport"),
+    }
+)
 
 
 @contextlib.contextmanager
@@ -217,6 +339,8 @@ def test_every_rule_has_docs_and_both_fixtures():
     assert not missing_docs, f"rules without documentation: {missing_docs}"
     assert set(CASES) == set(RULES), f"rules without fixtures: {sorted(set(RULES) - set(CASES))}"
     assert set(EXPECT) == set(RULES), f"rules without an expected failure: {sorted(set(RULES) - set(EXPECT))}"
+    shared = sorted(rule for rule, (_, bad) in CASES.items() if bad == SLOPPY)
+    assert not shared, f"rules failing on the every-defect server, not on one defect of their own: {shared}"
     assert len(RULES) >= 49
 
 
@@ -278,6 +402,25 @@ def test_rule_fails_on_its_bad_fixture(rule):
     assert worst(items) == status, describe(items)
     proving = [f for f in items if f.status == status and f.subject == subject and fragment in f.message]
     assert proving, f"no {status} on {subject!r} saying {fragment!r}: {describe(items)}"
+
+
+def test_every_defect_server_is_a_rule_fixture():
+    served = subprocess.run(fixture_argv("defects"), capture_output=True, text=True, check=True, timeout=30)
+    assert set(served.stdout.split()) == {name for name, d in ONE_DEFECT.items() if d.launch is None}
+
+
+def flagged(run: Run) -> set[str]:
+    """The rules whose worst finding on `run` is fail, warn or blocking."""
+    return {rule for rule, items in findings(run).items() if worst(items) in ("fail", "warn", "blocking")}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_DEFECT))
+def test_a_one_defect_server_trips_only_its_rules(name):
+    """What the defect turns fail, warn or blocking on its base is exactly the rules it targets and its allow-list:
+    a fixture that drifts into testing something else fails here. (A rule already bad on the base is not seen.)"""
+    defect = ONE_DEFECT[name]
+    tripped = flagged(defect.run(name)) - flagged(defect.base)
+    assert tripped == set(defect.proves) | set(defect.also)
 
 
 # Known false positives (each rule's docs name them): a correct server that a careless rule would fail.
