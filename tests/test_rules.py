@@ -68,167 +68,80 @@ HARDENED = Run(("twins", "hardened"), options=PROBED)
 VULNERABLE = Run(("twins", "vulnerable"), options=PROBED)
 
 
-@dataclass(frozen=True)
-class Defect:
-    """A one-defect server: `python tests/servers/defects.py NAME` is `base` (where its rules pass) plus one defect.
-
-    `proves` maps each rule the defect targets to (subject, a fragment of the message) of the finding that must
-    name it: a rule that fails for another reason (a crash, another tool, a timeout) does not pass its test.
-    `also` lists the rules the defect necessarily trips too; anything else it trips fails
-    test_a_one_defect_server_trips_only_its_rules. `launch`: how the server runs when the defect is not in it.
-    """
-
-    base: Run
-    proves: dict[str, tuple[str | None, str]]
-    also: tuple[str, ...] = ()
-    launch: Run | None = None
-
-    def run(self, name: str) -> Run:
-        return self.launch or Run(("defects", name))
-
-
-ATTESTED = (None, "attested by test: fixture attests fail")
-# Each rule that has no transport, canary or hostile-text fixture of its own gets its own defect. Several rules
-# share one only where the defect is the same thing for both (said at the entry).
-ONE_DEFECT: dict[str, Defect] = {
-    # the spec wants names unique too (spec.tool-names)
-    "duplicate-tool": Defect(
-        EXEMPLARY, {"review.precise-names": ("search_notes", "name 'search_notes' is not unique")}, ("spec.tool-names",)
-    ),
-    "contradictory-hints": Defect(
-        EXEMPLARY, {"review.annotations-set": ("delete_note", "readOnlyHint and destructiveHint are both true")}
-    ),
-    "hidden-instruction": Defect(EXEMPLARY, {"review.descriptions-grounded": ("search_notes", "'<IMPORTANT>' block")}),
-    "free-form-argument": Defect(
-        EXEMPLARY, {"review.input-schema": ("filter_notes", "property 'filter' is a free-form object")}
-    ),
-    "lax-required": Defect(
-        EXEMPLARY,
-        {"review.arguments-validated-and-authorized": ("search_notes", "schema-invalid arguments: missing required")},
-    ),
-    # arguments-validated sends the same unknown field (under additionalProperties: false) and must fail too
-    "lax-fields": Defect(
-        EXEMPLARY,
-        {"registry.no-false-strict": ("search_notes", "additionalProperties: false, yet a call with an unknown")},
-        ("review.arguments-validated-and-authorized",),
-    ),
-    "unknown-tool-succeeds": Defect(
-        EXEMPLARY, {"review.error-channel-correct": (None, "calling a tool that does not exist succeeded")}
-    ),
-    # any path parameter leaves review.paths-confined blocking until --probe security proves it (twins.py does)
-    "path-traversal": Defect(
-        EXEMPLARY,
-        {"review.injection-safe": ("read_attachment", "'../../../../../../../../etc/passwd' returned /etc/passwd")},
-        ("review.paths-confined",),
-    ),
-    "tool-mirrors-resource": Defect(
-        EXEMPLARY, {"review.no-overlap": ("get_tags", "exposes the same data as resource 'notes://tags'")}
-    ),
-    "unstructured-result": Defect(
-        EXEMPLARY,
-        {"review.output-schema-and-structured": ("search_notes", "declares an outputSchema but the result has no")},
-    ),
-    "static-tool": Defect(
-        EXEMPLARY, {"review.primitive-by-purpose": ("get_tags", "takes no input and returned the same result twice")}
-    ),
-    "rug-pull": Defect(
-        EXEMPLARY, {"review.rug-pull-mitigation": (None, "definitions changed within one session: search_notes")}
-    ),
-    # the defect is in the launch line, not the server: a credential passed as an argument
-    "key-in-argv": Defect(
-        EXEMPLARY,
-        {"review.transport-config": (None, "credentials passed as command-line arguments (--api-key=***)")},
-        launch=Run(("profiled", "exemplary"), extra_args=("--api-key=abc123",)),
-    ),
-    "undeclared-prompts": Defect(
-        EXEMPLARY, {"spec.capabilities": (None, "does not declare 'prompts' but prompts/list lists 1")}
-    ),
-    # spec.wire-schema validates every message against the official schema: a schema-invalid icon fails it too
-    "string-icon": Defect(
-        EXEMPLARY,
-        {"spec.icons": ("search_notes", "icons[0] is not an object with a string src")},
-        ("spec.wire-schema",),
-    ),
-    # one defect, two rules: the camel-case name is misnamed, and no notification the schema defines
-    "misnamed-notification": Defect(
-        EXEMPLARY,
-        {
-            "spec.notification-names": (None, "notifications/tools/listChanged"),
-            "spec.wire-schema": (None, "notifications/tools/listChanged"),
-        },
-    ),
-    "cursor-loop": Defect(EXEMPLARY, {"spec.pagination": ("tools", "pagination loop: cursor 'page-2' came back")}),
-    "ping-not-empty": Defect(EXEMPLARY, {"spec.ping": (None, "ping -> {'pong': True}, not an empty result")}),
-    "stdout-junk": Defect(
-        EXEMPLARY, {"spec.stdio-clean": (None, "non-JSON-RPC line(s) on stdout, first: 'debug: tools/list called'")}
-    ),
-    # the schema's enum of taskSupport values fails spec.wire-schema too
-    "bad-task-support": Defect(
-        EXEMPLARY, {"spec.tasks": ("search_notes", "execution.taskSupport 'sometimes'")}, ("spec.wire-schema",)
-    ),
-    "space-in-name": Defect(
-        EXEMPLARY, {"spec.tool-names": ("delete note", "'delete note' breaks the naming rule (characters [' '])")}
-    ),
-    "unknown-method-answered": Defect(EXEMPLARY, {"spec.unknown-method": (None, "unknown method -> a result")}),
-    "echo-version": Defect(
-        EXEMPLARY, {"spec.version-negotiation": (None, "initialize with 1999-01-01 was answered '1999-01-01'")}
-    ),
-    "heading-title": Defect(
-        EXEMPLARY, {"registry.heading-quirk": ("search_notes", "a title that begins with # swallowed a description")}
-    ),
-    "bloated-list": Defect(EXEMPLARY, {"registry.list-budget": (None, "cl100k_base tokens, over the ceiling of 3500")}),
-    "schema-noise": Defect(EXEMPLARY, {"registry.wire-trimmed": ("search_notes", "has inputSchema.$schema")}),
-    "long-description": Defect(
-        EXEMPLARY, {"registry.description-budget": ("delete_note", "description costs 58 tokens, over 50")}
-    ),
-    "deletes-without-asking": Defect(
-        EXEMPLARY,
-        {"tokens.destructive-elicitation": ("delete_note", "completed (ok) without asking for confirmation")},
-    ),
-    "untemplated-description": Defect(
-        DOMAIN, {"tokens.description-template": ("notes", "missing: when to use, parameters, limitations")}
-    ),
-    "no-fields": Defect(DOMAIN, {"tokens.field-selection": ("notes", "takes no `fields` array")}),
-    "no-page-envelope": Defect(DOMAIN, {"tokens.pagination": ("notes", "the result is not {items, next_cursor")}),
-    "no-request-id": Defect(DOMAIN, {"tokens.request-id": ("notes", "success envelope without _meta.request_id")}),
-    "verbose-trace": Defect(DOMAIN, {"tokens.output-budget": ("notes", "bytes with no _overflow marker (budget")}),
-    "long-string": Defect(
-        DOMAIN, {"tokens.smart-truncation": ("notes", "strings over 2048 bytes not truncated: items[0].body")}
-    ),
-    "non-canonical-schema": Defect(
-        DOMAIN, {"tokens.tool-registration": ("notes", "'limit', 'options'] are not the canonical")}
-    ),
-    # a manual rule fails only on a reviewer's word; every manual rule the server does not already fail takes it
-    "attested-fail": Defect(
-        DOMAIN,
-        {"tokens.panic-isolation": ATTESTED},
-        ("review.injection-safe",),
-        launch=Run(("profiled", "domain"), attest="fail"),
-    ),
-    "unbounded-query": Defect(DESIGNED, {"design.constraints": ("note.search", "unbounded: query")}),
-    "undocumented-field": Defect(DESIGNED, {"design.field-docs": ("note.search", "missing query: description")}),
-    # a top-level string parameter leaves review.commands-not-injected blocking until --probe security proves it
-    "flat-arguments": Defect(
-        DESIGNED,
-        {"design.one-arg-input": ("note.search", "parameters ['query', 'limit'] instead of one `input`")},
-        ("review.commands-not-injected",),
-    ),
-    "verb-first-name": Defect(
-        DESIGNED, {"design.object-operation-names": ("search_notes", "'search_notes' is not object.operation")}
-    ),
-    "untitled": Defect(DESIGNED, {"design.title-metadata": ("note.search", "no title")}),
-    "bare-result": Defect(
-        DESIGNED, {"design.envelope": ("note.search", "returned without the {ok, result, issues} envelope")}
-    ),
-    "time-strings": Defect(
-        DESIGNED, {"design.lean-output": ("note.search", "result.items.updated_at is a time string")}
-    ),
+# One-defect servers: `python tests/servers/defects.py NAME` is a profile where the rule passes (its good fixture)
+# plus exactly one defect. name -> (that profile, the rule the defect targets). Each rule that has no transport,
+# canary or hostile-text fixture of its own has its own defect.
+ONE_DEFECT: dict[str, tuple[Run, str]] = {
+    "duplicate-tool": (EXEMPLARY, "review.precise-names"),
+    "contradictory-hints": (EXEMPLARY, "review.annotations-set"),
+    "hidden-instruction": (EXEMPLARY, "review.descriptions-grounded"),
+    "free-form-argument": (EXEMPLARY, "review.input-schema"),
+    "lax-required": (EXEMPLARY, "review.arguments-validated-and-authorized"),
+    "lax-fields": (EXEMPLARY, "registry.no-false-strict"),
+    "unknown-tool-succeeds": (EXEMPLARY, "review.error-channel-correct"),
+    "path-traversal": (EXEMPLARY, "review.injection-safe"),
+    "tool-mirrors-resource": (EXEMPLARY, "review.no-overlap"),
+    "unstructured-result": (EXEMPLARY, "review.output-schema-and-structured"),
+    "static-tool": (EXEMPLARY, "review.primitive-by-purpose"),
+    "rug-pull": (EXEMPLARY, "review.rug-pull-mitigation"),
+    "key-in-argv": (EXEMPLARY, "review.transport-config"),
+    "undeclared-prompts": (EXEMPLARY, "spec.capabilities"),
+    "string-icon": (EXEMPLARY, "spec.icons"),
+    "misnamed-notification": (EXEMPLARY, "spec.notification-names"),
+    "versionless-server-info": (EXEMPLARY, "spec.wire-schema"),
+    "cursor-loop": (EXEMPLARY, "spec.pagination"),
+    "ping-not-empty": (EXEMPLARY, "spec.ping"),
+    "stdout-junk": (EXEMPLARY, "spec.stdio-clean"),
+    "bad-task-support": (EXEMPLARY, "spec.tasks"),
+    "space-in-name": (EXEMPLARY, "spec.tool-names"),
+    "unknown-method-answered": (EXEMPLARY, "spec.unknown-method"),
+    "echo-version": (EXEMPLARY, "spec.version-negotiation"),
+    "heading-title": (EXEMPLARY, "registry.heading-quirk"),
+    "bloated-list": (EXEMPLARY, "registry.list-budget"),
+    "schema-noise": (EXEMPLARY, "registry.wire-trimmed"),
+    "long-description": (EXEMPLARY, "registry.description-budget"),
+    "deletes-without-asking": (EXEMPLARY, "tokens.destructive-elicitation"),
+    "untemplated-description": (DOMAIN, "tokens.description-template"),
+    "no-fields": (DOMAIN, "tokens.field-selection"),
+    "no-page-envelope": (DOMAIN, "tokens.pagination"),
+    "no-request-id": (DOMAIN, "tokens.request-id"),
+    "verbose-trace": (DOMAIN, "tokens.output-budget"),
+    "long-string": (DOMAIN, "tokens.smart-truncation"),
+    "non-canonical-schema": (DOMAIN, "tokens.tool-registration"),
+    "attested-fail": (DOMAIN, "tokens.panic-isolation"),
+    "unbounded-query": (DESIGNED, "design.constraints"),
+    "undocumented-field": (DESIGNED, "design.field-docs"),
+    "flat-arguments": (DESIGNED, "design.one-arg-input"),
+    "verb-first-name": (DESIGNED, "design.object-operation-names"),
+    "untitled": (DESIGNED, "design.title-metadata"),
+    "bare-result": (DESIGNED, "design.envelope"),
+    "time-strings": (DESIGNED, "design.lean-output"),
 }
+# Defects that are not in the server: in its launch line, or in the reviewer's word.
+LAUNCHED = {
+    "key-in-argv": Run(("profiled", "exemplary"), extra_args=("--api-key=abc123",)),  # a credential as an argument
+    "attested-fail": Run(("profiled", "domain"), attest="fail"),  # a manual-only rule fails on a reviewer's word
+}
+# The allow-list: what a defect necessarily trips besides its rule, and why. Anything else it turns fail, warn or
+# blocking on its base fails test_a_one_defect_server_trips_only_its_rules.
+ALSO: dict[str, tuple[str, ...]] = {
+    "duplicate-tool": ("spec.tool-names",),  # the spec wants tool names unique too
+    "lax-fields": ("review.arguments-validated-and-authorized",),  # it sends the same unknown field
+    "path-traversal": ("review.paths-confined",),  # blocking on any path parameter until --probe security
+    "flat-arguments": ("review.commands-not-injected",),  # blocking on a top-level string until --probe security
+    "string-icon": ("spec.wire-schema",),  # the schema wants an icon object too
+    "bad-task-support": ("spec.wire-schema",),  # the schema's enum of taskSupport values
+    "misnamed-notification": ("spec.wire-schema",),  # the camel-case name is no notification the schema defines
+    "attested-fail": ("review.injection-safe",),  # every manual rule the server does not already fail takes it
+}
+
+
+def defect_run(name: str) -> Run:
+    return LAUNCHED.get(name) or Run(("defects", name))
+
 
 # rule id -> (passes on, fails on); the expected failing status is "fail" unless FAILS_AS says "warn".
-CASES: dict[str, tuple[Run, Run]] = {
-    rule: (defect.base, defect.run(name)) for name, defect in ONE_DEFECT.items() for rule in defect.proves
-}
+CASES: dict[str, tuple[Run, Run]] = {rule: (base, defect_run(name)) for name, (base, rule) in ONE_DEFECT.items()}
 CASES.update(
     {
         "review.audience-validated": (HTTP_AUTH, HTTP_GOOD),
@@ -251,35 +164,72 @@ FAILS_AS = {
     "review.primitive-by-purpose": "warn",  # two equal answers suggest static data; they cannot prove it
 }
 
-# rule -> (subject, a fragment of the message) of the finding that proves the bad fixture's defect. None: the
-# server itself. The one-defect servers say theirs in ONE_DEFECT.
+# rule -> (subject, a fragment of the message) of the finding that proves the bad fixture's defect: a rule that
+# fails for another reason (a crash, a different tool, a timeout) does not pass its test.
 EXPECT: dict[str, tuple[str | None, str]] = {
-    rule: proof for defect in ONE_DEFECT.values() for rule, proof in defect.proves.items()
+    "design.constraints": ("note.search", "unbounded: query"),
+    "design.envelope": ("note.search", "returned without the {ok, result, issues} envelope"),
+    "design.field-docs": ("note.search", "missing query: description"),
+    "design.lean-output": ("note.search", "result.items.updated_at is a time string"),
+    "design.object-operation-names": ("search_notes", "'search_notes' is not object.operation"),
+    "design.one-arg-input": ("note.search", "parameters ['query', 'limit'] instead of one `input`"),
+    "design.title-metadata": ("note.search", "no title"),
+    "registry.description-budget": ("delete_note", "description costs 58 tokens, over 50"),
+    "registry.heading-quirk": ("search_notes", "a title that begins with # swallowed a description"),
+    "registry.no-false-strict": ("search_notes", "additionalProperties: false, yet a call with an unknown"),
+    "registry.wire-trimmed": ("search_notes", "has inputSchema.$schema"),
+    "review.annotations-set": ("delete_note", "readOnlyHint and destructiveHint are both true"),
+    "review.arguments-validated-and-authorized": ("search_notes", "schema-invalid arguments: missing required"),
+    "review.client-requests-safe": ("sampling/createMessage", "systemPrompt: instruction aimed at the model"),
+    "review.commands-not-injected": ("run_ping", "returned the joined canary (a shell ran printf)"),
+    "review.descriptions-grounded": ("search_notes", "'<IMPORTANT>' block"),
+    "review.injection-safe": ("read_attachment", "'../../../../../../../../etc/passwd' returned /etc/passwd"),
+    "review.input-schema": ("filter_notes", "property 'filter' is a free-form object"),
+    "review.no-overlap": ("get_tags", "exposes the same data as resource 'notes://tags'"),
+    "review.output-schema-and-structured": ("search_notes", "declares an outputSchema but the result has no"),
+    "review.paths-confined": ("read_file", "returned the canary file's content: path traversal"),
+    "review.precise-names": ("search_notes", "name 'search_notes' is not unique"),
+    "review.primitive-by-purpose": ("get_tags", "takes no input and returned the same result twice"),
+    "review.prompts-safe": ("brief", "messages[0].content.text: instruction aimed at the model: '<IMPORTANT>' block"),
+    "review.results-safe": ("lookup", "structuredContent.note: instruction aimed at the model: '<IMPORTANT>' block"),
+    "review.secrets-not-echoed": ("login", "came back in the reply: secret echo"),
+    "review.templates-inert": ("render_greeting", "'{{7*"),
+    "review.urls-confined": ("fetch_url", "made the server request the canary listener"),
+    "spec.icons": ("search_notes", "icons[0] is not an object with a string src"),
+    "spec.pagination": ("tools", "pagination loop: cursor 'page-2' came back"),
+    "spec.tasks": ("search_notes", "execution.taskSupport 'sometimes'"),
+    "spec.tool-names": ("delete note", "'delete note' breaks the naming rule (characters [' '])"),
+    "tokens.description-template": ("notes", "missing: when to use, parameters, limitations"),
+    "tokens.destructive-elicitation": ("delete_note", "completed (ok) without asking for confirmation"),
+    "tokens.field-selection": ("notes", "takes no `fields` array"),
+    "tokens.output-budget": ("notes", "bytes with no _overflow marker (budget"),
+    "tokens.pagination": ("notes", "the result is not {items, next_cursor"),
+    "tokens.request-id": ("notes", "success envelope without _meta.request_id"),
+    "tokens.smart-truncation": ("notes", "strings over 2048 bytes not truncated: items[0].body"),
+    "tokens.tool-registration": ("notes", "'limit', 'options'] are not the canonical"),
 }
-EXPECT.update(
-    {
-        "review.audience-validated": (None, "a made-up bearer token that no authorization server issued got HTTP 200"),
-        "review.commands-not-injected": ("run_ping", "returned the joined canary (a shell ran printf)"),
-        "review.no-token-passthrough": ATTESTED,
-        "review.paths-confined": ("read_file", "returned the canary file's content: path traversal"),
-        "review.resource-server-metadata": (None, "no 401 challenge (HTTP 200 without a token)"),
-        "review.same-origin": (None, "the server sent the client to another origin (refused)"),
-        "review.results-safe": (
-            "lookup",
-            "structuredContent.note: instruction aimed at the model: '<IMPORTANT>' block",
-        ),
-        "review.prompts-safe": (
-            "brief",
-            "messages[0].content.text: instruction aimed at the model: '<IMPORTANT>' block",
-        ),
-        "review.client-requests-safe": ("sampling/createMessage", "systemPrompt: instruction aimed at the model"),
-        "review.secrets-not-echoed": ("login", "came back in the reply: secret echo"),
-        "review.templates-inert": ("render_greeting", "'{{7*"),
-        "review.urls-confined": ("fetch_url", "made the server request the canary listener"),
-        "spec.http-transport": (None, "Origin http://evil.example -> HTTP 200, not 403"),
-        "tokens.transport": (None, "the server is reviewed over the legacy HTTP+SSE transport"),
-    }
-)
+# The same for findings about the server itself (no subject): rule -> a fragment of the message.
+SERVER_WIDE = {
+    "registry.list-budget": "cl100k_base tokens, over the ceiling of 3500",
+    "review.audience-validated": "a made-up bearer token that no authorization server issued got HTTP 200",
+    "review.error-channel-correct": "calling a tool that does not exist succeeded",
+    "review.no-token-passthrough": "attested by test: fixture attests fail",
+    "review.resource-server-metadata": "no 401 challenge (HTTP 200 without a token)",
+    "review.rug-pull-mitigation": "definitions changed within one session: search_notes",
+    "review.same-origin": "the server sent the client to another origin (refused)",
+    "review.transport-config": "credentials passed as command-line arguments (--api-key=***)",
+    "spec.capabilities": "does not declare 'prompts' but prompts/list lists 1",
+    "spec.http-transport": "Origin http://evil.example -> HTTP 200, not 403",
+    "spec.notification-names": "notifications/tools/listChanged",
+    "spec.ping": "ping -> {'pong': True}, not an empty result",
+    "spec.stdio-clean": "non-JSON-RPC line(s) on stdout, first: 'debug: tools/list called'",
+    "spec.unknown-method": "unknown method -> a result",
+    "spec.version-negotiation": "initialize with 1999-01-01 was answered '1999-01-01'",
+    "spec.wire-schema": "InitializeResult result.serverInfo: 'version' is a required property",
+    "tokens.panic-isolation": "attested by test: fixture attests fail",
+    "tokens.transport": "the server is reviewed over the legacy HTTP+SSE transport",
+}
+EXPECT.update({rule: (None, fragment) for rule, fragment in SERVER_WIDE.items()})
 
 
 @contextlib.contextmanager
@@ -406,7 +356,7 @@ def test_rule_fails_on_its_bad_fixture(rule):
 
 def test_every_defect_server_is_a_rule_fixture():
     served = subprocess.run(fixture_argv("defects"), capture_output=True, text=True, check=True, timeout=30)
-    assert set(served.stdout.split()) == {name for name, d in ONE_DEFECT.items() if d.launch is None}
+    assert set(served.stdout.split()) == set(ONE_DEFECT) - set(LAUNCHED)
 
 
 def flagged(run: Run) -> set[str]:
@@ -418,9 +368,9 @@ def flagged(run: Run) -> set[str]:
 def test_a_one_defect_server_trips_only_its_rules(name):
     """What the defect turns fail, warn or blocking on its base is exactly the rules it targets and its allow-list:
     a fixture that drifts into testing something else fails here. (A rule already bad on the base is not seen.)"""
-    defect = ONE_DEFECT[name]
-    tripped = flagged(defect.run(name)) - flagged(defect.base)
-    assert tripped == set(defect.proves) | set(defect.also)
+    base, rule = ONE_DEFECT[name]
+    tripped = flagged(defect_run(name)) - flagged(base)
+    assert tripped == {rule, *ALSO.get(name, ())}
 
 
 # Known false positives (each rule's docs name them): a correct server that a careless rule would fail.

@@ -185,9 +185,15 @@ def string_icon(server: RawServer) -> None:
 
 @defect(exemplary)
 def misnamed_notification(server: RawServer) -> None:
-    """spec.notification-names and spec.wire-schema (one defect, two rules: the camel-case name is no notification
-    the spec defines, so the message also matches no schema): notifications/tools/listChanged."""
+    """spec.notification-names: notifications/tools/listChanged (camel case; spec.wire-schema finds no such
+    notification in the schema either)."""
     server.on_initialized = lambda: server.send({"jsonrpc": "2.0", "method": "notifications/tools/listChanged"})
+
+
+@defect(exemplary)
+def versionless_server_info(server: RawServer) -> None:
+    """spec.wire-schema: initialize's serverInfo has no version (the schema requires one)."""
+    server.info = {"name": server.info["name"]}
 
 
 @defect(exemplary)
@@ -299,8 +305,7 @@ def deletes_without_asking(server: RawServer) -> None:
 @defect(domain)
 def untemplated_description(server: RawServer) -> None:
     """tokens.description-template: the notes tool's description lacks when to use, parameters, limitations."""
-    said = "notes: read the notes store, one action per call (note.list, note.get)."
-    edit_tool(server, "notes", lambda t: t.update(description=said))
+    edit_tool(server, "notes", lambda t: t.update(description="notes: one action per call (note.list, note.get)."))
 
 
 @defect(domain)
