@@ -296,7 +296,7 @@ def test_each_defect_server_answers_as_its_base():
     """Every one-defect server (defects.py; test_rules.py judges what each trips) starts, initializes as its base
     profile and lists tools: a wrapper that breaks shows here, not as a puzzling rule failure."""
     listed = subprocess.run(fixture_argv("defects"), capture_output=True, text=True, timeout=30, check=True)
-    names = listed.stdout.split()
+    names = [line.split()[0] for line in listed.stdout.splitlines()]  # name, base profile, rule
     assert len(names) >= 40 and "cursor-loop" in names
     for name in names:
         with talk(fixture_argv("defects", name)) as t:
