@@ -69,7 +69,7 @@ def free_form_argument(server: RawServer) -> None:
 
 @defect(exemplary, "review.arguments-validated-and-authorized")
 def lax_required(server: RawServer) -> None:
-    """a call without its required argument runs with an empty one."""
+    """A call without its required argument runs with an empty one."""
 
     def adjust(args: Json, schema: Json) -> Json:
         return {**{name: "" for name in schema.get("required", [])}, **args}
@@ -79,8 +79,7 @@ def lax_required(server: RawServer) -> None:
 
 @defect(exemplary, "registry.no-false-strict")
 def lax_fields(server: RawServer) -> None:
-    """unknown fields are dropped, not refused, though the schemas say
-    `additionalProperties: false`."""
+    """Unknown fields are dropped, not refused, though the schemas say `additionalProperties: false`."""
 
     def adjust(args: Json, schema: Json) -> Json:
         return {k: v for k, v in args.items() if k in schema.get("properties", {})}
@@ -90,7 +89,7 @@ def lax_fields(server: RawServer) -> None:
 
 @defect(exemplary, "review.error-channel-correct")
 def unknown_tool_succeeds(server: RawServer) -> None:
-    """a call to a tool that does not exist answers as a success."""
+    """A call to a tool that does not exist answers as a success."""
     names = set(listed(server))
 
     def around(inner: Handler, params: Json) -> Json:
@@ -137,13 +136,7 @@ def tool_mirrors_resource(server: RawServer) -> None:
 @defect(exemplary, "review.output-schema-and-structured")
 def unstructured_result(server: RawServer) -> None:
     """search_notes declares an outputSchema, returns no structuredContent."""
-
-    def around(inner: Handler, params: Json) -> Json:
-        result = inner(params)
-        dropping("structuredContent")(result)
-        return result
-
-    wrap(server, "tools/call", around)
+    wrap(server, "tools/call", lambda inner, p: {k: v for k, v in inner(p).items() if k != "structuredContent"})
 
 
 @defect(exemplary, "review.primitive-by-purpose")
@@ -171,7 +164,7 @@ def rug_pull(server: RawServer) -> None:
 
 @defect(exemplary, "spec.capabilities")
 def undeclared_prompts(server: RawServer) -> None:
-    """prompts are served though the capabilities do not declare them."""
+    """Prompts are served though the capabilities do not declare them."""
     server.handlers["prompts/list"] = lambda _p: {"prompts": [{"name": "recap", "description": "Recap the notes."}]}
     message = {"role": "user", "content": {"type": "text", "text": "Recap my notes."}}
     server.handlers["prompts/get"] = lambda _p: {"messages": [message]}
@@ -185,14 +178,13 @@ def string_icon(server: RawServer) -> None:
 
 @defect(exemplary, "spec.notification-names")
 def misnamed_notification(server: RawServer) -> None:
-    """notifications/tools/listChanged (camel case; spec.wire-schema finds no such
-    notification in the schema either)."""
+    """It sends notifications/tools/listChanged (camel case; spec.wire-schema finds no such notification either)."""
     server.on_initialized = lambda: server.send({"jsonrpc": "2.0", "method": "notifications/tools/listChanged"})
 
 
 @defect(exemplary, "spec.wire-schema")
 def versionless_server_info(server: RawServer) -> None:
-    """initialize's serverInfo has no version (the schema requires one)."""
+    """Initialize's serverInfo has no version (the schema requires one)."""
     server.info = {"name": server.info["name"]}
 
 
@@ -211,13 +203,13 @@ def cursor_loop(server: RawServer) -> None:
 
 @defect(exemplary, "spec.ping")
 def ping_not_empty(server: RawServer) -> None:
-    """ping answers {"pong": true}, not an empty result."""
+    """Ping answers {"pong": true}, not an empty result."""
     server.handlers["ping"] = lambda _p: {"pong": True}
 
 
 @defect(exemplary, "spec.stdio-clean")
 def stdout_junk(server: RawServer) -> None:
-    """a debug line on stdout on every tools/list."""
+    """A debug line on stdout on every tools/list."""
 
     def around(inner: Handler, params: Json) -> Json:
         server.write_line("debug: tools/list called")
@@ -240,13 +232,13 @@ def space_in_name(server: RawServer) -> None:
 
 @defect(exemplary, "spec.version-negotiation")
 def echo_version(server: RawServer) -> None:
-    """initialize answers whatever version it is asked for."""
+    """Initialize answers whatever version it is asked for."""
     server.echo_versions = True
 
 
 @defect(exemplary, "spec.unknown-method")
 def unknown_method_answered(server: RawServer) -> None:
-    """a method no one defines is answered as a success."""
+    """A method no one defines is answered as a success."""
     server.handlers["mcp-review/no-such-method"] = lambda _p: {}
 
 
@@ -304,37 +296,37 @@ def deletes_without_asking(server: RawServer) -> None:
 # --------------------------------------------------------------------------------------- domain: tokens
 @defect(domain, "tokens.description-template")
 def untemplated_description(server: RawServer) -> None:
-    """the notes tool's description lacks when to use, parameters, limitations."""
+    """The notes tool's description lacks when to use, parameters, limitations."""
     edit_tool(server, "notes", lambda t: t.update(description="notes: one action per call (note.list, note.get)."))
 
 
 @defect(domain, "tokens.field-selection")
 def no_fields(server: RawServer) -> None:
-    """the notes tool takes no `fields` array."""
+    """The notes tool takes no `fields` array."""
     edit_tool(server, "notes", lambda t: t["inputSchema"]["properties"].pop("fields"))
 
 
 @defect(domain, "tokens.pagination")
 def no_page_envelope(server: RawServer) -> None:
-    """a page has items but no next_cursor or total."""
+    """A page has items but no next_cursor or total."""
     reshape(server, dropping("next_cursor", "total"))
 
 
 @defect(domain, "tokens.request-id")
 def no_request_id(server: RawServer) -> None:
-    """results carry no _meta.request_id."""
+    """Results carry no _meta.request_id."""
     reshape(server, dropping("_meta"))
 
 
 @defect(domain, "tokens.output-budget")
 def verbose_trace(server: RawServer) -> None:
-    """every result carries a 10 KB `_trace` (short lines) and no _overflow marker."""
+    """Every result carries a 10 KB `_trace` (short lines) and no _overflow marker."""
     reshape(server, lambda data: data.update(_trace=[f"step {i}: read note n{i}. " * 50 for i in range(10)]))
 
 
 @defect(domain, "tokens.smart-truncation")
 def long_string(server: RawServer) -> None:
-    """the first note's body is a 3,000-byte string, not truncated."""
+    """The first note's body is a 3,000-byte string, not truncated."""
 
     def change(data: Json) -> None:
         first = data["items"][0]
@@ -346,7 +338,7 @@ def long_string(server: RawServer) -> None:
 
 @defect(domain, "tokens.tool-registration")
 def non_canonical_schema(server: RawServer) -> None:
-    """the notes tool calls `params` `options` (not the canonical five fields)."""
+    """The notes tool calls `params` `options` (not the canonical five fields)."""
 
     def change(t: Json) -> None:
         props = t["inputSchema"]["properties"]
@@ -363,19 +355,19 @@ def edit_input(server: RawServer, change: Callable[[Json], object]) -> None:
 
 @defect(designed, "design.constraints")
 def unbounded_query(server: RawServer) -> None:
-    """the `query` field has no maxLength."""
+    """The `query` field has no maxLength."""
     edit_input(server, lambda model: model["properties"]["query"].pop("maxLength"))
 
 
 @defect(designed, "design.field-docs")
 def undocumented_field(server: RawServer) -> None:
-    """the `query` field has no description."""
+    """The `query` field has no description."""
     edit_input(server, lambda model: model["properties"]["query"].pop("description"))
 
 
 @defect(designed, "design.one-arg-input")
 def flat_arguments(server: RawServer) -> None:
-    """the input model's fields are top-level parameters, not one `input`."""
+    """The input model's fields are top-level parameters, not one `input`."""
     edit_tool(server, "note.search", lambda t: t.update(inputSchema=t["inputSchema"]["properties"]["input"]))
 
 
@@ -393,13 +385,13 @@ def untitled(server: RawServer) -> None:
 
 @defect(designed, "design.envelope")
 def bare_result(server: RawServer) -> None:
-    """the result is the rows alone, without {ok, result, issues}."""
+    """The result is the rows alone, without {ok, result, issues}."""
     reshape(server, dropping("ok", "issues"))
 
 
 @defect(designed, "design.lean-output")
 def time_strings(server: RawServer) -> None:
-    """rows carry an ISO time string (updated_at) instead of epoch milliseconds."""
+    """Rows carry an ISO time string (updated_at) instead of epoch milliseconds."""
 
     def change(data: Json) -> None:
         for row in data["result"]["items"]:
