@@ -358,7 +358,9 @@ def test_rule_does_not_fail_a_correct_lookalike(rule):
     assert items and worst(items) == allowed, describe(items)
 
 
-@pytest.mark.parametrize("run", [SLOPPY, HTTP_OPEN], ids=["stdio", "http"])
+@pytest.mark.parametrize(
+    "run", [SLOPPY, HTTP_OPEN, *map(defect_run, sorted(ONE_DEFECT))], ids=["stdio", "http", *sorted(ONE_DEFECT)]
+)
 def test_findings_cite_their_wire_evidence(run):
     """Every fail, warn and blocking finding names the wire entries that prove it (a person's word aside)."""
     review = review_of(run)
