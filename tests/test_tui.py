@@ -150,7 +150,7 @@ async def test_a_server_that_fails_to_start_says_why(tmp_path):
 
 
 async def _highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
-    await pilot.press("right")  # Tools tab
+    await pilot.press("2")  # Tools tab
     table = app.main.query_one("#tools", DataTable)
     row = next(i for i in range(table.row_count) if str(table.get_cell_at((i, 0))) == name)
     table.move_cursor(row=row)
@@ -356,6 +356,7 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
             for i, f in enumerate(app.checklist.shown_findings)
             if f and f.rule == rule and f.status in ("fail", "blocking")
         )
+        await pilot.press("5")  # the Checklist tab: its keys
         app.main.query_one("#checks", DataTable).move_cursor(row=row)
         await pilot.press(key)
         await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
@@ -403,7 +404,7 @@ async def test_sort_by_column_jump_by_name_and_theme_is_remembered(tmp_path):
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        await pilot.press("right")
+        await pilot.press("2")
         table = app.main.query_one("#tools", DataTable)
         totals = [table.get_cell_at((i, 1)) for i in range(table.row_count)]
         assert totals == sorted(totals, reverse=True), "cost, highest first"
@@ -431,7 +432,7 @@ async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
     app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
-        await pilot.press("right", "right")
+        await pilot.press("4")
         table = app.main.query_one("#primitives", DataTable)
         kinds = [table.get_cell_at((i, 0)) for i in range(table.row_count)]
         assert kinds == ["resource", "resource", "template", "prompt"]
@@ -567,7 +568,7 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
         assert probed and not any("--probe security" in f.message for f in probed), "the dialog's probe choice ran"
         assert {c["consent"] for c in app.review.coverage} == {"read-only", "reviewer"}, "calls were made, with consent"
         before = len(app.review.findings)
-        await pilot.press("right", "right", "right")
+        await pilot.press("5")
         row = next(i for i, f in enumerate(app.checklist.shown_findings) if f and f.rule == "registry.list-budget")
         app.main.query_one("#checks", DataTable).move_cursor(row=row)
         app.main.query_one("#checks", DataTable).focus()
@@ -624,7 +625,7 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
         await _call_with_consent(pilot, app, "search_notes", '{"query": "coffee"}')
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         await pilot.press("escape")
-        await pilot.press("right")  # Calls tab
+        await pilot.press("3")  # Calls tab
         calls = app.main.query_one("#calls", DataTable)
         assert calls.row_count == 1
         calls.focus()
@@ -764,7 +765,7 @@ async def test_a_server_that_never_answers_times_out_and_the_app_stays_usable(tm
     target = dataclasses.replace(stdio_target(fixture_argv("hang")), timeout=2.0)
     app = ReviewApp(target, state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("right")  # the screen answers keys while the connection waits
+        await pilot.press("2")  # the screen answers keys while the connection waits
         assert app.main.query_one("#tools", DataTable).display
         await until(pilot, lambda: app.failure is not None, 30)
         assert "timed out" in app.failure or "no answer" in app.failure.lower(), app.failure

@@ -13,6 +13,7 @@ from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import TabbedContent
 
 from checks.core import DEFAULT_PACKS
 from inspector.calls import refused_call
@@ -30,6 +31,7 @@ from inspector.tui.commands import ToolJump, bound_commands
 from inspector.tui.connection import Connection
 from inspector.tui.dialogs import ResultScreen, ask_target, export_review
 from inspector.tui.messages import (
+    CallAsked,
     CallChosen,
     CallDone,
     CallRefused,
@@ -57,26 +59,32 @@ class ReviewApp(App[None]):
     TITLE = "mcp-review"
     COMMANDS = App.COMMANDS | {ToolJump}
     CSS_PATH = TCSS
-    # In the footer (in this order): r c w e R ? ctrl+o q; every binding is in the palette and in `?`.
+    # Global keys; each tab's own are on its pane (panes/), each dialog's on the dialog. The footer shows the
+    # focused tab's first, then these; the palette lists every one with a tooltip; README's keymap says them all.
+    TABS = (
+        ("tab-overview", "Overview"),
+        ("tab-tools", "Tools"),
+        ("tab-calls", "Calls"),
+        ("tab-primitives", "Resources"),
+        ("tab-checks", "Checklist"),
+        ("tab-wire", "Wire"),
+        ("tab-logs", "Logs"),
+    )
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks", tooltip="Run the chosen packs (R chooses)"),
-        Binding("c", "call_tool", "Call tool", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
-        Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
         Binding("e", "export", "Export", id="export", tooltip="Markdown, JSON, SARIF or JUnit, with a preview"),
-        Binding("R", "choose_checks", "Checks…", id="choose-checks", tooltip="Packs to run and tools checks may call"),
-        Binding("question_mark", "show_help_panel", "Help", id="help"),
-        Binding("ctrl+o", "connect", "Connect", id="connect", tooltip="From config files, recent ones, or typed"),
+        Binding("question_mark", "toggle_help", "Help", id="help", tooltip="Show or hide the keys of this tab"),
         Binding("q", "quit", "Quit", id="quit"),
-        Binding("u", "rerun_rule", "Re-run rule", id="rerun-rule", show=False, tooltip="The highlighted finding's"),
-        Binding("p", "rerun_rule('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
-        Binding("a", "attest", "Attest", id="attest", show=False, tooltip="Attest the highlighted manual rule"),
-        Binding("n", "note", "Note", id="note", show=False, tooltip="A note on the highlighted finding, or the review"),
-        Binding("o", "open_primitive", "Read / get", id="open-primitive", show=False, tooltip="A resource or prompt"),
-        Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
-        Binding("y", "copy_cli", "Copy as CLI", id="copy-cli", show=False, tooltip="The highlighted call, as CLI"),
-        Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
-        Binding("slash", "focus_filter", "Filter", id="filter", show=False, tooltip="Filter the current tab"),
+        Binding("R", "choose_checks", "Checks…", id="choose-checks", show=False, tooltip="Packs, calls and probes"),
+        Binding("ctrl+o", "connect", "Connect", id="connect", show=False, tooltip="From config files, recent, typed"),
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect", show=False, tooltip="The same server again"),
+        Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
+        Binding("escape", "hide_help_panel", "Close help", id="close-help", show=False),
+        # a key per tab, as lazygit numbers its panels; the tab bar shows each number
+        *(
+            Binding(f"{i}", f"show_tab({tab!r})", f"{name} tab", id=f"tab-{i}", show=False)
+            for i, (tab, name) in enumerate(TABS, 1)
+        ),
     ]
 
     def __init__(
@@ -90,7 +98,7 @@ class ReviewApp(App[None]):
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
         self.failure: str | None = None
-        self.wire_log = WireLog()  # shown in the Wire and Stderr & logs tabs
+        self.wire_log = WireLog()  # shown in the Wire and Logs tabs
         self.wire_pending: list[WireEntry] = []  # arrived since the last flush
         self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
         self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
@@ -124,7 +132,7 @@ class ReviewApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own (theme, keys, quit, screenshot) and every action bound to a key."""
         yield from super().get_system_commands(screen)
-        yield from bound_commands(self)
+        yield from bound_commands(self, self.main.query_one(TabbedContent))
 
     @property
     def tools(self) -> ToolsPane:
@@ -168,7 +176,7 @@ class ReviewApp(App[None]):
             self.review = saved  # the same server reviewed before: its findings and decisions come back
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
             self.checklist.show(saved)
-            self.calls.show(self.call_log)
+            self.calls.show(self.call_log, self.target)
         self.main.status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
@@ -188,8 +196,19 @@ class ReviewApp(App[None]):
         self.main.status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
         self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)
 
-    def action_focus_filter(self) -> None:
-        self.main.focus_filter()
+    def action_show_tab(self, tab: str) -> None:
+        self.main.show_tab(tab)
+
+    def action_toggle_help(self) -> None:
+        """`?` shows the keys of the focused tab beside it, and hides them again (so does Escape)."""
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape belongs to the help panel only while it is shown."""
+        return action != "hide_help_panel" or bool(self.screen.query("HelpPanel"))
 
     # ------------------------------------------------------------------------------ the checklist
     def action_run_checks(self, only: str | None = None) -> None:
@@ -222,18 +241,6 @@ class ReviewApp(App[None]):
         assert self.review is not None
         self.main.status(f"verdict {self.review.verdict} · saved to {self.review_path}")
 
-    def action_rerun_rule(self, what: str = "rule") -> None:
-        self.checklist.rerun(what)
-
-    def action_waive(self) -> None:
-        self.checklist.waive()
-
-    def action_attest(self) -> None:
-        self.checklist.attest()
-
-    def action_note(self) -> None:
-        self.checklist.note()
-
     def _save(self) -> None:
         """After every change: findings, decisions and the call history survive a crash or a closed terminal."""
         if self.review is not None:
@@ -252,8 +259,9 @@ class ReviewApp(App[None]):
         self.main.show_tab("tab-tools")
         self.tools.jump(index)
 
-    def action_call_tool(self) -> None:
-        self.caller.edit_highlighted(self.tools.highlighted())
+    @on(CallAsked)
+    def edit_call(self, message: CallAsked) -> None:
+        self.caller.edit_highlighted(message.tool)
 
     def action_cancel_call(self) -> None:
         self.caller.cancel()
@@ -264,12 +272,6 @@ class ReviewApp(App[None]):
         tool = self.snapshot.tool(message.call["tool"]) if self.snapshot else None
         if tool is not None:
             self.caller.edit(tool, message.call["arguments"])
-
-    def action_copy_cli(self) -> None:
-        self.calls.copy_cli(self.target)
-
-    def action_copy_json(self) -> None:
-        self.calls.copy_json()
 
     @on(CallDone)
     def show_call(self, message: CallDone) -> None:
@@ -284,12 +286,9 @@ class ReviewApp(App[None]):
     def _called(self, call: dict[str, Any]) -> None:
         self.call_log.append(call)
         self._save()
-        self.calls.show(self.call_log)
+        self.calls.show(self.call_log, self.target)
 
     # ------------------------------------------------------------------------------ resources and prompts
-    def action_open_primitive(self) -> None:
-        self.main.query_one(PrimitivesPane).open()
-
     @on(Fetch)
     def fetch(self, message: Fetch) -> None:
         self.connection.fetch(message)

@@ -1,4 +1,5 @@
-"""Command palette: jump to a tool by name; every action bound to a key with a tooltip."""
+"""Command palette: jump to a tool by name; every action bound to a key with a tooltip, the app's and each
+tab's (chosen from the palette, a tab's action shows its tab first)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,35 @@ from typing import Any, Protocol, runtime_checkable
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
+from textual.dom import DOMNode
+from textual.widgets import TabbedContent, TabPane
 
 from inspector.catalog import ServerSnapshot
 from inspector.text import one_line
 
 
-def bound_commands(app: App[Any]) -> Iterable[SystemCommand]:
-    """The app's key bindings that have a tooltip, as palette commands."""
-    for binding in app.BINDINGS:
-        if isinstance(binding, Binding) and binding.tooltip:
+def bindings(node: DOMNode) -> list[Binding]:
+    """A node's key bindings, its classes' merged (Textual keeps them in `_bindings`)."""
+    return [b for key_bindings in node._bindings.key_to_bindings.values() for b in key_bindings]
+
+
+def bound_commands(app: App[Any], tabs: TabbedContent) -> Iterable[SystemCommand]:
+    """The key bindings of the app and of every tab in `tabs` that have a tooltip, as palette commands."""
+    for binding in bindings(app):
+        if binding.tooltip:
             yield SystemCommand(binding.description, binding.tooltip, partial(app.run_action, binding.action))
+    for pane in tabs.query(TabPane):
+        where = tabs.get_tab(pane).label_text
+        for binding in bindings(pane):
+            if binding.tooltip:
+                help_text = f"{where}: {binding.tooltip}"
+                yield SystemCommand(binding.description, help_text, partial(run_in, tabs, pane, binding.action))
+
+
+async def run_in(tabs: TabbedContent, pane: TabPane, action: str) -> None:
+    """A tab's action from the palette: show the tab (its table takes the focus), then run it there."""
+    tabs.active = pane.id or ""
+    await pane.run_action(action)
 
 
 @runtime_checkable

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.message import Message
 
 from inspector.calls import CallRecord
-from inspector.catalog import ServerSnapshot
+from inspector.catalog import Item, ServerSnapshot
 from inspector.review import Finding, Review
 
 
@@ -48,6 +48,13 @@ class CallDone(Message):
 @dataclass
 class Show(Message):
     body: Text
+
+
+@dataclass
+class CallAsked(Message):
+    """`c` in the Tools tab: the call editor on the highlighted tool (None: nothing highlighted)."""
+
+    tool: Item | None
 
 
 @dataclass

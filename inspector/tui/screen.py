@@ -1,5 +1,6 @@
 """The review screen: the status line over the tabs (one pane each), the footer; it draws what crossed the
-wire into the Wire and logs tabs, and a hidden tab catches up when it is shown."""
+wire into the Wire and logs tabs, and a hidden tab catches up when it is shown. The focus is always inside the
+shown tab (the tab bar takes none: 1-7 switch tabs), so the footer shows that tab's keys and they work."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static, TabbedContent
+from textual.widgets import Footer, Header, Static, TabbedContent, Tabs
 
 from inspector.connection.wire import WireEntry
 from inspector.tokens import TokenCounter
@@ -25,6 +26,8 @@ from inspector.tui.panes.wire import WireLog, WirePane
 
 
 class ReviewScreen(Screen[None]):
+    # `?` at 80 columns: Textual's third of the width squeezed every description onto three lines
+    DEFAULT_CSS = "ReviewScreen HelpPanel { width: 50%; min-width: 36; max-width: 64; }"
     ready = False
 
     def __init__(self, wire_log: WireLog, counter: TokenCounter) -> None:
@@ -46,6 +49,7 @@ class ReviewScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one(TabbedContent).query_one(Tabs).can_focus = False
         self.reset_tails()
         self.ready = True  # every pane is mounted: the wire may be drawn
 
@@ -83,15 +87,13 @@ class ReviewScreen(Screen[None]):
 
     @on(TabbedContent.TabActivated)
     def _draw_stale(self, event: TabbedContent.TabActivated) -> None:
-        """The Wire and logs tables catch up when shown: what arrived while they were hidden."""
+        """The shown tab gets the focus (its table, or the overview's text); the Wire and logs tables catch up
+        with what arrived while they were hidden."""
         if isinstance(event.pane, TailPane):
             event.pane.catch_up()
-
-    def focus_filter(self) -> None:
-        pane = self.query_one(TabbedContent).active_pane
-        filters = pane.query(Input) if pane is not None else None
-        if filters:
-            filters.first().focus()
+        main = next(iter(event.pane.query("DataTable, VerticalScroll")), None)
+        if main is not None:
+            main.focus()
 
     def show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

@@ -29,7 +29,7 @@ class AnswerScreen(FormDialog):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [
         Binding("escape", "decline", "Decline", id="decline"),
-        Binding("ctrl+s", "accept", "Accept", id="accept"),
+        Binding("ctrl+s", "submit", "Accept", id="accept"),
         Binding("ctrl+d", "decline_all", "Decline all waiting", id="decline-all"),
     ]
     heading = "The server asks"
@@ -61,7 +61,7 @@ class AnswerScreen(FormDialog):
     def compose(self) -> ComposeResult:
         queued = f" · {self.waiting} more waiting (ctrl+d declines all)" if self.waiting else ""
         with Vertical(id="dialog"):
-            yield Static(Text(f"{self.heading}{queued}  (ctrl+s accept, escape decline)", style="bold"))
+            yield Static(Text(f"{self.heading}{queued}", style="bold"))
             with VerticalScroll(id="result"):
                 yield Static(self.describe())
             draft = self.draft()
@@ -90,17 +90,17 @@ class AnswerScreen(FormDialog):
         self.query_one("#problems", Static).update(Text("\n".join(problems)))
         self.query_one("#accept", Button).disabled = bool(problems)
 
-    def action_accept(self) -> None:
+    def submit(self) -> None:
         value, problems = self._value()
         if not problems:
             self.dismiss(self.answer(value))
 
     def action_decline(self) -> None:
-        self.dismiss(None)
+        self.action_cancel()
 
     @on(Button.Pressed, "#accept")
     def pressed_accept(self) -> None:
-        self.action_accept()
+        self.submit()
 
     @on(Button.Pressed, "#decline")
     def pressed_decline(self) -> None:

@@ -32,10 +32,7 @@ class CallScreen(FormDialog):
     """Arguments for one tool: a form generated from its inputSchema, or raw JSON; validated live. Returns them."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [
-        Binding("escape", "dismiss(None)", "Cancel", id="cancel"),
-        Binding("ctrl+s", "send", "Call", id="send-call"),
-    ]
+    BINDINGS = [Binding("ctrl+s", "submit", "Call", id="send-call")]
 
     def __init__(self, tool: Any, arguments: dict[str, Any]) -> None:
         super().__init__()
@@ -46,13 +43,17 @@ class CallScreen(FormDialog):
         name = one_line(str(self.tool.get("name")), 80)
         form = SchemaForm(self.tool.get("inputSchema"), self.arguments, id="form")
         with Vertical(id="dialog"):
-            yield Static(Text(f"call {name}  (ctrl+s to send, escape to cancel)", style="bold"))
+            yield Static(Text(f"call {name}", style="bold"))
             yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
             yield from form_and_json(form, self.arguments)
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Call", id="call", variant="primary")
+
+    def draft_key(self) -> str:
+        """Per tool and the arguments it opened with (a past call opens with its own)."""
+        return f"call {self.tool.get('name')} {json.dumps(self.arguments, sort_keys=True)}"
 
     def on_mount(self) -> None:
         self._check()
@@ -64,13 +65,13 @@ class CallScreen(FormDialog):
         self.query_one("#problems", Static).update(Text("\n".join(problems) or schema_note(schema)))
         self.query_one("#call", Button).disabled = bool(problems)
 
-    def action_send(self) -> None:
+    def submit(self) -> None:
         if not self.query_one("#call", Button).disabled:
             self.dismiss(json.loads(self.query_one(TextArea).text or "{}"))
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "call":
-            self.action_send()
+            self.submit()
         elif event.button.id == "cancel":
-            self.dismiss(None)
+            self.action_cancel()

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from inspector.tui.dialogs.common import DIALOG_CSS
 
@@ -30,6 +30,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="no")
                 yield Button(self.yes, id="yes", variant="warning")
+        yield Footer()  # its own keys, not the main screen's
 
     @on(Button.Pressed)
     def decide(self, event: Button.Pressed) -> None:

@@ -12,13 +12,13 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Static
 
 from inspector.configs import ConfigError
 from inspector.redact import remember
 from inspector.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
 from inspector.text import one_line
+from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import DIALOG_CSS
 from inspector.tui.settings import load_settings, save_settings
 
@@ -69,11 +69,11 @@ def remember_recent(values: dict[str, str]) -> None:
     save_settings({"recent": [{"what": values["what"], "headers": headers.strip()}, *recent][:10]})
 
 
-class ConnectScreen(ModalScreen[dict[str, str] | None]):
+class ConnectScreen(Dialog[dict[str, str] | None]):
     """Pick a server found in config files or a recent one, or type a command or URL (with headers, bearer)."""
 
     DEFAULT_CSS = DIALOG_CSS + "#choices { height: 1fr; }"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-connect")]
+    BINDINGS = [Binding("ctrl+s", "submit", "Connect", id="connect")]
 
     def __init__(self, choices: list[Choice], current: str) -> None:
         super().__init__()
@@ -82,7 +82,7 @@ class ConnectScreen(ModalScreen[dict[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Text("Connect to an MCP server (enter a row, or type below and press Connect)", style="bold"))
+            yield Static(Text("Connect to an MCP server: enter on a row, or type a command or URL below", style="bold"))
             yield DataTable(id="choices", cursor_type="row")
             yield Input(
                 value=self.current,
@@ -104,11 +104,17 @@ class ConnectScreen(ModalScreen[dict[str, str] | None]):
     def on_data_table_row_selected(self, event: Any) -> None:
         self.dismiss(self.choices[int(event.row_key.value)][2])
 
+    def draft_key(self) -> str:
+        return "connect"
+
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
-        if event.button.id != "connect":
-            self.dismiss(None)
-            return
+        if event.button.id == "connect":
+            self.submit()
+        else:
+            self.action_cancel()
+
+    def submit(self) -> None:
         values = {key: self.query_one(f"#{key}", Input).value.strip() for key in ("what", "headers", "bearer")}
         if values["what"]:
             self.dismiss(values)

@@ -10,21 +10,21 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
 from inspector.text import one_line
+from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import DIALOG_CSS
 
 PLACEHOLDERS = {"waive": "reason", "attest": "note: what you checked, and where", "note": "note"}
 
 
-class DecisionScreen(ModalScreen[dict[str, str] | None]):
+class DecisionScreen(Dialog[dict[str, str] | None]):
     """A reviewer's decision on a finding: waive it (reason, who, optional expiry), attest a manual rule, or
     write a note (on the highlighted finding, or with no finding on the review as a whole)."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-decision")]
+    BINDINGS = [Binding("ctrl+s", "submit", "Save", id="decide")]
 
     def __init__(self, kind: str, finding: Any, who: str) -> None:
         super().__init__()
@@ -49,11 +49,19 @@ class DecisionScreen(ModalScreen[dict[str, str] | None]):
                 yield Button("Cancel", id="cancel")
                 yield Button(self.kind.capitalize(), id="ok", variant="primary")
 
+    def draft_key(self) -> str:
+        """Per decision and finding (a note on the review has none)."""
+        finding = (self.finding.rule, self.finding.subject) if self.finding else ()
+        return f"{self.kind} {finding}"
+
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
-        if event.button.id != "ok":
-            self.dismiss(None)
-            return
+        if event.button.id == "ok":
+            self.submit()
+        else:
+            self.action_cancel()
+
+    def submit(self) -> None:
         values = {
             "who": self.query_one("#who", Input).value.strip(),
             "why": self.query_one("#why", Input).value.strip(),

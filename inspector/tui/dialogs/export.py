@@ -10,11 +10,11 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
 from inspector.output import write_text
 from inspector.review import Review
+from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import DIALOG_CSS
 
 
@@ -39,11 +39,11 @@ def export_review(app: App[Any], review: Review, directory: Path) -> None:
     app.push_screen(ExportScreen(f"mcp-review-{name}", render(review, "md")), chosen)
 
 
-class ExportScreen(ModalScreen[dict[str, str] | None]):
+class ExportScreen(Dialog[dict[str, str] | None]):
     """Export the review: a format, a path, and a preview of the markdown."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-export")]
+    BINDINGS = [Binding("ctrl+s", "submit", "Export", id="export")]
     EXTENSIONS = {"md": "md", "md-full": "full.md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}
 
     def __init__(self, stem: str, preview: str) -> None:
@@ -65,11 +65,17 @@ class ExportScreen(ModalScreen[dict[str, str] | None]):
     def format_changed(self, event: Select.Changed) -> None:
         self.query_one("#path", Input).value = f"{self.stem}.{self.EXTENSIONS[str(event.value)]}"
 
+    def draft_key(self) -> str:
+        return f"export {self.stem}"
+
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
-        if event.button.id != "export":
-            self.dismiss(None)
-            return
+        if event.button.id == "export":
+            self.submit()
+        else:
+            self.action_cancel()
+
+    def submit(self) -> None:
         path = self.query_one("#path", Input).value.strip()
         if path:
             self.dismiss({"format": str(self.query_one("#format", Select).value), "path": path})

@@ -25,6 +25,9 @@ class FillScreen(AnswerScreen):
     def draft(self) -> Any:
         return self.initial
 
+    def draft_key(self) -> str:
+        return f"fill {self.heading}"
+
     def problems(self, value: Any) -> list[str]:
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             return ["the answer is an object of strings"]

@@ -15,10 +15,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Input, Select, Static, TabbedContent, TabPane, TextArea
 
 from inspector.text import one_line
+from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import schema_problems
 
 HINT_KEYS = ("default", "examples", "example")  # shown in an empty field, so leaving it out is an informed choice
@@ -152,7 +152,7 @@ class SchemaForm(VerticalScroll):
         self.post_message(self.Changed(self, arguments, not schema_problems(arguments, self.schema)))
 
 
-class FormDialog(ModalScreen[dict[str, Any] | None]):
+class FormDialog(Dialog[dict[str, Any] | None]):
     """A dialog that edits JSON in `#editor` (what is sent), beside a `SchemaForm` when there is one."""
 
     @on(SchemaForm.Changed)

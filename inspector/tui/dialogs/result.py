@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Collapsible, Static
+from textual.widgets import Button, Collapsible, Footer, Static
 
 from inspector.calls import CallRecord, describe_block
 from inspector.text import one_line, visible
@@ -62,6 +62,7 @@ class ResultScreen(ModalScreen[None]):
                 yield Static(self.body)
             with Horizontal(id="buttons"):
                 yield Button("Close", id="close")
+        yield Footer()  # its own keys, not the main screen's
 
     @on(Button.Pressed)
     def close(self) -> None:
@@ -87,6 +88,7 @@ class ToolScreen(ModalScreen[None]):
                         yield Static(body)
             with Horizontal(id="buttons"):
                 yield Button("Close", id="close")
+        yield Footer()
 
     @on(Button.Pressed, "#close")
     def close(self) -> None:

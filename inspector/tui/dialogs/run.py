@@ -10,9 +10,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
+from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import DIALOG_CSS
 
 CALLS = [
@@ -28,11 +28,11 @@ PROBES = [
 ]
 
 
-class RunScreen(ModalScreen[dict[str, Any] | None]):
+class RunScreen(Dialog[dict[str, Any] | None]):
     """Which packs to run and which tools checks may call: the reviewer's consent for call rules."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="cancel-run")]
+    BINDINGS = [Binding("ctrl+s", "submit", "Run", id="run")]
 
     def __init__(self, packs: list[str], calls: str, why: str = "", probe: str = "off") -> None:
         super().__init__()
@@ -48,21 +48,27 @@ class RunScreen(ModalScreen[dict[str, Any] | None]):
             yield Static(Text(f"packs (space separated; {', '.join(PACKS)}, or all):"))
             yield Input(value=" ".join(self.packs), id="packs")
             yield Static(Text("tools the checks may call:"))
-            yield Select(CALLS, value=self.calls, id="calls")
+            yield Select(CALLS, value=self.calls, allow_blank=False, id="calls")
             yield Static(Text("active probes (only to tools the checks may call):"))
-            yield Select(PROBES, value=self.probe, id="probe")
+            yield Select(PROBES, value=self.probe, allow_blank=False, id="probe")
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Run", id="run", variant="primary")
 
+    def draft_key(self) -> str:
+        return "run"
+
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "run":
+            self.submit()
+        else:
+            self.action_cancel()
+
+    def submit(self) -> None:
         from checks.core import PACKS
 
-        if event.button.id != "run":
-            self.dismiss(None)
-            return
         packs = self.query_one("#packs", Input).value.split()
         unknown = [p for p in packs if p not in (*PACKS, "all")]
         if not packs or unknown:

@@ -8,27 +8,36 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import DataTable, TabPane
 
 from inspector.calls import call_command
 from inspector.targets import Target
 from inspector.text import one_line
 from inspector.tui.messages import CallChosen
+from inspector.tui.panes.keys import RowTable
 from inspector.tui.panes.table import reset_table
 
 
 class CallsPane(TabPane):
     COLUMNS = ("tool", "consent", "outcome", "ms", "arguments")
+    BINDINGS = [
+        # before the table's own Enter, so the footer names it
+        Binding("enter", "again", "Call again", id="call-again", priority=True, tooltip="The highlighted call, edited"),
+        Binding("y", "copy_cli", "Copy as CLI", id="copy-cli", tooltip="The highlighted call, as CLI"),
+        Binding("j", "copy_json", "Copy as JSON", id="copy-json", tooltip="The highlighted call, as JSON"),
+    ]
 
     def __init__(self) -> None:
-        super().__init__("Calls", id="tab-calls")
+        super().__init__("3 Calls", id="tab-calls")
         self.calls: list[dict[str, Any]] = []
+        self.target: Target | None = None  # the server they were made to (for `y`)
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="calls", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="calls", cursor_type="row", zebra_stripes=True)
 
-    def show(self, calls: list[dict[str, Any]]) -> None:
-        self.calls = calls
+    def show(self, calls: list[dict[str, Any]], target: Target | None = None) -> None:
+        self.calls, self.target = calls, target or self.target
         table = reset_table(self.query_one(DataTable), self.COLUMNS)
         for i, call in enumerate(calls):
             table.add_row(
@@ -44,14 +53,14 @@ class CallsPane(TabPane):
         table = self.query_one(DataTable)
         return self.calls[table.cursor_row] if table.row_count and table.cursor_row < len(self.calls) else None
 
-    def copy_cli(self, target: Target) -> None:
-        """The highlighted call as an `mcp-review call` command against `target`."""
+    def action_copy_cli(self) -> None:
+        """The highlighted call as an `mcp-review call` command against the server."""
         call = self.highlighted()
-        if call is not None:
-            self.app.copy_to_clipboard(call_command(call, target))
+        if call is not None and self.target is not None:
+            self.app.copy_to_clipboard(call_command(call, self.target))
             self.notify("copied as an mcp-review call command")
 
-    def copy_json(self) -> None:
+    def action_copy_json(self) -> None:
         call = self.highlighted()
         if call is not None:
             self.app.copy_to_clipboard(
@@ -60,6 +69,8 @@ class CallsPane(TabPane):
             self.notify("copied as JSON")
 
     @on(DataTable.RowSelected, "#calls")
-    def choose(self, event: DataTable.RowSelected) -> None:
-        """Enter on a past call: the app opens the call editor with its arguments."""
-        self.post_message(CallChosen(self.calls[event.cursor_row]))
+    def action_again(self) -> None:
+        """Enter on a past call (or a click, or the palette): the app opens the call editor with its arguments."""
+        call = self.highlighted()
+        if call is not None:
+            self.post_message(CallChosen(call))

@@ -13,8 +13,9 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Input, Static, TabPane
+from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import CellDoesNotExist
 
 from checks.core import Rule
@@ -22,6 +23,7 @@ from inspector.review import Attestation, Finding, Remark, Review, Waiver, rank
 from inspector.text import one_line, visible
 from inspector.tui.dialogs import DecisionScreen
 from inspector.tui.messages import ChecksProgress, Decided, RerunAsked
+from inspector.tui.panes.keys import FilteredPane, RowTable
 from inspector.tui.panes.table import reset_table, split_filter
 from inspector.tui.panes.wire import WireLog
 from inspector.tui.styles import status_style
@@ -32,11 +34,18 @@ def by_section(item: Finding | Rule) -> tuple[str, str]:
     return item.pack, item.source
 
 
-class ChecklistPane(TabPane):
+class ChecklistPane(FilteredPane):
     COLUMNS = ("status", "rule", "finding")  # the subject leads the finding: it fits in 80 columns
+    BINDINGS = [
+        Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
+        Binding("a", "attest", "Attest", id="attest", tooltip="Attest the highlighted manual rule"),
+        Binding("n", "note", "Note", id="note", tooltip="A note on the highlighted finding, or the review"),
+        Binding("u", "rerun('rule')", "Re-run rule", id="rerun-rule", show=False, tooltip="The highlighted finding's"),
+        Binding("p", "rerun('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
+    ]
 
     def __init__(self, wire_log: WireLog) -> None:
-        super().__init__("Checklist", id="tab-checks")
+        super().__init__("5 Checklist", id="tab-checks")
         self.wire_log = wire_log  # the evidence a finding cites
         self.review: Review | None = None
         self.shown_findings: list[Finding | None] = []  # None: a section's header row, or a rule running
@@ -44,7 +53,7 @@ class ChecklistPane(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter findings: status:fail, status:blocking… and/or any text", id="check-filter")
-        yield DataTable(id="checks", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="checks", cursor_type="row", zebra_stripes=True)
         yield Static(id="check-detail")
 
     def on_mount(self) -> None:
@@ -153,7 +162,7 @@ class ChecklistPane(TabPane):
         self._fill(event.value)
 
     # ----------------------------------------------------------------- the reviewer's decisions
-    def rerun(self, what: str = "rule") -> None:
+    def action_rerun(self, what: str = "rule") -> None:
         """Ask the app to re-run the highlighted finding's rule (or, with `what="pack"`, its pack)."""
         finding = self.highlighted()
         if finding is None:
@@ -161,7 +170,7 @@ class ChecklistPane(TabPane):
             return
         self.post_message(RerunAsked(finding.pack if what == "pack" else finding.rule))
 
-    def waive(self) -> None:
+    def action_waive(self) -> None:
         finding = self.highlighted()
         if finding is None or finding.status not in ("fail", "blocking"):
             self.notify("highlight a fail or blocking finding in the Checklist tab", severity="warning")
@@ -175,7 +184,7 @@ class ChecklistPane(TabPane):
 
         self.app.push_screen(DecisionScreen("waive", finding, os.environ.get("USER", "")), decided)
 
-    def attest(self) -> None:
+    def action_attest(self) -> None:
         finding = self.highlighted()
         if finding is None or "manual" not in finding.mode:
             self.notify("highlight a finding of a manual rule in the Checklist tab", severity="warning")
@@ -190,7 +199,7 @@ class ChecklistPane(TabPane):
 
         self.app.push_screen(DecisionScreen("attest", finding, os.environ.get("USER", "")), decided)
 
-    def note(self) -> None:
+    def action_note(self) -> None:
         if self.review is None:
             self.notify("run the checks first (r): notes belong to a review", severity="warning")
             return

@@ -1,4 +1,4 @@
-"""The Stderr & logs tab: the server's stderr lines and its notifications/message logs, apart from the
+"""The Logs tab: the server's stderr lines and its notifications/message logs, apart from the
 protocol traffic (the newest rows shown)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import json
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable
 
 from inspector.text import one_line
+from inspector.tui.panes.keys import RowTable
 from inspector.tui.panes.tail import TailPane
 from inspector.tui.panes.wire import WireLog
 
@@ -18,11 +18,11 @@ class LogsPane(TailPane):
     COLUMNS = ("#", "source", "level", "text")
 
     def __init__(self, log: WireLog) -> None:
-        super().__init__("Stderr & logs", id="tab-logs")
+        super().__init__("7 Logs", id="tab-logs")
         self.wire_log = log
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="logs", cursor_type="row")
+        yield RowTable(id="logs", cursor_type="row")
 
     def rows(self, start: int = 0) -> range:
         return range(start, len(self.wire_log.log_index))

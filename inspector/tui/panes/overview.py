@@ -19,7 +19,7 @@ from inspector.tokens import TokenCounter
 
 class OverviewPane(TabPane):
     def __init__(self, counter: TokenCounter) -> None:
-        super().__init__("Overview", id="tab-overview")
+        super().__init__("1 Overview", id="tab-overview")
         self.counter = counter
 
     def compose(self) -> ComposeResult:

@@ -1,4 +1,4 @@
-"""The Resources & prompts tab: the server's resources, resource templates and prompts, with their token
+"""The Resources tab: the server's resources, resource templates and prompts, with their token
 costs. Opening one (filling a template's or a prompt's arguments first) asks the app to read or get it."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import DataTable, TabPane
 
 from inspector.catalog import Item, ServerSnapshot
@@ -16,6 +17,7 @@ from inspector.text import one_line
 from inspector.tokens import TokenCounter
 from inspector.tui.dialogs import FillScreen, prompt_text, resource_text
 from inspector.tui.messages import Fetch
+from inspector.tui.panes.keys import RowTable
 from inspector.tui.panes.table import reset_table
 
 TEMPLATE_VARIABLE = r"\{[+#./;?&]?([A-Za-z0-9_]+)\}"
@@ -28,14 +30,15 @@ def expand_template(template: str, values: dict[str, str]) -> str:
 
 class PrimitivesPane(TabPane):
     COLUMNS = ("kind", "name / uri", "description", "tokens")
+    BINDINGS = [Binding("o", "open", "Read / get", id="open-primitive", tooltip="A resource or prompt")]
 
     def __init__(self, counter: TokenCounter) -> None:
-        super().__init__("Resources & prompts", id="tab-primitives")
+        super().__init__("4 Resources", id="tab-primitives")
         self.counter = counter
         self.snapshot: ServerSnapshot | None = None
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="primitives", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="primitives", cursor_type="row", zebra_stripes=True)
 
     def show(self, snapshot: ServerSnapshot) -> None:
         self.snapshot = snapshot
@@ -57,7 +60,7 @@ class PrimitivesPane(TabPane):
         kind, index = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value).split(":")
         return self.snapshot.lists[kind].items[int(index)]  # type: ignore[index]
 
-    def open(self) -> None:
+    def action_open(self) -> None:
         """Read the highlighted resource, fill a template then read it, or get a prompt with arguments."""
         item = self.highlighted()
         if item is None:

@@ -12,8 +12,9 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Input, Static, TabPane
+from textual.widgets import DataTable, Input, Static
 
 from inspector.calls import effective_hints
 from inspector.catalog import Item, ServerSnapshot
@@ -21,6 +22,8 @@ from inspector.review import STATUSES, Review, rank
 from inspector.text import one_line, visible
 from inspector.tokens import ENCODINGS, TokenCounter
 from inspector.tui.dialogs import ToolScreen
+from inspector.tui.messages import CallAsked
+from inspector.tui.panes.keys import FilteredPane, RowTable
 from inspector.tui.panes.table import reset_table, split_filter
 from inspector.tui.styles import status_style
 
@@ -51,11 +54,16 @@ def worst_by_subject(review: Review | None) -> dict[str, str]:
     return worst
 
 
-class ToolsPane(TabPane):
+class ToolsPane(FilteredPane):
     COLUMNS = ("tool", "total", "descr", "input", "output", "annotations", "status")
+    BINDINGS = [
+        Binding("c", "call", "Call tool", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
+        Binding("s", "sort", "Sort", id="sort", tooltip="Sort by the next column (its header shows ▲ or ▼)"),
+        Binding("S", "sort(True)", "Reverse sort", id="reverse-sort", show=False, tooltip="The other way round"),
+    ]
 
     def __init__(self, counter: TokenCounter) -> None:
-        super().__init__("Tools", id="tab-tools")
+        super().__init__("2 Tools", id="tab-tools")
         self.counter = counter
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
@@ -66,7 +74,7 @@ class ToolsPane(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
-        yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="tools", cursor_type="row", zebra_stripes=True)
         yield Static(id="tool-detail")
 
     def show(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], review: Review | None) -> None:
@@ -96,7 +104,7 @@ class ToolsPane(TabPane):
         time so 10,000 tools never freeze the screen; `then` runs once every row is in."""
         if self.snapshot is None:
             return
-        reset_table(self.query_one(DataTable), self.COLUMNS)
+        self._mark_sort(reset_table(self.query_one(DataTable), self.COLUMNS))
         worst = worst_by_subject(self.review)
         statuses, text_needle = split_filter(needle)
         rows = []
@@ -139,16 +147,35 @@ class ToolsPane(TabPane):
     def filter_tools(self, event: Input.Changed) -> None:
         self.refill(event.value)
 
+    def action_call(self) -> None:
+        self.post_message(CallAsked(self.highlighted()))
+
     @on(DataTable.HeaderSelected, "#tools")
     def sort_tools(self, event: DataTable.HeaderSelected) -> None:
-        """Sort by the clicked column; clicking it again reverses. Numbers sort high first."""
-        column = str(event.column_key.value)
+        """Sort by the clicked column; clicking it again reverses."""
+        self.sort_by(str(event.column_key.value))
+
+    def action_sort(self, reverse: bool = False) -> None:
+        """`s`: the next column; `S`: the same column the other way round."""
+        column = self.sorting[0]
+        self.sort_by(column if reverse else self.COLUMNS[(self.COLUMNS.index(column) + 1) % len(self.COLUMNS)])
+
+    def sort_by(self, column: str) -> None:
+        """Sort by `column`; the current one again reverses. Numbers sort high first, names and statuses A-Z."""
         reverse = not self.sorting[1] if self.sorting[0] == column else column not in ("tool", "status")
         self.sorting = (column, reverse)
         self._sort()
 
+    def _mark_sort(self, table: DataTable[Any]) -> None:
+        """The sorted column's header says so, and which way: ▼ high (or Z) first, ▲ low (or A) first."""
+        column, reverse = self.sorting
+        for key, col in table.columns.items():
+            col.label = Text(f"{key.value} {'▼' if reverse else '▲'}" if key.value == column else str(key.value))
+            col.content_width = max(col.content_width, col.label.cell_len)
+
     def _sort(self) -> None:
         column, reverse = self.sorting
+        self._mark_sort(self.query_one(DataTable))
 
         def key(value: Any) -> Any:
             if column == "status":

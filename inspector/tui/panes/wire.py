@@ -1,5 +1,5 @@
 """The Wire tab: every message that crossed the wire (a filter over all of them, the newest rows shown),
-and the highlighted one in full. `WireLog` is what it shows, shared with the Stderr & logs tab."""
+and the highlighted one in full. `WireLog` is what it shows, shared with the Logs tab."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Input, Static
 from inspector.connection.wire import WireEntry
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
+from inspector.tui.panes.keys import FilteredPane, RowTable
 from inspector.tui.panes.tail import WIRE_ROWS, TailPane
 
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
@@ -30,7 +31,7 @@ class WireLog:
     def clear(self) -> None:
         self.entries: list[WireEntry] = []
         self.info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _info)
-        self.log_index: list[int] = []  # the entries shown in the Stderr & logs pane
+        self.log_index: list[int] = []  # the entries shown in the Logs pane
         self.asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
         self.t0 = 0.0
 
@@ -69,17 +70,17 @@ class WireLog:
         return f"{entry.direction} {entry.kind} {self.info[i][0]}".lower()
 
 
-class WirePane(TailPane):
+class WirePane(TailPane, FilteredPane):
     COLUMNS = ("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms")
 
     def __init__(self, log: WireLog, counter: TokenCounter) -> None:
-        super().__init__("Wire", id="tab-wire")
+        super().__init__("6 Wire", id="tab-wire")
         self.wire_log = log
         self.counter = counter
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter the wire log", id="wire-filter")
-        yield DataTable(id="wire", cursor_type="row")
+        yield RowTable(id="wire", cursor_type="row")
         yield Static(id="wire-detail")
 
     def show(self, first: int, shown: bool) -> None:
