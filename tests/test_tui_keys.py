@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Footer, Input, Select, TabbedContent, TextArea
 
 from inspector.targets import demo_target
@@ -15,6 +16,13 @@ from tests.test_tui import run_checks, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
 TABS = ("tab-overview", "tab-tools", "tab-calls", "tab-primitives", "tab-checks", "tab-wire", "tab-logs")
+
+
+async def tools_table(pilot: Pilot, app: ReviewApp) -> DataTable:
+    """Connected, on the Tools tab: its table."""
+    await until(pilot, lambda: app.snapshot is not None)
+    await show_tab(pilot, app, "tab-tools")
+    return app.main.query_one("#tools", DataTable)
 
 
 def finding_row(app: ReviewApp, rule: str) -> int:
@@ -53,9 +61,7 @@ async def test_question_mark_toggles_help_and_escape_closes_it(tmp_path):
 async def test_sort_from_the_keyboard_shows_the_direction(tmp_path):
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
-        await show_tab(pilot, app, "tab-tools")
-        table = app.main.query_one("#tools", DataTable)
+        table = await tools_table(pilot, app)
 
         def labels() -> list[str]:
             return [c.label.plain for c in table.columns.values()]
@@ -72,9 +78,7 @@ async def test_sort_from_the_keyboard_shows_the_direction(tmp_path):
 async def test_home_and_end_move_a_tables_cursor(tmp_path):
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
-        await show_tab(pilot, app, "tab-tools")
-        table = app.main.query_one("#tools", DataTable)
+        table = await tools_table(pilot, app)
         table.focus()
         await pilot.press("end")
         assert table.cursor_row == table.row_count - 1
@@ -141,30 +145,31 @@ async def test_escape_closes_a_dialog_and_reopening_it_shows_what_was_typed(tmp_
     from inspector.tui.dialogs import CallScreen, DecisionScreen, ExportScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path, export_dir=tmp_path)
+
+    async def reopen(key: str, dialog: type) -> None:
+        """Escape the dialog shown, then press `key` to open `dialog` again."""
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, dialog))
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, dialog))
+
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         await show_tab(pilot, app, "tab-tools")
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CallScreen))
         app.screen.query_one("#editor", TextArea).text = '{"query": "half-typed'
-        await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, CallScreen))
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await reopen("c", CallScreen)
         assert app.screen.query_one("#editor", TextArea).text == '{"query": "half-typed'
         await pilot.press("escape")
         await run_checks(pilot, app)
         await show_tab(pilot, app, "tab-checks")
         app.main.query_one("#checks", DataTable).move_cursor(row=finding_row(app, "review.descriptions-grounded"))
-        for _ in range(2):
-            await pilot.press("w")
-            await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
-            why = app.screen.query_one("#why", Input)
-            why.value = why.value or "half a reason"
-            await pilot.press("escape")
-            await until(pilot, lambda: not isinstance(app.screen, DecisionScreen))
         await pilot.press("w")
         await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
+        app.screen.query_one("#why", Input).value = "half a reason"
+        await reopen("w", DecisionScreen)
+        await reopen("w", DecisionScreen)  # twice: a reopened draft is kept again
         assert app.screen.query_one("#why", Input).value == "half a reason"
         await pilot.press("escape")
         await pilot.press("e")
@@ -172,9 +177,7 @@ async def test_escape_closes_a_dialog_and_reopening_it_shows_what_was_typed(tmp_
         app.screen.query_one("#format", Select).value = "json"
         await pilot.pause()
         app.screen.query_one("#path", Input).value = "mine.json"
-        await pilot.press("escape")
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        await reopen("e", ExportScreen)
         await pilot.pause()
         assert app.screen.query_one("#path", Input).value == "mine.json"
         assert app.screen.query_one("#format", Select).value == "json"

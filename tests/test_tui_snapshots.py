@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 from textual.pilot import Pilot
@@ -116,3 +117,147 @@ def test_checklist_at_80x24(snap_compare, app):
         await tab(pilot, "tab-checks")
 
     assert snap_compare(app, run_before=checklist, terminal_size=(80, 24))
+
+
+# ---------------------------------------------------------------- 80x24, the smallest terminal supported: every
+# tab and every dialog, each with its own footer (issue 12); and one at 60x20, squeezed but whole
+SMALL = (80, 24)
+
+
+@pytest.mark.parametrize("pane", ["tab-tools", "tab-calls", "tab-primitives", "tab-wire", "tab-logs"])
+def test_tab_at_80x24(snap_compare, app, monkeypatch, pane):
+    monkeypatch.setattr("inspector.connection.wire.time", Clock())
+
+    async def shown(pilot: Pilot) -> None:
+        await connected(pilot)
+        async with asyncio.timeout(10):
+            while pilot.app.wire_pending:  # type: ignore[attr-defined]
+                await pilot.pause(0.05)
+        await tab(pilot, pane)
+        if pane == "tab-wire":  # the server's stderr lands between messages at moments that vary (see Clock)
+            pilot.app.main.query_one("#wire-filter").value = "tools/list"  # type: ignore[attr-defined]
+            await pilot.pause()
+
+    assert snap_compare(app, run_before=shown, terminal_size=SMALL)
+
+
+def test_overview_with_help_at_80x24(snap_compare, app):
+    assert snap_compare(app, run_before=connected, press=["question_mark"], terminal_size=SMALL)
+
+
+def test_tools_at_60x20(snap_compare, app):
+    """Narrower than supported: the tab bar scrolls to the shown tab, the table and footer are cut, nothing breaks."""
+    assert snap_compare(app, run_before=connected, press=["2"], terminal_size=(60, 20))
+
+
+async def until_screen(pilot: Pilot, name: str) -> None:
+    async with asyncio.timeout(10):  # the dialog, mounted and drawn: no fixed wait that load can outrun
+        while type(pilot.app.screen).__name__ != name:
+            await pilot.pause(0.05)
+    await pilot.pause()
+
+
+async def on_row(pilot: Pilot, table: str, first: str) -> None:
+    """Highlight the row of `table` whose first cell is `first`."""
+    from textual.widgets import DataTable
+
+    rows = pilot.app.main.query_one(table, DataTable)  # type: ignore[attr-defined]
+    rows.move_cursor(row=next(i for i in range(rows.row_count) if str(rows.get_cell_at((i, 0))) == first))
+    await pilot.pause()
+
+
+def opener(tab_key: str, table: str, row: str, key: str, dialog: str) -> Callable[[Pilot], Awaitable[None]]:
+    """Show a tab, highlight a row of its table, press a key and wait for the dialog."""
+
+    async def open_dialog(pilot: Pilot) -> None:
+        await connected(pilot)
+        await pilot.press(tab_key)
+        await on_row(pilot, table, row)
+        await pilot.press(key)
+        await until_screen(pilot, dialog)
+
+    return open_dialog
+
+
+async def open_confirm(pilot: Pilot) -> None:
+    await opener("2", "#tools", "delete_note", "c", "CallScreen")(pilot)
+    await pilot.press("ctrl+s")
+    await until_screen(pilot, "ConfirmScreen")
+
+
+async def open_run(pilot: Pilot) -> None:
+    await connected(pilot)
+    await pilot.press("r")
+    await until_screen(pilot, "RunScreen")
+
+
+async def open_connect(pilot: Pilot) -> None:
+    await connected(pilot)
+    await pilot.press("ctrl+o")
+    await until_screen(pilot, "ConnectScreen")
+    pilot.app.screen.query_one("#what").value = "python server.py"  # not this checkout's path to its python
+    await pilot.pause()
+
+
+def decision(key: str):
+    async def open_decision(pilot: Pilot) -> None:
+        await reviewed(pilot)
+        await pilot.press("5")
+        rows = pilot.app.main.query_one("#checks")  # type: ignore[attr-defined]
+        findings = pilot.app.checklist.shown_findings  # type: ignore[attr-defined]
+        rows.move_cursor(row=next(i for i, f in enumerate(findings) if f and f.rule == "review.descriptions-grounded"))
+        await pilot.press(key)
+        await until_screen(pilot, "DecisionScreen")
+
+    return open_decision
+
+
+async def open_export(pilot: Pilot) -> None:
+    await reviewed(pilot)
+    review = pilot.app.review  # type: ignore[attr-defined]
+    review.created = "2026-01-01T00:00:00+00:00"  # the preview's date, and not this checkout's path to its python
+    review.target = {"kind": "stdio", "command": "python", "args": ["-m", "inspector.demo"]}
+    await pilot.press("e")
+    await until_screen(pilot, "ExportScreen")
+
+
+DIALOGS = {
+    "call": opener("2", "#tools", "search_notes", "c", "CallScreen"),
+    "confirm": open_confirm,
+    "tool": opener("2", "#tools", "search_notes", "enter", "ToolScreen"),
+    "run": open_run,
+    "fill": opener("4", "#primitives", "template", "o", "FillScreen"),
+    "result": opener("4", "#primitives", "resource", "o", "ResultScreen"),
+    "connect": open_connect,
+    "waive": decision("w"),
+    "note": decision("n"),
+    "export": open_export,
+}
+
+
+@pytest.mark.parametrize("dialog", list(DIALOGS))
+def test_dialog_at_80x24(snap_compare, app, monkeypatch, dialog):
+    monkeypatch.setenv("USER", "reviewer")
+    monkeypatch.setattr("inspector.tui.dialogs.connect.known_servers", lambda: [])  # not this machine's configs
+    assert snap_compare(app, run_before=DIALOGS[dialog], terminal_size=SMALL)
+
+
+def test_elicitation_at_80x24(snap_compare, tmp_path):
+    """A server's request: the elicitation form, with its footer (accept, decline)."""
+    from inspector.targets import stdio_target
+    from tests.support import fixture_argv
+
+    asking = ReviewApp(stdio_target(fixture_argv("asking")), state_dir=tmp_path)
+    asking.animation_level = "none"
+
+    async def elicited(pilot: Pilot) -> None:
+        await opener("2", "#tools", "greet", "c", "CallScreen")(pilot)
+        await pilot.press("ctrl+s")
+        async with asyncio.timeout(10):
+            while type(pilot.app.screen).__name__ not in ("ConfirmScreen", "ElicitScreen"):
+                await pilot.pause(0.05)
+        if type(pilot.app.screen).__name__ == "ConfirmScreen":
+            await pilot.click("#yes")
+        await until_screen(pilot, "ElicitScreen")
+
+    assert snap_compare(asking, run_before=elicited, terminal_size=SMALL)

@@ -46,7 +46,7 @@ class ReviewScreen(Screen[None]):
             yield ChecklistPane(self.wire_log)
             yield WirePane(self.wire_log, self.counter)
             yield LogsPane(self.wire_log)
-        yield Footer()
+        yield Footer(compact=True)  # at 80 columns a tab's keys, then r, e, ? and q, still fit
 
     def on_mount(self) -> None:
         self.query_one(TabbedContent).query_one(Tabs).can_focus = False

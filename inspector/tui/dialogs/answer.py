@@ -77,6 +77,10 @@ class AnswerScreen(FormDialog):
     def on_mount(self) -> None:
         self._check()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ctrl+d only when other requests wait (the footer shows it then)."""
+        return action != "decline_all" or bool(self.waiting)
+
     def _value(self) -> tuple[Any, list[str]]:
         try:
             value = json.loads(self.query_one(TextArea).text or "null")

@@ -23,6 +23,7 @@ class Dialog(ModalScreen[T]):
     """A modal dialog. Subclasses implement `submit` (validate, then `dismiss` with the answer) and, to have
     what was typed come back after Escape, `draft_key` (dialogs with the same key share a draft)."""
 
+    AUTO_FOCUS = "Input, TextArea"  # typing goes into the first field at once, not onto a tab bar or a button
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="cancel"),
         Binding("ctrl+s", "submit", "Submit", id="submit"),

@@ -24,6 +24,7 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
     write a note (on the highlighted finding, or with no finding on the review as a whole)."""
 
     DEFAULT_CSS = DIALOG_CSS
+    AUTO_FOCUS = "#why"  # who is filled in already
     BINDINGS = [Binding("ctrl+s", "submit", "Save", id="decide")]
 
     def __init__(self, kind: str, finding: Any, who: str) -> None:

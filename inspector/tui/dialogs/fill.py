@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 
 from inspector.calls import describe_block
 from inspector.text import one_line, visible
@@ -14,6 +15,8 @@ from inspector.tui.dialogs.answer import AnswerScreen
 
 class FillScreen(AnswerScreen):
     """Arguments for something the reviewer asks of the server: a prompt's arguments, a template's variables."""
+
+    BINDINGS = [Binding("escape", "decline", "Cancel", id="cancel")]  # the reviewer asked: nothing to decline
 
     def __init__(self, heading: str, about: Any, draft: dict[str, Any], required: list[str]) -> None:
         super().__init__({})
