@@ -2,7 +2,8 @@
 
 They only collect the reviewer's decision and return it with `dismiss`; the app owns the connection.
 Everything shown from the server goes through `visible()` inside `rich.text.Text`.
-One module per dialog; `form` is the schema-generated form they share, `common` their CSS and schema checks.
+One module per dialog; `form` is the schema-generated form they share, `common` their CSS and schema checks,
+`base` their keys (a `Dialog`: Escape closes it keeping what was typed, Enter or ctrl+s submits, its own footer).
 """
 
 from inspector.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
