@@ -199,13 +199,15 @@ async def open_connect(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-def decision(key: str):
+def decision(key: str, rule: str = "review.descriptions-grounded") -> Callable[[Pilot], Awaitable[None]]:
+    """The waive, attest or note dialog on `rule`'s first finding."""
+
     async def open_decision(pilot: Pilot) -> None:
         await reviewed(pilot)
         await pilot.press("5")
         rows = pilot.app.main.query_one("#checks")  # type: ignore[attr-defined]
         findings = pilot.app.checklist.shown_findings  # type: ignore[attr-defined]
-        rows.move_cursor(row=next(i for i, f in enumerate(findings) if f and f.rule == "review.descriptions-grounded"))
+        rows.move_cursor(row=next(i for i, f in enumerate(findings) if f and f.rule == rule))
         await pilot.press(key)
         await until_screen(pilot, "DecisionScreen")
 
@@ -230,6 +232,7 @@ DIALOGS = {
     "result": opener("4", "#primitives", "resource", "o", "ResultScreen"),
     "connect": open_connect,
     "waive": decision("w"),
+    "attest": decision("a", "review.injection-safe"),
     "note": decision("n"),
     "export": open_export,
 }
