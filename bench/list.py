@@ -1,11 +1,13 @@
-"""Benchmark: `mcp-review list --format json` against a bare mcp SDK client, on generated servers.
+"""Benchmark: `mcp-review list --format json` against the official Inspector CLI and a bare mcp SDK client.
 
+    bash scripts/bench-deps     # once: the Inspector, pinned, into .deps/bench-npm (the tests never need it)
     .venv/bin/python bench/list.py [--sizes 100,1000,10000] [--runs 3]
 
-For each size, both run as whole processes against `tests/servers/many.py --tools N` over stdio
-(server start-up included on both sides); the median wall time of `--runs` runs is printed with the
-ratio mcp-review / SDK. Then token-counting throughput (MB/s of canonical JSON) per encoding.
-Target: ratio <= 1.3 at 1000 tools; counting >= 5 MB/s.
+For each size, all run as whole processes against `tests/servers/many.py --tools N` over stdio (server
+start-up included on every side; each lists every page): `mcp-inspector --cli ... --method tools/list`
+(Node) and the SDK's own Client. The median wall time of `--runs` runs is printed with the ratios
+mcp-review / Inspector and mcp-review / SDK. Then token-counting throughput (MB/s of canonical JSON) per
+encoding. Targets (issue 12): faster than the Inspector CLI (ratio < 1); counting >= 5 MB/s.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from bench.tokens import sample_tools, throughput  # noqa: E402
 
 SERVER = ROOT / "tests" / "servers" / "many.py"
+INSPECTOR = ROOT / ".deps" / "bench-npm" / "node_modules" / ".bin" / "mcp-inspector"
 
 SDK_CLIENT = """
 import asyncio, sys
@@ -61,25 +64,19 @@ def main() -> None:
     p.add_argument("--sizes", default="100,1000,10000")
     p.add_argument("--runs", type=int, default=3)
     args = p.parse_args()
-    print(f"{'tools':>6} {'mcp-review s':>13} {'SDK client s':>13} {'ratio':>6}")
+    if not INSPECTOR.exists():
+        sys.exit(f"{INSPECTOR} is missing: run `bash scripts/bench-deps` first")
+    print(f"{'tools':>6} {'mcp-review s':>13} {'Inspector s':>12} {'SDK client s':>13} {'/Inspector':>10} {'/SDK':>6}")
     for size in (int(s) for s in args.sizes.split(",")):
-        server = [str(SERVER), "--tools", str(size)]
-        ours_argv = [
-            sys.executable,
-            "-m",
-            "inspector",
-            "list",
-            "--format",
-            "json",
-            "--",
-            sys.executable,
-            *server,
-        ]
+        server = [sys.executable, str(SERVER), "--tools", str(size)]
+        ours_argv = [sys.executable, "-m", "inspector", "list", "--format", "json", "--", *server]
         ours, out = median_time(ours_argv, args.runs)
         listed = len(json.loads(out)["tools"])
-        theirs, out = median_time([sys.executable, "-c", SDK_CLIENT, *server], args.runs)
-        assert listed == size == int(out.strip()), (listed, size, out)
-        print(f"{size:>6} {ours:>13.2f} {theirs:>13.2f} {ours / theirs:>6.2f}")
+        inspector, out = median_time([str(INSPECTOR), "--cli", *server, "--method", "tools/list"], args.runs)
+        theirs = len(json.loads(out)["tools"])
+        sdk, out = median_time([sys.executable, "-c", SDK_CLIENT, *server[1:]], args.runs)
+        assert listed == theirs == size == int(out.strip()), (listed, theirs, size, out)
+        print(f"{size:>6} {ours:>13.2f} {inspector:>12.2f} {sdk:>13.2f} {ours / inspector:>10.2f} {ours / sdk:>6.2f}")
 
     tools = sample_tools(2000)
     for encoding in ("cl100k_base", "o200k_base"):
