@@ -28,9 +28,9 @@ HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHin
 
 def badges(tool: Any) -> Text:
     """Annotation badges: bright when the server set the hint, dim when it is the spec default."""
-    out = Text()
+    out, hints = Text(), effective_hints(tool)
     for hint, label in HINT_BADGES:
-        value, explicit = effective_hints(tool)[hint]
+        value, explicit = hints[hint]
         if value:
             out.append(f"{label} ", style="bold" if explicit else "dim")
     return out
