@@ -209,7 +209,7 @@ class ReviewApp(App[None]):
         counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
         self.main.status(f"verdict {message.review.verdict} · {counts}")
         self.checklist.show(self.review)
-        self._show_snapshot()
+        self.call_later(self._show_snapshot)  # a turn of its own: a key pressed meanwhile goes first
 
     @on(RerunAsked)
     def rerun(self, message: RerunAsked) -> None:
