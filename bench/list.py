@@ -5,9 +5,9 @@
 
 For each size, all run as whole processes against `tests/servers/many.py --tools N` over stdio (server
 start-up included on every side; each lists every page): `mcp-inspector --cli ... --method tools/list`
-(Node) and the SDK's own Client. The median wall time of `--runs` runs is printed with the ratios
-mcp-review / Inspector and mcp-review / SDK. Then token-counting throughput (MB/s of canonical JSON) per
-encoding. Targets (issue 12): faster than the Inspector CLI (ratio < 1); counting >= 5 MB/s.
+(Node) and the SDK's own Client, taking turns run by run. The median wall time of `--runs` runs is
+printed with the ratios mcp-review / Inspector and mcp-review / SDK. Then token-counting throughput (MB/s
+of canonical JSON) per encoding. Targets (issue 12): faster than the Inspector CLI (ratio < 1); counting >= 5 MB/s.
 """
 
 from __future__ import annotations
@@ -54,9 +54,14 @@ def timed(argv: list[str]) -> tuple[float, str]:
     return time.perf_counter() - started, out.stdout
 
 
-def median_time(argv: list[str], runs: int) -> tuple[float, str]:
-    results = [timed(argv) for _ in range(runs)]
-    return statistics.median(t for t, _ in results), results[-1][1]
+def median_times(commands: list[list[str]], runs: int) -> list[tuple[float, str]]:
+    """Each command's median wall time and last output; the commands take turns, so a change in the machine's
+    load (it is shared) weighs on each of them alike."""
+    results: list[list[tuple[float, str]]] = [[] for _ in commands]
+    for _ in range(runs):
+        for argv, result in zip(commands, results, strict=True):
+            result.append(timed(argv))
+    return [(statistics.median(t for t, _ in result), result[-1][1]) for result in results]
 
 
 def main() -> None:
@@ -70,12 +75,13 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         server = [sys.executable, str(SERVER), "--tools", str(size)]
         ours_argv = [sys.executable, "-m", "inspector", "list", "--format", "json", "--", *server]
-        ours, out = median_time(ours_argv, args.runs)
-        listed = len(json.loads(out)["tools"])
-        inspector, out = median_time([str(INSPECTOR), "--cli", *server, "--method", "tools/list"], args.runs)
-        theirs = len(json.loads(out)["tools"])
-        sdk, out = median_time([sys.executable, "-c", SDK_CLIENT, *server[1:]], args.runs)
-        assert listed == theirs == size == int(out.strip()), (listed, theirs, size, out)
+        inspector_argv = [str(INSPECTOR), "--cli", *server, "--method", "tools/list"]
+        sdk_argv = [sys.executable, "-c", SDK_CLIENT, *server[1:]]
+        (ours, out), (inspector, their_out), (sdk, sdk_out) = median_times(
+            [ours_argv, inspector_argv, sdk_argv], args.runs
+        )
+        listed, theirs = len(json.loads(out)["tools"]), len(json.loads(their_out)["tools"])
+        assert listed == theirs == size == int(sdk_out.strip()), (listed, theirs, size, sdk_out)
         print(f"{size:>6} {ours:>13.2f} {inspector:>12.2f} {sdk:>13.2f} {ours / inspector:>10.2f} {ours / sdk:>6.2f}")
 
     tools = sample_tools(2000)
