@@ -1,11 +1,13 @@
-"""Benchmark: `mcp-review list --format json` against a bare mcp SDK client, on generated servers.
+"""Benchmark: `mcp-review list --format json` against the official Inspector CLI and a bare mcp SDK client.
 
+    bash scripts/bench-deps     # once: the Inspector, pinned, into .deps/bench-npm (the tests never need it)
     .venv/bin/python bench/list.py [--sizes 100,1000,10000] [--runs 3]
 
-For each size, both run as whole processes against `tests/servers/many.py --tools N` over stdio
-(server start-up included on both sides); the median wall time of `--runs` runs is printed with the
-ratio mcp-review / SDK. Then token-counting throughput (MB/s of canonical JSON) per encoding.
-Target: ratio <= 1.3 at 1000 tools; counting >= 5 MB/s.
+For each size, all run as whole processes against `tests/servers/many.py --tools N` over stdio (server
+start-up included on every side; each lists every page): `mcp-inspector --cli ... --method tools/list`
+(Node) and the SDK's own Client, taking turns run by run. The median wall time of `--runs` runs is
+printed with the ratios mcp-review / Inspector and mcp-review / SDK. Then token-counting throughput (MB/s
+of canonical JSON) per encoding. Targets (issue 12): faster than the Inspector CLI (ratio < 1); counting >= 5 MB/s.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from bench.tokens import sample_tools, throughput  # noqa: E402
 
 SERVER = ROOT / "tests" / "servers" / "many.py"
+INSPECTOR = ROOT / ".deps" / "bench-npm" / "node_modules" / ".bin" / "mcp-inspector"
 
 SDK_CLIENT = """
 import asyncio, sys
@@ -51,9 +54,14 @@ def timed(argv: list[str]) -> tuple[float, str]:
     return time.perf_counter() - started, out.stdout
 
 
-def median_time(argv: list[str], runs: int) -> tuple[float, str]:
-    results = [timed(argv) for _ in range(runs)]
-    return statistics.median(t for t, _ in results), results[-1][1]
+def median_times(commands: list[list[str]], runs: int) -> list[tuple[float, str]]:
+    """Each command's median wall time and last output; the commands take turns, so a change in the machine's
+    load (it is shared) weighs on each of them alike."""
+    results: list[list[tuple[float, str]]] = [[] for _ in commands]
+    for _ in range(runs):
+        for argv, result in zip(commands, results, strict=True):
+            result.append(timed(argv))
+    return [(statistics.median(t for t, _ in result), result[-1][1]) for result in results]
 
 
 def main() -> None:
@@ -61,25 +69,20 @@ def main() -> None:
     p.add_argument("--sizes", default="100,1000,10000")
     p.add_argument("--runs", type=int, default=3)
     args = p.parse_args()
-    print(f"{'tools':>6} {'mcp-review s':>13} {'SDK client s':>13} {'ratio':>6}")
+    if not INSPECTOR.exists():
+        sys.exit(f"{INSPECTOR} is missing: run `bash scripts/bench-deps` first")
+    print(f"{'tools':>6} {'mcp-review s':>13} {'Inspector s':>12} {'SDK client s':>13} {'/Inspector':>10} {'/SDK':>6}")
     for size in (int(s) for s in args.sizes.split(",")):
-        server = [str(SERVER), "--tools", str(size)]
-        ours_argv = [
-            sys.executable,
-            "-m",
-            "inspector",
-            "list",
-            "--format",
-            "json",
-            "--",
-            sys.executable,
-            *server,
-        ]
-        ours, out = median_time(ours_argv, args.runs)
-        listed = len(json.loads(out)["tools"])
-        theirs, out = median_time([sys.executable, "-c", SDK_CLIENT, *server], args.runs)
-        assert listed == size == int(out.strip()), (listed, size, out)
-        print(f"{size:>6} {ours:>13.2f} {theirs:>13.2f} {ours / theirs:>6.2f}")
+        server = [sys.executable, str(SERVER), "--tools", str(size)]
+        ours_argv = [sys.executable, "-m", "inspector", "list", "--format", "json", "--", *server]
+        inspector_argv = [str(INSPECTOR), "--cli", *server, "--method", "tools/list"]
+        sdk_argv = [sys.executable, "-c", SDK_CLIENT, *server[1:]]
+        (ours, out), (inspector, their_out), (sdk, sdk_out) = median_times(
+            [ours_argv, inspector_argv, sdk_argv], args.runs
+        )
+        listed, theirs = len(json.loads(out)["tools"]), len(json.loads(their_out)["tools"])
+        assert listed == theirs == size == int(sdk_out.strip()), (listed, theirs, size, sdk_out)
+        print(f"{size:>6} {ours:>13.2f} {inspector:>12.2f} {sdk:>13.2f} {ours / inspector:>10.2f} {ours / sdk:>6.2f}")
 
     tools = sample_tools(2000)
     for encoding in ("cl100k_base", "o200k_base"):

@@ -86,3 +86,28 @@ def test_corrupt_file_is_refused(tmp_path):
     bad.write_bytes(gzip.compress(good.replace(b" 0\n", b" 1\n", 1)))
     with pytest.raises(CorruptEncoding, match="does not match"):
         load_ranks(bad, "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7")
+
+
+@pytest.mark.parametrize("encoding", tokens.ENCODINGS)
+def test_the_packed_ranks_are_the_hashed_originals(encoding):
+    """The packed file loaded at run time holds exactly the ranks of tiktoken's published file."""
+    spec = tokens._SPECS[encoding]
+    original = load_ranks(tokens.DATA / f"{encoding}.tiktoken.gz", spec["sha256"])
+    shipped = gzip.decompress((tokens.DATA / f"{encoding}.ranks.gz").read_bytes())
+    assert tokens.pack_ranks(original) == shipped
+    assert tokens.unpack_ranks(shipped) == original
+
+
+def test_a_corrupt_packed_file_is_refused(tmp_path, monkeypatch, no_network):
+    packed = gzip.decompress((tokens.DATA / "cl100k_base.ranks.gz").read_bytes())
+    (tmp_path / "cl100k_base.ranks.gz").write_bytes(gzip.compress(packed[:-1] + b"x"))
+    monkeypatch.setattr(tokens, "DATA", tmp_path)
+    with pytest.raises(CorruptEncoding, match="does not match"):
+        TokenCounter("cl100k_base").count_text("hello")
+
+
+def test_a_preloaded_encoding_is_built_once_and_counts_the_same(no_network):
+    counter = TokenCounter("o200k_base")
+    counter.preload()  # a thread builds it; counting meanwhile waits for that one instead of building another
+    assert counter.count_text("hello world") == 2
+    assert get_encoding.cache_info().misses == 1

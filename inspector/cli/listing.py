@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
         counter = TokenCounter(args.encoding)
     except UnknownEncoding as e:
         raise UsageError(str(e)) from e
+    counter.preload()  # built while the server starts and lists, not after
     snapshot = asyncio.run(with_session(args, target, take_snapshot))
     report = render.token_report(snapshot, counter)
     if args.format == "json":

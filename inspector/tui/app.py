@@ -224,12 +224,11 @@ class ReviewApp(App[None]):
 
     @on(ChecksDone)
     def show_review(self, message: ChecksDone) -> None:
-        self.review, self.checking = message.review, False
-        self._save()
+        self.review, self.checking = message.review, False  # saved already, off the UI thread (checking.py)
         counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
         self.main.status(f"verdict {message.review.verdict} · {counts}")
         self.checklist.show(self.review)
-        self._show_snapshot()
+        self.call_later(self._show_snapshot)  # a turn of its own: a key pressed meanwhile goes first
 
     @on(RerunAsked)
     def rerun(self, message: RerunAsked) -> None:
@@ -241,11 +240,12 @@ class ReviewApp(App[None]):
         assert self.review is not None
         self.main.status(f"verdict {self.review.verdict} · saved to {self.review_path}")
 
-    def _save(self) -> None:
+    def _save(self, review: Review | None = None) -> None:
         """After every change: findings, decisions and the call history survive a crash or a closed terminal."""
-        if self.review is not None:
-            self.review.record_calls(self.call_log, "reviewer")
-            self.review.save(self.review_path)
+        review = review or self.review
+        if review is not None:
+            review.record_calls(self.call_log, "reviewer")
+            review.save(self.review_path)
 
     def action_export(self) -> None:
         if self.review is None:

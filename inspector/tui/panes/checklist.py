@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Iterator
 from itertools import groupby
-from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -24,9 +24,12 @@ from inspector.text import one_line, visible
 from inspector.tui.dialogs import DecisionScreen
 from inspector.tui.messages import ChecksProgress, Decided, RerunAsked
 from inspector.tui.panes.keys import FilteredPane, RowTable
-from inspector.tui.panes.table import reset_table, split_filter
+from inspector.tui.panes.table import Filler, Row, reset_table, split_filter
 from inspector.tui.panes.wire import WireLog
 from inspector.tui.styles import status_style
+
+CHECK_ROWS = 10_000  # findings shown at most, the worst: 10,000 tools make over 100,000 (mostly passes)
+PLACEHOLDER = "filter findings: status:fail, status:blocking… and/or any text"
 
 
 def by_section(item: Finding | Rule) -> tuple[str, str]:
@@ -50,9 +53,10 @@ class ChecklistPane(FilteredPane):
         self.review: Review | None = None
         self.shown_findings: list[Finding | None] = []  # None: a section's header row, or a rule running
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
+        self.filler = Filler()
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter findings: status:fail, status:blocking… and/or any text", id="check-filter")
+        yield Input(placeholder=PLACEHOLDER, id="check-filter")
         yield RowTable(id="checks", cursor_type="row", zebra_stripes=True)
         yield Static(id="check-detail")
 
@@ -70,7 +74,8 @@ class ChecklistPane(FilteredPane):
         return self.shown_findings[table.cursor_row]
 
     def _fill(self, needle: str) -> None:
-        """Grouped by pack and seed section (a header row each, with its worst status), worst findings first."""
+        """Grouped by pack and seed section (a header row each, with its worst status), worst findings first; of
+        more than CHECK_ROWS findings, the worst CHECK_ROWS (the filter searches all of them)."""
         row, was = self.query_one(DataTable).cursor_row, self.highlighted()
         table = reset_table(self.query_one(DataTable), self.COLUMNS)
         statuses, text = split_filter(needle)
@@ -80,37 +85,45 @@ class ChecklistPane(FilteredPane):
             if (not statuses or f.effective in statuses)
             and (not text or text in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower())
         ]
-        self.shown_findings = []
-        ordered = sorted(findings, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
+        shown = sorted(findings, key=lambda f: rank(f.effective))[:CHECK_ROWS]
+        more = f"; the worst {CHECK_ROWS:,} of {len(findings):,} shown" if len(findings) > CHECK_ROWS else ""
+        self.query_one("#check-filter", Input).placeholder = PLACEHOLDER + more
+        entries: list[Finding | tuple[str, str, str]] = []  # a finding, or a section's (status, pack, source)
+        ordered = sorted(shown, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
         for (pack, source), group in groupby(ordered, key=by_section):
             items = list(group)
-            self._section_row(table, items[0].effective, pack, source)  # worst first: the section's status
-            for f in items:
-                self.shown_findings.append(f)
-                finding = Text(one_line(f.subject or "server", 40), style="bold")
-                finding.append(": " + one_line(f.message, 200), style="")
-                table.add_row(Text(f.effective, style=status_style(self.app, f.effective)), f.rule, finding)
+            entries += [(items[0].effective, pack, source), *items]  # worst first: the section's status
+        self.shown_findings = [e if isinstance(e, Finding) else None for e in entries]
+        rows: Iterator[Row] = (
+            (self._finding_cells(e) if isinstance(e, Finding) else self._section_cells(*e), None) for e in entries
+        )
         if was is not None:  # stay on the same finding (after a re-run, its successor) or at the same place
             same = ((i, f) for i, f in enumerate(self.shown_findings) if f)
             row = next((i for i, f in same if (f.rule, f.subject) == (was.rule, was.subject)), row)
-        table.move_cursor(row=min(row, table.row_count - 1))
+        self.filler.fill(table, rows, lambda: table.move_cursor(row=min(row, table.row_count - 1)))
 
-    def _section_row(self, table: DataTable[Any], status: str, pack: str, source: str) -> None:
+    def _finding_cells(self, f: Finding) -> tuple[Text, str, Text]:
+        finding = Text(one_line(f.subject or "server", 40), style="bold")
+        finding.append(": " + one_line(f.message, 200), style="")
+        return Text(f.effective, style=status_style(self.app, f.effective)), f.rule, finding
+
+    def _section_cells(self, status: str, pack: str, source: str) -> tuple[Text, Text, Text]:
         """A header row for a pack and seed section: nothing to waive or attest on it."""
-        table.add_row(
+        return (
             Text(status, style=status_style(self.app, status)),
             Text(pack, style="bold"),
             Text(one_line(source, 200), style="bold"),
         )
-        self.shown_findings.append(None)
 
     def start_live(self, rules: list[Rule]) -> None:
         """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""
         self.live = {r.id: "queued" for r in rules}
+        self.filler.stop()
         table = reset_table(self.query_one(DataTable), self.COLUMNS)
         self.shown_findings = []
         for (pack, source), group in groupby(sorted(rules, key=lambda r: (r.pack, r.source, r.id)), key=by_section):
-            self._section_row(table, "", pack, source)
+            table.add_row(*self._section_cells("", pack, source))
+            self.shown_findings.append(None)
             for r in group:
                 table.add_row(Text("queued", style="dim"), r.id, Text(one_line(r.summary, 200)), key=r.id)
                 self.shown_findings.append(None)

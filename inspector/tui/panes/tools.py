@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -24,18 +23,17 @@ from inspector.tokens import ENCODINGS, TokenCounter
 from inspector.tui.dialogs import ToolScreen
 from inspector.tui.messages import CallAsked
 from inspector.tui.panes.keys import FilteredPane, RowTable
-from inspector.tui.panes.table import reset_table, split_filter
+from inspector.tui.panes.table import Filler, Row, reset_table, split_filter
 from inspector.tui.styles import status_style
 
-TOOL_CHUNK = 1000  # rows added per screen refresh
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
 
 
 def badges(tool: Any) -> Text:
     """Annotation badges: bright when the server set the hint, dim when it is the spec default."""
-    out = Text()
+    out, hints = Text(), effective_hints(tool)
     for hint, label in HINT_BADGES:
-        value, explicit = effective_hints(tool)[hint]
+        value, explicit = hints[hint]
         if value:
             out.append(f"{label} ", style="bold" if explicit else "dim")
     return out
@@ -69,8 +67,7 @@ class ToolsPane(FilteredPane):
         self.review: Review | None = None
         self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
         self.sorting: tuple[str, bool] = ("total", True)
-        self.fill = 0  # numbers each fill of the table: a newer one stops an older one's chunks
-        self.filling = False
+        self.filler = Filler()
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
@@ -80,6 +77,10 @@ class ToolsPane(FilteredPane):
     def show(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], review: Review | None) -> None:
         self.snapshot, self.tool_tokens, self.review = snapshot, tool_tokens, review
         self.refill(self.query_one(Input).value)
+
+    @property
+    def filling(self) -> bool:
+        return self.filler.filling
 
     def jump(self, index: int) -> None:
         """Show every tool again and highlight this one."""
@@ -100,11 +101,12 @@ class ToolsPane(FilteredPane):
         return self.snapshot.tools.items[int(key)] if key is not None else None
 
     def refill(self, needle: str, then: Callable[[], None] | None = None) -> None:
-        """The tools matching `needle` (text, and `status:X` words), costliest first, added TOOL_CHUNK rows at a
-        time so 10,000 tools never freeze the screen; `then` runs once every row is in."""
+        """The tools matching `needle` (text, and `status:X` words), costliest first, added in bounded batches
+        so 10,000 tools never freeze the screen; `then` runs once every row is in."""
         if self.snapshot is None:
             return
-        self._mark_sort(reset_table(self.query_one(DataTable), self.COLUMNS))
+        table = reset_table(self.query_one(DataTable), self.COLUMNS)
+        self._mark_sort(table)
         worst = worst_by_subject(self.review)
         statuses, text_needle = split_filter(needle)
         rows = []
@@ -114,34 +116,28 @@ class ToolsPane(FilteredPane):
                 continue
             tokens = self.tool_tokens[item.index]
             rows.append((tokens["total"], item, tokens))
-        self.fill += 1
-        self.filling = True
-        self._add_rows(self.fill, sorted(rows, key=lambda r: -r[0]), worst, then)
+        rows.sort(key=lambda r: -r[0])
 
-    def _add_rows(self, fill: int, rows: list[Any], worst: dict[str, str], then: Callable[[], None] | None) -> None:
-        table = next(self.query(DataTable).results(DataTable), None)
-        if fill != self.fill or table is None:
-            return  # a newer fill (a filter keystroke) replaced this one, or the app is closing
-        for total, item, tokens in rows[:TOOL_CHUNK]:
-            status = worst.get(item.key, "")
-            table.add_row(
-                Text(one_line(item.key, 60), style=status_style(self.app, "problem") if item.problems else ""),
-                total,
-                tokens.get("description", 0),
-                tokens.get("inputSchema", 0),
-                tokens.get("outputSchema", 0),
-                badges(item.raw),
-                Text(status, style=status_style(self.app, status)),
-                key=f"{item.index}",
-            )
-        if len(rows) > TOOL_CHUNK:  # the rest after the screen has drawn (and measured) these
-            self.set_timer(0.02, partial(self._add_rows, fill, rows[TOOL_CHUNK:], worst, then))
-            return
-        self.filling = False
-        if self.sorting != ("total", True):
-            self._sort()
-        if then is not None:
-            then()
+        def done() -> None:
+            if self.sorting != ("total", True):
+                self._sort()
+            if then is not None:
+                then()
+
+        self.filler.fill(table, (self._row(item, tokens, worst) for _total, item, tokens in rows), done)
+
+    def _row(self, item: Item, tokens: dict[str, int], worst: dict[str, str]) -> Row:
+        status = worst.get(item.key, "")
+        cells = (
+            Text(one_line(item.key, 60), style=status_style(self.app, "problem") if item.problems else ""),
+            tokens["total"],
+            tokens.get("description", 0),
+            tokens.get("inputSchema", 0),
+            tokens.get("outputSchema", 0),
+            badges(item.raw),
+            Text(status, style=status_style(self.app, status)),
+        )
+        return cells, f"{item.index}"
 
     @on(Input.Changed, "#tool-filter")
     def filter_tools(self, event: Input.Changed) -> None:
