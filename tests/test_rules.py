@@ -22,11 +22,11 @@ from checks.core import load_rules
 from inspector.checking import CheckPlan, run_check
 from inspector.review import STATUSES, Attestation, Finding, Review
 from inspector.targets import Target, http_target, stdio_target
+from tests.oauth import login
 from tests.support import fixture_argv, free_port, running
 
 RULES = load_rules()
 MANUAL = [r.id for r in RULES.values() if "manual" in r.modes]
-TOKEN = "good-token-123456"
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class Run:
     options: tuple[tuple[str, object], ...] = field(default=())
     extra_args: tuple[str, ...] = ()
     timeout: float = 30.0
+    oauth: bool = False  # log in at the fixture's authorization server (tests/oauth.py), and again for another resource
 
 
 EXEMPLARY = Run(("profiled", "exemplary"))
@@ -49,13 +50,8 @@ DOMAIN = Run(("profiled", "domain"))
 DESIGNED = Run(("profiled", "designed"))
 SLOPPY = Run(("profiled", "sloppy"), attest="fail", options=(("list_budget", 50),), extra_args=("--api-key=abc123",))
 HTTP_GOOD = Run(("good",), http="--http", era="legacy")
-HTTP_AUTH = Run(
-    ("good", "--auth", TOKEN),
-    http="--http",
-    era="legacy",
-    bearer=TOKEN,
-    options=(("foreign_token", "issued-for-another-resource"),),
-)
+PROTECTED = Run(("protected",), http="--http", era="legacy", oauth=True)  # a real AS, JWTs checked right
+ACCEPT_ANY = Run(("protected", "--defect", "accept-any"), http="--http", era="legacy", oauth=True)
 HTTP_OPEN = Run(("good", "--unsafe-origin"), http="--http", era="legacy", attest="fail")
 SSE = Run(("good",), http="--sse", era="legacy")
 OFF_ORIGIN = Run(("offorigin",), http="--sse", era="legacy")
@@ -109,8 +105,8 @@ def defect_run(name: str) -> Run:
 CASES: dict[str, tuple[Run, Run]] = {rule: (base, defect_run(name)) for name, (base, rule) in ONE_DEFECT.items()}
 CASES.update(
     {
-        "review.audience-validated": (HTTP_AUTH, HTTP_GOOD),
-        "review.resource-server-metadata": (HTTP_AUTH, HTTP_GOOD),
+        "review.audience-validated": (PROTECTED, ACCEPT_ANY),
+        "review.resource-server-metadata": (PROTECTED, HTTP_GOOD),
         "review.no-token-passthrough": (HTTP_GOOD, HTTP_OPEN),
         "spec.http-transport": (HTTP_GOOD, HTTP_OPEN),
         "tokens.transport": (DOMAIN, SSE),
@@ -176,7 +172,7 @@ EXPECT: dict[str, tuple[str | None, str]] = {
 # The same for findings about the server itself (no subject): rule -> a fragment of the message.
 SERVER_WIDE = {
     "registry.list-budget": "cl100k_base tokens, over the ceiling of 3500",
-    "review.audience-validated": "a made-up bearer token that no authorization server issued got HTTP 200",
+    "review.audience-validated": "a random string was accepted (HTTP 200)",
     "review.error-channel-correct": "calling a tool that does not exist succeeded",
     "review.no-token-passthrough": "attested by test: fixture attests fail",
     "review.resource-server-metadata": "no 401 challenge (HTTP 200 without a token)",
@@ -227,6 +223,10 @@ def review_of(run: Run) -> Review:
     with tempfile.TemporaryDirectory() as tmp:
         baseline = Path(tmp) / "baseline.json"
         with target_for(run, baseline) as target:
+            if run.oauth:
+                origin = (target.url or "").removesuffix("/mcp")
+                options.foreign_token = login(origin, f"{origin}/other")
+                target = target.with_(bearer=login(origin, f"{origin}/mcp"))
             plan = CheckPlan(
                 packs=["all"], options=options, attestations=attestations, era=run.era, baseline=str(baseline)
             )

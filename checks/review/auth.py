@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 from checks.context import CheckContext
 from checks.core import rule
+from checks.review.bearer import hello_as, issuer_of, judge, no_answer, without_credentials
 from checks.review.common import SEED
 from inspector.review import Finding
-from inspector.targets import Target, masked_args, secret_arg_positions
-
-
-def _no_answer(ctx: CheckContext, got: Any, what: str) -> Finding | None:
-    """A `blocking` finding when a probe got no HTTP status at all: no answer proves nothing."""
-    if got.status is not None:
-        return None
-    return ctx.blocking(None, f"{what} got no answer ({got.failure}): a longer --timeout would verify it", [got.seq])
+from inspector.targets import masked_args, secret_arg_positions
 
 
 def _credential_value(args: tuple[str, ...], i: int) -> bool:
@@ -30,77 +23,57 @@ def _credential_value(args: tuple[str, ...], i: int) -> bool:
     return bool(value) and not where and not pointer and value.lower() not in ("true", "false", "none", "null")
 
 
-async def _hello_as(ctx: CheckContext, target: Target) -> Any:
-    """The era's handshake on a fresh connection to `target` (the review's, with other credentials)."""
-    async with ctx.probe(target) as p:
-        return await p.hello(ctx.era, ctx.revision)
-
-
-async def _unauthenticated(ctx: CheckContext) -> Any:
-    """POST the handshake with no credentials at all, on a fresh connection."""
-    headers = {k: v for k, v in ctx.target.headers.items() if k.lower() != "authorization"}
-    return await _hello_as(ctx, ctx.target.with_(bearer=None, headers=headers))
-
-
 @rule("review.audience-validated", modes=("probe",), source=f"{SEED} Security: audience-validated", transport="http")
 async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
-    """HTTP: a token issued for another resource gets 401.
+    """HTTP: the server refuses every token it did not issue for itself, with 401 naming its metadata.
 
-    Why: a resource server that does not check a token's audience accepts tokens minted for any other
-    service, so a token leaked from (or issued by) one server opens this one (RFC 8707, RFC 9068).
-    What it checks: a made-up bearer token that no authorization server issued is sent with the handshake on a
-    fresh connection: it must get 401. A server that accepts it validates no token at all, audiences
-    included: that exchange is the proof. Then, if the reviewer supplied a real token minted for another
-    resource (`foreign_token_env` in mcp-review.toml), it is sent and must get 401.
-    Passes: both refused with 401. Fails: either accepted (2xx). Warns: refused with another status
-    than 401 (the spec asks for 401). Blocking: no token for another resource supplied.
+    What it checks: probe, each on a fresh connection with the handshake: no token; a random string; a
+    well-formed JWT signed by a key the server cannot trust (claims copied from the reviewer's token when that
+    is a JWT); the same expired; the same for another audience; and, when the reviewer supplies one
+    (`foreign_token_env` in mcp-review.toml, e.g. from a second login at the same authorization server), a real
+    token issued for another resource. Each must get 401 with a `WWW-Authenticate` that names
+    `resource_metadata`. The forged tokens are masked in the wire log and every output like the reviewer's own.
+
+    Why: seed 003 audience-validated (MCP 2025-11-25 authorization, RFC 8707, RFC 9068): a resource server must
+    validate that a token was issued for it, by its authorization server, and is still valid; one that does not
+    accepts tokens minted for any other service, so a token leaked from one server opens this one.
 
     Spec: 2025-11-25 authorization (RFC 8707 / RFC 9068)
 
-    Known false positives: none for the fail: a made-up token that gets a 2xx is accepted. A server
-    meant to be public (no authorization at all) fails too; that is a decision to waive, with the reason.
-    n/a on stdio.
-    To verify when blocking: set foreign_token_env in mcp-review.toml to an environment variable holding a
-    real token issued for another resource.
-    """
-    import secrets
+    Known false positives: none for a fail: an accepted probe is quoted from the wire. A server meant to be
+    public (no authorization at all) fails; that is a decision to waive, with the reason. A forged JWT tests
+    expiry and audience only on a server that skips the signature: a server that checks signatures but not
+    audiences refuses every forgery, which is why a real token for another resource is asked for (blocking
+    without it).
 
-    made_up = f"mcp-review-made-up-{secrets.token_hex(12)}"
-    forged = await _hello_as(ctx, ctx.target.with_(bearer=made_up))
-    silent = _no_answer(ctx, forged, "a made-up token")
-    if silent is not None:
-        yield silent
-        return
-    if forged.status < 300:
-        yield ctx.fail(
-            None,
-            f"a made-up bearer token that no authorization server issued got HTTP {forged.status}: "
-            "the server validates no token, so none for another resource is refused",
-            [forged.seq],
-        )
-        return
-    token = ctx.options.foreign_token
-    refused = f"a made-up token got HTTP {forged.status}"
-    if forged.status != 401:
-        yield ctx.warn(None, f"{refused}, not 401 as the authorization spec asks", [forged.seq])
-    if not token:
+    Passes: every probe refused with 401 and resource_metadata. Fails: any probe accepted (2xx). Warns: refused
+    with another status, or a 401 that does not name resource_metadata. Blocking: a probe got no answer, or no
+    real token for another resource was supplied. n/a on stdio.
+
+    To verify when blocking: set foreign_token_env in mcp-review.toml to an environment variable holding a
+    real token issued by the same authorization server for another resource (log in a second time with another
+    `resource`), or a longer --timeout when a probe got no answer.
+    """
+    from inspector.auth.forged import Forged, forgeries
+    from inspector.redact import remember
+
+    probes = [Forged("no token", "")]
+    probes += forgeries(ctx.target.url or "", issuer_of(ctx.target), ctx.target.bearer)
+    foreign = ctx.options.foreign_token
+    if foreign:
+        probes.append(Forged("a real token issued for another resource (foreign_token_env)", str(foreign)))
+    ctx.wire.redactor.add(p.token for p in probes)  # the wire log masks them like the reviewer's own token
+    remember(p.token for p in probes)  # and so does every sink
+    bare = without_credentials(ctx.target)
+    for probe in probes:
+        answer = await hello_as(ctx, bare.with_(bearer=probe.token) if probe.token else bare)
+        yield judge(ctx, probe.what, answer)
+    if not foreign:
         yield ctx.blocking(
             None,
-            f"{refused}; a real token issued for another resource would verify the audience check: "
-            "set foreign_token_env in mcp-review.toml",
-            [forged.seq],
+            "no real token for another resource: a server that checks signatures but not audiences refuses "
+            "every forgery; set foreign_token_env in mcp-review.toml",
         )
-        return
-    result = await _hello_as(ctx, ctx.target.with_(bearer=str(token)))
-    silent = _no_answer(ctx, result, "a token for another resource")
-    if silent is not None:
-        yield silent
-    elif result.status == 401:
-        yield ctx.passed(None, "a token for another resource got 401", [result.seq])
-    elif result.status is not None and result.status < 300:
-        yield ctx.fail(None, f"a token for another resource got HTTP {result.status}", [result.seq])
-    else:
-        yield ctx.warn(None, f"a token for another resource got HTTP {result.status}, not 401", [result.seq])
 
 
 @rule(
@@ -168,8 +141,9 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     from inspector.connection.egress import same_origin
     from inspector.untrusted import loads
 
-    bare = await _unauthenticated(ctx)
-    silent = _no_answer(ctx, bare, "a request without a token")
+    answer = await hello_as(ctx, without_credentials(ctx.target))
+    bare = answer.got
+    silent = no_answer(ctx, bare, "a request without a token")
     if silent is not None:
         yield silent
         return
@@ -177,18 +151,10 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(
             None,
             f"no 401 challenge (HTTP {bare.status} without a token): no WWW-Authenticate to find the metadata by",
-            [bare.seq],
+            [answer.seq],
         )
         return
-    challenge = next(
-        (
-            e.http.get("response_headers", {})
-            for e in reversed(ctx.wire.entries)
-            if e.direction == "http" and e.http and e.http.get("status") == 401
-        ),
-        {},
-    )
-    header = next((v for k, v in challenge.items() if k.lower() == "www-authenticate"), "")
+    header = answer.challenge
     match = re.search(r'resource_metadata="?([^",\s]+)', header)
     parts = urlsplit(ctx.target.url or "")
     advertised = match.group(1) if match else None
@@ -213,7 +179,7 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     found = isinstance(doc, dict) and bool(doc.get("authorization_servers"))
     away = f"the 401's resource_metadata names another origin ({elsewhere}), which mcp-review does not fetch"
     if elsewhere and not found:
-        yield ctx.blocking(None, f"{away}; none at the target's well-known location either", [bare.seq, seq])
+        yield ctx.blocking(None, f"{away}; none at the target's well-known location either", [answer.seq, seq])
         return
     problems = []
     if not match:
@@ -221,13 +187,13 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     if not found:
         problems.append("no protected-resource metadata with authorization_servers")
     if problems:
-        yield ctx.fail(None, "; ".join(problems), [bare.seq])
+        yield ctx.fail(None, "; ".join(problems), [answer.seq])
     elif elsewhere:
-        yield ctx.warn(None, f"{away}; metadata is served at {where}", [bare.seq, seq])
+        yield ctx.warn(None, f"{away}; metadata is served at {where}", [answer.seq, seq])
     elif "scope=" not in header:
-        yield ctx.warn(None, f"metadata served at {where}, but the 401 challenge has no scope hint", [bare.seq])
+        yield ctx.warn(None, f"metadata served at {where}, but the 401 challenge has no scope hint", [answer.seq])
     else:
-        yield ctx.passed(None, f"401 challenge and metadata at {where} with authorization_servers", [bare.seq, seq])
+        yield ctx.passed(None, f"401 challenge and metadata at {where} with authorization_servers", [answer.seq, seq])
 
 
 @rule("review.transport-config", modes=("static", "probe"), source=f"{SEED} Security: transport-config")
@@ -287,8 +253,8 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     if parts.scheme != "https" and not local:
         yield ctx.fail(None, f"served over {parts.scheme}, not HTTPS")
         return
-    bare = await _unauthenticated(ctx)
-    silent = _no_answer(ctx, bare, "a request without Authorization")
+    bare = (await hello_as(ctx, without_credentials(ctx.target))).got
+    silent = no_answer(ctx, bare, "a request without Authorization")
     if silent is not None:
         yield silent
         return
@@ -299,8 +265,8 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     if ctx.target.bearer:
         sep = "&" if parts.query else "?"
         leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
-        got = await _hello_as(ctx, leaky)
-        silent = _no_answer(ctx, got, "the token in the query string")
+        got = (await hello_as(ctx, leaky)).got
+        silent = no_answer(ctx, got, "the token in the query string")
         if silent is not None:
             yield silent
             return

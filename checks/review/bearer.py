@@ -1,0 +1,73 @@
+"""What `review.audience-validated` sends a resource server, and how it reads each answer.
+
+Every probe is the era's handshake on a fresh connection with one credential a server must refuse; the answer
+must be 401 with a `WWW-Authenticate` that names `resource_metadata` (MCP authorization, RFC 9728 section 5.1).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from checks.context import CheckContext
+from inspector.review import Finding
+from inspector.targets import Target
+
+_RESOURCE_METADATA = re.compile(r"resource_metadata\s*=", re.IGNORECASE)
+
+
+def no_answer(ctx: CheckContext, got: Any, what: str) -> Finding | None:
+    """A `blocking` finding when a probe got no HTTP status at all: no answer proves nothing."""
+    if got.status is not None:
+        return None
+    return ctx.blocking(None, f"{what} got no answer ({got.failure}): a longer --timeout would verify it", [got.seq])
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A probe's answer: the probe's result, its HTTP status line's wire entry and the challenge it carried."""
+
+    got: Any
+    seq: int | None
+    challenge: str
+
+
+async def hello_as(ctx: CheckContext, target: Target) -> Answer:
+    """The era's handshake on a fresh connection to `target` (the review's, with other credentials)."""
+    async with ctx.probe(target) as p:
+        got = await p.hello(ctx.era, ctx.revision)
+        conn = p.conn
+    lines = [e for e in ctx.wire.entries if e.direction == "http" and e.conn == conn and e.http]
+    last = lines[-1] if lines else None
+    headers = last.http.get("response_headers", {}) if last and last.http else {}
+    challenge = next((str(v) for k, v in headers.items() if k.lower() == "www-authenticate"), "")
+    return Answer(got, got.seq if got.seq is not None else (last.seq if last else None), challenge)
+
+
+def without_credentials(target: Target) -> Target:
+    """`target` with no bearer and no Authorization header."""
+    headers = {k: v for k, v in target.headers.items() if k.lower() != "authorization"}
+    return target.with_(bearer=None, headers=headers)
+
+
+def issuer_of(target: Target) -> str:
+    """The origin of the server, the best guess at its authorization server's issuer for a forged `iss`."""
+    parts = urlsplit(target.url or "")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def judge(ctx: CheckContext, what: str, answer: Answer) -> Finding:
+    """One probe's finding: accepted (2xx) fails; refused otherwise than 401 + resource_metadata warns."""
+    got = answer.got
+    silent = no_answer(ctx, got, what)
+    if silent is not None:
+        return silent
+    if got.status < 300:
+        return ctx.fail(None, f"{what} was accepted (HTTP {got.status}): the server does not refuse it", [answer.seq])
+    if got.status != 401:
+        return ctx.warn(None, f"{what} got HTTP {got.status}, not 401 as the authorization spec asks", [answer.seq])
+    if not _RESOURCE_METADATA.search(answer.challenge):
+        return ctx.warn(None, f"{what} got 401 without WWW-Authenticate resource_metadata", [answer.seq])
+    return ctx.passed(None, f"{what} got 401 with WWW-Authenticate resource_metadata", [answer.seq])

@@ -1,0 +1,68 @@
+"""The authorization rules against a real OAuth setup: tests/servers/protected.py (the `mcp` SDK's authorization
+server on 127.0.0.1, RS256 JWT access tokens) done right, and with one defect each. Tokens come from a real login
+(tests/oauth.py); the rules' forged tokens are signed by keys the server cannot trust."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.test_rules import PROTECTED, Run, describe, findings, review_of
+
+AUDIENCE = "review.audience-validated"
+FORGED_JWT = "a JWT signed by a key the server does not trust"
+# defect -> (rule, the probe or fact its failing finding names)
+DEFECTS = {
+    "accept-any": (AUDIENCE, "a random string was accepted (HTTP 200)"),
+    "any-key": (AUDIENCE, f"{FORGED_JWT} was accepted (HTTP 200)"),
+    "no-expiry": (AUDIENCE, "an expired JWT (signed by an untrusted key) was accepted (HTTP 200)"),
+    "any-audience": (AUDIENCE, "a real token issued for another resource (foreign_token_env) was accepted"),
+    "query-token": ("review.transport-config", "a token in the query string was accepted (HTTP 200)"),
+    "no-prm": ("review.resource-server-metadata", "no protected-resource metadata with authorization_servers"),
+}
+
+
+def defective(defect: str) -> Run:
+    return Run(("protected", "--defect", defect), http="--http", era="legacy", oauth=True)
+
+
+def test_a_server_that_checks_tokens_right_refuses_every_probe():
+    items = findings(PROTECTED)[AUDIENCE]
+    assert {f.status for f in items} == {"pass"}, describe(items)
+    said = " ".join(f.message for f in items)
+    for probe in ("no token", "a random string", FORGED_JWT, "an expired JWT", "another audience", "a real token"):
+        assert f"{probe}" in said, probe
+    assert all("resource_metadata" in f.message for f in items)
+    assert findings(PROTECTED)["review.resource-server-metadata"][0].status == "pass"
+
+
+@pytest.mark.parametrize("defect", sorted(DEFECTS))
+def test_each_defect_fails_the_rule_that_owns_it(defect):
+    rule, fragment = DEFECTS[defect]
+    items = findings(defective(defect))[rule]
+    failed = [f for f in items if f.status == "fail" and fragment in f.message]
+    assert failed and failed[0].evidence, describe(items)
+
+
+def test_any_key_fails_only_the_forgery_with_valid_claims():
+    """A server that skips the signature but checks exp and aud refuses the expired and foreign-audience forgeries."""
+    items = findings(defective("any-key"))[AUDIENCE]
+    failed = {f.message.split(" was accepted")[0] for f in items if f.status == "fail"}
+    assert failed == {FORGED_JWT}, describe(items)
+
+
+def test_a_missing_scope_hint_warns():
+    items = findings(defective("no-scope-hint"))["review.resource-server-metadata"]
+    assert [f.status for f in items] == ["warn"] and "no scope hint" in items[0].message, describe(items)
+
+
+def test_the_tokens_never_reach_the_review():
+    """The reviewer's token, the foreign one and every forgery are masked in the cited exchanges."""
+    review = review_of(defective("any-key"))
+    text = json.dumps([f.message for f in review.findings]) + json.dumps(
+        {seq: str(entry) for seq, entry in review.exchanges.items()}
+    )
+    assert "'Authorization': '***'" in text  # the probes are there, masked
+    assert "eyJ" not in text  # no JWT (base64url of '{"') anywhere
+    assert "mcp-review-made-up-" not in text
