@@ -20,6 +20,8 @@ DEFECTS = {
     "any-audience": (AUDIENCE, "a real token issued for another resource (foreign_token_env) was accepted"),
     "query-token": ("review.transport-config", "a token in the query string was accepted (HTTP 200)"),
     "no-prm": ("review.resource-server-metadata", "no protected-resource metadata with authorization_servers"),
+    "bad-prm": ("review.resource-server-metadata", "authorization_servers is not a list of URLs"),
+    "dead-as": ("review.resource-server-metadata", "no-such-issuer does not answer discovery (RFC 8414 or OpenID)"),
 }
 
 

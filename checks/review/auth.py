@@ -108,28 +108,35 @@ def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
     transport="http",
 )
 async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
-    """HTTP: RFC 9728 metadata is served, and a 401 carries `WWW-Authenticate` with `resource_metadata`.
+    """HTTP: RFC 9728 metadata is served, a 401 carries `WWW-Authenticate` with `resource_metadata`, and the
+    authorization servers it names answer discovery.
 
     What it checks: probe, on fresh connections: the handshake without credentials must get 401 with
     `WWW-Authenticate: Bearer resource_metadata=...` (a `scope` hint is expected too); the metadata document (from
     the header when it names the target's origin, else /.well-known/oauth-protected-resource{path}, then the root)
-    is fetched with GET and must be JSON with a non-empty `authorization_servers`. A `resource_metadata` on another
-    origin is never fetched.
+    is fetched with GET and must be JSON with a non-empty list `authorization_servers` and a `resource` equal to
+    the server's URL. Each authorization server it names (the first 3) must answer discovery: RFC 8414 metadata,
+    else OpenID Connect's, with issuer, authorization and token endpoints and PKCE S256. A `resource_metadata` on
+    another origin is never fetched; an authorization server the target's own metadata names is asked for its
+    metadata only, on a connection of its own without any credential (see checks/review/discovery.py).
 
-    Why: seed 003 resource-server-metadata (RFC 9728; MCP 2025-06-18 / 2025-11-25): clients find the authorization
-    server through this document and the 401 challenge; without them a client cannot obtain a token the standard
-    way.
+    Why: seed 003 resource-server-metadata (RFC 9728, RFC 8414; MCP 2025-06-18 / 2025-11-25): clients find the
+    authorization server through this document and the 401 challenge; without them, or with an authorization
+    server that answers no discovery, a client cannot obtain a token the standard way.
 
     Spec: 2025-06-18 / 2025-11-25 (RFC 9728)
 
     Known false positives: a server that is public on purpose (MCP makes authorization optional), or a loopback
     development server without authorization, fails with "no 401 challenge": that is seed 003's MUST for
-    HTTP servers; waive it with the reason. A handshake that got no answer is blocking, not a fail.
+    HTTP servers; waive it with the reason. A handshake that got no answer is blocking, not a fail. A server
+    reached through a proxy under another URL than its metadata's `resource` fails on the resource; review it
+    at the URL its clients use.
 
-    Passes: a 401 challenge with resource_metadata and a scope hint, and metadata with authorization_servers. Fails:
-    no 401, no header, no document. Warns: no scope hint; metadata advertised on another origin but served at the
-    target's well-known location. Blocking: the header names another origin and the target serves no metadata of its
-    own. n/a on stdio.
+    Passes: a 401 challenge with resource_metadata and a scope hint, metadata for this resource with
+    authorization_servers, each answering discovery. Fails: no 401, no header, no document, a malformed one,
+    another resource, an authorization server without usable metadata. Warns: no scope hint; metadata
+    advertised on another origin but served at the target's well-known location. Blocking: the header names
+    another origin and the target serves no metadata of its own. n/a on stdio.
 
     To verify when blocking: a reviewer fetches the document the header names (on its other origin), checks its
     `authorization_servers`, and waives the finding with a note; or the server also serves it at its own well-known
@@ -138,8 +145,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     import re
     from urllib.parse import urlsplit
 
+    from checks.review.discovery import discover, first_document
     from inspector.connection.egress import same_origin
-    from inspector.untrusted import loads
 
     answer = await hello_as(ctx, without_credentials(ctx.target))
     bare = answer.got
@@ -164,36 +171,37 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path.rstrip('/')}",
         f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource",
     ]
-    doc, where, seq = None, "", None
     async with ctx.probe(ctx.target.with_(bearer=None)) as p:
-        for url in candidates:
-            ex = await p.http("GET", url, omit=["Content-Type"])
-            seq = ex.exchange
-            try:
-                doc = loads(ex.body) if ex.status == 200 else None
-            except ValueError:
-                doc = None
-            if isinstance(doc, dict):
-                where = url
-                break
-    found = isinstance(doc, dict) and bool(doc.get("authorization_servers"))
+        doc, where, seqs = await first_document(p, candidates)
+    seq = seqs[-1] if seqs else None
+    servers = doc.get("authorization_servers") if doc else None
+    found = isinstance(servers, list) and bool(servers) and all(isinstance(s, str) for s in servers)
     away = f"the 401's resource_metadata names another origin ({elsewhere}), which mcp-review does not fetch"
     if elsewhere and not found:
         yield ctx.blocking(None, f"{away}; none at the target's well-known location either", [answer.seq, seq])
         return
-    problems = []
-    if not match:
-        problems.append("the 401 has no WWW-Authenticate resource_metadata")
-    if not found:
+    problems = [] if match else ["the 401 has no WWW-Authenticate resource_metadata"]
+    if doc and not found:
+        problems.append(f"malformed metadata at {where}: authorization_servers is not a list of URLs")
+    elif not found:
         problems.append("no protected-resource metadata with authorization_servers")
+    elif str(doc.get("resource", "")).rstrip("/") != (ctx.target.url or "").rstrip("/"):
+        problems.append(f"metadata at {where} names resource {str(doc.get('resource'))[:200]!r}, not the server's URL")
+    else:
+        for issuer in servers[:3]:
+            discovered = await discover(ctx, issuer)
+            seqs += discovered.seqs
+            problems += [discovered.problem()] if discovered.problem() else []
     if problems:
-        yield ctx.fail(None, "; ".join(problems), [answer.seq])
+        yield ctx.fail(None, "; ".join(problems), [answer.seq, *seqs])
     elif elsewhere:
         yield ctx.warn(None, f"{away}; metadata is served at {where}", [answer.seq, seq])
     elif "scope=" not in header:
         yield ctx.warn(None, f"metadata served at {where}, but the 401 challenge has no scope hint", [answer.seq])
     else:
-        yield ctx.passed(None, f"401 challenge and metadata at {where} with authorization_servers", [answer.seq, seq])
+        yield ctx.passed(
+            None, f"401 challenge, metadata at {where}, authorization servers answer discovery", [answer.seq, *seqs]
+        )
 
 
 @rule("review.transport-config", modes=("static", "probe"), source=f"{SEED} Security: transport-config")

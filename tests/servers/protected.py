@@ -14,6 +14,8 @@ Defects (one each, for the rules of checks/review/auth.py):
   no-expiry      neither signature nor exp is checked
   any-audience   signature and exp are checked, aud is not (a real token for another resource is accepted)
   no-prm         the protected-resource metadata is not served (404)
+  bad-prm        the metadata's authorization_servers is a string, not a list
+  dead-as        the metadata names an authorization server that answers no discovery
   no-scope-hint  the 401 challenge has no scope hint
   query-token    a token in the query string (?access_token=) is accepted
 """
@@ -21,6 +23,7 @@ Defects (one each, for the rules of checks/review/auth.py):
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import secrets
 import time
@@ -39,7 +42,9 @@ from mcp.shared.auth import OAuthToken
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 SCOPE = "mcp"
-DEFECTS = ("accept-any", "any-key", "no-expiry", "any-audience", "no-prm", "no-scope-hint", "query-token")
+DEFECTS = ("accept-any", "any-key", "no-expiry", "any-audience", "no-prm", "bad-prm", "dead-as", "no-scope-hint")
+DEFECTS += ("query-token",)
+PRM = "/.well-known/oauth-protected-resource"
 
 
 class JwtAuthorizationServer:
@@ -125,9 +130,8 @@ class Defects:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.defect == "no-prm" and scope["path"].startswith("/.well-known/oauth-protected-resource"):
-            await send({"type": "http.response.start", "status": 404, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
+        if self.defect in ("no-prm", "bad-prm", "dead-as") and scope["path"].startswith(PRM):
+            await self._metadata(scope, send)
             return
         query = parse_qs(scope.get("query_string", b"").decode())
         if self.defect == "query-token" and "access_token" in query:
@@ -144,6 +148,19 @@ class Defects:
             await send(message)
 
         await self.app(scope, receive, hinted)
+
+    async def _metadata(self, scope: Any, send: Any) -> None:
+        """The protected-resource metadata as the defect has it: missing, malformed, or naming a dead issuer."""
+        origin = f"http://{dict(scope['headers'])[b'host'].decode()}"
+        servers: object = origin if self.defect == "bad-prm" else [f"{origin}/no-such-issuer"]
+        body = (
+            b""
+            if self.defect == "no-prm"
+            else json.dumps({"resource": f"{origin}/mcp", "authorization_servers": servers}).encode()
+        )
+        headers = [(b"content-type", b"application/json")] if body else []
+        await send({"type": "http.response.start", "status": 404 if not body else 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
 def main() -> None:
