@@ -1,0 +1,212 @@
+"""Log in to an OAuth-protected MCP server: discovery, registration, authorization code + PKCE, tokens.
+
+The `mcp` SDK's `OAuthClientProvider` runs the flow (RFC 9728 discovery from the 401, RFC 8414 / OpenID
+metadata, Client ID Metadata Document or RFC 7591 registration, authorization code with PKCE S256 and the RFC
+8707 `resource`, refresh, step-up on 403 insufficient_scope), and its `ClientCredentialsOAuthProvider` the
+client-credentials grant: the SDK is maintained against the MCP authorization spec itself, which authlib (a
+general OAuth library) is not, so its discovery order and resource checks follow each spec revision. What is
+ours: the browser step (open the browser, always print the URL, catch the redirect on a loopback port, or read
+the pasted redirect URL with `no_browser`), where tokens are kept (`store`), and the egress rule: the flow may
+only reach the server's origin and the authorization server its own metadata names (its endpoints included).
+The SDK is imported inside the functions: the core loads without it (tests/test_layers.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import webbrowser
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from inspector.auth import store
+from inspector.auth.forged import claims_of
+from inspector.redact import remember
+
+WAIT_FOR_BROWSER = 300.0  # seconds the loopback listener waits for the redirect
+DONE_PAGE = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nmcp-review: logged in; close this tab.\n"
+)
+
+
+@dataclass
+class Browser:
+    """The browser step: `say` always prints the URL; `open` opens it unless `paste` (then `ask` reads the
+    redirect URL the reviewer pastes back). Tests replace `open` with a fetch of the URL."""
+
+    say: Callable[[str], None] = print
+    open: Callable[[str], Any] = webbrowser.open
+    ask: Callable[[str], str] = input
+    paste: bool = False
+    steps: list[str] = field(default_factory=list)  # the flow as it happens, for the app's Auth view
+
+    def step(self, text: str) -> None:
+        self.steps.append(text)
+        self.say(text)
+
+
+@contextlib.asynccontextmanager
+async def loopback() -> AsyncIterator[tuple[str, asyncio.Future[str]]]:
+    """A one-shot listener on 127.0.0.1: (its redirect URI, the future of the request line's target)."""
+    got: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(Exception):
+            line = (await asyncio.wait_for(reader.readline(), 10)).decode("latin-1")[:8000]
+            parts = line.split(" ")
+            if len(parts) >= 2 and parts[1].startswith("/callback") and not got.done():
+                got.set_result(parts[1])
+            writer.write(DONE_PAGE)
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/callback", got
+    finally:
+        server.close()
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def allowed_origins(url: str, context: Any) -> set[str]:
+    """The server's origin and those its own metadata names: its authorization servers and their endpoints."""
+    allowed = {origin(url)}
+    prm = context.protected_resource_metadata
+    allowed |= {origin(str(s)) for s in (prm.authorization_servers if prm else [])}
+    meta = context.oauth_metadata
+    if meta is not None:
+        ends = (meta.issuer, meta.authorization_endpoint, meta.token_endpoint, meta.registration_endpoint)
+        allowed |= {origin(str(e)) for e in ends if e}
+    return allowed
+
+
+class StoredTokens:
+    """The SDK's `TokenStorage` on `store`: tokens and the registered client per server URL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    async def get_tokens(self) -> Any:
+        from mcp.shared.auth import OAuthToken
+
+        saved = store.get(self.url).get("tokens")
+        return OAuthToken.model_validate(saved) if saved else None
+
+    async def set_tokens(self, tokens: Any) -> None:
+        remember(t for t in (tokens.access_token, tokens.refresh_token) if t)
+        claims = claims_of(tokens.access_token)
+        expires = claims.get("exp") or (int(time.time()) + tokens.expires_in if tokens.expires_in else None)
+        shown = {"scope": tokens.scope or claims.get("scope"), "aud": claims.get("aud"), "exp": expires}
+        shown["iss"] = claims.get("iss")
+        store.put(self.url, tokens=tokens.model_dump(mode="json", exclude_none=True), claims=shown)
+
+    async def get_client_info(self) -> Any:
+        from mcp.shared.auth import OAuthClientInformationFull
+
+        saved = store.get(self.url).get("client")
+        return OAuthClientInformationFull.model_validate(saved) if saved else None
+
+    async def set_client_info(self, client_info: Any) -> None:
+        store.put(self.url, client=client_info.model_dump(mode="json", exclude_none=True))
+
+
+async def login(
+    url: str,
+    browser: Browser | None = None,
+    *,
+    scope: str | None = None,
+    client_id: str | None = None,
+    client_secret: str | None = None,
+) -> str:
+    """Run the flow for the MCP server at `url`; store and return the access token.
+
+    With `client_id` and `client_secret`, the client-credentials grant (for CI); else the authorization code
+    flow with the browser step. Raises `LoginFailed` with the reason."""
+    browser = browser or Browser()
+    async with loopback() as (redirect, callback):
+        provider = _provider(url, browser, redirect, callback, scope, client_id, client_secret)
+        await _trigger(url, provider, browser)
+    token = store.access_token(url)
+    if not token:
+        raise LoginFailed("the flow ended without an access token")
+    browser.step("logged in: token stored")
+    return token
+
+
+class LoginFailed(Exception):
+    """The flow stopped; the message says where."""
+
+
+def _provider(
+    url: str,
+    browser: Browser,
+    redirect: str,
+    callback: asyncio.Future[str],
+    scope: str | None,
+    client_id: str | None,
+    client_secret: str | None,
+) -> Any:
+    from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+    from mcp.shared.auth import OAuthClientMetadata
+
+    if client_id and client_secret:
+        remember([client_secret])
+        return ClientCredentialsOAuthProvider(url, StoredTokens(url), client_id, client_secret, scope=scope)
+
+    async def open_browser(authorize: str) -> None:
+        browser.step(f"authorize in the browser: {authorize}")
+        if not browser.paste:
+            browser.open(authorize)
+
+    async def redirected() -> AuthorizationCodeResult:
+        if browser.paste:
+            target = await asyncio.to_thread(browser.ask, "paste the URL the browser was sent to: ")
+        else:
+            target = await asyncio.wait_for(callback, WAIT_FOR_BROWSER)
+        query = parse_qs(urlsplit(target.strip()).query)
+        if "error" in query:
+            raise LoginFailed(f"the authorization server refused: {query['error'][0][:200]}")
+        code = query.get("code", [""])[0]
+        remember([code])
+        browser.step("redirect received")
+        return AuthorizationCodeResult(code=code, state=query.get("state", [None])[0], iss=query.get("iss", [None])[0])
+
+    metadata = OAuthClientMetadata(
+        client_name="mcp-review",
+        redirect_uris=[redirect],  # type: ignore[list-item]
+        grant_types=["authorization_code", "refresh_token"],
+        token_endpoint_auth_method="none",
+        scope=scope,
+    )
+    return OAuthClientProvider(url, metadata, StoredTokens(url), open_browser, redirected)
+
+
+async def _trigger(url: str, provider: Any, browser: Browser) -> None:
+    """POST the legacy handshake through the provider: its 401 starts the flow; 2xx means a usable token."""
+    import httpx2
+
+    async def guard(request: Any) -> None:
+        allowed = allowed_origins(url, provider.context)
+        if origin(str(request.url)) not in allowed:
+            raise LoginFailed(f"refused to send a request to {str(request.url)[:200]}: not named by the server")
+        browser.step(f"{request.method} {str(request.url)[:200]}")
+
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
+    hello["params"] = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcp-review"}}
+    headers = {"Accept": "application/json, text/event-stream"}
+    async with httpx2.AsyncClient(auth=provider, trust_env=False, event_hooks={"request": [guard]}) as http:
+        try:
+            response = await http.post(url, json=hello, headers=headers)
+        except Exception as e:  # the SDK raises its own errors and httpx2's; all stop the login the same way
+            raise LoginFailed(f"{type(e).__name__}: {str(e)[:300]}") from e
+    if response.status_code >= 300:
+        raise LoginFailed(f"the server still answers HTTP {response.status_code} with the new token")

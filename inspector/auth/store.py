@@ -1,0 +1,98 @@
+"""Tokens per server, outside any repository, readable only by the user; never in a review, log or state.
+
+One JSON file, `$MCP_REVIEW_TOKENS` or `$XDG_CONFIG_HOME/mcp-review/tokens.json` (`~/.config/...`), created
+0600 in a 0700 directory and replaced atomically. It holds, per server URL: the token response (access and
+refresh tokens, scope, expiry), the registered client (so a refresh or a new login reuses it) and what the
+token says about itself (scopes, audience, expiry) for `mcp-review auth list` and the app. Every token read
+or written is registered with `redact`, so no output can show it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from inspector.redact import remember
+
+SECRET_FIELDS = ("access_token", "refresh_token", "id_token", "client_secret")
+
+
+def path() -> Path:
+    explicit = os.environ.get("MCP_REVIEW_TOKENS")
+    if explicit:
+        return Path(explicit)
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return config / "mcp-review" / "tokens.json"
+
+
+def _read() -> dict[str, Any]:
+    try:
+        data = json.loads(path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    remember(_secrets(data))
+    return data
+
+
+def _secrets(data: dict[str, Any]) -> list[str]:
+    found = []
+    for entry in data.values():
+        for part in (entry.get("tokens") or {}, entry.get("client") or {}) if isinstance(entry, dict) else ():
+            found += [str(part[k]) for k in SECRET_FIELDS if part.get(k)]
+    return found
+
+
+def _write(data: dict[str, Any]) -> None:
+    """Atomically, 0600, in a 0700 directory (not through `output.write_text`: that masks the tokens)."""
+    target = path()
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tokens-")  # mkstemp creates it 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1)
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def get(url: str) -> dict[str, Any]:
+    entry = _read().get(url)
+    return entry if isinstance(entry, dict) else {}
+
+
+def put(url: str, **parts: Any) -> None:
+    """Merge `parts` (tokens, client, claims, ...) into the server's entry."""
+    data = _read()
+    entry = data.setdefault(url, {})
+    entry.update(parts, saved=int(time.time()))
+    remember(_secrets({url: entry}))
+    _write(data)
+
+
+def forget(url: str | None = None) -> list[str]:
+    """Remove one server's entry, or all of them; return the URLs removed."""
+    data = _read()
+    gone = [u for u in data if url is None or u == url]
+    for u in gone:
+        del data[u]
+    if gone:
+        _write(data)
+    return gone
+
+
+def servers() -> dict[str, dict[str, Any]]:
+    """Every server with a token: what can be shown of it (never a token)."""
+    return {url: dict(entry.get("claims") or {}) for url, entry in _read().items() if isinstance(entry, dict)}
+
+
+def access_token(url: str) -> str | None:
+    token = (get(url).get("tokens") or {}).get("access_token")
+    return str(token) if token else None

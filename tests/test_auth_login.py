@@ -1,0 +1,86 @@
+"""mcp-review's OAuth client against a real authorization server on 127.0.0.1 (tests/servers/protected.py):
+discovery from the 401, registration, authorization code with PKCE S256 and `resource`, the token stored 0600
+outside the repository, and the browser step automated (the test plays the browser: it fetches the URL)."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+import threading
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+
+from inspector.auth import store
+from inspector.auth.login import Browser, LoginFailed, login
+from inspector.redact import scrub
+from tests.support import http_fixture
+
+HELLO = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
+HELLO["params"] = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
+@pytest.fixture
+def tokens(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCP_REVIEW_TOKENS", str(tmp_path / "cfg" / "tokens.json"))
+    return tmp_path / "cfg" / "tokens.json"
+
+
+@pytest.fixture
+def server():
+    with http_fixture("protected") as url:
+        yield url
+
+
+def a_browser(said: list[str]) -> Browser:
+    """A browser in another thread, as a real one is another process: it follows the AS's redirect home."""
+
+    def visit(url: str) -> None:
+        threading.Thread(target=lambda: httpx.get(url, follow_redirects=True, timeout=10), daemon=True).start()
+
+    return Browser(say=said.append, open=visit)
+
+
+def accepted(url: str, token: str) -> int:
+    return httpx.post(url, json=HELLO, headers={**ACCEPT, "Authorization": f"Bearer {token}"}).status_code
+
+
+def test_login_with_the_browser_step_stores_a_token_the_server_accepts(server, tokens):
+    said: list[str] = []
+    token = asyncio.run(login(server, a_browser(said)))
+    assert accepted(server, token) == 200
+    authorize = next(s for s in said if s.startswith("authorize in the browser: ")).split(": ", 1)[1]
+    query = parse_qs(urlsplit(authorize).query)
+    assert query["code_challenge_method"] == ["S256"] and query["resource"] == [server]
+    assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
+    assert stat.S_IMODE(tokens.parent.stat().st_mode) == 0o700
+    shown = store.servers()[server]
+    assert shown["aud"] == server and shown["scope"] == "mcp" and shown["exp"] > 0
+    assert token not in "\n".join(said) and scrub(f"x {token} y") == "x *** y"
+
+
+def test_no_browser_reads_the_pasted_redirect(server, tokens):
+    def paste(_prompt: str) -> str:
+        authorize = next(s for s in said if s.startswith("authorize in the browser: ")).split(": ", 1)[1]
+        return httpx.get(authorize).headers["location"]  # what the reviewer copies from the address bar
+
+    said: list[str] = []
+    opened: list[str] = []
+    browser = Browser(say=said.append, open=opened.append, ask=paste, paste=True)
+    token = asyncio.run(login(server, browser))
+    assert accepted(server, token) == 200 and not opened
+
+
+def test_a_refusal_in_the_browser_stops_the_login(server, tokens):
+    browser = Browser(say=lambda _s: None, paste=True, ask=lambda _p: "http://127.0.0.1:1/callback?error=access_denied")
+    with pytest.raises(LoginFailed, match="access_denied"):
+        asyncio.run(login(server, browser))
+    assert store.access_token(server) is None
+
+
+def test_logout_forgets_the_server(server, tokens):
+    asyncio.run(login(server, a_browser([])))
+    assert store.forget(server) == [server]
+    assert store.access_token(server) is None and store.servers() == {}
