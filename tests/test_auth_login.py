@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import stat
+import subprocess
 import threading
 from urllib.parse import parse_qs, urlsplit
 
@@ -84,3 +85,24 @@ def test_logout_forgets_the_server(server, tokens):
     asyncio.run(login(server, a_browser([])))
     assert store.forget(server) == [server]
     assert store.access_token(server) is None and store.servers() == {}
+
+
+def mcp_review(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    import os
+    import sys
+
+    argv = [sys.executable, "-m", "inspector", *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, env={**os.environ, **env})
+
+
+def test_the_cli_lists_uses_and_forgets_a_stored_login(server, tokens):
+    token = asyncio.run(login(server, a_browser([])))
+    env = {"MCP_REVIEW_TOKENS": str(tokens)}
+    listed = mcp_review("auth", "list", env=env)
+    assert listed.returncode == 0 and f"{server}  scope=mcp aud={server} expires in" in listed.stdout
+    used = mcp_review("list", "--url", server, "--era", "legacy", "--format", "json", env=env)
+    assert used.returncode == 0 and "whoami" in used.stdout, used.stderr  # the stored token opened it
+    assert token not in listed.stdout + used.stdout + used.stderr
+    assert mcp_review("auth", "logout", server, env=env).stdout.strip() == f"logged out of {server}"
+    refused = mcp_review("list", "--url", server, "--era", "legacy", env=env)
+    assert refused.returncode != 0 and "401" in refused.stderr

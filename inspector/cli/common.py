@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from inspector.auth.store import access_token as stored_token
 from inspector.targets import Target, demo_target, http_target, stdio_target
 
 
@@ -63,7 +64,7 @@ def build_target(args: argparse.Namespace) -> Target:
     if command:
         target = stdio_target(command, _pairs(args.env, "=", "--env"), args.cwd)
     elif args.url:
-        bearer = args.bearer or os.environ.get("MCP_REVIEW_BEARER")
+        bearer = args.bearer or os.environ.get("MCP_REVIEW_BEARER") or stored_token(args.url)
         target = http_target(
             args.url, transport=args.transport, headers=_pairs(args.header, ":", "--header"), bearer=bearer
         )

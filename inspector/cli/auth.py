@@ -1,0 +1,64 @@
+"""`mcp-review auth login|list|logout`: OAuth logins kept per server (see inspector/auth)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from typing import Any
+
+from inspector.cli.common import Failure, UsageError
+from inspector.review import ExitCode
+
+NAME = "auth"
+HELP = "log in to OAuth-protected servers; list or forget the stored tokens"
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    login = verbs.add_parser("login", help="discover the server's authorization server and log in")
+    login.add_argument("url", help="the MCP endpoint, e.g. https://mcp.example.com/mcp")
+    login.add_argument("--scope", help="scopes to ask for (default: what the server's 401 or metadata names)")
+    login.add_argument("--no-browser", action="store_true", help="print the URL only; paste the redirect URL back")
+    login.add_argument("--client-id", help="a pre-registered client: with --client-secret-env, client credentials")
+    login.add_argument("--client-secret-env", metavar="VAR", help="environment variable holding the client secret")
+    verbs.add_parser("list", help="servers with a stored token: scopes, audience, expiry (never the token)")
+    logout = verbs.add_parser("logout", help="forget the token of one server, or of all")
+    logout.add_argument("url", nargs="?", help="the server (default: all)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from inspector.auth import store
+    from inspector.auth.login import Browser, LoginFailed, login
+
+    if args.verb == "list":
+        shown = store.servers()
+        for url, claims in shown.items():
+            print(f"{url}  {describe(claims)}")
+        if not shown:
+            print(f"no stored tokens ({store.path()})")
+        return ExitCode.OK
+    if args.verb == "logout":
+        gone = store.forget(args.url)
+        print("\n".join(f"logged out of {u}" for u in gone) or "no stored token to forget")
+        return ExitCode.OK
+    secret = os.environ.get(args.client_secret_env or "") if args.client_secret_env else None
+    if args.client_secret_env and not secret:
+        raise UsageError(f"${args.client_secret_env} is empty")
+    browser = Browser(say=lambda s: print(s, file=sys.stderr), paste=args.no_browser)
+    try:
+        asyncio.run(login(args.url, browser, scope=args.scope, client_id=args.client_id, client_secret=secret))
+    except LoginFailed as e:
+        raise Failure(f"login failed: {e}") from e
+    print(f"{args.url}  {describe(store.servers()[args.url])}")
+    return ExitCode.OK
+
+
+def describe(claims: dict[str, Any]) -> str:
+    """What a token says about itself, for people: scopes, audience, expiry (decoded, never the token)."""
+    exp = claims.get("exp")
+    left = f"expires in {int(exp - time.time())} s" if isinstance(exp, int | float) else "no expiry given"
+    left = "expired" if isinstance(exp, int | float) and exp < time.time() else left
+    return f"scope={claims.get('scope') or '-'} aud={claims.get('aud') or '-'} {left}"
