@@ -65,14 +65,17 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     ctx.wire.redactor.add(p.token for p in probes)  # the wire log masks them like the reviewer's own token
     remember(p.token for p in probes)  # and so does every sink
     bare = without_credentials(ctx.target)
+    seqs: list[int] = []
     for probe in probes:
         answer = await hello_as(ctx, bare.with_(bearer=probe.token) if probe.token else bare)
+        seqs += [answer.seq] if answer.seq is not None else []
         yield judge(ctx, probe.what, answer)
     if not foreign:
         yield ctx.blocking(
             None,
             "no real token for another resource: a server that checks signatures but not audiences refuses "
-            "every forgery; set foreign_token_env in mcp-review.toml",
+            "every forgery (these exchanges); set foreign_token_env in mcp-review.toml",
+            seqs,
         )
 
 
@@ -124,7 +127,7 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     authorization server through this document and the 401 challenge; without them, or with an authorization
     server that answers no discovery, a client cannot obtain a token the standard way.
 
-    Spec: 2025-06-18 / 2025-11-25 (RFC 9728)
+    Spec: 2025-06-18 / 2025-11-25 (RFC 9728, RFC 8414)
 
     Known false positives: a server that is public on purpose (MCP makes authorization optional), or a loopback
     development server without authorization, fails with "no 401 challenge": that is seed 003's MUST for
