@@ -49,16 +49,17 @@ class Browser:
 
 
 @contextlib.asynccontextmanager
-async def loopback() -> AsyncIterator[tuple[str, asyncio.Future[str]]]:
-    """A one-shot listener on 127.0.0.1: (its redirect URI, the future of the request line's target)."""
-    got: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+async def loopback() -> AsyncIterator[tuple[str, asyncio.Queue[str]]]:
+    """A listener on 127.0.0.1: (its redirect URI, the queue of redirects' request targets). A session may log
+    in more than once (a step-up asks for more scopes), so each redirect is queued, not just the first."""
+    got: asyncio.Queue[str] = asyncio.Queue(maxsize=8)
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with contextlib.suppress(Exception):
             line = (await asyncio.wait_for(reader.readline(), 10)).decode("latin-1")[:8000]
             parts = line.split(" ")
-            if len(parts) >= 2 and parts[1].startswith("/callback") and not got.done():
-                got.set_result(parts[1])
+            if len(parts) >= 2 and parts[1].startswith("/callback"):
+                got.put_nowait(parts[1])
             writer.write(DONE_PAGE)
             await writer.drain()
         writer.close()
@@ -131,14 +132,38 @@ async def login(
     With `client_id` and `client_secret`, the client-credentials grant (for CI); else the authorization code
     flow with the browser step. Raises `LoginFailed` with the reason."""
     browser = browser or Browser()
-    async with loopback() as (redirect, callback):
-        provider = _provider(url, browser, redirect, callback, scope, client_id, client_secret)
-        await _trigger(url, provider, browser)
+    async with authorized_client(url, browser, scope=scope, client_id=client_id, client_secret=client_secret) as http:
+        await _trigger(url, http)
     token = store.access_token(url)
     if not token:
         raise LoginFailed("the flow ended without an access token")
     browser.step("logged in: token stored")
     return token
+
+
+@contextlib.asynccontextmanager
+async def authorized_client(
+    url: str,
+    browser: Browser,
+    *,
+    scope: str | None = None,
+    client_id: str | None = None,
+    client_secret: str | None = None,
+) -> AsyncIterator[Any]:
+    """An httpx2 client that logs in to `url` when a request needs it (a 401, or a 403 insufficient_scope: the
+    SDK's step-up) and refreshes its token; for a whole MCP session (the SDK's `streamable_http_client`)."""
+    import httpx2
+
+    async with loopback() as (redirect, callback):
+        provider = _provider(url, browser, redirect, callback, scope, client_id, client_secret)
+
+        async def guard(request: Any) -> None:
+            if origin(str(request.url)) not in allowed_origins(url, provider.context):
+                raise LoginFailed(f"refused to send a request to {str(request.url)[:200]}: not named by the server")
+            browser.step(f"{request.method} {str(request.url)[:200]}")
+
+        async with httpx2.AsyncClient(auth=provider, trust_env=False, event_hooks={"request": [guard]}) as http:
+            yield http
 
 
 class LoginFailed(Exception):
@@ -149,7 +174,7 @@ def _provider(
     url: str,
     browser: Browser,
     redirect: str,
-    callback: asyncio.Future[str],
+    callback: asyncio.Queue[str],
     scope: str | None,
     client_id: str | None,
     client_secret: str | None,
@@ -171,7 +196,7 @@ def _provider(
         if browser.paste:
             target = await asyncio.to_thread(browser.ask, "paste the URL the browser was sent to: ")
         else:
-            target = await asyncio.wait_for(callback, WAIT_FOR_BROWSER)
+            target = await asyncio.wait_for(callback.get(), WAIT_FOR_BROWSER)
         query = parse_qs(urlsplit(target.strip()).query)
         if "error" in query:
             raise LoginFailed(f"the authorization server refused: {query['error'][0][:200]}")
@@ -190,23 +215,15 @@ def _provider(
     return OAuthClientProvider(url, metadata, StoredTokens(url), open_browser, redirected)
 
 
-async def _trigger(url: str, provider: Any, browser: Browser) -> None:
-    """POST the legacy handshake through the provider: its 401 starts the flow; 2xx means a usable token."""
-    import httpx2
-
-    async def guard(request: Any) -> None:
-        allowed = allowed_origins(url, provider.context)
-        if origin(str(request.url)) not in allowed:
-            raise LoginFailed(f"refused to send a request to {str(request.url)[:200]}: not named by the server")
-        browser.step(f"{request.method} {str(request.url)[:200]}")
-
+async def _trigger(url: str, http: Any) -> None:
+    """POST the legacy handshake: the server's 401 starts the flow; 2xx means the token is usable."""
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
     hello["params"] = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcp-review"}}
-    headers = {"Accept": "application/json, text/event-stream"}
-    async with httpx2.AsyncClient(auth=provider, trust_env=False, event_hooks={"request": [guard]}) as http:
-        try:
-            response = await http.post(url, json=hello, headers=headers)
-        except Exception as e:  # the SDK raises its own errors and httpx2's; all stop the login the same way
-            raise LoginFailed(f"{type(e).__name__}: {str(e)[:300]}") from e
+    try:
+        response = await http.post(url, json=hello, headers={"Accept": "application/json, text/event-stream"})
+    except LoginFailed:
+        raise
+    except Exception as e:  # the SDK raises its own errors and httpx2's; all stop the login the same way
+        raise LoginFailed(f"{type(e).__name__}: {str(e)[:300]}") from e
     if response.status_code >= 300:
         raise LoginFailed(f"the server still answers HTTP {response.status_code} with the new token")

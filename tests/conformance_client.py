@@ -1,0 +1,48 @@
+"""mcp-review's OAuth client as the official conformance suite's client under test (`conformance client
+--command "python tests/conformance_client.py"`): the harness appends its mock server's URL and sets
+MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT (JSON: a pre-registered client for some scenarios).
+
+It runs one MCP session (initialize, tools/list, a call of the first tool) through
+`inspector.auth.login.authorized_client`, with the browser played by a thread that follows the mock
+authorization server's redirect to our loopback listener, as a real browser would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from inspector.auth.login import Browser, authorized_client
+
+
+def visit(url: str) -> None:
+    threading.Thread(target=lambda: httpx.get(url, follow_redirects=True, timeout=10), daemon=True).start()
+
+
+async def session(url: str) -> None:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    browser = Browser(say=lambda s: print(s, file=sys.stderr), open=visit)
+    client_id, secret = context.get("client_id"), context.get("client_secret")
+    async with (
+        authorized_client(url, browser, client_id=client_id, client_secret=secret) as http,
+        Client(streamable_http_client(url, http_client=http)) as mcp,
+    ):
+        tools = await mcp.list_tools()
+        if tools.tools:
+            await mcp.call_tool(tools.tools[0].name, {})
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("MCP_REVIEW_TOKENS", str(Path(os.environ.get("TMPDIR", "/tmp")) / f"conf-{os.getpid()}.json"))
+    asyncio.run(session(sys.argv[-1]))
