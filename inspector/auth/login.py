@@ -164,6 +164,18 @@ async def authorized_client(
 
         async with httpx2.AsyncClient(auth=provider, trust_env=False, event_hooks={"request": [guard]}) as http:
             yield http
+        _keep_metadata(url, provider.context)
+
+
+def _keep_metadata(url: str, context: Any) -> None:
+    """What discovery found (no secret in it), for the app's Auth view: the resource's and the AS's metadata."""
+    found = {
+        name: meta.model_dump(mode="json", exclude_none=True)
+        for name, meta in (("resource", context.protected_resource_metadata), ("server", context.oauth_metadata))
+        if meta is not None
+    }
+    if found and store.get(url):
+        store.put(url, metadata=found)
 
 
 class LoginFailed(Exception):

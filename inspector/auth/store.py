@@ -96,3 +96,11 @@ def servers() -> dict[str, dict[str, Any]]:
 def access_token(url: str) -> str | None:
     token = (get(url).get("tokens") or {}).get("access_token")
     return str(token) if token else None
+
+
+def describe(claims: dict[str, Any]) -> str:
+    """What a token says about itself, for people: scopes, audience, expiry (decoded, never the token)."""
+    exp = claims.get("exp")
+    left = f"expires in {int(exp - time.time())} s" if isinstance(exp, int | float) else "no expiry given"
+    left = "expired" if isinstance(exp, int | float) and exp < time.time() else left
+    return f"scope={claims.get('scope') or '-'} aud={claims.get('aud') or '-'} {left}"

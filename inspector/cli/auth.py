@@ -6,8 +6,6 @@ import argparse
 import asyncio
 import os
 import sys
-import time
-from typing import Any
 
 from inspector.cli.common import Failure, UsageError
 from inspector.review import ExitCode
@@ -36,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if args.verb == "list":
         shown = store.servers()
         for url, claims in shown.items():
-            print(f"{url}  {describe(claims)}")
+            print(f"{url}  {store.describe(claims)}")
         if not shown:
             print(f"no stored tokens ({store.path()})")
         return ExitCode.OK
@@ -52,13 +50,5 @@ def run(args: argparse.Namespace) -> int:
         asyncio.run(login(args.url, browser, scope=args.scope, client_id=args.client_id, client_secret=secret))
     except LoginFailed as e:
         raise Failure(f"login failed: {e}") from e
-    print(f"{args.url}  {describe(store.servers()[args.url])}")
+    print(f"{args.url}  {store.describe(store.servers()[args.url])}")
     return ExitCode.OK
-
-
-def describe(claims: dict[str, Any]) -> str:
-    """What a token says about itself, for people: scopes, audience, expiry (decoded, never the token)."""
-    exp = claims.get("exp")
-    left = f"expires in {int(exp - time.time())} s" if isinstance(exp, int | float) else "no expiry given"
-    left = "expired" if isinstance(exp, int | float) and exp < time.time() else left
-    return f"scope={claims.get('scope') or '-'} aud={claims.get('aud') or '-'} {left}"

@@ -5,7 +5,8 @@ The footer and `?` list every binding, the command palette every one with a tool
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import webbrowser
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from inspector.tui.calling import Caller
 from inspector.tui.checking import choose_checks, run_checks
 from inspector.tui.commands import ToolJump, bound_commands
 from inspector.tui.connection import Connection
-from inspector.tui.dialogs import ResultScreen, ask_target, export_review
+from inspector.tui.dialogs import AuthScreen, ResultScreen, ask_target, export_review
 from inspector.tui.messages import (
     CallAsked,
     CallChosen,
@@ -78,6 +79,7 @@ class ReviewApp(App[None]):
         Binding("R", "choose_checks", "Checks…", id="choose-checks", show=False, tooltip="Packs, calls and probes"),
         Binding("ctrl+o", "connect", "Connect", id="connect", show=False, tooltip="From config files, recent, typed"),
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect", show=False, tooltip="The same server again"),
+        Binding("ctrl+l", "auth", "Auth", id="auth", show=False, tooltip="OAuth: metadata, token, log in again"),
         Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
         Binding("escape", "hide_help_panel", "Close help", id="close-help", show=False),
         # a key per tab, as lazygit numbers its panels; the tab bar shows each number
@@ -112,6 +114,7 @@ class ReviewApp(App[None]):
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
         self.connection = Connection(self, self.asker.handlers(), self.counter)
+        self.open_browser: Callable[[str], Any] = webbrowser.open  # the Auth view's browser step (tests play it)
         self.caller = Caller(self, self.connection, lambda text: self.main.status(text))  # the reviewer's tool calls
 
     def on_mount(self) -> None:
@@ -151,6 +154,19 @@ class ReviewApp(App[None]):
         self.snapshot = None
         self.main.status("connecting…")
         self.connection.open(self.target, self.era, self.wire_pending)
+
+    def action_auth(self) -> None:
+        """The Auth view of an HTTP server; a new login there reconnects with its token."""
+        if not self.target.is_http:
+            self.main.status("Auth: only an HTTP server is protected by OAuth")
+            return
+
+        def logged_in(token: str | None) -> None:
+            if token:
+                self.target = self.target.with_(bearer=token)
+                self.action_reconnect()
+
+        self.push_screen(AuthScreen(self.target.url or "", self.open_browser), logged_in)
 
     def action_connect(self) -> None:
         ask_target(self, self.target, self._connect_to)

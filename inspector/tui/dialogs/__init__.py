@@ -7,6 +7,7 @@ One module per dialog; `form` is the schema-generated form they share, `common` 
 """
 
 from inspector.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
+from inspector.tui.dialogs.auth import AuthScreen
 from inspector.tui.dialogs.call import CallScreen
 from inspector.tui.dialogs.confirm import ConfirmScreen
 from inspector.tui.dialogs.connect import ConnectScreen, ask_target
@@ -23,6 +24,7 @@ from inspector.tui.dialogs.sampling import SampleScreen
 __all__ = [
     "DECLINE_ALL",
     "AnswerScreen",
+    "AuthScreen",
     "CallScreen",
     "ConfirmScreen",
     "ConnectScreen",

@@ -1,0 +1,49 @@
+"""The app's Auth view (ctrl+l) against a real authorization server (tests/servers/protected.py): the browser step
+is automated (the test plays the browser: it fetches the authorization URL, which redirects to the app's loopback
+listener), the flow's steps and the token's scopes, audience and expiry are shown, never the token, and the app
+reconnects with it."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+from textual.widgets import DataTable, Static
+
+from inspector.auth import store
+from inspector.targets import http_target
+from inspector.tui.app import ReviewApp
+from inspector.tui.dialogs import AuthScreen
+from tests.support import http_fixture
+from tests.test_tui import until
+
+
+def play_browser(url: str) -> None:
+    threading.Thread(target=lambda: httpx.get(url, follow_redirects=True, timeout=10), daemon=True).start()
+
+
+async def test_log_in_from_the_auth_view_and_reconnect(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCP_REVIEW_TOKENS", str(tmp_path / "tokens.json"))
+    with http_fixture("protected") as url:
+        app = ReviewApp(http_target(url), era="legacy", state_dir=tmp_path)
+        app.open_browser = play_browser
+        async with app.run_test(size=(110, 40)) as pilot:
+            await until(pilot, lambda: "401" in str(app.main.query_one("#status", Static).render()))
+            await pilot.press("ctrl+l")
+            await until(pilot, lambda: isinstance(app.screen, AuthScreen))
+            screen = app.screen
+            assert "none stored" in str(screen.query_one("#auth-token", Static).render())
+            await pilot.press("l")
+            await until(pilot, lambda: screen.token is not None)
+            token = screen.token
+            shown = " ".join(
+                str(screen.query_one(f"#auth-{part}", Static).render()) for part in ("token", "steps", "metadata")
+            )
+            assert f"scope=mcp aud={url} expires in" in shown
+            assert "authorize in the browser: " in shown and "logged in: token stored" in shown
+            assert '"authorization_servers"' in shown and "code_challenge_methods_supported" in shown
+            assert token not in shown
+            await pilot.press("escape")
+            await until(pilot, lambda: app.snapshot is not None)
+            assert app.main.query_one("#tools", DataTable).row_count == 1  # whoami: the server opened with the token
+            assert app.target.bearer == token == store.access_token(url)
