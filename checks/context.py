@@ -43,6 +43,7 @@ class Options:
     truncation_bytes: int = 2048  # tokens.smart-truncation
     probe_timeout: float | None = None  # seconds per probe request; None: the review's --timeout
     foreign_token: str | None = None  # review.audience-validated: a real token issued for another resource
+    narrow_token: str | None = None  # review.resource-server-metadata: a real token without a scope the server needs
     probe: frozenset[str] = frozenset()  # active probes allowed: "security" (by name), "security-all" (every string)
 
 

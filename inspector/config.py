@@ -11,6 +11,7 @@
     truncation_bytes = 2048                  # tokens.smart-truncation
     probe_timeout = 5.0                      # seconds per probe request (default: --timeout)
     foreign_token_env = "OTHER_TOKEN"        # review.audience-validated: env var with a token for another resource
+    narrow_token_env = "NARROW_TOKEN"        # review.resource-server-metadata: env var with a token lacking a scope
     probe = ["security"]                     # active probes with canaries: security, security-all (or --probe)
 
     [calls]
@@ -53,6 +54,7 @@ OPTION_KEYS = {
     "truncation_bytes": int,
     "probe_timeout": float,
     "foreign_token_env": str,
+    "narrow_token_env": str,
     "probe": list,
 }
 PROBES = ("security", "security-all")
@@ -82,10 +84,10 @@ class ReviewConfig:
         for key, value in self.options.items():
             if key == "probe":
                 opts.probe |= frozenset(value)
-            elif key == "foreign_token_env":
+            elif key in ("foreign_token_env", "narrow_token_env"):
                 token = os.environ.get(str(value))
                 if token:
-                    opts.foreign_token = token
+                    setattr(opts, key.removesuffix("_env"), token)
             else:
                 setattr(opts, key, value)
         return opts

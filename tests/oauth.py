@@ -16,15 +16,18 @@ import httpx
 REDIRECT = "http://127.0.0.1:9/callback"  # never served: the auto-consent AS answers with a 302 we read
 
 
-def login(origin: str, resource: str) -> str:
-    """An access token from the AS at `origin` for `resource` (RFC 8707), by the authorization code flow."""
+def login(origin: str, resource: str, scope: str = "mcp") -> str:
+    """An access token from the AS at `origin` for `resource` (RFC 8707) and `scope`, by the authorization code
+    flow."""
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
     with httpx.Client(base_url=origin, timeout=10) as http:
         meta = {"redirect_uris": [REDIRECT], "client_name": "tests", "token_endpoint_auth_method": "none"}
+        meta["scope"] = "mcp read"
         client = http.post("/register", json=meta).raise_for_status().json()
         query = {"response_type": "code", "client_id": client["client_id"], "redirect_uri": REDIRECT}
         query |= {"code_challenge": challenge, "code_challenge_method": "S256", "state": "s", "resource": resource}
+        query["scope"] = scope
         redirect = http.get("/authorize", params=query)
         assert redirect.status_code == 302, redirect.text
         code = parse_qs(urlsplit(redirect.headers["location"]).query)["code"][0]

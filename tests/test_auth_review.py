@@ -21,6 +21,7 @@ DEFECTS = {
     "query-token": ("review.transport-config", "a token in the query string was accepted (HTTP 200)"),
     "no-prm": ("review.resource-server-metadata", "no protected-resource metadata with authorization_servers"),
     "bad-prm": ("review.resource-server-metadata", "authorization_servers is not a list of URLs"),
+    "bare-403": ("review.resource-server-metadata", "got 403 without error=insufficient_scope"),
     "dead-as": ("review.resource-server-metadata", "no-such-issuer does not answer discovery (RFC 8414 or OpenID)"),
 }
 
@@ -36,7 +37,9 @@ def test_a_server_that_checks_tokens_right_refuses_every_probe():
     for probe in ("no token", "a random string", FORGED_JWT, "an expired JWT", "another audience", "a real token"):
         assert f"{probe}" in said, probe
     assert all("resource_metadata" in f.message for f in items)
-    assert findings(PROTECTED)["review.resource-server-metadata"][0].status == "pass"
+    metadata = findings(PROTECTED)["review.resource-server-metadata"]
+    assert [f.status for f in metadata] == ["pass", "pass"], describe(metadata)
+    assert "403 insufficient_scope naming the scope needed" in metadata[1].message
 
 
 @pytest.mark.parametrize("defect", sorted(DEFECTS))
@@ -56,7 +59,7 @@ def test_any_key_fails_only_the_forgery_with_valid_claims():
 
 def test_a_missing_scope_hint_warns():
     items = findings(defective("no-scope-hint"))["review.resource-server-metadata"]
-    assert [f.status for f in items] == ["warn"] and "no scope hint" in items[0].message, describe(items)
+    assert [f.status for f in items] == ["warn", "pass"] and "no scope hint" in items[0].message, describe(items)
 
 
 def test_the_tokens_never_reach_the_review():

@@ -226,6 +226,7 @@ def review_of(run: Run) -> Review:
             if run.oauth:
                 origin = (target.url or "").removesuffix("/mcp")
                 options.foreign_token = login(origin, f"{origin}/other")
+                options.narrow_token = login(origin, f"{origin}/mcp", scope="read")
                 target = target.with_(bearer=login(origin, f"{origin}/mcp"))
             plan = CheckPlan(
                 packs=["all"], options=options, attestations=attestations, era=run.era, baseline=str(baseline)

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 from checks.context import CheckContext
 from checks.core import rule
-from checks.review.bearer import hello_as, issuer_of, judge, no_answer, without_credentials
+from checks.review.bearer import hello_as, issuer_of, judge, no_answer, scope_refusal, without_credentials
 from checks.review.common import SEED
 from inspector.review import Finding
 from inspector.targets import masked_args, secret_arg_positions
@@ -121,7 +121,9 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     the server's URL. Each authorization server it names (the first 3) must answer discovery: RFC 8414 metadata,
     else OpenID Connect's, with issuer, authorization and token endpoints and PKCE S256. A `resource_metadata` on
     another origin is never fetched; an authorization server the target's own metadata names is asked for its
-    metadata only, on a connection of its own without any credential (see checks/review/discovery.py).
+    metadata only, on a connection of its own without any credential (see checks/review/discovery.py). When the
+    reviewer supplies a real token without a scope the server needs (`narrow_token_env` in mcp-review.toml), it
+    must get 403 with `error="insufficient_scope"` and the scope wanted, so a client can step up.
 
     Why: seed 003 resource-server-metadata (RFC 9728, RFC 8414; MCP 2025-06-18 / 2025-11-25): clients find the
     authorization server through this document and the 401 challenge; without them, or with an authorization
@@ -137,7 +139,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Passes: a 401 challenge with resource_metadata and a scope hint, metadata for this resource with
     authorization_servers, each answering discovery. Fails: no 401, no header, no document, a malformed one,
-    another resource, an authorization server without usable metadata. Warns: no scope hint; metadata
+    another resource, an authorization server without usable metadata, a narrow token accepted or refused with a
+    403 that does not say insufficient_scope. Warns: a narrow token's 403 that names no scope; no scope hint; metadata
     advertised on another origin but served at the target's well-known location. Blocking: the header names
     another origin and the target serves no metadata of its own. n/a on stdio.
 
@@ -205,6 +208,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(
             None, f"401 challenge, metadata at {where}, authorization servers answer discovery", [answer.seq, *seqs]
         )
+    if ctx.options.narrow_token:
+        yield await scope_refusal(ctx, str(ctx.options.narrow_token))
 
 
 @rule("review.transport-config", modes=("static", "probe"), source=f"{SEED} Security: transport-config")

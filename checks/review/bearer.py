@@ -58,6 +58,31 @@ def issuer_of(target: Target) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+async def scope_refusal(ctx: CheckContext, token: str) -> Finding:
+    """A real token without a scope the server needs must get 403 with error="insufficient_scope" and the scope
+    wanted (MCP authorization, scope challenge; RFC 6750 section 3.1), so a client knows to step up."""
+    from inspector.redact import remember
+
+    remember([token])
+    ctx.wire.redactor.add([token])
+    what = "a real token without a scope the server needs (narrow_token_env)"
+    answer = await hello_as(ctx, without_credentials(ctx.target).with_(bearer=token))
+    got, seqs = answer.got, [answer.seq]
+    silent = no_answer(ctx, got, what)
+    if silent is not None:
+        return silent
+    if got.status < 300:
+        return ctx.fail(None, f"{what} was accepted (HTTP {got.status}): scopes are not enforced", seqs)
+    named = "insufficient_scope" in answer.challenge
+    if got.status == 403 and not named:
+        return ctx.fail(None, f"{what} got 403 without error=insufficient_scope: no client can tell to step up", seqs)
+    if got.status != 403:
+        return ctx.warn(None, f"{what} got HTTP {got.status}, not 403 insufficient_scope", seqs)
+    if "scope=" not in answer.challenge:
+        return ctx.warn(None, f"{what} got 403 insufficient_scope without the scope it needs (scope=...)", seqs)
+    return ctx.passed(None, f"{what} got 403 insufficient_scope naming the scope needed", seqs)
+
+
 def judge(ctx: CheckContext, what: str, answer: Answer) -> Finding:
     """One probe's finding: accepted (2xx) fails; refused otherwise than 401 + resource_metadata warns."""
     got = answer.got

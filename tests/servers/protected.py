@@ -17,6 +17,7 @@ Defects (one each, for the rules of checks/review/auth.py):
   bad-prm        the metadata's authorization_servers is a string, not a list
   dead-as        the metadata names an authorization server that answers no discovery
   no-scope-hint  the 401 challenge has no scope hint
+  bare-403       a token without the scope needed gets 403 with no WWW-Authenticate (no insufficient_scope)
   query-token    a token in the query string (?access_token=) is accepted
 """
 
@@ -43,7 +44,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 SCOPE = "mcp"
 DEFECTS = ("accept-any", "any-key", "no-expiry", "any-audience", "no-prm", "bad-prm", "dead-as", "no-scope-hint")
-DEFECTS += ("query-token",)
+DEFECTS += ("query-token", "bare-403")
 PRM = "/.well-known/oauth-protected-resource"
 
 
@@ -139,12 +140,16 @@ class Defects:
             scope = {**scope, "headers": [*scope["headers"], (b"authorization", bearer)]}
 
         async def hinted(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 401 and self.defect != "no-scope-hint":
+            """The scope the server needs in its 401 and 403 challenges (the SDK names none), unless a defect."""
+            status = message.get("status") if message["type"] == "http.response.start" else None
+            if (status == 401 and self.defect != "no-scope-hint") or (status == 403 and self.defect != "bare-403"):
                 headers = [
                     (k, v + f', scope="{SCOPE}"'.encode() if k == b"www-authenticate" else v)
                     for k, v in message["headers"]
                 ]
                 message = {**message, "headers": headers}
+            elif status == 403:
+                message = {**message, "headers": [(k, v) for k, v in message["headers"] if k != b"www-authenticate"]}
             await send(message)
 
         await self.app(scope, receive, hinted)
@@ -178,7 +183,7 @@ def main() -> None:
         resource_server_url=f"{origin}/mcp",
         required_scopes=[SCOPE],
         client_registration_options=ClientRegistrationOptions(
-            enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
+            enabled=True, valid_scopes=[SCOPE, "read"], default_scopes=[SCOPE]
         ),
     )
     server = MCPServer(
