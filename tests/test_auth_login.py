@@ -106,3 +106,38 @@ def test_the_cli_lists_uses_and_forgets_a_stored_login(server, tokens):
     assert mcp_review("auth", "logout", server, env=env).stdout.strip() == f"logged out of {server}"
     refused = mcp_review("list", "--url", server, "--era", "legacy", env=env)
     assert refused.returncode != 0 and "401" in refused.stderr
+
+
+def test_with_a_keyring_the_secrets_go_there_and_the_file_keeps_none(server, tmp_path, monkeypatch):
+    keyring = pytest.importorskip("keyring")
+    from keyring.backend import KeyringBackend
+
+    class Memory(KeyringBackend):
+        priority = 1  # type: ignore[assignment]
+
+        def __init__(self):
+            self.kept: dict[tuple[str, str], str] = {}
+
+        def get_password(self, service, username):
+            return self.kept.get((service, username))
+
+        def set_password(self, service, username, password):
+            self.kept[(service, username)] = password
+
+        def delete_password(self, service, username):
+            del self.kept[(service, username)]
+
+    before = keyring.get_keyring()
+    memory = Memory()
+    keyring.set_keyring(memory)
+    monkeypatch.delenv("MCP_REVIEW_TOKENS", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    try:
+        token = asyncio.run(login(server, a_browser([])))
+        assert accepted(server, token) == 200 and store.access_token(server) == token
+        on_disk = (tmp_path / "mcp-review" / "tokens.json").read_text()
+        assert token not in on_disk and "access_token" not in on_disk and '"aud"' in on_disk
+        assert token in memory.kept[("mcp-review", server)]
+        assert store.forget(server) == [server] and not memory.kept
+    finally:
+        keyring.set_keyring(before)

@@ -1,10 +1,11 @@
 """Tokens per server, outside any repository, readable only by the user; never in a review, log or state.
 
-One JSON file, `$MCP_REVIEW_TOKENS` or `$XDG_CONFIG_HOME/mcp-review/tokens.json` (`~/.config/...`), created
-0600 in a 0700 directory and replaced atomically. It holds, per server URL: the token response (access and
-refresh tokens, scope, expiry), the registered client (so a refresh or a new login reuses it) and what the
-token says about itself (scopes, audience, expiry) for `mcp-review auth list` and the app. Every token read
-or written is registered with `redact`, so no output can show it.
+The secrets (the token response and the registered client) go to the system keyring when one is usable
+(`keyring`, optional: `pip install mcp-review[keyring]`) and `$MCP_REVIEW_TOKENS` names no file. Otherwise, and
+for everything else (what a token says about itself, the discovered metadata), one JSON file:
+`$MCP_REVIEW_TOKENS` or `$XDG_CONFIG_HOME/mcp-review/tokens.json` (`~/.config/...`), created 0600 in a 0700
+directory and replaced atomically. Every token read or written is registered with `redact`, so no output can
+show it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,21 @@ from typing import Any
 from inspector.redact import remember
 
 SECRET_FIELDS = ("access_token", "refresh_token", "id_token", "client_secret")
+SECRET_PARTS = ("tokens", "client")  # what goes to the keyring when there is one
+SERVICE = "mcp-review"
+
+
+def _keyring() -> Any | None:
+    """The `keyring` module when a real backend is configured (not its `fail` one) and no file was chosen with
+    `$MCP_REVIEW_TOKENS` (then everything goes there), else None."""
+    if os.environ.get("MCP_REVIEW_TOKENS"):
+        return None
+    try:
+        import keyring
+        from keyring.backends import fail
+    except ImportError:
+        return None
+    return None if isinstance(keyring.get_keyring(), fail.Keyring) else keyring
 
 
 def path() -> Path:
@@ -65,13 +81,26 @@ def _write(data: dict[str, Any]) -> None:
 
 def get(url: str) -> dict[str, Any]:
     entry = _read().get(url)
-    return entry if isinstance(entry, dict) else {}
+    entry = dict(entry) if isinstance(entry, dict) else {}
+    kept = _keyring() if entry.get("keyring") else None
+    if kept is not None:
+        with contextlib.suppress(ValueError):
+            entry.update(json.loads(kept.get_password(SERVICE, url) or "{}"))
+        remember(_secrets({url: entry}))
+    return entry
 
 
 def put(url: str, **parts: Any) -> None:
-    """Merge `parts` (tokens, client, claims, ...) into the server's entry."""
+    """Merge `parts` (tokens, client, claims, ...) into the server's entry; secrets to the keyring if any."""
     data = _read()
     entry = data.setdefault(url, {})
+    kept = _keyring()
+    if kept is not None:
+        secret = {k: v for k, v in get(url).items() if k in SECRET_PARTS}
+        secret |= {k: parts.pop(k) for k in SECRET_PARTS if k in parts}
+        remember(_secrets({url: secret}))
+        kept.set_password(SERVICE, url, json.dumps(secret))
+        parts["keyring"] = True
     entry.update(parts, saved=int(time.time()))
     remember(_secrets({url: entry}))
     _write(data)
@@ -82,6 +111,9 @@ def forget(url: str | None = None) -> list[str]:
     data = _read()
     gone = [u for u in data if url is None or u == url]
     for u in gone:
+        if data[u].get("keyring") and (kept := _keyring()) is not None:
+            with contextlib.suppress(Exception):  # keyring's PasswordDeleteError, or a backend's own
+                kept.delete_password(SERVICE, u)
         del data[u]
     if gone:
         _write(data)
