@@ -57,6 +57,13 @@ def test_any_key_fails_only_the_forgery_with_valid_claims():
     assert failed == {FORGED_JWT}, describe(items)
 
 
+def test_an_echoed_bearer_is_evidence_for_the_passthrough_reviewer():
+    items = findings(defective("echo-token"))["review.no-token-passthrough"]
+    warned = [f for f in items if f.status == "warn"]
+    assert warned and "bearer token came back in" in warned[0].message and warned[0].evidence, describe(items)
+    assert not [f for f in findings(PROTECTED)["review.no-token-passthrough"] if f.status == "warn"]
+
+
 def test_a_missing_scope_hint_warns():
     items = findings(defective("no-scope-hint"))["review.resource-server-metadata"]
     assert [f.status for f in items] == ["warn", "pass"] and "no scope hint" in items[0].message, describe(items)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 from checks.context import CheckContext
 from checks.core import rule
@@ -80,13 +82,18 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
 
 
 @rule(
-    "review.no-token-passthrough", modes=("manual",), source=f"{SEED} Security: no-token-passthrough", transport="http"
+    "review.no-token-passthrough",
+    modes=("manual", "observe"),
+    source=f"{SEED} Security: no-token-passthrough",
+    transport="http",
 )
 def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
     """HTTP: client tokens are never forwarded upstream.
 
-    What it checks: manual only: nothing on the wire shows which token the server sends upstream; a reviewer reads
-    the upstream calls in the source and attests. n/a on stdio.
+    What it checks: manual: nothing on the wire shows which token the server sends upstream; a reviewer reads
+    the upstream calls in the source and attests. What the wire can give is evidence for the reviewer: observe,
+    after the review's calls, whether the client's bearer token came back in what the server sent (an echoed
+    `Authorization`, shown masked), which warns and cites those messages. n/a on stdio.
 
     Why: seed 003 no-token-passthrough (MCP 2025-11-25 authorization): upstream calls use a token the server
     obtained as its own OAuth client; passing the client's token through is a confused-deputy exfiltration path,
@@ -94,14 +101,36 @@ def no_token_passthrough(ctx: CheckContext) -> Iterator[Finding]:
 
     Spec: 2025-11-25 authorization
 
-    Known false positives: none: the rule never fails by itself; only a reviewer's attestation decides.
+    Known false positives: none for a fail: the rule never fails by itself; only a reviewer's attestation decides.
+    The warning is evidence, not proof: a debugging tool that shows the caller its own token warns too.
 
-    Passes: attested. Fails: a reviewer attests that tokens are passed through. Blocking: until attested.
+    Passes: attested. Fails: a reviewer attests that tokens are passed through. Warns: the bearer token came back
+    in the server's messages. Blocking: until attested.
 
     To verify when blocking: an [[attest]] entry for review.no-token-passthrough in mcp-review.toml (or the TUI),
     with a note naming what was read.
     """
+    if ctx.target.bearer:
+        echoed = [e.seq for e in ctx.wire.entries[:MAX_SCANNED] if e.direction == "recv" and _echoes_bearer(e.message)]
+        if echoed:
+            yield ctx.warn(
+                None,
+                f"the client's bearer token came back in {len(echoed)} server message(s) (masked here): "
+                "a server that holds it may send it upstream; read its upstream calls",
+                echoed[:10],
+            )
     yield from ctx.manual("the server never forwards the client's token to upstream APIs.")
+
+
+MAX_SCANNED = 20_000  # wire entries read for an echoed token (a flood is not read to its end)
+_ECHOED = re.compile(r'bearer\s+\*\*\*|"authorization"\s*:\s*"\*\*\*', re.IGNORECASE)
+
+
+def _echoes_bearer(message: Any) -> bool:
+    """A received message that shows the bearer token (already masked by the wire log) as an Authorization value."""
+    import json
+
+    return isinstance(message, dict) and bool(_ECHOED.search(json.dumps(message, ensure_ascii=False)[:200_000]))
 
 
 @rule(

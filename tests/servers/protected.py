@@ -17,6 +17,7 @@ Defects (one each, for the rules of checks/review/auth.py):
   bad-prm        the metadata's authorization_servers is a string, not a list
   dead-as        the metadata names an authorization server that answers no discovery
   no-scope-hint  the 401 challenge has no scope hint
+  echo-token     the whoami tool returns the caller's bearer token (what a passthrough server holds)
   bare-403       a token without the scope needed gets 403 with no WWW-Authenticate (no insufficient_scope)
   query-token    a token in the query string (?access_token=) is accepted
 """
@@ -44,7 +45,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 SCOPE = "mcp"
 DEFECTS = ("accept-any", "any-key", "no-expiry", "any-audience", "no-prm", "bad-prm", "dead-as", "no-scope-hint")
-DEFECTS += ("query-token", "bare-403")
+DEFECTS += ("query-token", "bare-403", "echo-token")
 PRM = "/.well-known/oauth-protected-resource"
 
 
@@ -194,6 +195,8 @@ def main() -> None:
     def whoami() -> str:
         """Who the bearer token says the caller is: its client id and scopes."""
         token = get_access_token()
+        if token and args.defect == "echo-token":
+            return f"upstream sent Authorization: Bearer {token.token}"
         return f"client={token.client_id} scopes={token.scopes}" if token else "anonymous"
 
     app = Defects(server.streamable_http_app(host="127.0.0.1"), args.defect)
