@@ -141,3 +141,28 @@ def test_with_a_keyring_the_secrets_go_there_and_the_file_keeps_none(server, tmp
         assert store.forget(server) == [server] and not memory.kept
     finally:
         keyring.set_keyring(before)
+
+
+def test_the_login_may_reach_only_origins_the_server_names():
+    """The guard on every request of the flow: the server's origin, then what its metadata names, nothing else."""
+    from types import SimpleNamespace
+
+    from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
+
+    from inspector.auth.login import allowed_origins
+
+    context = SimpleNamespace(protected_resource_metadata=None, oauth_metadata=None)
+    assert allowed_origins("http://127.0.0.1:5/mcp", context) == {"http://127.0.0.1:5"}
+    context.protected_resource_metadata = ProtectedResourceMetadata(
+        resource="http://127.0.0.1:5/mcp", authorization_servers=["http://localhost:6/tenant"]
+    )
+    context.oauth_metadata = OAuthMetadata(
+        issuer="http://localhost:6/tenant",
+        authorization_endpoint="http://localhost:6/authorize",
+        token_endpoint="http://127.0.0.2:7/token",
+    )
+    assert allowed_origins("http://127.0.0.1:5/mcp", context) == {
+        "http://127.0.0.1:5",
+        "http://localhost:6",
+        "http://127.0.0.2:7",
+    }
