@@ -48,6 +48,11 @@ def test_each_defect_fails_the_rule_that_owns_it(defect):
     items = findings(defective(defect))[rule]
     failed = [f for f in items if f.status == "fail" and fragment in f.message]
     assert failed and failed[0].evidence, describe(items)
+    if rule == AUDIENCE:  # the finding quotes the exchange, the token masked
+        assert (
+            "(HTTP 200): POST http://127.0.0.1:" in failed[0].message
+            and "with Authorization: *** -> 200" in failed[0].message
+        )
 
 
 def test_any_key_fails_only_the_forgery_with_valid_claims():

@@ -32,6 +32,7 @@ class Answer:
     got: Any
     seq: int | None
     challenge: str
+    request: str  # the request as the wire log has it (credentials masked), quoted by a finding
 
 
 async def hello_as(ctx: CheckContext, target: Target) -> Answer:
@@ -43,7 +44,16 @@ async def hello_as(ctx: CheckContext, target: Target) -> Answer:
     last = lines[-1] if lines else None
     headers = last.http.get("response_headers", {}) if last and last.http else {}
     challenge = next((str(v) for k, v in headers.items() if k.lower() == "www-authenticate"), "")
-    return Answer(got, got.seq if got.seq is not None else (last.seq if last else None), challenge)
+    return Answer(got, got.seq if got.seq is not None else (last.seq if last else None), challenge, _quoted(lines))
+
+
+def _quoted(lines: list[Any]) -> str:
+    """The first request of a probe's connection: method, URL and Authorization, as recorded (masked)."""
+    sent = next((e.http for e in lines if e.http and "method" in e.http), None)
+    if not sent:
+        return "the request"
+    auth = next((str(v) for k, v in (sent.get("request_headers") or {}).items() if k.lower() == "authorization"), "")
+    return f"{sent['method']} {str(sent.get('url', ''))[:200]}" + (f" with Authorization: {auth}" if auth else "")
 
 
 def without_credentials(target: Target) -> Target:
@@ -90,7 +100,11 @@ def judge(ctx: CheckContext, what: str, answer: Answer) -> Finding:
     if silent is not None:
         return silent
     if got.status < 300:
-        return ctx.fail(None, f"{what} was accepted (HTTP {got.status}): the server does not refuse it", [answer.seq])
+        return ctx.fail(
+            None,
+            f"{what} was accepted (HTTP {got.status}): {answer.request} -> {got.status}",
+            [answer.seq],
+        )
     if got.status != 401:
         return ctx.warn(None, f"{what} got HTTP {got.status}, not 401 as the authorization spec asks", [answer.seq])
     if not _RESOURCE_METADATA.search(answer.challenge):
