@@ -7,11 +7,12 @@ from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 from textual import on
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Checkbox, Footer, Input, Select, TextArea
+from textual.widgets import Button, Checkbox, Footer, Input, Select, TextArea
 
 T = TypeVar("T")
 Draft = dict[str, Any]  # widget id -> its value
@@ -76,6 +77,20 @@ class Dialog(ModalScreen[T]):
         if result is not None and (key := self.draft_key()) is not None:
             DRAFTS.get(self.app, {}).pop(key, None)
         return super().dismiss(result)
+
+    def buttons(self, label: str, button_id: str) -> ComposeResult:
+        """The usual button row: Cancel (Escape's way: the draft is kept) and the primary button, which submits."""
+        with Horizontal(id="buttons", classes="submit-row"):
+            yield Button("Cancel", id="cancel")
+            yield Button(label, id=button_id, variant="primary")
+
+    @on(Button.Pressed, ".submit-row Button")
+    def pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.variant == "primary":
+            self.submit()
+        else:
+            self.action_cancel()
 
     @on(Input.Submitted)
     def entered(self, event: Input.Submitted) -> None:

@@ -8,11 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
-from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, DataTable, Input, Static
+from textual.containers import Vertical
+from textual.widgets import DataTable, Input, Static
 
 from inspector.configs import ConfigError
 from inspector.redact import remember
@@ -91,9 +90,7 @@ class ConnectScreen(Dialog[dict[str, str] | None]):
             )
             yield Input(placeholder="headers, e.g. X-Team: a; X-Env: dev (HTTP only)", id="headers")
             yield Input(placeholder="bearer token (HTTP only; not remembered)", password=True, id="bearer")
-            with Horizontal(id="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Connect", id="connect", variant="primary")
+            yield from self.buttons("Connect", "connect")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -106,13 +103,6 @@ class ConnectScreen(Dialog[dict[str, str] | None]):
 
     def draft_key(self) -> str:
         return "connect"
-
-    @on(Button.Pressed)
-    def pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "connect":
-            self.submit()
-        else:
-            self.action_cancel()
 
     def submit(self) -> None:
         values = {key: self.query_one(f"#{key}", Input).value.strip() for key in ("what", "headers", "bearer")}

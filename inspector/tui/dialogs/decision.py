@@ -6,11 +6,10 @@ import datetime as dt
 from typing import Any
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Select, Static
+from textual.containers import Vertical
+from textual.widgets import Input, Select, Static
 
 from inspector.text import one_line
 from inspector.tui.dialogs.base import Dialog
@@ -46,21 +45,12 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
             elif self.kind == "attest":
                 yield Select([("pass: it holds", "pass"), ("fail: it does not", "fail")], value="pass", id="verdict")
             yield Static(id="problems")
-            with Horizontal(id="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button(self.kind.capitalize(), id="ok", variant="primary")
+            yield from self.buttons(self.kind.capitalize(), "ok")
 
     def draft_key(self) -> str:
         """Per decision and finding (a note on the review has none)."""
         finding = (self.finding.rule, self.finding.subject) if self.finding else ()
         return f"{self.kind} {finding}"
-
-    @on(Button.Pressed)
-    def pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self.submit()
-        else:
-            self.action_cancel()
 
     def submit(self) -> None:
         values = {

@@ -9,8 +9,8 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Input, Select, Static
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Input, Select, Static
 
 from inspector.output import write_text
 from inspector.review import Review
@@ -57,9 +57,7 @@ class ExportScreen(Dialog[dict[str, str] | None]):
             yield Input(value=f"{self.stem}.md", id="path")
             with VerticalScroll(id="result"):
                 yield Static(Text(self.preview))
-            with Horizontal(id="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Export", id="export", variant="primary")
+            yield from self.buttons("Export", "export")
 
     @on(Select.Changed, "#format")
     def format_changed(self, event: Select.Changed) -> None:
@@ -67,13 +65,6 @@ class ExportScreen(Dialog[dict[str, str] | None]):
 
     def draft_key(self) -> str:
         return f"export {self.stem}"
-
-    @on(Button.Pressed)
-    def pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "export":
-            self.submit()
-        else:
-            self.action_cancel()
 
     def submit(self) -> None:
         path = self.query_one("#path", Input).value.strip()

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Select, Static
+from textual.containers import Vertical
+from textual.widgets import Input, Select, Static
 
 from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import DIALOG_CSS
@@ -52,19 +51,10 @@ class RunScreen(Dialog[dict[str, Any] | None]):
             yield Static(Text("active probes (only to tools the checks may call):"))
             yield Select(PROBES, value=self.probe, allow_blank=False, id="probe")
             yield Static(id="problems")
-            with Horizontal(id="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Run", id="run", variant="primary")
+            yield from self.buttons("Run", "run")
 
     def draft_key(self) -> str:
         return "run"
-
-    @on(Button.Pressed)
-    def pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "run":
-            self.submit()
-        else:
-            self.action_cancel()
 
     def submit(self) -> None:
         from checks.core import PACKS
