@@ -241,6 +241,17 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield await scope_refusal(ctx, str(ctx.options.narrow_token))
 
 
+def _not_refused(ctx: CheckContext, got: Any, what: str) -> Finding | None:
+    """None when `what` was refused over HTTP; else the finding that ends the rule: blocking when nothing
+    answered, fail when it was accepted (2xx)."""
+    silent = no_answer(ctx, got, what)
+    if silent is not None:
+        return silent
+    if got.status < 300:
+        return ctx.fail(None, f"{what} was accepted (HTTP {got.status})", [got.seq])
+    return None
+
+
 @rule("review.transport-config", modes=("static", "probe"), source=f"{SEED} Security: transport-config")
 async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     """stdio: credentials come from the environment; HTTP: HTTPS, a bearer on every request, none in the query.
@@ -299,24 +310,17 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(None, f"served over {parts.scheme}, not HTTPS")
         return
     bare = (await hello_as(ctx, without_credentials(ctx.target))).got
-    silent = no_answer(ctx, bare, "a request without Authorization")
-    if silent is not None:
-        yield silent
-        return
-    if bare.status < 300:
-        yield ctx.fail(None, f"a request without Authorization was accepted (HTTP {bare.status})", [bare.seq])
+    ended = _not_refused(ctx, bare, "a request without Authorization")
+    if ended is not None:
+        yield ended
         return
     refusal = "401" if bare.status == 401 else f"HTTP {bare.status} (the spec asks for 401)"
     if ctx.target.bearer:
         sep = "&" if parts.query else "?"
         leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
-        got = (await hello_as(ctx, leaky)).got
-        silent = no_answer(ctx, got, "the token in the query string")
-        if silent is not None:
-            yield silent
-            return
-        if got.status < 300:
-            yield ctx.fail(None, f"a token in the query string was accepted (HTTP {got.status})", [got.seq])
+        ended = _not_refused(ctx, (await hello_as(ctx, leaky)).got, "a token in the query string")
+        if ended is not None:
+            yield ended
             return
     message = f"{refusal} without a bearer" + ("; query-string token refused" if ctx.target.bearer else "")
     if bare.status != 401:
