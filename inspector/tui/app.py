@@ -30,7 +30,7 @@ from inspector.tui.calling import Caller
 from inspector.tui.checking import choose_checks, run_checks
 from inspector.tui.commands import ToolJump, bound_commands
 from inspector.tui.connection import Connection
-from inspector.tui.dialogs import AuthScreen, ResultScreen, ask_target, export_review
+from inspector.tui.dialogs import AuthScreen, ResultScreen, ask_target, export_review, remember_target
 from inspector.tui.messages import (
     CallAsked,
     CallChosen,
@@ -115,6 +115,7 @@ class ReviewApp(App[None]):
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
         self.connection = Connection(self, self.asker.handlers(), self.counter)
         self.open_browser: Callable[[str], Any] = webbrowser.open  # the Auth view's browser step (tests play it)
+        self.trying: tuple[Connection, Target, list[WireEntry]] | None = None  # a server tried beside this one
         self.caller = Caller(self, self.connection, lambda text: self.main.status(text))  # the reviewer's tool calls
 
     def on_mount(self) -> None:
@@ -126,6 +127,8 @@ class ReviewApp(App[None]):
         self.connection.open(self.target, self.era, self.wire_pending)
 
     async def on_unmount(self) -> None:
+        if self.trying is not None:
+            await self.trying[0].close()
         await self.connection.close()
 
     def copy_to_clipboard(self, text: str) -> None:
@@ -172,18 +175,31 @@ class ReviewApp(App[None]):
         ask_target(self, self.target, self._connect_to)
 
     def _connect_to(self, target: Target) -> None:
-        """Another server: its own saved review, an empty wire log and call history."""
+        """Another server, tried beside the working one: it replaces it only once it has connected, so a typo
+        leaves the current server, its tools and its review as they were."""
+        self.trying = (Connection(self, self.asker.handlers(), self.counter), target, [])
+        self.main.status(f"connecting to {one_line(target.label(), 80)}… (the current server stays until then)")
+        self.trying[0].open(target, self.era, self.trying[2])
+
+    def _switch(self, connection: Connection, target: Target, wire: list[WireEntry]) -> None:
+        """The tried server answered: its own saved review, wire log and call history from now on."""
+        self.trying = None
+        self.connection.stop()
+        self.connection = self.caller.connection = connection
         self.target = target
         self.review = None
         self.review_path = review_file(target.public(), self.state_dir)
-        # a new pending list: the old session, still closing, appends to the old one
-        self.wire_pending = []
+        self.wire_pending = wire  # the old session, still closing, appends to the old list
         self.call_log = []
         self.main.forget()
-        self.action_reconnect()
 
     @on(Connected)
     def show_snapshot(self, message: Connected) -> None:
+        if self.trying is not None and message.source is self.trying[0]:
+            self._switch(*self.trying)
+        elif message.source is not self.connection:
+            return  # a session replaced meanwhile
+        remember_target(self.target)  # only servers that answered, the one named on the command line too
         snap = message.snapshot
         self.snapshot = snap
         self.failure = None
@@ -193,6 +209,9 @@ class ReviewApp(App[None]):
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
             self.checklist.show(saved)
             self.calls.show(self.call_log, self.target)
+        self.sub_title = (  # the server's identity stays in the header; the status line says what happens
+            f"{one_line(snap.server_name, 40)} {one_line(snap.server_version or '', 20)} · {snap.revision}"
+        )
         self.main.status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {self.target.kind} · {len(snap.tools)} tools"
@@ -208,6 +227,14 @@ class ReviewApp(App[None]):
 
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:
+        if self.trying is not None and message.source is self.trying[0]:
+            tried, self.trying = self.trying[1], None
+            still = f"still connected to {one_line(self.target.label(), 80)}" if self.snapshot else "not connected"
+            self.main.status(f"could not connect to {one_line(tried.label(), 80)}: {one_line(message.reason, 200)}")
+            self.notify(f"{one_line(message.reason, 300)} ({still})", severity="error", markup=False)
+            return
+        if message.source is not self.connection:
+            return
         self.failure = message.reason
         self.main.status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
         self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)

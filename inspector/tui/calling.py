@@ -5,18 +5,20 @@ The outcome comes back to the app as a message: `CallDone`, or `CallRefused` whe
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from rich.text import Text
 from textual.app import App
 from textual.timer import Timer
 
 from inspector.calls import CallRecord, Consent, call_tool, side_effect_reason
 from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.session import Session
-from inspector.text import one_line
+from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
 from inspector.tui.connection import Connection
 from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
@@ -35,13 +37,12 @@ class Caller:
         self.progress = ""
 
     def edit_highlighted(self, tool: Item | None) -> None:
-        """The call editor on the tool highlighted in the Tools tab, with arguments that pass its schema."""
-        from checks.util import valid_arguments
-
+        """The call editor on the tool highlighted in the Tools tab, every field empty (its examples and
+        default shown as placeholders): nothing is sent that the reviewer did not type."""
         if tool is None or not tool.name:
             self.app.notify("highlight a tool in the Tools tab first", severity="warning")
             return
-        self.edit(tool, valid_arguments(tool))
+        self.edit(tool, {})
 
     def edit(self, tool: Item, arguments: dict[str, Any]) -> None:
         """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call."""
@@ -58,11 +59,16 @@ class Caller:
         def decided(yes: bool | None) -> None:
             if yes:
                 self._call(tool, arguments, "reviewer")
+            elif yes is None:  # escape: back to the editor, with what was typed
+                self.edit(tool, arguments)
             else:
                 self.app.post_message(CallRefused(tool.name or "", arguments))
 
-        message = f"{tool.name} may have side effects: {reason}. Call it with these arguments?"
-        self.app.push_screen(ConfirmScreen("Consent needed", message), decided)
+        message = Text(
+            f"{one_line(tool.name or '', 80)} may have side effects: {reason}. Call it with these arguments?"
+        )
+        message.append("\n" + visible(json.dumps(arguments, indent=2, ensure_ascii=False), 4000), style="bold")
+        self.app.push_screen(ConfirmScreen("Consent needed", message, back="Edit arguments"), decided)
 
     def cancel(self) -> None:
         if self.running is not None:

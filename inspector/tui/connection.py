@@ -41,11 +41,18 @@ class Connection:
     def open(self, target: Target, era: str, wire: list[WireEntry]) -> None:
         """Connect (again): the previous worker is told to stop and gets no more jobs; `wire` collects
         every entry of the new session."""
-        self.jobs.put_nowait(None)
+        self.stop()
         self.jobs = asyncio.Queue()
-        self.worker = self.app.run_worker(
-            self._hold(target, era, wire, self.jobs), group="connection", exclusive=True, exit_on_error=False
+        self.worker = self.app.run_worker(  # its own group: a server being tried leaves the working one alone
+            self._hold(target, era, wire, self.jobs),
+            group=f"connection-{id(self)}",
+            exclusive=True,
+            exit_on_error=False,
         )
+
+    def stop(self) -> None:
+        """The session ends after the job it is running (another server replaced it)."""
+        self.jobs.put_nowait(None)
 
     def submit(self, job: Job) -> None:
         self.jobs.put_nowait(job)
@@ -56,7 +63,7 @@ class Connection:
         An idle connection closes at once; a busy one (a call, a question to the reviewer) is cancelled,
         which closes it too. Whatever still runs after that is killed by `procs` when the process exits.
         """
-        self.jobs.put_nowait(None)
+        self.stop()
         if self.worker is None:
             return
         for _ in range(2):
@@ -77,13 +84,13 @@ class Connection:
                 session.budget = None  # the reviewer's own calls wait as long as --timeout says
                 # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag)
                 tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
-                self.app.post_message(Connected(snapshot, tokens, totals))
+                self.app.post_message(Connected(snapshot, tokens, totals, self))
                 while (job := await jobs.get()) is not None:
                     await job(session, snapshot)
                     if session.failure is not None:  # the server died during the job: say so, offer reconnect
                         raise session.failure
         except ConnectionFailed as e:
-            self.app.post_message(ConnectionLost(str(e), e.detail))
+            self.app.post_message(ConnectionLost(str(e), e.detail, self))
         finally:
             procs.reap_strays(everything=False)  # what the server left detached (when mcp-review adopts orphans)
 

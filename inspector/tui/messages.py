@@ -19,12 +19,14 @@ class Connected(Message):
     snapshot: ServerSnapshot
     tool_tokens: list[dict[str, int]]  # each tool's breakdown in the default encoding
     token_totals: dict[str, int]  # the whole tools/list, per encoding
+    source: object = None  # the `Connection` that connected: the current one, or a server being tried
 
 
 @dataclass
 class ConnectionLost(Message):
     reason: str
     detail: list[str]
+    source: object = None  # the `Connection` that failed
 
 
 @dataclass

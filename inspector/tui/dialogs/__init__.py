@@ -10,7 +10,7 @@ from inspector.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
 from inspector.tui.dialogs.auth import AuthScreen
 from inspector.tui.dialogs.call import CallScreen
 from inspector.tui.dialogs.confirm import ConfirmScreen
-from inspector.tui.dialogs.connect import ConnectScreen, ask_target
+from inspector.tui.dialogs.connect import ConnectScreen, ask_target, remember_target
 from inspector.tui.dialogs.decision import DecisionScreen
 from inspector.tui.dialogs.elicitation import ElicitScreen
 from inspector.tui.dialogs.export import ExportScreen, export_review
@@ -41,6 +41,7 @@ __all__ = [
     "ask_target",
     "export_review",
     "prompt_text",
+    "remember_target",
     "resource_text",
     "result_text",
 ]

@@ -6,32 +6,47 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from inspector.tui.dialogs.common import DIALOG_CSS
 
 
-class ConfirmScreen(ModalScreen[bool]):
-    """Yes or no, with the reason stated. Escape means no."""
+class ConfirmScreen(ModalScreen[bool | None]):
+    """Yes or no, with the reason (and what exactly is at stake) stated. Escape means no, or with `back`
+    None: go back (a button says where), nothing decided."""
 
-    DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "dismiss(False)", "Cancel", id="cancel")]
+    DEFAULT_CSS = DIALOG_CSS + "ConfirmScreen #result { height: auto; max-height: 20; }"
+    BINDINGS = [Binding("escape", "back", "Cancel", id="cancel")]
 
-    def __init__(self, title: str, reason: str, yes: str = "Call it") -> None:
+    def __init__(self, title: str, reason: str | Text, yes: str = "Call it", back: str = "") -> None:
         super().__init__()
-        self.title_text, self.reason, self.yes = title, reason, yes
+        self.title_text, self.reason, self.yes, self.back = (
+            title,
+            Text(reason) if isinstance(reason, str) else reason,
+            yes,
+            back,
+        )
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="-small"):
             yield Static(Text(self.title_text, style="bold"))
-            yield Static(Text(self.reason))
+            with VerticalScroll(id="result"):
+                yield Static(self.reason)
             with Horizontal(id="buttons"):
-                yield Button("Cancel", id="no")
+                if self.back:
+                    yield Button(self.back, id="back")
+                yield Button("Refuse" if self.back else "Cancel", id="no")
                 yield Button(self.yes, id="yes", variant="warning")
         yield Footer()  # its own keys, not the main screen's
 
+    def action_back(self) -> None:
+        self.dismiss(None if self.back else False)
+
     @on(Button.Pressed)
     def decide(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        if event.button.id == "back":
+            self.action_back()
+        else:
+            self.dismiss(event.button.id == "yes")

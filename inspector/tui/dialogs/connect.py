@@ -68,6 +68,15 @@ def remember_recent(values: dict[str, str]) -> None:
     save_settings({"recent": [{"what": values["what"], "headers": headers.strip()}, *recent][:10]})
 
 
+def remember_target(target: Target) -> None:
+    """A server that answered goes first in the recent ones (typed, or named on the command line); not the
+    demo, nor one from a config file (listed from there anyway)."""
+    if target.demo or target.source:
+        return
+    what = target.url or shlex.join((target.command or "", *target.args))
+    remember_recent({"what": what, "headers": "; ".join(f"{k}: {v}" for k, v in target.headers.items())})
+
+
 class ConnectScreen(Dialog[dict[str, str] | None]):
     """Pick a server found in config files or a recent one, or type a command or URL (with headers, bearer)."""
 
@@ -123,7 +132,6 @@ def ask_target(app: App[Any], current: Target, then: Callable[[Target], None]) -
             app.notify(str(e), severity="error", markup=False)
             return
         remember(target.secret_values())  # masked from here on: in saved settings, messages, the screen
-        remember_recent(values)
-        then(target)
+        then(target)  # remembered as recent once it has answered
 
     app.push_screen(ConnectScreen(known_servers(), typed), chosen)
