@@ -67,7 +67,7 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         wire = app.main.query_one("#wire", DataTable)
         rows = [[str(c) for c in wire.get_row_at(i)] for i in range(wire.row_count)]
         answers = [r for r in rows if r[3] == "response"]
-        assert len(answers) >= 3 and all(r[6].isdigit() and r[7].isdigit() for r in answers), "tokens and ms"
+        assert len(answers) >= 3 and all(r[6].isdigit() and r[4].isdigit() for r in answers), "tokens and ms"
         from textual.widgets import Select
 
         from inspector.tui.dialogs import ExportScreen

@@ -72,3 +72,86 @@ async def test_consent_shows_the_exact_arguments_and_escape_goes_back_to_them(tm
         await until(pilot, lambda: isinstance(app.screen, CallScreen))
         assert json.loads(app.screen.query_one(TextArea).text) == {"text": "buy milk"}, "what was typed is kept"
         assert app.call_log == [], "going back is not a refusal"
+
+
+def tool_detail(app: ReviewApp) -> str:
+    return str(app.main.query_one("#tool-detail", Static).render()).split("\n")[0]
+
+
+async def test_the_tool_detail_follows_the_highlighted_row_after_sorting_and_a_jump(tmp_path):
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await _highlight(pilot, app, "export_notes")
+        table = app.main.query_one("#tools", DataTable)
+        await pilot.click("#tools", offset=(2, 0))  # sort by name: another tool under the cursor
+        await pilot.pause()
+        highlighted = app.tools.highlighted()
+        assert highlighted is not None and tool_detail(app).startswith(highlighted.key)
+        app.jump_to_tool(app.snapshot.tool("create_note").index)
+        await until(pilot, lambda: str(table.get_cell_at((table.cursor_row, 0))) == "create_note")
+        assert tool_detail(app).startswith("create_note")
+        assert app.tools.highlighted().key == "create_note"
+
+
+async def test_rerunning_a_rule_keeps_the_filter(tmp_path):
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await run_checks(pilot, app)
+        await pilot.press("right", "right", "right")  # Checklist
+        app.main.query_one("#check-filter", Input).value = "status:fail"
+        await pilot.pause()
+        table = app.main.query_one("#checks", DataTable)
+        row = next(i for i, f in enumerate(app.checklist.shown_findings) if f is not None)
+        table.move_cursor(row=row)
+        table.focus()
+        app.main.status("")
+        await pilot.press("u")
+        await until(pilot, lambda: status_line(app).startswith("verdict"))
+        shown = [f for f in app.checklist.shown_findings if f is not None]
+        assert shown and {f.effective for f in shown} == {"fail"}, "the filter the box shows is the one applied"
+        assert app.main.query_one("#check-filter", Input).value == "status:fail"
+
+
+async def test_the_checklist_leads_with_failures_and_section_rows_are_not_findings(tmp_path):
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await run_checks(pilot, app)
+        first = next(f for f in app.checklist.shown_findings if f is not None)
+        assert first.effective in ("fail", "blocking"), first.effective
+        table = app.main.query_one("#checks", DataTable)
+        statuses = [str(table.get_cell_at((i, 0))) for i, f in enumerate(app.checklist.shown_findings) if f is None]
+        assert statuses and not {"fail", "pass", "warn", "blocking"} & set(statuses), statuses
+
+
+async def test_the_first_screen_says_what_the_server_is_and_that_it_is_not_checked_yet(tmp_path):
+    app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        overview = str(app.main.query_one("#overview", Static).render())
+        assert "not checked yet" in overview
+        assert "1 template ·" in overview and "1 prompt\n" in overview and "1 templates" not in overview
+        assert "notes_search" in overview, "the tools with their token cost"
+        await pilot.press("right", "right")  # Calls, before any call
+        assert "no calls yet" in str(app.main.query_one("#calls-empty", Static).render())
+        await run_checks(pilot, app)
+        assert "not checked yet" not in str(app.main.query_one("#overview", Static).render())
+        assert "good-server" in app.sub_title, "the server's identity stays in the header"
+        assert "good-server" not in status_line(app), "the status line says what happened last"
+
+
+async def test_the_wire_columns_fit_80_columns(tmp_path):
+    from tests.test_tui import show_tab
+
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None and not app.wire_pending)
+        await show_tab(pilot, app, "tab-wire")
+        table = app.main.query_one("#wire", DataTable)
+        await until(pilot, lambda: table.row_count > 3)
+        columns = list(table.columns.values())
+        assert [str(c.label) for c in columns][4] == "ms"
+        needed = sum(c.get_render_width(table) for c in columns[:-1])  # the last, the method, may be cut
+        assert needed <= table.scrollable_content_region.width, "the ms column is not cut"

@@ -222,7 +222,8 @@ class ReviewApp(App[None]):
     def _show_snapshot(self) -> None:
         """The overview and the tools, with what the review found in them."""
         if self.snapshot is not None:
-            self.main.query_one(OverviewPane).show(self.snapshot, self.target, self.token_totals, self.review)
+            overview = self.main.query_one(OverviewPane)
+            overview.show(self.snapshot, self.target, self.token_totals, self.review, self.tool_tokens)
             self.tools.show(self.snapshot, self.tool_tokens, self.review)
 
     @on(ConnectionLost)

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, TabPane
+from textual.widgets import DataTable, Static, TabPane
 
 from inspector.calls import call_command
 from inspector.targets import Target
@@ -34,10 +34,12 @@ class CallsPane(TabPane):
         self.target: Target | None = None  # the server they were made to (for `y`)
 
     def compose(self) -> ComposeResult:
+        yield Static(Text("no calls yet: c calls the tool highlighted in the Tools tab"), id="calls-empty")
         yield RowTable(id="calls", cursor_type="row", zebra_stripes=True)
 
     def show(self, calls: list[dict[str, Any]], target: Target | None = None) -> None:
         self.calls, self.target = calls, target or self.target
+        self.query_one("#calls-empty").display = not calls
         table = reset_table(self.query_one(DataTable), self.COLUMNS)
         for i, call in enumerate(calls):
             table.add_row(

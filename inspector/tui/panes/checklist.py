@@ -88,11 +88,14 @@ class ChecklistPane(FilteredPane):
         shown = sorted(findings, key=lambda f: rank(f.effective))[:CHECK_ROWS]
         more = f"; the worst {CHECK_ROWS:,} of {len(findings):,} shown" if len(findings) > CHECK_ROWS else ""
         self.query_one("#check-filter", Input).placeholder = PLACEHOLDER + more
-        entries: list[Finding | tuple[str, str, str]] = []  # a finding, or a section's (status, pack, source)
+        entries: list[
+            Finding | tuple[str, str, str, int]
+        ] = []  # a finding, or a section's (worst, pack, source, count)
         ordered = sorted(shown, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
-        for (pack, source), group in groupby(ordered, key=by_section):
-            items = list(group)
-            entries += [(items[0].effective, pack, source), *items]  # worst first: the section's status
+        sections = [list(group) for _key, group in groupby(ordered, key=by_section)]
+        sections.sort(key=lambda items: rank(items[0].effective))  # sections with a fail or blocking lead
+        for items in sections:
+            entries += [(items[0].effective, items[0].pack, items[0].source, len(items)), *items]
         self.shown_findings = [e if isinstance(e, Finding) else None for e in entries]
         rows: Iterator[Row] = (
             (self._finding_cells(e) if isinstance(e, Finding) else self._section_cells(*e), None) for e in entries
@@ -107,13 +110,13 @@ class ChecklistPane(FilteredPane):
         finding.append(": " + one_line(f.message, 200), style="")
         return Text(f.effective, style=status_style(self.app, f.effective)), f.rule, finding
 
-    def _section_cells(self, status: str, pack: str, source: str) -> tuple[Text, Text, Text]:
-        """A header row for a pack and seed section: nothing to waive or attest on it."""
-        return (
-            Text(status, style=status_style(self.app, status)),
-            Text(pack, style="bold"),
-            Text(one_line(source, 200), style="bold"),
-        )
+    def _section_cells(self, worst: str, pack: str, source: str, count: int = 0) -> tuple[Text, Text, Text]:
+        """A header row for a pack and seed section, coloured by its worst status (in words in the text, so
+        the status column only ever holds a finding's status): nothing to waive or attest on it."""
+        about = Text(one_line(source, 200), style="bold")
+        if count:
+            about.append(f" · {count} finding{'s' if count != 1 else ''}, worst {worst}", style="")
+        return Text("§", style=status_style(self.app, worst) if worst else ""), Text(pack, style="bold"), about
 
     def start_live(self, rules: list[Rule]) -> None:
         """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""

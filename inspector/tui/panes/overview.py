@@ -16,6 +16,12 @@ from inspector.targets import Target
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
 
+TOP_TOOLS = 10  # the costliest tools named on the overview
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
 
 class OverviewPane(TabPane):
     def __init__(self, counter: TokenCounter) -> None:
@@ -26,24 +32,40 @@ class OverviewPane(TabPane):
         with VerticalScroll(id="overview-scroll"):
             yield Static(id="overview")
 
-    def show(self, snap: ServerSnapshot, target: Target, token_totals: dict[str, int], review: Review | None) -> None:
+    def show(
+        self,
+        snap: ServerSnapshot,
+        target: Target,
+        token_totals: dict[str, int],
+        review: Review | None,
+        tool_tokens: Sequence[dict[str, int]] = (),
+    ) -> None:
+        """What the app is for, on the first screen: who the server is, the verdict (or that there is none
+        yet), and the tools with what they cost a client's context."""
         out = Text()
         out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
+        out.append(f"verdict: {review.verdict}\n" if review else "verdict: not checked yet (r runs the checklist)\n")
         out.append(f"revision {snap.revision} · {snap.era} era · transport {target.kind}\n")
         out.append(f"target: {one_line(target.label(), 200)}\n")
         out.append(f"capabilities: {one_line(', '.join(sorted(snap.capabilities)) or 'none', 200)}\n")
-        out.append(
-            f"{len(snap.tools)} tools · {len(snap.resources)} resources · {len(snap.templates)} templates · "
-            f"{len(snap.prompts)} prompts\n"
+        offered = (
+            (snap.tools, "tool"),
+            (snap.resources, "resource"),
+            (snap.templates, "template"),
+            (snap.prompts, "prompt"),
         )
+        out.append(" · ".join(plural(len(items), noun) for items, noun in offered) + "\n")
         costs = " · ".join(f"{n:,} {encoding}" for encoding, n in token_totals.items())
         out.append(f"tools/list costs {costs} tokens (canonical JSON)\n")
         if snap.instructions:
             out.append(
                 f"instructions cost {self.counter.count_text(snap.instructions):,} {self.counter.encoding} tokens\n"
             )
-        if review is not None:
-            out.append(f"verdict: {review.verdict}\n", style="bold")
+        costly = sorted(((t.get("total", 0), i) for i, t in enumerate(tool_tokens)), reverse=True)[:TOP_TOOLS]
+        if costly:
+            out.append(f"\ntools by token cost (the Tools tab lists all {len(snap.tools):,}):\n", style="bold")
+            for total, i in costly:
+                out.append(f"{total:>8,}  {one_line(snap.tools.items[i].key, 60)}\n")
         if snap.instructions:
             out.append("\ninstructions:\n", style="bold")
             out.append(visible(snap.instructions, 4000))

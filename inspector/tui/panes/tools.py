@@ -123,6 +123,7 @@ class ToolsPane(FilteredPane):
                 self._sort()
             if then is not None:
                 then()
+            self.show_tool()
 
         self.filler.fill(table, (self._row(item, tokens, worst) for _total, item, tokens in rows), done)
 
@@ -179,19 +180,25 @@ class ToolsPane(FilteredPane):
             return value.plain.lower() if isinstance(value, Text) else value
 
         self.query_one(DataTable).sort(column, key=key, reverse=reverse)
+        self.show_tool()  # the cursor stayed on its row: another tool is there now
 
     @on(DataTable.RowHighlighted, "#tools")
-    def show_tool(self, event: DataTable.RowHighlighted) -> None:
-        if self.snapshot is None or event.row_key.value is None:
+    def show_tool(self) -> None:
+        """The highlighted tool in the detail pane: on every highlight, sort and refill (the row under the
+        cursor changes without a highlight event), so the detail is always the tool `c` would call."""
+        try:
+            item = self.highlighted()
+        except NoMatches:  # a table's last highlight comes late, while the screen is torn down
             return
-        item = self.snapshot.tools.items[int(event.row_key.value)]
+        if item is None:
+            return
         detail = Text()
         detail.append(f"{one_line(item.key, 100)}  (enter: all of it)\n", style="bold")
         for title, body, _collapsed in self.sections(item, [self.counter]):
             detail.append(f"{title}\n", style="bold")
             detail.append_text(body)
             detail.append("\n")
-        with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
+        with contextlib.suppress(NoMatches):
             self.query_one("#tool-detail", Static).update(detail)
 
     @on(DataTable.RowSelected, "#tools")

@@ -71,7 +71,16 @@ class WireLog:
 
 
 class WirePane(TailPane, FilteredPane):
-    COLUMNS = ("#", "t (s)", "dir", "kind", "method / id", "bytes", "tokens", "ms")
+    COLUMNS = (
+        "#",
+        "t (s)",
+        "dir",
+        "kind",
+        "ms",
+        "bytes",
+        "tokens",
+        "method / id",
+    )  # at 80 columns only the last is cut
 
     def __init__(self, log: WireLog, counter: TokenCounter) -> None:
         super().__init__("6 Wire", id="tab-wire")
@@ -94,7 +103,7 @@ class WirePane(TailPane, FilteredPane):
         return [i for i in range(start, len(self.wire_log.entries)) if not needle or needle in self.wire_log.text(i)]
 
     def cells(self, i: int) -> tuple[Text, ...]:
-        """#, seconds since the first entry, direction, kind, method or id, bytes, tokens, ms."""
+        """#, seconds since the first entry, direction, kind, ms, bytes, tokens, method or id."""
         entry, (what, latency) = self.wire_log.entries[i], self.wire_log.info[i]
         if entry.message is None:
             tokens = ""
@@ -103,7 +112,7 @@ class WirePane(TailPane, FilteredPane):
         else:
             tokens = f"≈{entry.size // 4:,}"  # counting megabytes would stall the screen: about 4 bytes a token
         cells = (str(entry.seq), f"{entry.t - self.wire_log.t0:.3f}", entry.direction, entry.kind)
-        return (*map(Text, cells), Text(one_line(what, 36)), Text(str(entry.size)), Text(tokens), Text(latency))
+        return (*map(Text, cells), Text(latency), Text(str(entry.size)), Text(tokens), Text(one_line(what, 36)))
 
     @on(Input.Changed, "#wire-filter")
     def filter_wire(self) -> None:
