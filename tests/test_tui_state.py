@@ -155,3 +155,21 @@ async def test_the_wire_columns_fit_80_columns(tmp_path):
         assert [str(c.label) for c in columns][4] == "ms"
         needed = sum(c.get_render_width(table) for c in columns[:-1])  # the last, the method, may be cut
         assert needed <= table.scrollable_content_region.width, "the ms column is not cut"
+
+
+async def test_a_call_in_the_background_ends_in_a_notification_not_a_window(tmp_path):
+    import sys
+
+    from tests.test_tui import _call_with_consent
+
+    flood = stdio_target([sys.executable, "tests/hostile/stdio_server.py", "progress-flood"])
+    app = ReviewApp(flood, state_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await _call_with_consent(pilot, app, "probe")
+        await until(pilot, lambda: app.caller.running is not None)
+        await pilot.press("down", "x")  # the reviewer moves on (and then cancels the call)
+        await until(pilot, lambda: app.call_log)
+        await pilot.pause(0.2)
+        assert app.screen is app.main, "no window took the keys"
+        assert any("probe" in n.message for n in app._notifications), "the outcome came as a notification"

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -130,6 +130,11 @@ class ReviewApp(App[None]):
         if self.trying is not None:
             await self.trying[0].close()
         await self.connection.close()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown) and self.screen is getattr(self, "main", None):
+            self.caller.inputs += 1  # the reviewer turned to something: a call's result will not pop over it
+        await super().on_event(event)
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy passes the sinks' rules: no secret, no control sequence reaches the clipboard."""
@@ -321,7 +326,7 @@ class ReviewApp(App[None]):
     def show_call(self, message: CallDone) -> None:
         self.caller.finished()
         self._called(message.record.to_json())
-        self.caller.show(message.record, self.snapshot, self.counter)
+        self.caller.show(message.record, self.snapshot, self.counter, self.main)
 
     @on(CallRefused)
     def refused(self, message: CallRefused) -> None:

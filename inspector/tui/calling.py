@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import App
+from textual.screen import Screen
 from textual.timer import Timer
 
 from inspector.calls import CallRecord, Consent, call_tool, side_effect_reason
@@ -35,6 +36,8 @@ class Caller:
         self.ticker: Timer | None = None
         self.started = 0.0
         self.progress = ""
+        self.inputs = 0  # the reviewer's keys and clicks on the main screen (the app counts them)
+        self.inputs_at_start = 0
 
     def edit_highlighted(self, tool: Item | None) -> None:
         """The call editor on the tool highlighted in the Tools tab, every field empty (its examples and
@@ -80,16 +83,25 @@ class Caller:
             self.ticker.stop()
             self.ticker = None
 
-    def show(self, record: CallRecord, snapshot: ServerSnapshot | None, counter: TokenCounter) -> None:
-        """The call's outcome in the status line, its result (checked against the tool's output schema) in a dialog."""
+    def show(
+        self, record: CallRecord, snapshot: ServerSnapshot | None, counter: TokenCounter, main: Screen[Any]
+    ) -> None:
+        """The call's outcome in the status line; its result (checked against the tool's output schema) in a
+        dialog when the reviewer waited for it on `main`, else a notification: a call that ran in the
+        background never takes the keys from what the reviewer turned to (the Calls tab has it in full)."""
+        outcome = f"{one_line(record.tool, 60)}: {one_line(record.outcome, 120)} in {record.latency_ms:.0f} ms"
+        self.status(outcome)
+        if self.app.screen is not main or self.inputs != self.inputs_at_start:
+            self.app.notify(f"{outcome} (the Calls tab shows it in full)", title="call finished", markup=False)
+            return
         tool = snapshot.tool(record.tool) if snapshot else None
         tokens = counter.count_json(record.result) if record.result is not None else None
-        self.status(f"{record.tool}: {record.outcome} in {record.latency_ms:.0f} ms")
         schema = tool.get("outputSchema") if tool else None
         self.app.push_screen(ResultScreen(result_text(record, schema, tokens, partial(status_style, self.app))))
 
     def _call(self, tool: Item, arguments: dict[str, Any], consent: Consent) -> None:
         name = tool.name or ""
+        self.inputs_at_start = self.inputs
         self.started = time.monotonic()
         self.progress = ""
         self._tick(name)

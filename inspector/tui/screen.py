@@ -41,7 +41,7 @@ class ReviewScreen(Screen[None]):
         with TabbedContent(initial="tab-overview"):
             yield OverviewPane(self.counter)
             yield ToolsPane(self.counter)
-            yield CallsPane()
+            yield CallsPane(self.wire_log)
             yield PrimitivesPane(self.counter)
             yield ChecklistPane(self.wire_log)
             yield WirePane(self.wire_log, self.counter)

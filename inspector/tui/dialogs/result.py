@@ -49,22 +49,36 @@ def result_text(record: CallRecord, output_schema: Any, tokens: int | None, styl
 
 
 class ResultScreen(ModalScreen[None]):
+    """Something in full (a result, a finding with its evidence, a wire entry, a call): scrolled with the keys
+    or the mouse, its text selectable, and copied whole with Copy (through the app's masking clipboard)."""
+
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "dismiss", "Close", id="close")]
 
-    def __init__(self, body: Text) -> None:
+    def __init__(self, body: Text, title: str = "") -> None:
         super().__init__()
-        self.body = body
+        self.body, self.title_text = body, title
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
+            if self.title_text:
+                yield Static(Text(f"{one_line(self.title_text, 120)}  (escape to close)", style="bold"))
             with VerticalScroll(id="result"):
                 yield Static(self.body)
             with Horizontal(id="buttons"):
+                yield Button("Copy", id="copy")
                 yield Button("Close", id="close")
         yield Footer()  # its own keys, not the main screen's
 
-    @on(Button.Pressed)
+    def on_mount(self) -> None:
+        self.query_one("#result").focus()  # the arrow and page keys scroll it at once
+
+    @on(Button.Pressed, "#copy")
+    def copy(self) -> None:
+        self.app.copy_to_clipboard(self.body.plain)
+        self.notify("copied")
+
+    @on(Button.Pressed, "#close")
     def close(self) -> None:
         self.dismiss()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -9,14 +10,17 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static, TabPane
 
 from inspector.calls import call_command
 from inspector.targets import Target
-from inspector.text import one_line
+from inspector.text import one_line, visible
 from inspector.tui.messages import CallChosen
 from inspector.tui.panes.keys import RowTable
 from inspector.tui.panes.table import reset_table
+from inspector.tui.panes.wire import WireLog
 
 
 class CallsPane(TabPane):
@@ -28,14 +32,17 @@ class CallsPane(TabPane):
         Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, wire_log: WireLog) -> None:
         super().__init__("3 Calls", id="tab-calls")
+        self.wire_log = wire_log  # the request and answer of each call
         self.calls: list[dict[str, Any]] = []
         self.target: Target | None = None  # the server they were made to (for `y`)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("no calls yet: c calls the tool highlighted in the Tools tab"), id="calls-empty")
         yield RowTable(id="calls", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
+            yield Static(id="call-detail")
 
     def show(self, calls: list[dict[str, Any]], target: Target | None = None) -> None:
         self.calls, self.target = calls, target or self.target
@@ -50,6 +57,20 @@ class CallsPane(TabPane):
                 Text(one_line(json.dumps(call["arguments"], ensure_ascii=False), 60)),
                 key=str(i),
             )
+
+    @on(DataTable.RowHighlighted, "#calls")
+    def show_call(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted call in full: its arguments, then the request and the answer as they crossed the wire."""
+        if event.cursor_row >= len(self.calls):
+            return
+        call = self.calls[event.cursor_row]
+        detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(str(call['outcome']), 200)}")
+        detail.append(f" · {call['latencyMs']} ms\n", style="bold")
+        detail.append(visible(json.dumps(call["arguments"], indent=2, ensure_ascii=False), 20000) + "\n")
+        for entry in self.wire_log.exchange(call.get("seq")):
+            detail.append_text(self.wire_log.entry_text(entry))
+        with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
+            self.query_one("#call-detail", Static).update(detail)
 
     def highlighted(self) -> dict[str, Any] | None:
         table = self.query_one(DataTable)

@@ -5,7 +5,6 @@ live while checks run, the highlighted finding in full with its evidence; and th
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator
 from itertools import groupby
@@ -14,6 +13,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import CellDoesNotExist
@@ -21,7 +21,7 @@ from textual.widgets.data_table import CellDoesNotExist
 from checks.core import Rule
 from inspector.review import Attestation, Finding, Remark, Review, Waiver, rank
 from inspector.text import one_line, visible
-from inspector.tui.dialogs import DecisionScreen
+from inspector.tui.dialogs import DecisionScreen, ResultScreen
 from inspector.tui.messages import ChecksProgress, Decided, RerunAsked
 from inspector.tui.panes.keys import FilteredPane, RowTable
 from inspector.tui.panes.table import Filler, Row, reset_table, split_filter
@@ -35,6 +35,9 @@ PLACEHOLDER = "filter findings: status:fail, status:blocking… and/or any text"
 def by_section(item: Finding | Rule) -> tuple[str, str]:
     """How the checklist groups rules and findings: pack, then seed section."""
     return item.pack, item.source
+
+
+MAX_EVIDENCE = 50  # wire entries shown of one finding's evidence
 
 
 class ChecklistPane(FilteredPane):
@@ -58,7 +61,8 @@ class ChecklistPane(FilteredPane):
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="check-filter")
         yield RowTable(id="checks", cursor_type="row", zebra_stripes=True)
-        yield Static(id="check-detail")
+        with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
+            yield Static(id="check-detail")
 
     def on_mount(self) -> None:
         reset_table(self.query_one(DataTable), self.COLUMNS)
@@ -149,14 +153,8 @@ class ChecklistPane(FilteredPane):
             with contextlib.suppress(CellDoesNotExist):  # the table was refilled (a filter typed meanwhile)
                 table.update_cell(rule_id, "status", Text(status, style=style))
 
-    @on(DataTable.RowHighlighted, "#checks")
-    def show_finding(self, event: DataTable.RowHighlighted) -> None:
-        """The finding in full, with the wire exchange that proves it."""
-        if event.cursor_row >= len(self.shown_findings) or self.review is None:
-            return
-        f = self.shown_findings[event.cursor_row]
-        if f is None:
-            return
+    def finding_text(self, f: Finding) -> Text:
+        """The finding in full, with every wire exchange it cites (MAX_EVIDENCE of them) as sent."""
         detail = Text()
         detail.append(f"{f.effective} {f.rule} · {one_line(f.subject or 'server', 80)} · {f.mode}\n", style="bold")
         detail.append(visible(f.message, 4000) + "\n")
@@ -164,14 +162,30 @@ class ChecklistPane(FilteredPane):
         if f.waiver:
             detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style=status_style(self.app, "waived"))
         by_seq = {e.seq: e for e in self.wire_log.entries}
-        for seq in f.evidence[:3]:
-            entry = by_seq.get(seq)
-            if entry is not None:
-                payload = entry.message if entry.message is not None else entry.http or entry.text
-                detail.append(f"#{seq} {entry.direction} {entry.kind}: ", style="cyan")
-                detail.append(visible(json.dumps(payload, ensure_ascii=False), 1500) + "\n")
+        cited = [by_seq[seq] for seq in f.evidence if seq in by_seq]
+        if cited:
+            detail.append(f"\nevidence: {len(cited)} wire entries (enter: all of it, with Copy)\n", style="bold")
+        for entry in cited[:MAX_EVIDENCE]:
+            detail.append_text(self.wire_log.entry_text(entry))
+        return detail
+
+    @on(DataTable.RowHighlighted, "#checks")
+    def show_finding(self, event: DataTable.RowHighlighted) -> None:
+        """The finding in full, with the wire exchanges that prove it (the pane scrolls)."""
+        if event.cursor_row >= len(self.shown_findings) or self.review is None:
+            return
+        f = self.shown_findings[event.cursor_row]
+        if f is None:
+            return
         with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
-            self.query_one("#check-detail", Static).update(detail)
+            self.query_one("#check-detail", Static).update(self.finding_text(f))
+
+    @on(DataTable.RowSelected, "#checks")
+    def open_finding(self, event: DataTable.RowSelected) -> None:
+        """Enter: the finding and its evidence in a scrollable view with Copy."""
+        f = self.shown_findings[event.cursor_row] if event.cursor_row < len(self.shown_findings) else None
+        if f is not None:
+            self.app.push_screen(ResultScreen(self.finding_text(f), f"{f.rule} · {f.subject or 'server'}"))
 
     @on(Input.Changed, "#check-filter")
     def filter_checks(self, event: Input.Changed) -> None:

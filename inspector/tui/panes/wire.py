@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Input, Static
 
@@ -17,6 +18,7 @@ from inspector.connection.wire import WireEntry
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
 from inspector.tui.panes.keys import FilteredPane, RowTable
+from inspector.tui.dialogs import ResultScreen
 from inspector.tui.panes.tail import WIRE_ROWS, TailPane
 
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
@@ -32,6 +34,7 @@ class WireLog:
         self.entries: list[WireEntry] = []
         self.info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _info)
         self.log_index: list[int] = []  # the entries shown in the Logs pane
+        self.http_lines: dict[int, list[WireEntry]] = {}  # HTTP exchange -> its request and response lines
         self.asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
         self.t0 = 0.0
 
@@ -39,6 +42,8 @@ class WireLog:
         for entry in batch:
             self.info.append(self._info(entry))
             self.entries.append(entry)
+            if entry.http is not None and entry.exchange is not None:
+                self.http_lines.setdefault(entry.exchange, []).append(entry)
             if entry.direction == "stderr" or entry.method == "notifications/message":
                 self.log_index.append(len(self.entries) - 1)
 
@@ -63,6 +68,38 @@ class WireLog:
                     latency = f"{(entry.t - asked[0]) * 1000:.0f}"
                     what = f"{what} · {asked[1]}"
         return what, latency
+
+    def entry_text(self, entry: WireEntry) -> Text:
+        """One entry in full: what it is, the HTTP request and response (headers too) of the exchange that
+        carried it, its pretty JSON or text, and what mcp-review changed in it; bounded, as text."""
+        out = Text()
+        header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size:,} bytes · connection {entry.conn}\n"
+        out.append(header, style="bold cyan")
+        carried = self.http_lines.get(entry.exchange, []) if entry.exchange is not None and entry.http is None else []
+        for line in [entry] if entry.http is not None else carried[:4]:
+            out.append(visible(json.dumps(line.http, indent=2, ensure_ascii=False), 8000) + "\n", style="dim")
+        if entry.http is None:
+            payload = entry.message if entry.message is not None else entry.text
+            body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
+            out.append(visible(body, 20000) + "\n")
+        if entry.notes:
+            out.append("mcp-review changed: " + visible("; ".join(entry.notes), 2000) + "\n", style="dim")
+        return out
+
+    def exchange(self, seq: int | None) -> list[WireEntry]:
+        """The answer `seq` (a call's, as its record keeps it) after the request it answers (same connection
+        and id); the newest entry with that seq, as a reconnect numbers its entries again."""
+        index = next((i for i in range(len(self.entries) - 1, -1, -1) if self.entries[i].seq == seq), None)
+        if index is None:
+            return []
+        answer = self.entries[index]
+        asked = (
+            e
+            for e in reversed(self.entries[:index])
+            if e.conn == answer.conn and e.method is not None and e.rpc_id is not None and e.rpc_id == answer.rpc_id
+        )
+        request = next(asked, None) if answer.method is None and answer.rpc_id is not None else None
+        return [request, answer] if request is not None else [answer]
 
     def text(self, i: int) -> str:
         """What the filter searches: the row as shown (a response carries its request's method), lower case."""
@@ -90,7 +127,8 @@ class WirePane(TailPane, FilteredPane):
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter the wire log", id="wire-filter")
         yield RowTable(id="wire", cursor_type="row")
-        yield Static(id="wire-detail")
+        with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
+            yield Static(id="wire-detail")
 
     def show(self, first: int, shown: bool) -> None:
         super().show(first, shown)
@@ -123,8 +161,12 @@ class WirePane(TailPane, FilteredPane):
         if event.row_key.value is None:
             return
         entry = self.wire_log.entries[int(event.row_key.value)]
-        payload = entry.message if entry.message is not None else entry.http if entry.http else entry.text
-        body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
-        header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size} bytes · connection {entry.conn}\n"
         with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
-            self.query_one("#wire-detail", Static).update(Text(header + visible(body, 20000)))
+            self.query_one("#wire-detail", Static).update(self.wire_log.entry_text(entry))
+
+    @on(DataTable.RowSelected, "#wire")
+    def open_entry(self, event: DataTable.RowSelected) -> None:
+        """Enter: the entry in full, in a scrollable view with Copy."""
+        if event.row_key.value is not None:
+            entry = self.wire_log.entries[int(event.row_key.value)]
+            self.app.push_screen(ResultScreen(self.wire_log.entry_text(entry), f"wire entry #{entry.seq}"))
