@@ -173,3 +173,54 @@ async def test_a_call_in_the_background_ends_in_a_notification_not_a_window(tmp_
         await pilot.pause(0.2)
         assert app.screen is app.main, "no window took the keys"
         assert any("probe" in n.message for n in app._notifications), "the outcome came as a notification"
+
+
+async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_path):
+    from inspector.targets import http_target
+    from inspector.tui.dialogs import ResultScreen
+    from tests.support import http_fixture
+    from tests.test_tui import show_tab
+
+    with http_fixture("good") as url:
+        app = ReviewApp(http_target(url), state_dir=tmp_path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.snapshot is not None)
+            await run_checks(pilot, app)
+            await pilot.press("right", "right", "right")  # Checklist
+            table = app.main.query_one("#checks", DataTable)
+            row, finding = max(
+                ((i, f) for i, f in enumerate(app.checklist.shown_findings) if f is not None),
+                key=lambda pair: len(pair[1].evidence),
+            )
+            assert len(finding.evidence) > 3
+            table.move_cursor(row=row)
+            table.focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+            body = app.screen.body.plain
+            assert all(f"#{seq} " in body for seq in finding.evidence), "every exchange the finding cites"
+            assert "request_headers" in body, "with the HTTP headers that carried them"
+            await pilot.click("#copy")
+            assert app.clipboard == body
+            await pilot.press("escape")
+            await until(pilot, lambda: not app.wire_pending)
+            await show_tab(pilot, app, "tab-wire")
+            wire = app.main.query_one("#wire", DataTable)
+            row = next(i for i in range(wire.row_count) if str(wire.get_cell_at((i, 7))) == "tools/list")
+            wire.move_cursor(row=row)
+            wire.focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+            assert '"method": "tools/list"' in app.screen.body.plain and "request_headers" in app.screen.body.plain
+            await pilot.press("escape")
+            await _open_call(pilot, app, "notes_get")
+            app.screen.query_one("#field-note_id", Input).value = "n1"
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+            await pilot.press("escape")
+            await show_tab(pilot, app, "tab-calls")
+            app.main.query_one("#calls", DataTable).move_cursor(row=0)
+            await pilot.pause()
+            detail = str(app.main.query_one("#call-detail", Static).render())
+            assert '"method": "tools/call"' in detail and '"result"' in detail, "the request and its answer"

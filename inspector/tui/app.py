@@ -325,6 +325,7 @@ class ReviewApp(App[None]):
     @on(CallDone)
     def show_call(self, message: CallDone) -> None:
         self.caller.finished()
+        self.main.flush_wire(self.wire_pending)  # the call's request and answer, for its detail in the Calls tab
         self._called(message.record.to_json())
         self.caller.show(message.record, self.snapshot, self.counter, self.main)
 

@@ -57,19 +57,23 @@ class CallsPane(TabPane):
                 Text(one_line(json.dumps(call["arguments"], ensure_ascii=False), 60)),
                 key=str(i),
             )
+        self.show_call()  # the cursor may stay on its row while the call under it changed
 
     @on(DataTable.RowHighlighted, "#calls")
-    def show_call(self, event: DataTable.RowHighlighted) -> None:
+    def show_call(self) -> None:
         """The highlighted call in full: its arguments, then the request and the answer as they crossed the wire."""
-        if event.cursor_row >= len(self.calls):
+        try:
+            call = self.highlighted()
+        except NoMatches:  # a table's last highlight comes late, while the screen is torn down
             return
-        call = self.calls[event.cursor_row]
+        if call is None:
+            return
         detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(str(call['outcome']), 200)}")
         detail.append(f" · {call['latencyMs']} ms\n", style="bold")
         detail.append(visible(json.dumps(call["arguments"], indent=2, ensure_ascii=False), 20000) + "\n")
         for entry in self.wire_log.exchange(call.get("seq")):
             detail.append_text(self.wire_log.entry_text(entry))
-        with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
+        with contextlib.suppress(NoMatches):
             self.query_one("#call-detail", Static).update(detail)
 
     def highlighted(self) -> dict[str, Any] | None:
