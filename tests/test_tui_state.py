@@ -224,3 +224,16 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
             await pilot.pause()
             detail = str(app.main.query_one("#call-detail", Static).render())
             assert '"method": "tools/call"' in detail and '"result"' in detail, "the request and its answer"
+
+
+async def test_a_request_the_server_withdraws_closes_its_dialog_and_says_so(tmp_path):
+    from inspector.tui.dialogs import RootsScreen
+
+    app = ReviewApp(stdio_target(fixture_argv("withdraws")), state_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RootsScreen))
+        await until(pilot, lambda: app.screen is app.main, 10)  # withdrawn a second later
+        assert any("withdrew" in n.message for n in app._notifications)
+        await until(pilot, lambda: not app.wire_pending)
+        answers = [e for e in app.wire_log.entries if e.direction == "send" and e.rpc_id == "roots-1"]
+        assert answers == [], "nothing answers a request the server abandoned"

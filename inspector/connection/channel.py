@@ -108,6 +108,7 @@ class RpcChannel:
         self._pending: dict[Any, asyncio.Future[Reply]] = {}
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._answering: dict[Any, asyncio.Task[Any]] = {}  # the server's requests being answered, by id
         self.failure: ConnectionFailed | None = None
         self.on_request: RequestHandler | None = None
         self.on_notification: NotificationHandler | None = None
@@ -205,8 +206,11 @@ class RpcChannel:
             return
         if "method" in msg:
             if "id" in msg:
-                self._spawn(self._answer(msg, delivery))
-            elif self.on_notification:
+                self._answer_later(msg, delivery)
+                return
+            if msg["method"] == "notifications/cancelled":
+                self._withdrawn(msg.get("params"))
+            if self.on_notification:
                 self.on_notification(msg, delivery)
             return
         rid = msg.get("id")
@@ -231,6 +235,22 @@ class RpcChannel:
         fut = self._pending.get(rid) if _is_id(rid) else None
         if fut is not None and not fut.done():
             fut.set_exception(ProtocolError(f"the server's answer was not kept: {why}"))
+
+    def _answer_later(self, msg: dict[str, Any], delivery: Delivery) -> None:
+        """Answer a server request in its own task, kept by id until it ends so the server can withdraw it."""
+        rid = msg.get("id")
+        task = self._spawn(self._answer(msg, delivery))
+        if _is_id(rid):
+            self._answering[rid] = task
+            task.add_done_callback(lambda _t: self._answering.get(rid) is task and self._answering.pop(rid))
+
+    def _withdrawn(self, params: Any) -> None:
+        """notifications/cancelled for one of the server's requests: stop answering it (its handler, a dialog
+        in the app, is cancelled) and send nothing back, as the spec says."""
+        rid = params.get("requestId") if isinstance(params, dict) else None
+        task = self._answering.get(rid) if _is_id(rid) else None
+        if task is not None:
+            task.cancel()
 
     async def _answer(self, msg: dict[str, Any], delivery: Delivery) -> None:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": msg.get("id")}

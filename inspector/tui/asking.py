@@ -26,6 +26,7 @@ class Asker:
         self.waiting = 0  # requests not shown yet
         self.declining = False  # the reviewer declined everything that was waiting
         self._roots: asyncio.Future[list[dict[str, Any]]] | None = None  # the reviewer's one answer to roots/list
+        self._roots_waiting = 0  # roots/list requests waiting on that answer
 
     def handlers(self) -> ClientHandlers:
         """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
@@ -46,11 +47,31 @@ class Asker:
         """The client's roots: asked of the reviewer once (however many requests come at once), then kept."""
         if self._roots is None:
             self._roots = asyncio.ensure_future(self._ask_roots())
-        return await asyncio.shield(self._roots)
+        asked = self._roots
+        self._roots_waiting += 1
+        try:
+            return await asyncio.shield(asked)
+        except asyncio.CancelledError:  # the server withdrew this request
+            if self._roots_waiting == 1 and not asked.done():  # and no other waits: its dialog closes
+                asked.cancel()
+                self._roots = None  # asked again next time
+            raise
+        finally:
+            self._roots_waiting -= 1
 
     async def _ask_roots(self) -> list[dict[str, Any]]:
         answer = await self.ask(RootsScreen({}))
         return list(answer["roots"]) if answer else []
+
+    def _withdrawn(self, screen: AnswerScreen) -> None:
+        """A request given up while its dialog is up: the dialog closes (accepting it would answer nothing)."""
+        if screen.is_attached and self.app.screen is screen:
+            screen.dismiss(None)
+            self.app.notify(
+                f"the server withdrew its request (or the connection ended): {screen.heading}",
+                severity="warning",
+                markup=False,
+            )
 
     async def ask(self, screen: AnswerScreen) -> dict[str, Any] | None:
         """The reviewer's answer to one request (None: declined), after every request before it."""
@@ -66,7 +87,11 @@ class Asker:
                 screen.waiting = self.waiting
                 answered: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
                 self.app.push_screen(screen, lambda value: answered.done() or answered.set_result(value))
-                answer = await answered
+                try:
+                    answer = await answered
+                except asyncio.CancelledError:  # withdrawn (notifications/cancelled) or the connection ended
+                    self._withdrawn(screen)
+                    raise
                 if answer is DECLINE_ALL:
                     self.declining = True
                     return None
