@@ -237,3 +237,23 @@ async def test_a_request_the_server_withdraws_closes_its_dialog_and_says_so(tmp_
         await until(pilot, lambda: not app.wire_pending)
         answers = [e for e in app.wire_log.entries if e.direction == "send" and e.rpc_id == "roots-1"]
         assert answers == [], "nothing answers a request the server abandoned"
+
+
+async def test_the_app_takes_checks_review_options_baseline_config_packs_and_calls(tmp_path):
+    from inspector.cli import _parser, _review_plan
+
+    pins, config = tmp_path / "pins.json", tmp_path / "mcp-review.toml"
+    config.write_text('[[waive]]\nrule = "review.descriptions-grounded"\nreason = "known"\nby = "lead"\n')
+    argv = ["tui", "--baseline", str(pins), "--review-config", str(config), "--pack", "review", "--calls", "read-only"]
+    args = _parser().parse_args(argv)  # the server command after -- is split off before parsing
+    app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path, plan=_review_plan(args))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        await pilot.press("r")  # --calls was given: no dialog asks again
+        await until(pilot, lambda: app.review is not None and not app.checking, 60)
+        assert pins.is_file(), "the first run with --baseline pins the tools"
+        assert {f.pack for f in app.review.findings} == {"review"}
+        rug = next(f for f in app.review.findings if f.rule == "review.rug-pull-mitigation")
+        assert rug.effective != "blocking"
+        assert any(w.rule == "review.descriptions-grounded" for w in app.review.waivers), "the config's waivers"
+        assert {c["consent"] for c in app.review.coverage} == {"read-only"}

@@ -16,9 +16,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import TabbedContent
 
+from checks.context import Options
 from checks.core import DEFAULT_PACKS
 from inspector.calls import refused_call
 from inspector.catalog import ServerSnapshot
+from inspector.checking import CheckPlan
 from inspector.connection.wire import WireEntry
 from inspector.output import terminal_safe
 from inspector.review import Review, load_review, review_file
@@ -90,8 +92,17 @@ class ReviewApp(App[None]):
     ]
 
     def __init__(
-        self, target: Target, *, era: str = "auto", export_dir: Path | None = None, state_dir: Path | None = None
+        self,
+        target: Target,
+        *,
+        era: str = "auto",
+        export_dir: Path | None = None,
+        state_dir: Path | None = None,
+        plan: CheckPlan | None = None,
     ) -> None:
+        """`plan`: the review options `mcp-review tui` was given, as `check` takes them (packs, ignored rules,
+        calls and probes, the review config's waivers and attestations, the baseline); a `--calls` in it
+        counts as the reviewer's choice of what checks may call."""
         super().__init__()
         self.target = target
         self.era = era
@@ -106,10 +117,13 @@ class ReviewApp(App[None]):
         self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
         self.state_dir = state_dir
         self.review_path = review_file(target.public(), state_dir)
-        self.check_packs: list[str] = list(DEFAULT_PACKS)
-        self.check_calls = "none"
-        self.check_probe = "off"  # active probes: "off", "security" or "security-all" (the run dialog asks)
-        self.calls_chosen = False  # until the reviewer says which tools checks may call (asked on the first run)
+        self.plan = plan or CheckPlan(packs=list(DEFAULT_PACKS))
+        options = self.plan.options or Options()
+        self.check_packs: list[str] = list(self.plan.packs)
+        self.check_calls: str = options.calls
+        # active probes: "off", "security" or "security-all" (the run dialog asks)
+        self.check_probe = next((p for p in ("security-all", "security") if p in options.probe), "off")
+        self.calls_chosen = plan is not None and plan.options is not None and options.calls != "none"
         self.checking = False  # a checklist run is queued or running
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time

@@ -16,12 +16,13 @@ import gc
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from checks.context import Options
 from checks.core import Rule, load_rules, select
 from inspector.catalog import ServerSnapshot
-from inspector.checking import CheckPlan, review_session
+from inspector.checking import review_session
 from inspector.connection.session import Session
 from inspector.review import Finding
 from inspector.tui.dialogs import ConfirmScreen, RunScreen
@@ -41,6 +42,7 @@ def run_checks(app: ReviewApp, only: str | None = None) -> None:
         return
     packs = [only.split(".")[0]] if only else app.check_packs
     ignore = [r for r in load_rules() if only and "." in only and r != only and r.startswith(packs[0] + ".")]
+    ignore += app.plan.ignore  # the review config's and the command line's
     callers = [r.id for r in select(packs, ignore) if "call" in r.modes]
     if callers and not app.calls_chosen:  # the reviewer decides what call rules may call, once
         choose_checks(app, f"{len(callers)} of the selected rules call tools to check their results.", only)
@@ -52,15 +54,17 @@ def run_checks(app: ReviewApp, only: str | None = None) -> None:
     app.main.status(f"running {only or 'the checklist'}…")
     app.checking = True
     previous = app.review
-    plan = CheckPlan(
+    plan = replace(  # what the command line gave (baseline, thresholds, waivers), with the reviewer's choices
+        app.plan,
         packs=packs,
         ignore=ignore,
-        options=Options(
+        options=replace(
+            app.plan.options or Options(),
             calls=app.check_calls,  # type: ignore[arg-type]
             probe=frozenset() if app.check_probe == "off" else frozenset({app.check_probe}),
         ),
-        waivers=previous.waivers if previous else (),
-        attestations=previous.attestations if previous else (),
+        waivers=previous.waivers if previous else app.plan.waivers,
+        attestations=previous.attestations if previous else app.plan.attestations,
     )
     if not (only and previous):
         app.checklist.start_live(select(packs, ignore))
