@@ -240,13 +240,14 @@ async def test_a_request_the_server_withdraws_closes_its_dialog_and_says_so(tmp_
 
 
 async def test_the_app_takes_checks_review_options_baseline_config_packs_and_calls(tmp_path):
-    from inspector.cli import _parser, _review_plan
+    from inspector.cli import parse
+    from inspector.cli.check import review_plan
 
     pins, config = tmp_path / "pins.json", tmp_path / "mcp-review.toml"
     config.write_text('[[waive]]\nrule = "review.descriptions-grounded"\nreason = "known"\nby = "lead"\n')
     argv = ["tui", "--baseline", str(pins), "--review-config", str(config), "--pack", "review", "--calls", "read-only"]
-    args = _parser().parse_args(argv)  # the server command after -- is split off before parsing
-    app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path, plan=_review_plan(args))
+    args = parse([*argv, "--", *fixture_argv("good")])
+    app = ReviewApp(stdio_target(args.server_command), state_dir=tmp_path, plan=review_plan(args))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         await pilot.press("r")  # --calls was given: no dialog asks again

@@ -16,8 +16,8 @@ NAME = "check"
 HELP = "run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error"
 
 
-def arguments(p: argparse.ArgumentParser) -> None:
-    target_options(p)
+def review_options(p: argparse.ArgumentParser) -> None:
+    """What a review runs and with what: `check` and `tui` take the same."""
     p.add_argument(
         "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
     )
@@ -32,18 +32,6 @@ def arguments(p: argparse.ArgumentParser) -> None:
         "security-all (every string parameter); tools are called only as --calls allows",
     )
     p.add_argument(
-        "--format",
-        choices=FORMATS,
-        default="md",
-        help="md: the short review, grouped, sized for a PR comment; md-full: every finding with its evidence",
-    )
-    p.add_argument(
-        "--out",
-        metavar="FILE",
-        help="write the review here instead of stdout; with --format md also the complete one beside it "
-        "(review.md: review.full.md)",
-    )
-    p.add_argument(
         "--review-config",
         metavar="FILE",
         help="mcp-review.toml (default: ./mcp-review.toml or [tool.mcp-review] in ./pyproject.toml)",
@@ -55,17 +43,13 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long the whole check may wait on the server, plus 1 s per request (default 4 x --timeout)",
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
 
 
-def run(args: argparse.Namespace) -> int:
-    target = build_target(args)
+def review_plan(args: argparse.Namespace) -> Any:
+    """The `CheckPlan` of the review options, with the review config they name (or find)."""
     from checks.core import DEFAULT_PACKS, PACKS, load_rules
     from inspector.checking import CheckPlan
     from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
-    from inspector.output import write_text
-    from inspector.report import render, render_chunks
-    from inspector.review import EXIT_CODES
 
     rules = load_rules()
     config_path = args.review_config or find_config()
@@ -73,11 +57,49 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(config_path, set(rules), set(PACKS)) if config_path else ReviewConfig()
     except ConfigFileError as e:
         raise UsageError(str(e)) from e
-    packs = args.pack or config.packs or list(DEFAULT_PACKS)
     for name in [*args.ignore]:
         if name not in rules and name not in PACKS:
             raise UsageError(f"--ignore: unknown rule or pack {name!r}")
+    for name in args.pack:
+        if name not in (*PACKS, "all"):
+            raise UsageError(f"--pack: unknown pack {name!r}")
+    return CheckPlan(
+        packs=args.pack or config.packs or list(DEFAULT_PACKS),
+        ignore=[*config.ignore, *args.ignore],
+        options=config.build_options(args.calls, args.probe),
+        waivers=config.waivers,
+        attestations=config.attestations,
+        era=args.era,
+        baseline=args.baseline or config.baseline,
+        budget=args.budget,
+    )
 
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    target_options(p)
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="md",
+        help="md: the short review, grouped, sized for a PR comment; md-full: every finding with its evidence",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the review here instead of stdout; with --format md also the complete one beside it "
+        "(review.md: review.full.md)",
+    )
+    review_options(p)
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    target = build_target(args)
+    from inspector.output import write_text
+    from inspector.report import render, render_chunks
+    from inspector.review import EXIT_CODES
+
+    plan = review_plan(args)
     tty = sys.stderr.isatty()
 
     def progress(done: int, total: int, rule: Any, _findings: Any) -> None:
@@ -90,16 +112,6 @@ def run(args: argparse.Namespace) -> int:
         elif done in (0, total):
             print(f"mcp-review: {'checking' if done == 0 else 'checked'} {total} rules", file=sys.stderr)
 
-    plan = CheckPlan(
-        packs=packs,
-        ignore=[*config.ignore, *args.ignore],
-        options=config.build_options(args.calls, args.probe),
-        waivers=config.waivers,
-        attestations=config.attestations,
-        era=args.era,
-        baseline=args.baseline or config.baseline,
-        budget=args.budget,
-    )
     try:
         review = asyncio.run(_run_check(args, target, plan, progress))
     except ValueError as e:  # unknown pack
