@@ -231,9 +231,11 @@ async def test_a_request_the_server_withdraws_closes_its_dialog_and_says_so(tmp_
 
     app = ReviewApp(stdio_target(fixture_argv("withdraws")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RootsScreen))
-        await until(pilot, lambda: app.screen is app.main, 10)  # withdrawn a second later
-        assert any("withdrew" in n.message for n in app._notifications)
+        await until(pilot, lambda: isinstance(app.screen, RootsScreen) and app.snapshot is not None)
+        app.caller.consent_then_call(app.snapshot.tool("echo"), {"text": "hi"})  # the server then withdraws it
+        await until(pilot, lambda: app.call_log)
+        assert not any(isinstance(s, RootsScreen) for s in app.screen_stack), "the dialog closed"
+        assert any("withdrew" in n.message for n in app._notifications), "and said why"
         await until(pilot, lambda: not app.wire_pending)
         answers = [e for e in app.wire_log.entries if e.direction == "send" and e.rpc_id == "roots-1"]
         assert answers == [], "nothing answers a request the server abandoned"

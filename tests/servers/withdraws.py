@@ -1,38 +1,27 @@
-"""A legacy-era server that asks the client for its roots once initialized, then withdraws the request
-(notifications/cancelled, "timed out") a second later without waiting for the answer."""
+"""A legacy-era server that asks the client for its roots once initialized, and withdraws that request
+(notifications/cancelled, "timed out") when `echo` is called, without waiting for the answer."""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from rawserver import RawServer, text_result, tool
 
 ROOTS_ID = "roots-1"
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+server = RawServer("withdraws-server", capabilities={"tools": {}})
+server.on_initialized = lambda: server.send({"jsonrpc": "2.0", "id": ROOTS_ID, "method": "roots/list"})
+echo = tool("echo", "Echoes its text.", {"text": {"type": "string"}}, annotations=READ_ONLY)
+server.handlers["tools/list"] = lambda _params: {"tools": [echo]}
 
 
-class Withdraws(RawServer):
-    lock = threading.Lock()  # the withdrawal is written from a timer thread
-
-    def send(self, message: dict[str, Any]) -> None:
-        with self.lock:
-            super().send(message)
-
-    def ask_roots(self) -> None:
-        self.send({"jsonrpc": "2.0", "id": ROOTS_ID, "method": "roots/list", "params": {}})
-        threading.Timer(1.0, self.withdraw).start()
-
-    def withdraw(self) -> None:
-        params = {"requestId": ROOTS_ID, "reason": "timed out"}
-        self.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+def call(params: dict[str, Any]) -> dict[str, Any]:
+    withdrawn = {"requestId": ROOTS_ID, "reason": "timed out"}
+    server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": withdrawn})
+    return text_result(str(params.get("arguments")))
 
 
-server = Withdraws("withdraws-server", capabilities={"tools": {}})
-server.handlers["tools/list"] = lambda _params: {
-    "tools": [tool("echo", "Echoes its text.", {"text": {"type": "string"}})]
-}
-server.handlers["tools/call"] = lambda params: text_result(str(params.get("arguments")))
-server.on_initialized = server.ask_roots
+server.handlers["tools/call"] = call
 
 if __name__ == "__main__":
     server.run()
