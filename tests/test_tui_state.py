@@ -3,17 +3,28 @@ exchange is readable in full. Driven with Pilot against real fixture servers, li
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
+from pathlib import Path
 
 from textual.widgets import DataTable, Input, Static, TextArea
 
-from inspector.targets import demo_target, stdio_target
+from inspector.targets import Target, demo_target, stdio_target
 from inspector.tui.app import ReviewApp
 from inspector.tui.dialogs import CallScreen, ConfirmScreen, ConnectScreen
 from inspector.tui.settings import load_settings
 from tests.support import fixture_argv
 from tests.test_tui import _highlight, _open_call, run_checks, until
+
+
+@contextlib.asynccontextmanager
+async def connected(tmp_path: Path, target: Target | None = None, size: tuple[int, int] = (100, 30)):
+    """The app on `target` (the demo by default), once its server is listed."""
+    app = ReviewApp(target or demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        yield app, pilot
 
 
 def status_line(app: ReviewApp) -> str:
@@ -22,9 +33,7 @@ def status_line(app: ReviewApp) -> str:
 
 async def test_a_failed_connect_leaves_the_working_connection_as_it_was(tmp_path):
     good = shlex.join(fixture_argv("good"))
-    app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+    async with connected(tmp_path, stdio_target(fixture_argv("good"))) as (app, pilot):
         assert [r["what"] for r in load_settings()["recent"]] == [good], "the server named on the command line"
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
@@ -47,9 +56,7 @@ async def test_a_failed_connect_leaves_the_working_connection_as_it_was(tmp_path
 
 
 async def test_required_fields_start_empty_and_typing_goes_to_the_first_field(tmp_path):
-    app = ReviewApp(demo_target(), state_dir=tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+    async with connected(tmp_path) as (app, pilot):
         await _open_call(pilot, app, "create_note")
         field = app.screen.query_one("#field-text", Input)
         assert field.value == "" and json.loads(app.screen.query_one(TextArea).text) == {}
@@ -59,9 +66,7 @@ async def test_required_fields_start_empty_and_typing_goes_to_the_first_field(tm
 
 
 async def test_consent_shows_the_exact_arguments_and_escape_goes_back_to_them(tmp_path):
-    app = ReviewApp(demo_target(), state_dir=tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+    async with connected(tmp_path) as (app, pilot):
         await _open_call(pilot, app, "create_note")
         await pilot.press(*"buy milk")
         await pilot.press("ctrl+s")
@@ -79,9 +84,7 @@ def tool_detail(app: ReviewApp) -> str:
 
 
 async def test_the_tool_detail_follows_the_highlighted_row_after_sorting_and_a_jump(tmp_path):
-    app = ReviewApp(demo_target(), state_dir=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+    async with connected(tmp_path, size=(120, 40)) as (app, pilot):
         await _highlight(pilot, app, "export_notes")
         table = app.main.query_one("#tools", DataTable)
         await pilot.click("#tools", offset=(2, 0))  # sort by name: another tool under the cursor
@@ -95,9 +98,7 @@ async def test_the_tool_detail_follows_the_highlighted_row_after_sorting_and_a_j
 
 
 async def test_rerunning_a_rule_keeps_the_filter(tmp_path):
-    app = ReviewApp(demo_target(), state_dir=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+    async with connected(tmp_path, size=(120, 40)) as (app, pilot):
         await run_checks(pilot, app)
         await pilot.press("right", "right", "right")  # Checklist
         app.main.query_one("#check-filter", Input).value = "status:fail"
@@ -115,9 +116,7 @@ async def test_rerunning_a_rule_keeps_the_filter(tmp_path):
 
 
 async def test_the_checklist_leads_with_failures_and_section_rows_are_not_findings(tmp_path):
-    app = ReviewApp(demo_target(), state_dir=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+    async with connected(tmp_path, size=(120, 40)) as (app, pilot):
         await run_checks(pilot, app)
         first = next(f for f in app.checklist.shown_findings if f is not None)
         assert first.effective in ("fail", "blocking"), first.effective
@@ -127,9 +126,7 @@ async def test_the_checklist_leads_with_failures_and_section_rows_are_not_findin
 
 
 async def test_the_first_screen_says_what_the_server_is_and_that_it_is_not_checked_yet(tmp_path):
-    app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+    async with connected(tmp_path, stdio_target(fixture_argv("good")), size=(80, 24)) as (app, pilot):
         overview = str(app.main.query_one("#overview", Static).render())
         assert "not checked yet" in overview
         assert "1 template ·" in overview and "1 prompt\n" in overview and "1 templates" not in overview
@@ -145,9 +142,8 @@ async def test_the_first_screen_says_what_the_server_is_and_that_it_is_not_check
 async def test_the_wire_columns_fit_80_columns(tmp_path):
     from tests.test_tui import show_tab
 
-    app = ReviewApp(demo_target(), state_dir=tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None and not app.wire_pending)
+    async with connected(tmp_path, size=(80, 24)) as (app, pilot):
+        await until(pilot, lambda: not app.wire_pending)
         await show_tab(pilot, app, "tab-wire")
         table = app.main.query_one("#wire", DataTable)
         await until(pilot, lambda: table.row_count > 3)
@@ -163,9 +159,7 @@ async def test_a_call_in_the_background_ends_in_a_notification_not_a_window(tmp_
     from tests.test_tui import _call_with_consent
 
     flood = stdio_target([sys.executable, "tests/hostile/stdio_server.py", "progress-flood"])
-    app = ReviewApp(flood, state_dir=tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+    async with connected(tmp_path, flood) as (app, pilot):
         await _call_with_consent(pilot, app, "probe")
         await until(pilot, lambda: app.caller.running is not None)
         await pilot.press("down", "x")  # the reviewer moves on (and then cancels the call)
@@ -182,9 +176,7 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
     from tests.test_tui import show_tab
 
     with http_fixture("good") as url:
-        app = ReviewApp(http_target(url), state_dir=tmp_path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: app.snapshot is not None)
+        async with connected(tmp_path, http_target(url)) as (app, pilot):
             await run_checks(pilot, app)
             await pilot.press("right", "right", "right")  # Checklist
             table = app.main.query_one("#checks", DataTable)

@@ -62,10 +62,7 @@ class CallsPane(TabPane):
     @on(DataTable.RowHighlighted, "#calls")
     def show_call(self) -> None:
         """The highlighted call in full: its arguments, then the request and the answer as they crossed the wire."""
-        try:
-            call = self.highlighted()
-        except NoMatches:  # a table's last highlight comes late, while the screen is torn down
-            return
+        call = self.highlighted()
         if call is None:
             return
         detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(str(call['outcome']), 200)}")
@@ -77,7 +74,9 @@ class CallsPane(TabPane):
             self.query_one("#call-detail", Static).update(detail)
 
     def highlighted(self) -> dict[str, Any] | None:
-        table = self.query_one(DataTable)
+        table = next(self.query(DataTable).results(DataTable), None)  # none while the screen is torn down
+        if table is None:
+            return None
         return self.calls[table.cursor_row] if table.row_count and table.cursor_row < len(self.calls) else None
 
     def action_copy_cli(self) -> None:

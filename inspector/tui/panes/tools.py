@@ -94,8 +94,8 @@ class ToolsPane(FilteredPane):
         self.refill("", then=there)
 
     def highlighted(self) -> Item | None:
-        table = self.query_one(DataTable)
-        if self.snapshot is None or not table.row_count:
+        table = next(self.query(DataTable).results(DataTable), None)  # none while the screen is torn down
+        if self.snapshot is None or table is None or not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return self.snapshot.tools.items[int(key)] if key is not None else None
@@ -186,10 +186,7 @@ class ToolsPane(FilteredPane):
     def show_tool(self) -> None:
         """The highlighted tool in the detail pane: on every highlight, sort and refill (the row under the
         cursor changes without a highlight event), so the detail is always the tool `c` would call."""
-        try:
-            item = self.highlighted()
-        except NoMatches:  # a table's last highlight comes late, while the screen is torn down
-            return
+        item = self.highlighted()
         if item is None:
             return
         detail = Text()
