@@ -164,7 +164,8 @@ class ChecklistPane(FilteredPane):
         by_seq = {e.seq: e for e in self.wire_log.entries}
         cited = [by_seq[seq] for seq in f.evidence if seq in by_seq]
         if cited:
-            detail.append(f"\nevidence: {len(cited)} wire entries (enter: all of it, with Copy)\n", style="bold")
+            entries = f"{len(cited)} wire entr{'y' if len(cited) == 1 else 'ies'}"
+            detail.append(f"\nevidence: {entries} (enter: all of it, with Copy)\n", style="bold")
         for entry in cited[:MAX_EVIDENCE]:
             detail.append_text(self.wire_log.entry_text(entry))
         return detail
