@@ -196,6 +196,8 @@ class ReviewApp(App[None]):
     def _connect_to(self, target: Target) -> None:
         """Another server, tried beside the working one: it replaces it only once it has connected, so a typo
         leaves the current server, its tools and its review as they were."""
+        if self.trying is not None:
+            self.trying[0].stop()  # a server tried before this one ends once it has answered
         self.trying = (Connection(self, self.asker.handlers(), self.counter), target, [])
         self.main.status(f"connecting to {one_line(target.label(), 80)}… (the current server stays until then)")
         self.trying[0].open(target, self.era, self.trying[2])
