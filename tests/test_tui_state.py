@@ -252,3 +252,20 @@ async def test_the_app_takes_checks_review_options_baseline_config_packs_and_cal
         assert rug.effective != "blocking"
         assert any(w.rule == "review.descriptions-grounded" for w in app.review.waivers), "the config's waivers"
         assert {c["consent"] for c in app.review.coverage} == {"read-only"}
+
+
+async def test_an_elicitation_starts_empty_with_the_cursor_in_its_first_field(tmp_path):
+    from inspector.tui.dialogs import ElicitScreen
+
+    async with connected(tmp_path, stdio_target(fixture_argv("asking"))) as (app, pilot):
+        await _open_call(pilot, app, "greet")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
+        assert json.loads(app.screen.query_one(TextArea).text) == {}, "no made-up answer"
+        assert app.screen.focused is app.screen.query_one("#field-name", Input)
+        await pilot.press(*"Ada", "ctrl+s")
+        await until(pilot, lambda: app.call_log)
+        sent = [e.message for e in app.wire_log.entries if e.direction == "send"] + [
+            e.message for e in app.wire_pending if e.direction == "send"
+        ]
+        assert '"name": "x"' not in json.dumps(sent) and '"Ada"' in json.dumps(sent)

@@ -38,9 +38,8 @@ class ElicitScreen(AnswerScreen):
         return out
 
     def draft(self) -> Any:
-        from checks.util import example_value
-
-        return {} if self.is_url else example_value(self.params.get("requestedSchema") or {"type": "object"})
+        """Empty: the form shows each field's examples and default, and nothing is sent the reviewer did not type."""
+        return {}
 
     def form(self, draft: Any) -> SchemaForm | None:
         return None if self.is_url else SchemaForm(self.params.get("requestedSchema"), draft, id="form")
