@@ -84,6 +84,10 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             await pilot.pause(0.2)
             await pilot.press("c")
             if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5):
+                from checks.util import valid_arguments
+
+                app.screen.query_one("#editor", TextArea).text = json.dumps(valid_arguments(probe))  # starts empty
+                await pilot.pause(0.05)
                 report["screens"].append(screen_text(app))
                 await pilot.press("ctrl+s")
                 await until(pilot, lambda: isinstance(app.screen, ResultScreen) or not app.caller.running, budget)
