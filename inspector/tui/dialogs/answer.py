@@ -76,7 +76,6 @@ class AnswerScreen(FormDialog):
 
     def on_mount(self) -> None:
         self._check()
-        self.focus_first_field()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """ctrl+d only when other requests wait (the footer shows it then)."""

@@ -57,10 +57,6 @@ class CallScreen(FormDialog):
 
     def on_mount(self) -> None:
         self._check()
-        fields = self.query(
-            "SchemaForm Input, SchemaForm Select, SchemaForm Checkbox"
-        )  # typing goes to the first field
-        (fields.first() if fields else self.query_one(TextArea)).focus()
 
     @on(TextArea.Changed)
     def _check(self) -> None:

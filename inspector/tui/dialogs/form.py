@@ -155,11 +155,6 @@ class SchemaForm(VerticalScroll):
 class FormDialog(Dialog[dict[str, Any] | None]):
     """A dialog that edits JSON in `#editor` (what is sent), beside a `SchemaForm` when there is one."""
 
-    def focus_first_field(self) -> None:
-        """Typing goes to the form's first field (else the editor), not to the Form/JSON tabs."""
-        fields = self.query("SchemaForm Input, SchemaForm Select, SchemaForm Checkbox")
-        (fields.first() if fields else self.query_one("#editor", TextArea)).focus()
-
     @on(SchemaForm.Changed)
     def form_changed(self, event: SchemaForm.Changed) -> None:
         event.stop()

@@ -17,8 +17,8 @@ from textual.widgets import DataTable, Input, Static
 from inspector.connection.wire import WireEntry
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
-from inspector.tui.panes.keys import FilteredPane, RowTable
 from inspector.tui.dialogs import ResultScreen
+from inspector.tui.panes.keys import FilteredPane, RowTable
 from inspector.tui.panes.tail import WIRE_ROWS, TailPane
 
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
