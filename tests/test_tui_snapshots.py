@@ -181,7 +181,7 @@ def opener(tab_key: str, table: str, row: str, key: str, dialog: str) -> Callabl
 
 async def open_confirm(pilot: Pilot) -> None:
     await opener("2", "#tools", "delete_note", "c", "CallScreen")(pilot)
-    await pilot.press("ctrl+s")
+    await pilot.press("1", "ctrl+s")  # the note_id field starts empty, with the cursor in it
     await until_screen(pilot, "ConfirmScreen")
 
 
