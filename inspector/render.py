@@ -172,3 +172,10 @@ def print_servers(found: list[ConfiguredServer]) -> None:
             Text(one_line(s.problem or "", 60), style="yellow"),
         )
     console.print(table)
+
+
+def print_table(table: Table, summary: Text) -> None:
+    """A table and the line under it (`diff`'s changes)."""
+    console = _console()
+    console.print(table)
+    console.print(summary)

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from inspector.cli.common import UsageError, build_target, target_options
+from inspector.cli.common import UsageError, build_target, review_config, target_options
 from inspector.report import FORMATS
 from inspector.targets import Target
 
@@ -62,17 +62,12 @@ def run(args: argparse.Namespace) -> int:
     target = build_target(args)
     from checks.core import DEFAULT_PACKS, PACKS, load_rules
     from inspector.checking import CheckPlan
-    from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
     from inspector.output import write_text
     from inspector.report import render, render_chunks
     from inspector.review import EXIT_CODES
 
     rules = load_rules()
-    config_path = args.review_config or find_config()
-    try:
-        config = load_config(config_path, set(rules), set(PACKS)) if config_path else ReviewConfig()
-    except ConfigFileError as e:
-        raise UsageError(str(e)) from e
+    config = review_config(args.review_config)
     packs = args.pack or config.packs or list(DEFAULT_PACKS)
     for name in [*args.ignore]:
         if name not in rules and name not in PACKS:

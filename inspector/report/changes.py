@@ -1,0 +1,124 @@
+"""A diff of two pins (`inspector.diff.Diff.to_json()`) as text: a terminal table, a markdown section that fits a
+PR comment (also the "Changes" section of exported reviews), JSON and SARIF 2.1.0.
+
+Everything here reads the diff's JSON, so a review that carries a diff renders it the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from inspector import __version__
+from inspector.report.markdown import cell, code
+from inspector.report.sarif import SCHEMA
+from inspector.text import one_line
+
+FORMATS = ("table", "md", "json", "sarif")
+CLASS_ORDER = {"breaking": 0, "safety": 1, "behaviour": 2, "cost": 3}
+LEVELS = {"breaking": "error", "safety": "error", "behaviour": "warning", "cost": "note"}
+ROWS = 60  # markdown rows before the rest is only counted: a PR comment has a size limit
+HELP = {
+    "breaking": "A client or prompt built on the old definition breaks: removed, renamed, narrowed, newly required.",
+    "safety": "What the model is told about risk changed for the worse, or the text now carries what the scanner "
+    "flags.",
+    "behaviour": "Another change to what the model reads.",
+    "cost": "The tools array's token cost changed, or a budget of the review config is exceeded.",
+}
+
+
+def ordered(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(changes, key=lambda c: (CLASS_ORDER.get(c["class"], 9), c["kind"], c["key"]))
+
+
+def _tokens(delta: dict[str, int]) -> str:
+    return " / ".join(f"{n} {v:+d}" for n, v in delta.items() if v) or "0"
+
+
+def _status(change: dict[str, Any]) -> str:
+    approval = change.get("approval")
+    if approval:
+        return f"approved by {approval['by']}"
+    return "over budget" if change.get("overBudget") else ""
+
+
+def counts_line(diff: dict[str, Any]) -> str:
+    counts = diff["counts"]
+    return ", ".join(f"{counts[name]} {name}" for name in CLASS_ORDER) if diff["changes"] else "no changes"
+
+
+def markdown(diff: dict[str, Any], heading: str = "##") -> str:
+    lines = [f"{heading} Changes: {cell(diff['old'], 120)} -> {cell(diff['new'], 120)}", "", counts_line(diff)]
+    changes = ordered(diff["changes"])
+    if changes:
+        lines += ["", "| class | item | what changed | tokens | |", "|---|---|---|---|---|"]
+        for c in changes[:ROWS]:
+            what = cell("; ".join(c["reasons"]), 400)
+            lines.append(
+                f"| {c['class']} | {c['kind']} {code(c['key'], 80)} | {what} | {_tokens(c['tokens'])} | "
+                f"{cell(_status(c), 80)} |"
+            )
+        if len(changes) > ROWS:
+            lines.append(f"\n… and {len(changes) - ROWS} more (`mcp-review diff --format json` lists every one)")
+    totals = diff.get("totals") or {}
+    if totals:
+        shown = ", ".join(f"{n} {t['old']} -> {t['new']} ({t['delta']:+d})" for n, t in totals.items())
+        lines += ["", f"Tools array: {shown} tokens."]
+    return "\n".join(lines) + "\n"
+
+
+def table(diff: dict[str, Any]) -> tuple[Table, Text]:
+    """The terminal table (server text as `Text`, never markup) and the summary line under it."""
+    out = Table(title=Text(f"{one_line(diff['old'], 80)} -> {one_line(diff['new'], 80)}"), show_lines=False)
+    for name in ("class", "item", "what changed", "tokens", ""):
+        out.add_column(name, overflow="fold")
+    styles = {"breaking": "bold red", "safety": "red", "behaviour": "yellow", "cost": "cyan"}
+    for c in ordered(diff["changes"]):
+        out.add_row(
+            Text(c["class"], style=styles.get(c["class"], "")),
+            Text(f"{c['kind']} {one_line(c['key'], 60)}"),
+            Text(one_line("; ".join(c["reasons"]), 300)),
+            Text(_tokens(c["tokens"])),
+            Text(_status(c)),
+        )
+    return out, Text(counts_line(diff))
+
+
+def sarif(diff: dict[str, Any]) -> str:
+    rules = [
+        {"id": f"diff.{name}", "name": name, "shortDescription": {"text": HELP[name]}, "help": {"text": HELP[name]}}
+        for name in CLASS_ORDER
+    ]
+    index = {f"diff.{name}": i for i, name in enumerate(CLASS_ORDER)}
+    results = []
+    for c in ordered(diff["changes"]):
+        rule = f"diff.{c['class']}"
+        result: dict[str, Any] = {
+            "ruleId": rule,
+            "ruleIndex": index[rule],
+            "level": LEVELS[c["class"]] if not c.get("approval") else "note",
+            "message": {"text": f"{c['kind']} {c['key']}: {'; '.join(c['reasons'])}"},
+            "locations": [{"logicalLocations": [{"name": c["key"], "kind": c["kind"]}]}],
+            "properties": {"tokens": c["tokens"], "overBudget": c["overBudget"]},
+        }
+        if c.get("approval"):
+            result["suppressions"] = [{"kind": "external", "justification": c["approval"]["note"] or "approved"}]
+        results.append(result)
+    run = {
+        "tool": {"driver": {"name": "mcp-review", "version": __version__, "rules": rules}},
+        "results": results,
+        "properties": {"old": diff["old"], "new": diff["new"], "totals": diff.get("totals")},
+    }
+    return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False) + "\n"
+
+
+def render(diff: dict[str, Any], fmt: str) -> str:
+    """md, json or sarif (the terminal table is `table`)."""
+    if fmt == "md":
+        return markdown(diff)
+    if fmt == "sarif":
+        return sarif(diff)
+    return json.dumps(diff, indent=2, ensure_ascii=False) + "\n"
