@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from checks.context import Options
-from inspector.diff import Budget
+from inspector.diff import TokenBudget
 from inspector.review import Attestation, Waiver
 
 TOP_KEYS = {"packs", "ignore", "baseline", "options", "calls", "waive", "attest"}
@@ -60,7 +60,7 @@ OPTION_KEYS = {
     "foreign_token_env": str,
     "narrow_token_env": str,
     "probe": list,
-    "max_tools_list_tokens": int,  # `mcp-review diff`'s cost budgets (inspector.diff.Budget)
+    "max_tools_list_tokens": int,  # `mcp-review diff`'s cost budgets (inspector.diff.TokenBudget)
     "max_tool_tokens": int,
     "max_token_growth_percent": float,
 }
@@ -100,8 +100,8 @@ class ReviewConfig:
                 setattr(opts, key, value)
         return opts
 
-    def diff_budget(self) -> Budget:
-        return Budget(**{key: self.options[key] for key in DIFF_BUDGETS if key in self.options})
+    def diff_budget(self) -> TokenBudget:
+        return TokenBudget(**{key: self.options[key] for key in DIFF_BUDGETS if key in self.options})
 
 
 def find_config(cwd: Path | None = None) -> Path | None:

@@ -33,7 +33,7 @@ SAFETY_HINTS = ("destructiveHint", "openWorldHint")
 
 
 @dataclass
-class Budget:
+class TokenBudget:
     """The review config's token budgets for a diff (None: no limit); counted in `encoding`."""
 
     max_tools_list_tokens: int | None = None
@@ -83,6 +83,7 @@ class Diff:
     new: str
     changes: list[Change]
     totals: dict[str, dict[str, int]]  # the tools array per encoding: {"old", "new", "delta"}
+    versions: tuple[str | None, str | None] = (None, None)  # serverInfo.version either side
 
     def of_class(self, name: str) -> list[Change]:
         return [c for c in self.changes if c.change_class == name]
@@ -106,6 +107,7 @@ class Diff:
         return {
             "old": self.old,
             "new": self.new,
+            "versions": list(self.versions),
             "counts": counts,
             "totals": self.totals,
             "changes": [c.to_json() for c in self.changes],
@@ -301,7 +303,7 @@ def _instructions(old: Lock, new: Lock) -> Iterator[Change]:
         )
 
 
-def _cost(old: Lock, new: Lock, budget: Budget, totals: dict[str, dict[str, int]]) -> Iterator[Change]:
+def _cost(old: Lock, new: Lock, budget: TokenBudget, totals: dict[str, dict[str, int]]) -> Iterator[Change]:
     enc = budget.encoding
     for e in new.items.get("tool", []):
         cost = e.tokens.get(enc)
@@ -342,14 +344,15 @@ def _cost(old: Lock, new: Lock, budget: Budget, totals: dict[str, dict[str, int]
     )
 
 
-def diff(old: Lock, new: Lock, budget: Budget | None = None, approvals: Iterable[Approval] | None = None) -> Diff:
+def diff(old: Lock, new: Lock, budget: TokenBudget | None = None, approvals: Iterable[Approval] | None = None) -> Diff:
     """Every change from `old` to `new`, classed; approvals from `new` (a lock pinned with them) or given."""
     names = [n for n in new.encodings if n in old.encodings] or new.encodings
     totals = {}
     for n in names:
         was, now = old.totals.get("tool", {}).get(n, 0), new.totals.get("tool", {}).get(n, 0)
         totals[n] = {"old": was, "new": now, "delta": now - was}
-    changes = [*_items(old, new), *_instructions(old, new), *_cost(old, new, budget or Budget(), totals)]
-    result = Diff(old.source or old.label, new.source or new.label, changes, totals)
+    changes = [*_items(old, new), *_instructions(old, new), *_cost(old, new, budget or TokenBudget(), totals)]
+    versions = (old.server.get("version"), new.server.get("version"))
+    result = Diff(old.source or old.label, new.source or new.label, changes, totals, versions)
     result.approve([*new.approvals, *(approvals or [])])
     return result

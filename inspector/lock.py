@@ -191,8 +191,7 @@ def load(path: str | Path) -> Lock:
 
 def find_lock(cwd: Path | None = None) -> Path | None:
     """./mcp-review.lock, found where `mcp-review.toml` is looked for (the current directory)."""
-    here = cwd or Path.cwd()
-    path = here / LOCK_NAME
+    path = (cwd or Path()) / LOCK_NAME  # relative when found here: reviews name it as the reviewer knows it
     return path if path.is_file() else None
 
 

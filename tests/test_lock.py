@@ -15,7 +15,7 @@ import pytest
 import rfc8785
 
 from inspector import lock
-from inspector.diff import Budget, diff
+from inspector.diff import TokenBudget, diff
 from inspector.lock import Approval
 from tests.support import ROOT, fixture_argv
 
@@ -43,7 +43,7 @@ def locks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return where / "v1.lock", where / "v2.lock"
 
 
-def changes_of(old: Path, new: Path, budget: Budget | None = None) -> dict[tuple[str, str], list[str]]:
+def changes_of(old: Path, new: Path, budget: TokenBudget | None = None) -> dict[tuple[str, str], list[str]]:
     """{(class, item key): reasons} of the diff old -> new."""
     found = diff(lock.load(old), lock.load(new), budget)
     return {(c.change_class, c.key): c.reasons for c in found.changes}
@@ -114,7 +114,9 @@ def test_v2_to_v1_reads_the_other_way(locks):
 
 
 def test_budgets_from_the_review_config(locks):
-    found = diff(lock.load(locks[0]), lock.load(locks[1]), Budget(max_tool_tokens=500, max_token_growth_percent=None))
+    found = diff(
+        lock.load(locks[0]), lock.load(locks[1]), TokenBudget(max_tool_tokens=500, max_token_growth_percent=None)
+    )
     cost = {c.key: c for c in found.of_class("cost")}
     assert cost["notes_list"].over_budget and "over max_tool_tokens 500" in cost["notes_list"].reasons[0]
     assert not cost["tools total"].over_budget
@@ -170,3 +172,36 @@ def test_usage_errors(tmp_path):
     assert bad.returncode == 2 and "not an mcp-review lock" in bad.stderr
     unknown = cli("diff", "a", "b", "--fail-on", "breaking,oops")
     assert unknown.returncode == 2 and "unknown oops" in unknown.stderr
+
+
+def rug_pull(review: dict) -> dict:
+    return next(f for f in review["findings"] if f["rule"] == "review.rug-pull-mitigation")
+
+
+@pytest.mark.parametrize(
+    ("version", "status", "says"),
+    [
+        ("1.0.0", "fail", "changed since mcp-review.lock without a version bump (1.0.0): instructions (behaviour), "),
+        ("2.0.0", "pass", "version bumped 1.0.0 -> 2.0.0; changed since mcp-review.lock: "),
+    ],
+)
+def test_check_reads_the_lock_for_rug_pulls_and_exports_the_diff(locks, tmp_path, version, status, says):
+    (tmp_path / "mcp-review.lock").write_bytes(locks[0].read_bytes())
+    out = cli("check", "--pack", "review", "--format", "json", "-q", "--", *V2, "--version", version, cwd=tmp_path)
+    review = json.loads(out.stdout)
+    assert rug_pull(review)["status"] == status and rug_pull(review)["message"].startswith(says)
+    assert "notes_get (safety)" in rug_pull(review)["message"]
+    assert review["changes"]["counts"] == {"breaking": 4, "safety": 4, "behaviour": 3, "cost": 1}
+    md = cli("check", "--pack", "review", "-q", "--", *V2, "--version", version, cwd=tmp_path).stdout
+    assert "## Changes: mcp-review.lock -> surface-notes " in md
+    assert "| safety | tool `notes_archive` | destructiveHint turned on |" in md
+
+
+def test_check_with_an_unchanged_lock_passes_and_without_one_has_no_changes_section(locks, tmp_path):
+    out = cli("check", "--pack", "review", "--format", "json", "-q", "--", *V1, cwd=tmp_path)
+    assert "changes" not in json.loads(out.stdout) and rug_pull(json.loads(out.stdout))["status"] == "blocking"
+    (tmp_path / "mcp-review.lock").write_bytes(locks[0].read_bytes())
+    out = cli("check", "--pack", "review", "--format", "json", "-q", "--", *V1, cwd=tmp_path)
+    review = json.loads(out.stdout)
+    assert rug_pull(review)["status"] == "pass" and "every pinned definition matches" in rug_pull(review)["message"]
+    assert review["changes"]["changes"] == []

@@ -94,10 +94,12 @@ def run(args: argparse.Namespace) -> int:
         era=args.era,
         baseline=args.baseline or config.baseline,
         budget=args.budget,
+        lock=_found_lock(),
+        diff_budget=config.diff_budget(),
     )
     try:
         review = asyncio.run(_run_check(args, target, plan, progress))
-    except ValueError as e:  # unknown pack
+    except ValueError as e:  # unknown pack, or a lock that does not read
         raise UsageError(str(e)) from e
     if not args.out:
         sys.stdout.writelines(render_chunks(review, args.format))
@@ -112,6 +114,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"mcp-review: {review.verdict}: wrote {' and '.join(wrote)}", file=sys.stderr)
     return EXIT_CODES[review.verdict]
+
+
+def _found_lock() -> str | None:
+    from inspector.lock import find_lock
+
+    found = find_lock()
+    return str(found) if found else None
 
 
 def _full_path(out: str) -> str:

@@ -50,19 +50,24 @@ def counts_line(diff: dict[str, Any]) -> str:
     return ", ".join(f"{counts[name]} {name}" for name in CLASS_ORDER) if diff["changes"] else "no changes"
 
 
-def markdown(diff: dict[str, Any], heading: str = "##") -> str:
-    lines = [f"{heading} Changes: {cell(diff['old'], 120)} -> {cell(diff['new'], 120)}", "", counts_line(diff)]
+def section(review: Any, rows: int = ROWS) -> list[str]:
+    """The review's diff against mcp-review.lock as markdown lines (none when the review has no lock)."""
+    return [markdown(review.changes, rows), ""] if review.changes is not None else []
+
+
+def markdown(diff: dict[str, Any], rows: int = ROWS) -> str:
+    lines = [f"## Changes: {cell(diff['old'], 120)} -> {cell(diff['new'], 120)}", "", counts_line(diff)]
     changes = ordered(diff["changes"])
     if changes:
         lines += ["", "| class | item | what changed | tokens | |", "|---|---|---|---|---|"]
-        for c in changes[:ROWS]:
+        for c in changes[:rows]:
             what = cell("; ".join(c["reasons"]), 400)
             lines.append(
                 f"| {c['class']} | {c['kind']} {code(c['key'], 80)} | {what} | {_tokens(c['tokens'])} | "
                 f"{cell(_status(c), 80)} |"
             )
-        if len(changes) > ROWS:
-            lines.append(f"\n… and {len(changes) - ROWS} more (`mcp-review diff --format json` lists every one)")
+        if len(changes) > rows:
+            lines.append(f"\n… and {len(changes) - rows} more (`mcp-review diff --format json` lists every one)")
     totals = diff.get("totals") or {}
     if totals:
         shown = ", ".join(f"{n} {t['old']} -> {t['new']} ({t['delta']:+d})" for n, t in totals.items())
