@@ -138,7 +138,7 @@ def build(
                 kind,
                 item.key,
                 definition_sha256(item.raw),
-                {c.encoding: c.count_json(item.raw) for c in counters},
+                {c.encoding: c.count_tool(item.raw) if kind == "tool" else c.count_json(item.raw) for c in counters},
                 item.raw,
             )
             for item in listing

@@ -205,3 +205,15 @@ def test_check_with_an_unchanged_lock_passes_and_without_one_has_no_changes_sect
     review = json.loads(out.stdout)
     assert rug_pull(review)["status"] == "pass" and "every pinned definition matches" in rug_pull(review)["message"]
     assert review["changes"]["changes"] == []
+
+
+def test_the_lock_and_list_carry_the_claude_estimate(locks):
+    data = json.loads(locks[0].read_text())
+    assert data["encodings"] == ["cl100k_base", "o200k_base", "claude"]
+    tools = data["items"]["tool"]
+    # the estimate wraps the list: 549 once any tool exists (claude-sonnet-4.5), each tool's cost counts 53 per
+    # tool after the first
+    assert data["totals"]["tool"]["claude"] == 549 + sum(t["tokens"]["claude"] for t in tools) - 53
+    listed = json.loads(cli("list", "--format", "json", "--encoding", "claude", "--", *V1).stdout)
+    assert listed["total"] == data["totals"]["tool"]["claude"]
+    assert listed["counted"].startswith("estimate for anthropic/claude-sonnet-4.5 (coder/ai-tokenizer")

@@ -14,7 +14,7 @@ from inspector.catalog import ServerSnapshot
 from inspector.review import Review
 from inspector.targets import Target
 from inspector.text import one_line, visible
-from inspector.tokens import TokenCounter
+from inspector.tokens import ESTIMATES, TokenCounter
 
 
 class OverviewPane(TabPane):
@@ -36,8 +36,8 @@ class OverviewPane(TabPane):
             f"{len(snap.tools)} tools · {len(snap.resources)} resources · {len(snap.templates)} templates · "
             f"{len(snap.prompts)} prompts\n"
         )
-        costs = " · ".join(f"{n:,} {encoding}" for encoding, n in token_totals.items())
-        out.append(f"tools/list costs {costs} tokens (canonical JSON)\n")
+        costs = " · ".join(f"{n:,} {e}{' (estimate)' if e in ESTIMATES else ''}" for e, n in token_totals.items())
+        out.append(f"tools/list costs {costs} tokens (canonical JSON; the estimate as the host wraps tools)\n")
         if snap.instructions:
             out.append(
                 f"instructions cost {self.counter.count_text(snap.instructions):,} {self.counter.encoding} tokens\n"
