@@ -53,6 +53,7 @@ class Change:
     tokens: dict[str, int] = field(default_factory=dict)  # the item's token delta per encoding
     over_budget: bool = False  # cost: a budget is exceeded
     approval: Approval | None = None
+    flips_annotation: bool = False  # safety: a hint flipped; such a change is approved one by one, never in bulk
 
     @property
     def sha256(self) -> str:
@@ -71,6 +72,7 @@ class Change:
             "reasons": self.reasons,
             "tokens": self.tokens,
             "overBudget": self.over_budget,
+            "flipsAnnotation": self.flips_annotation,
             "approval": self.approval.to_json() if self.approval else None,
             "old": self.old,
             "new": self.new,
@@ -84,6 +86,7 @@ class Diff:
     changes: list[Change]
     totals: dict[str, dict[str, int]]  # the tools array per encoding: {"old", "new", "delta"}
     versions: tuple[str | None, str | None] = (None, None)  # serverInfo.version either side
+    pinned_with: list[Approval] = field(default_factory=list)  # the approvals the old lock was pinned with
 
     def of_class(self, name: str) -> list[Change]:
         return [c for c in self.changes if c.change_class == name]
@@ -108,6 +111,7 @@ class Diff:
             "old": self.old,
             "new": self.new,
             "versions": list(self.versions),
+            "pinnedWith": [a.to_json() for a in self.pinned_with],
             "counts": counts,
             "totals": self.totals,
             "changes": [c.to_json() for c in self.changes],
@@ -236,9 +240,10 @@ def _changed(old: Entry, new: Entry) -> Iterator[Change]:
     members = set(_dict(a)) | set(_dict(b))
     other = sorted(k for k in members if _dict(a).get(k) != _dict(b).get(k) and k not in explained)
     tokens = _delta(old, new)
-    for name, reasons in (("breaking", breaking), ("safety", safety)):
-        if reasons:
-            yield Change(new.kind, new.key, name, reasons, a, b, tokens)
+    if breaking:
+        yield Change(new.kind, new.key, "breaking", breaking, a, b, tokens)
+    if safety:
+        yield Change(new.kind, new.key, "safety", safety, a, b, tokens, flips_annotation=bool(flips))
     if other or not (breaking or safety):
         yield Change(new.kind, new.key, "behaviour", [f"{', '.join(other) or 'definition'} changed"], a, b, tokens)
 
@@ -352,7 +357,8 @@ def diff(old: Lock, new: Lock, budget: TokenBudget | None = None, approvals: Ite
         was, now = old.totals.get("tool", {}).get(n, 0), new.totals.get("tool", {}).get(n, 0)
         totals[n] = {"old": was, "new": now, "delta": now - was}
     changes = [*_items(old, new), *_instructions(old, new), *_cost(old, new, budget or TokenBudget(), totals)]
+    changes.sort(key=lambda c: (CLASSES.index(c.change_class), c.kind, c.key))  # worst class first
     versions = (old.server.get("version"), new.server.get("version"))
-    result = Diff(old.source or old.label, new.source or new.label, changes, totals, versions)
+    result = Diff(old.source or old.label, new.source or new.label, changes, totals, versions, old.approvals)
     result.approve([*new.approvals, *(approvals or [])])
     return result

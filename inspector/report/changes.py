@@ -30,10 +30,6 @@ HELP = {
 }
 
 
-def ordered(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(changes, key=lambda c: (CLASS_ORDER.get(c["class"], 9), c["kind"], c["key"]))
-
-
 def _tokens(delta: dict[str, int]) -> str:
     return " / ".join(f"{n} {v:+d}" for n, v in delta.items() if v) or "0"
 
@@ -57,7 +53,7 @@ def section(review: Any, rows: int = ROWS) -> list[str]:
 
 def markdown(diff: dict[str, Any], rows: int = ROWS) -> str:
     lines = [f"## Changes: {cell(diff['old'], 120)} -> {cell(diff['new'], 120)}", "", counts_line(diff)]
-    changes = ordered(diff["changes"])
+    changes = diff["changes"]
     if changes:
         lines += ["", "| class | item | what changed | tokens | |", "|---|---|---|---|---|"]
         for c in changes[:rows]:
@@ -68,6 +64,10 @@ def markdown(diff: dict[str, Any], rows: int = ROWS) -> str:
             )
         if len(changes) > rows:
             lines.append(f"\n… and {len(changes) - rows} more (`mcp-review diff --format json` lists every one)")
+    pinned = diff.get("pinnedWith") or []
+    if pinned:
+        who = ", ".join(f"{a['kind']} {code(a['key'], 60)} ({a['class']}) by {cell(a['by'], 40)}" for a in pinned[:10])
+        lines += ["", f"The lock was pinned with {len(pinned)} approved changes: {who}."]
     totals = diff.get("totals") or {}
     if totals:
         shown = ", ".join(f"{n} {t['old']} -> {t['new']} ({t['delta']:+d})" for n, t in totals.items())
@@ -81,7 +81,7 @@ def table(diff: dict[str, Any]) -> tuple[Table, Text]:
     for name in ("class", "item", "what changed", "tokens", ""):
         out.add_column(name, overflow="fold")
     styles = {"breaking": "bold red", "safety": "red", "behaviour": "yellow", "cost": "cyan"}
-    for c in ordered(diff["changes"]):
+    for c in diff["changes"]:
         out.add_row(
             Text(c["class"], style=styles.get(c["class"], "")),
             Text(f"{c['kind']} {one_line(c['key'], 60)}"),
@@ -99,7 +99,7 @@ def sarif(diff: dict[str, Any]) -> str:
     ]
     index = {f"diff.{name}": i for i, name in enumerate(CLASS_ORDER)}
     results = []
-    for c in ordered(diff["changes"]):
+    for c in diff["changes"]:
         rule = f"diff.{c['class']}"
         result: dict[str, Any] = {
             "ruleId": rule,
