@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,21 +14,11 @@ import rfc8785
 from inspector import lock
 from inspector.diff import TokenBudget, diff
 from inspector.lock import Approval
-from tests.support import ROOT, fixture_argv
+from tests.support import fixture_argv
+from tests.test_configs import cli
 
 V1 = fixture_argv("surface")
 V2 = fixture_argv("surface", "--surface", "v2")
-
-
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
 
 
 @pytest.fixture(scope="module")
