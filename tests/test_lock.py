@@ -182,6 +182,8 @@ def test_check_reads_the_lock_for_rug_pulls_and_exports_the_diff(locks, tmp_path
     md = cli("check", "--pack", "review", "-q", "--", *V2, "--version", version, cwd=tmp_path).stdout
     assert "## Changes: mcp-review.lock -> surface-notes " in md
     assert "| safety | tool `notes_archive` | destructiveHint turned on |" in md
+    sarif = json.loads(cli("check", "--pack", "review", "--format", "sarif", "--", *V2, cwd=tmp_path).stdout)
+    assert [len(run["results"]) for run in sarif["runs"]][1] == 12  # the diff: a run of its own
 
 
 def test_check_with_an_unchanged_lock_passes_and_without_one_has_no_changes_section(locks, tmp_path):

@@ -155,9 +155,10 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Passes: stable within the session and equal to the baseline, a new version with its changes listed, or the first
     run that pins the baseline. Fails: a definition changed within one session, or since the baseline without a
-    version bump. Blocking: no baseline pinned (the first `--baseline` run writes one).
+    version bump. Blocking: no baseline or lock pinned (the first `--baseline` run writes one).
 
-    To verify when blocking: run with `--baseline FILE` (the first run pins the definitions; later runs compare
+    To verify when blocking: `mcp-review pin` writes mcp-review.lock beside the server (commit it; later checks run
+    there compare against it), or run with `--baseline FILE` (the first run pins the definitions; later runs compare
     against them).
     """
     first = {t.name: definition_hash(t.raw) for t in named_tools(ctx)}
@@ -181,8 +182,8 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     if not isinstance(baseline, dict):
         yield ctx.blocking(
             None,
-            "stable within this session; no baseline pinned to compare versions: run `mcp-review pin` "
-            "(mcp-review.lock) or run with --baseline FILE (the first run pins it)",
+            "stable within this session; no baseline pinned to compare versions: run with "
+            "--baseline FILE (the first run pins it)",
             seqs,
         )
         return

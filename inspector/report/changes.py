@@ -92,7 +92,8 @@ def table(diff: dict[str, Any]) -> tuple[Table, Text]:
     return out, Text(counts_line(diff))
 
 
-def sarif(diff: dict[str, Any]) -> str:
+def sarif_run(diff: dict[str, Any]) -> dict[str, Any]:
+    """One SARIF run: a rule per class (`diff.breaking`...), a result per change (an approved one suppressed)."""
     rules = [
         {"id": f"diff.{name}", "name": name, "shortDescription": {"text": HELP[name]}, "help": {"text": HELP[name]}}
         for name in CLASS_ORDER
@@ -112,12 +113,16 @@ def sarif(diff: dict[str, Any]) -> str:
         if c.get("approval"):
             result["suppressions"] = [{"kind": "external", "justification": c["approval"]["note"] or "approved"}]
         results.append(result)
-    run = {
+    return {
         "tool": {"driver": {"name": "mcp-review", "version": __version__, "rules": rules}},
         "results": results,
         "properties": {"old": diff["old"], "new": diff["new"], "totals": diff.get("totals")},
     }
-    return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False) + "\n"
+
+
+def sarif(diff: dict[str, Any]) -> str:
+    doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [sarif_run(diff)]}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def render(diff: dict[str, Any], fmt: str) -> str:
