@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,14 +60,9 @@ class Approval:
     sha256: str = ""  # the approved definition's hash: an approval does not carry over to a later edit
 
     def to_json(self) -> dict[str, str]:
-        return {
-            "kind": self.kind,
-            "key": self.key,
-            "class": self.change_class,
-            "by": self.by,
-            "note": self.note,
-            "sha256": self.sha256,
-        }
+        out = asdict(self)
+        out["class"] = out.pop("change_class")  # `class` in the file, as in the diff's changes
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Approval:
