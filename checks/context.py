@@ -25,6 +25,7 @@ from inspector.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from checks.core import Rule
+    from inspector.diff import Diff
 
 CallPolicy = Literal["none", "read-only", "all"]
 Subject = Item | str | None
@@ -60,6 +61,7 @@ class CheckContext:
         unreachable: str | None = None,
         pinned: dict[str, Any] | None = None,
         pin_to: str | None = None,
+        changes: Diff | None = None,
     ) -> None:
         self.target = target
         self.session = session
@@ -73,6 +75,7 @@ class CheckContext:
         self.unreachable = unreachable  # why no session could be opened (only rules that need none run)
         self.pinned = pinned  # the baseline's definition hashes (review.rug-pull-mitigation), if one is pinned
         self.pin_to = pin_to  # where this first run pins them, when no baseline exists yet
+        self.changes = changes  # the live server against mcp-review.lock, when one exists
         self.rule: Rule | None = None
 
     def for_rule(self, rule: Rule) -> CheckContext:

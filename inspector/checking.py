@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 from checks.context import CheckContext, Options
 from checks.core import Rule, select
-from inspector import baseline
+from inspector import baseline, lock
 from inspector.catalog import ServerSnapshot, take_snapshot
 from inspector.connection.channel import Budget
 from inspector.connection.egress import EgressRefused
 from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import Session, headless_handlers
 from inspector.connection.wire import WireLog
+from inspector.diff import Diff, TokenBudget, diff
 from inspector.review import Attestation, Finding, Review, Waiver
 from inspector.targets import Target
 from inspector.tokens import TokenCounter
@@ -39,6 +40,8 @@ class CheckPlan:
     era: str = "auto"
     baseline: str | None = None  # path of the pinned tool hashes (written on the first run)
     budget: float | None = None  # seconds the run may wait on the server, before 1 s per request (None: 4 x timeout)
+    lock: str | None = None  # mcp-review.lock: the review carries the diff against it (rug-pull reads it too)
+    diff_budget: TokenBudget | None = None  # the cost budgets of that diff
 
 
 def _stage(rule: Rule) -> int:
@@ -163,6 +166,7 @@ async def _review(
         unreachable=unreachable,
         pinned=pinned,
         pin_to=pin_to,
+        changes=lock_diff(plan, snapshot) if not unreachable else None,
     )
     findings = await run_rules(ctx, rules, plan, progress)
     review = Review(
@@ -179,12 +183,20 @@ async def _review(
         tokens=token_summary(snapshot, counter),
         notes=snapshot.notes,
         packs=sorted({r.pack for r in rules}),
+        changes=ctx.changes.to_json() if ctx.changes else None,
     )
     if pin_to and not unreachable:
         baseline.save(pin_to, snapshot)
     review.apply_waivers()
     review.exchanges = evidence_entries(session.wire, findings)
     return review
+
+
+def lock_diff(plan: CheckPlan, snapshot: ServerSnapshot) -> Diff | None:
+    """The live server against the lock the plan names (None without one)."""
+    if not plan.lock:
+        return None
+    return diff(lock.load(plan.lock), lock.build(snapshot), plan.diff_budget)
 
 
 def evidence_entries(wire: WireLog, findings: Sequence[Finding]) -> dict[int, dict[str, object]]:

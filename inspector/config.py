@@ -13,6 +13,9 @@
     foreign_token_env = "OTHER_TOKEN"        # review.audience-validated: env var with a token for another resource
     narrow_token_env = "NARROW_TOKEN"        # review.resource-server-metadata: env var with a token lacking a scope
     probe = ["security"]                     # active probes with canaries: security, security-all (or --probe)
+    max_tools_list_tokens = 5000             # `mcp-review diff`: the tools array's budget (cl100k_base tokens)
+    max_tool_tokens = 600                    # `mcp-review diff`: one tool's budget
+    max_token_growth_percent = 10            # `mcp-review diff`: growth of the tools array (default 10)
 
     [calls]
     policy = "read-only"                     # none | read-only | all
@@ -44,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from checks.context import Options
+from inspector.diff import TokenBudget
 from inspector.review import Attestation, Waiver
 
 TOP_KEYS = {"packs", "ignore", "baseline", "options", "calls", "waive", "attest"}
@@ -56,7 +60,11 @@ OPTION_KEYS = {
     "foreign_token_env": str,
     "narrow_token_env": str,
     "probe": list,
+    "max_tools_list_tokens": int,  # `mcp-review diff`'s cost budgets (inspector.diff.TokenBudget)
+    "max_tool_tokens": int,
+    "max_token_growth_percent": float,
 }
+DIFF_BUDGETS = ("max_tools_list_tokens", "max_tool_tokens", "max_token_growth_percent")
 PROBES = ("security", "security-all")
 WAIVE_KEYS = {"rule", "subject", "reason", "by", "expires"}
 ATTEST_KEYS = {"rule", "by", "note", "status", "subject"}
@@ -88,9 +96,12 @@ class ReviewConfig:
                 token = os.environ.get(str(value))
                 if token:
                     setattr(opts, key.removesuffix("_env"), token)
-            else:
+            elif key not in DIFF_BUDGETS:
                 setattr(opts, key, value)
         return opts
+
+    def diff_budget(self) -> TokenBudget:
+        return TokenBudget(**{key: self.options[key] for key in DIFF_BUDGETS if key in self.options})
 
 
 def find_config(cwd: Path | None = None) -> Path | None:

@@ -13,6 +13,7 @@ from inspector import __version__
 from inspector.calls import describe_block
 from inspector.targets import masked_args
 from inspector.text import one_line, visible
+from inspector.tokens import ESTIMATES
 
 if TYPE_CHECKING:
     from inspector.calls import CallRecord
@@ -54,7 +55,7 @@ def token_report(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, A
         "era": snapshot.era,
         "transport": snapshot.target.get("kind"),
         "encoding": counter.encoding,
-        "counted": f"{CANONICAL}; {WRAPPING_NOTE}",
+        "counted": counted(counter.encoding),
         "tools": tools,
         "total": counter.tools_total(snapshot.tools.raw),
         "instructions": counter.count_text(snapshot.instructions) if snapshot.instructions else 0,
@@ -75,6 +76,13 @@ def token_report(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, A
     }
 
 
+def counted(encoding: str) -> str:
+    """How the figures of `encoding` were made: the wire text, or for an estimate the host's wrapping."""
+    if encoding in ESTIMATES:
+        return f"{ESTIMATES[encoding]()}: tools as the host wraps them, other objects as {CANONICAL}"
+    return f"{CANONICAL}; {WRAPPING_NOTE}"
+
+
 def _header(snapshot: ServerSnapshot) -> Text:
     out = Text()
     out.append(one_line(snapshot.server_name, 80), style="bold")
@@ -90,7 +98,8 @@ def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
     console = _console()
     console.print(_header(snapshot))
     enc = report["encoding"]
-    table = Table(title=f"tools by token cost ({enc})", title_justify="left", show_footer=True)
+    label = f"{enc}, an estimate" if enc in ESTIMATES else enc
+    table = Table(title=f"tools by token cost ({label})", title_justify="left", show_footer=True)
     longest = max((len(one_line(t["name"] or "", 48)) for t in report["tools"]), default=8)
     table.add_column("tool", footer=f"{len(report['tools'])} tools", min_width=min(longest, 32), overflow="fold")
     table.add_column("total", justify="right", footer=str(report["total"]))
@@ -125,7 +134,7 @@ def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
     console.print(
         Text(
             f'total = the whole tools array; per-field figures count each member "key":value on its own, so '
-            f"they do not add up exactly. Counted with {enc} on {CANONICAL}. {WRAPPING_NOTE}",
+            f"they do not add up exactly. Counted with {enc}: {counted(enc).rstrip('.')}.",
             style="dim",
         )
     )
@@ -172,3 +181,10 @@ def print_servers(found: list[ConfiguredServer]) -> None:
             Text(one_line(s.problem or "", 60), style="yellow"),
         )
     console.print(table)
+
+
+def print_table(table: Table, summary: Text) -> None:
+    """A table and the line under it (`diff`'s changes)."""
+    console = _console()
+    console.print(table)
+    console.print(summary)

@@ -150,6 +150,7 @@ class Review:
     remarks: list[Remark] = field(default_factory=list)  # what the reviewer wrote
     packs: list[str] = field(default_factory=list)
     exchanges: dict[int, dict[str, Any]] = field(default_factory=dict)  # wire entries the evidence cites
+    changes: dict[str, Any] | None = None  # the diff against mcp-review.lock (inspector.diff), when one exists
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
     def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
@@ -207,7 +208,7 @@ class Review:
         """The review as JSON data; `findings` replaces the findings' list (a lazy one, to stream a big review)."""
         from inspector import __version__
 
-        return {
+        out = {
             "tool": {"name": "mcp-review", "version": __version__},
             "server": self.server,
             "target": self.target,
@@ -228,6 +229,9 @@ class Review:
             "exchanges": {str(k): v for k, v in sorted(self.exchanges.items())},
             "created": self.created,
         }
+        if self.changes is not None:
+            out["changes"] = self.changes
+        return out
 
     def save(self, path: str | Path) -> None:
         """Write atomically (a crash mid-write never leaves a half review behind), secrets masked."""
@@ -270,6 +274,7 @@ class Review:
             packs=list(data.get("packs", [])),
             exchanges={int(k): v for k, v in data.get("exchanges", {}).items()},
             created=data.get("created", ""),
+            changes=data.get("changes"),
         )
         review.apply_waivers()
         return review

@@ -1,4 +1,4 @@
-"""Token costs, counted offline with tiktoken's `cl100k_base` and `o200k_base`.
+"""Token costs, counted offline with tiktoken's `cl100k_base` and `o200k_base`, and the Claude estimate.
 
 tiktoken downloads its encoding files on first use; that fails on machines without internet (CI
 here). The two BPE files ship with this package (`inspector/data/encodings/*.tiktoken.gz`, taken
@@ -13,6 +13,10 @@ sort_keys=True, ensure_ascii=False)`, i.e. compact, keys sorted, UTF-8. A field'
 of its member text `"key":value` on its own; BPE merges across boundaries and the braces and commas
 of the whole object mean the fields do not add up exactly to the total. Every figure is for one
 encoding; hosts add their own wrapping around tool definitions, so real context cost differs.
+
+`claude` is an estimate (see `inspector.claude`): coder/ai-tokenizer's Claude vocabulary (MIT, shipped as
+`data/encodings/claude.tiktoken.gz`) counts text, and a tool is costed the way Anthropic's API wraps it (fixed
+costs per tool, description and property, calibrated by ai-tokenizer), not as its JSON text.
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import tiktoken
 
-ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base")
+from inspector import claude
+
+ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base", "claude")
+ESTIMATES = {"claude": claude.label}  # encodings whose figures are estimates: what to call them
 DEFAULT_ENCODING = "cl100k_base"
 DATA = Path(__file__).parent / "data" / "encodings"
 
@@ -65,6 +72,12 @@ _SPECS: dict[str, dict[str, Any]] = {
             ]
         ),
         "special_tokens": {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+    },
+    # coder/ai-tokenizer src/encoding/claude.json at 9fa777aa (2025-12-01), see data/encodings/SOURCES.md
+    "claude": {
+        "sha256": "ba9ebb28e61f5872504fbe44b2f61bd825c222d7d910f55c89f5f28ab1f40e8b",
+        "pat_str": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+        "special_tokens": {"<EOT>": 0, "<META>": 1, "<META_START>": 2, "<META_END>": 3, "<SOS>": 4},
     },
 }
 
@@ -115,6 +128,14 @@ def unpack_ranks(packed: bytes) -> dict[bytes, int]:
     return dict(zip(map(data.__getitem__, map(slice, starts, ends)), range(n), strict=True))
 
 
+def _ranks(name: str, spec: dict[str, Any]) -> dict[bytes, int]:
+    """The packed ranks where they ship (ranks 0..n-1); else the `.tiktoken` file itself: Claude's ranks start
+    at 5 (0-4 are its special tokens), which the packed form does not hold, and its 65k lines load in ~0.1 s."""
+    if "packed_sha256" in spec:
+        return unpack_ranks(_verified(DATA / f"{name}.ranks.gz", spec["packed_sha256"]))
+    return load_ranks(DATA / f"{name}.tiktoken.gz", spec["sha256"])
+
+
 @cache
 def get_encoding(name: str) -> tiktoken.Encoding:
     if name not in _SPECS:
@@ -125,7 +146,7 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     return tiktoken.Encoding(
         name,
         pat_str=spec["pat_str"],
-        mergeable_ranks=unpack_ranks(_verified(DATA / f"{name}.ranks.gz", spec["packed_sha256"])),
+        mergeable_ranks=_ranks(name, spec),
         special_tokens=spec["special_tokens"],
     )
 
@@ -170,16 +191,23 @@ class TokenCounter:
     def count_json(self, obj: object) -> int:
         return self.count_text(canonical(obj))
 
+    def count_tool(self, tool: object) -> int:
+        """One tool definition: its JSON text, or for an estimate the host's wrapping of it."""
+        if self.encoding == "claude":
+            return claude.tool_cost(tool, self.count_text)
+        return self.count_json(tool)
+
     def breakdown(self, item: object) -> dict[str, int]:
         """{"total": N, key: N, ...}: the whole object, then each member `"key":value` in wire order."""
-        whole = canonical(item)
         if not isinstance(item, dict):
-            return {"total": self.count_text(whole)}
-        out = {"total": self.count_text(whole)}  # a plain loop: the batch API spins up a thread pool each call
+            return {"total": self.count_json(item)}
+        out = {"total": self.count_tool(item)}  # a plain loop: the batch API spins up a thread pool each call
         for key, value in item.items():
             out[str(key)] = self.count_text(f"{canonical(str(key))}:{canonical(value)}")
         return out
 
     def tools_total(self, tools: list[object]) -> int:
-        """The whole `tools` array as one JSON text."""
+        """The whole `tools` array as one JSON text (an estimate: as the host wraps the list)."""
+        if self.encoding == "claude":
+            return claude.tools_cost(tools, self.count_text)
         return self.count_json(tools)

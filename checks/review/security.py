@@ -11,6 +11,7 @@ from checks.util import input_schema, invalid_arguments, properties, rejected, r
 from inspector.baseline import definition_hash
 from inspector.catalog import LISTS as CATALOG_LISTS
 from inspector.catalog import list_all
+from inspector.diff import Diff
 from inspector.review import Finding
 
 
@@ -139,6 +140,9 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     or removed are not judged, and a `notifications/tools/list_changed` during the run does not excuse a change.
     baseline: with `--baseline FILE`, hashes are compared with the pinned ones: a changed definition under the same
     server version (serverInfo.version) fails (silently edited); a new version passes with the changes listed.
+    Without `--baseline`, an `mcp-review.lock` (written by `mcp-review pin`, found where mcp-review.toml is) is read
+    the same way through its diff: a definition edited, removed or renamed since the lock under the same version
+    fails unless a reviewer approved that change; a version bump passes with the changes and their classes listed.
 
     Why: seed 003 rug-pull-mitigation: a server can change a tool's description or schema after the user approved
     it; approvals bound to a hash of the definition only protect users if definitions are stable or version-bumped.
@@ -151,9 +155,10 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Passes: stable within the session and equal to the baseline, a new version with its changes listed, or the first
     run that pins the baseline. Fails: a definition changed within one session, or since the baseline without a
-    version bump. Blocking: no baseline pinned (the first `--baseline` run writes one).
+    version bump. Blocking: no baseline or lock pinned (the first `--baseline` run writes one).
 
-    To verify when blocking: run with `--baseline FILE` (the first run pins the definitions; later runs compare
+    To verify when blocking: `mcp-review pin` writes mcp-review.lock beside the server (commit it; later checks run
+    there compare against it), or run with `--baseline FILE` (the first run pins the definitions; later runs compare
     against them).
     """
     first = {t.name: definition_hash(t.raw) for t in named_tools(ctx)}
@@ -170,6 +175,9 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(
             None, f"stable within this session; pinned {len(first)} definitions to {ctx.pin_to} (first run)", seqs
         )
+        return
+    if not isinstance(baseline, dict) and ctx.changes is not None:
+        yield against_lock(ctx, ctx.changes, seqs)
         return
     if not isinstance(baseline, dict):
         yield ctx.blocking(
@@ -198,3 +206,15 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
         )
     else:
         yield ctx.passed(None, f"every definition matches the baseline ({len(pinned)} pinned)", seqs)
+
+
+def against_lock(ctx: CheckContext, changes: Diff, seqs: list[int]) -> Finding:
+    """The live server against mcp-review.lock: the same version with an unapproved edit is a silent edit."""
+    edited = sorted((c for c in changes.changes if c.old is not None and c.approval is None), key=lambda c: c.key)
+    listed = ", ".join(f"{c.key} ({c.change_class})" for c in edited[:10]) + (" …" if len(edited) > 10 else "")
+    was, now = changes.versions
+    if edited and was == now:
+        return ctx.fail(None, f"changed since {changes.old} without a version bump ({now}): {listed}", seqs)
+    if edited:
+        return ctx.passed(None, f"version bumped {was} -> {now}; changed since {changes.old}: {listed}", seqs)
+    return ctx.passed(None, f"every pinned definition matches {changes.old} (no unapproved edit)", seqs)

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from inspector.cli.common import UsageError, build_target, target_options
+from inspector.cli.common import UsageError, build_target, review_config, target_options
 from inspector.report import FORMATS
 from inspector.targets import Target
 
@@ -49,14 +49,9 @@ def review_plan(args: argparse.Namespace) -> Any:
     """The `CheckPlan` of the review options, with the review config they name (or find)."""
     from checks.core import DEFAULT_PACKS, PACKS, load_rules
     from inspector.checking import CheckPlan
-    from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
 
     rules = load_rules()
-    config_path = args.review_config or find_config()
-    try:
-        config = load_config(config_path, set(rules), set(PACKS)) if config_path else ReviewConfig()
-    except ConfigFileError as e:
-        raise UsageError(str(e)) from e
+    config = review_config(args.review_config)
     for name in [*args.ignore]:
         if name not in rules and name not in PACKS:
             raise UsageError(f"--ignore: unknown rule or pack {name!r}")
@@ -72,6 +67,8 @@ def review_plan(args: argparse.Namespace) -> Any:
         era=args.era,
         baseline=args.baseline or config.baseline,
         budget=args.budget,
+        lock=_found_lock(),
+        diff_budget=config.diff_budget(),
     )
 
 
@@ -114,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         review = asyncio.run(_run_check(args, target, plan, progress))
-    except ValueError as e:  # unknown pack
+    except ValueError as e:  # unknown pack, or a lock that does not read
         raise UsageError(str(e)) from e
     if not args.out:
         sys.stdout.writelines(render_chunks(review, args.format))
@@ -129,6 +126,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"mcp-review: {review.verdict}: wrote {' and '.join(wrote)}", file=sys.stderr)
     return EXIT_CODES[review.verdict]
+
+
+def _found_lock() -> str | None:
+    from inspector.lock import find_lock
+
+    found = find_lock()
+    return str(found) if found else None
 
 
 def _full_path(out: str) -> str:

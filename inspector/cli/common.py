@@ -100,6 +100,18 @@ def _configured(path: str | None, name: str | None) -> Target:
     return target
 
 
+def review_config(path: str | None) -> Any:
+    """The review config (`--review-config FILE`, else ./mcp-review.toml or [tool.mcp-review] in pyproject.toml)."""
+    from checks.core import PACKS, load_rules
+    from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
+
+    found = path or find_config()
+    try:
+        return load_config(found, set(load_rules()), set(PACKS)) if found else ReviewConfig()
+    except ConfigFileError as e:
+        raise UsageError(str(e)) from e
+
+
 async def with_session(args: argparse.Namespace, target: Target, work: Callable[[Any], Any]) -> Any:
     """`work(session)` on a headless session with `target`; the wire log saved to `--wire-log` whatever happens."""
     from inspector.connection.channel import Budget

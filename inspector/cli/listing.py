@@ -16,7 +16,12 @@ HELP = "what the server offers, each tool with its token cost"
 def arguments(p: argparse.ArgumentParser) -> None:
     target_options(p)
     p.add_argument("--format", choices=["table", "json"], default="table")
-    p.add_argument("--encoding", default="cl100k_base", help="cl100k_base (default) or o200k_base")
+    p.add_argument(
+        "--encoding",
+        default="cl100k_base",
+        help="cl100k_base (default), o200k_base, or claude (an estimate: coder/ai-tokenizer's vocabulary and "
+        "tool overheads, shipped with mcp-review)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

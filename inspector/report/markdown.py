@@ -195,6 +195,8 @@ SIGN_OFF = [
 
 
 def render(review: Review) -> str:
+    from inspector.report import changes  # it quotes with this module's `cell` and `code`: imported once both exist
+
     out = header(review)
     related = exchanges_of(review)
     blocking = [f for f in review.findings if f.effective == "blocking"]
@@ -218,6 +220,7 @@ def render(review: Review) -> str:
         out.append("")
     out += waivers_and_attestations(review)
     out += reviewer_notes(review)
+    out += changes.section(review)
     out += _tokens(review)
     out += _coverage(review)
     passed = [f for f in review.findings if f.effective in ("pass", "n/a")]

@@ -14,6 +14,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+from inspector.report import changes
 from inspector.report.markdown import (
     SIGN_OFF,
     cell,
@@ -47,6 +48,7 @@ def render(review: Review, full: str | None = None) -> str:
     tail = [
         *waivers_and_attestations(review, ROWS, 120),
         *reviewer_notes(review, ROWS, 300),
+        *changes.section(review, ROWS),
         *_tokens(review),
         *_coverage(review),
         *_passed(review),

@@ -78,4 +78,8 @@ def render(review: Review) -> str:
             }
         ],
     }
+    if review.changes is not None:  # the diff against mcp-review.lock: a run of its own, rules diff.<class>
+        from inspector.report.changes import sarif_run
+
+        doc["runs"].append(sarif_run(review.changes))
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -48,6 +48,7 @@ from inspector.tui.messages import (
     Show,
 )
 from inspector.tui.panes.calls import CallsPane
+from inspector.tui.panes.changes import ChangesPane
 from inspector.tui.panes.checklist import ChecklistPane
 from inspector.tui.panes.overview import OverviewPane
 from inspector.tui.panes.primitives import PrimitivesPane
@@ -72,6 +73,7 @@ class ReviewApp(App[None]):
         ("tab-checks", "Checklist"),
         ("tab-wire", "Wire"),
         ("tab-logs", "Logs"),
+        ("tab-changes", "Changes"),
     )
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks", tooltip="Run the chosen packs (R chooses)"),
@@ -246,6 +248,7 @@ class ReviewApp(App[None]):
             overview = self.main.query_one(OverviewPane)
             overview.show(self.snapshot, self.target, self.token_totals, self.review, self.tool_tokens)
             self.tools.show(self.snapshot, self.tool_tokens, self.review)
+            self.main.query_one(ChangesPane).show(self.snapshot, self.review, self.export_dir)
 
     @on(ConnectionLost)
     def show_failure(self, message: ConnectionLost) -> None:

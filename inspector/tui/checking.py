@@ -24,6 +24,7 @@ from checks.core import Rule, load_rules, select
 from inspector.catalog import ServerSnapshot
 from inspector.checking import review_session
 from inspector.connection.session import Session
+from inspector.lock import find_lock
 from inspector.review import Finding
 from inspector.tui.dialogs import ConfirmScreen, RunScreen
 from inspector.tui.messages import ChecksDone, ChecksProgress
@@ -65,6 +66,7 @@ def run_checks(app: ReviewApp, only: str | None = None) -> None:
         ),
         waivers=previous.waivers if previous else app.plan.waivers,
         attestations=previous.attestations if previous else app.plan.attestations,
+        lock=str(found) if (found := find_lock(app.export_dir)) else None,  # the Changes tab's lock
     )
     if not (only and previous):
         app.checklist.start_live(select(packs, ignore))

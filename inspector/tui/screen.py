@@ -16,6 +16,7 @@ from textual.widgets import Footer, Header, Static, TabbedContent, Tabs
 from inspector.connection.wire import WireEntry
 from inspector.tokens import TokenCounter
 from inspector.tui.panes.calls import CallsPane
+from inspector.tui.panes.changes import ChangesPane
 from inspector.tui.panes.checklist import ChecklistPane
 from inspector.tui.panes.logs import LogsPane
 from inspector.tui.panes.overview import OverviewPane
@@ -46,6 +47,7 @@ class ReviewScreen(Screen[None]):
             yield ChecklistPane(self.wire_log)
             yield WirePane(self.wire_log, self.counter)
             yield LogsPane(self.wire_log)
+            yield ChangesPane()
         yield Footer(compact=True)  # at 80 columns a tab's keys, then r, e, ? and q, still fit
 
     def on_mount(self) -> None:

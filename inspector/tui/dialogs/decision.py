@@ -15,7 +15,12 @@ from inspector.text import one_line
 from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import DIALOG_CSS
 
-PLACEHOLDERS = {"waive": "reason", "attest": "note: what you checked, and where", "note": "note"}
+PLACEHOLDERS = {
+    "waive": "reason",
+    "attest": "note: what you checked, and where",
+    "note": "note",
+    "approve": "note: why this change is fine",
+}
 
 
 class DecisionScreen(Dialog[dict[str, str] | None]):

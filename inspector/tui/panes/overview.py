@@ -14,7 +14,7 @@ from inspector.catalog import ServerSnapshot
 from inspector.review import Review
 from inspector.targets import Target
 from inspector.text import one_line, visible
-from inspector.tokens import TokenCounter
+from inspector.tokens import ESTIMATES, TokenCounter
 
 TOP_TOOLS = 10  # the costliest tools named on the overview
 
@@ -55,8 +55,8 @@ class OverviewPane(TabPane):
             (snap.prompts, "prompt"),
         )
         out.append(" · ".join(plural(len(items), noun) for items, noun in offered) + "\n")
-        costs = " · ".join(f"{n:,} {encoding}" for encoding, n in token_totals.items())
-        out.append(f"tools/list costs {costs} tokens (canonical JSON)\n")
+        costs = " · ".join(f"{n:,} {e}{' (estimate)' if e in ESTIMATES else ''}" for e, n in token_totals.items())
+        out.append(f"tools/list costs {costs} tokens (canonical JSON; the estimate as the host wraps tools)\n")
         if snap.instructions:
             out.append(
                 f"instructions cost {self.counter.count_text(snap.instructions):,} {self.counter.encoding} tokens\n"

@@ -19,7 +19,7 @@ from inspector.calls import effective_hints
 from inspector.catalog import Item, ServerSnapshot
 from inspector.review import STATUSES, Review, rank
 from inspector.text import one_line, visible
-from inspector.tokens import ENCODINGS, TokenCounter
+from inspector.tokens import ENCODINGS, ESTIMATES, TokenCounter
 from inspector.tui.dialogs import ToolScreen
 from inspector.tui.messages import CallAsked
 from inspector.tui.panes.keys import FilteredPane, RowTable
@@ -222,7 +222,8 @@ class ToolsPane(FilteredPane):
         tokens = Text()
         for counter in counters:
             breakdown = self.tool_tokens[item.index] if counter is self.counter else counter.breakdown(raw)
-            tokens.append(f"{counter.encoding}: " + ", ".join(f"{k} {v}" for k, v in breakdown.items()) + "\n")
+            name = f"{counter.encoding} (estimate)" if counter.encoding in ESTIMATES else counter.encoding
+            tokens.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in breakdown.items()) + "\n")
         sections.append(("tokens", tokens, False))
         for key in ("inputSchema", "outputSchema"):
             if key in raw:

@@ -1,0 +1,74 @@
+"""`mcp-review diff`: what changed since mcp-review.lock (the live server, or another lock), each change classed
+breaking, safety, behaviour or cost (see `inspector.diff`). Exit 0 when no change of a `--fail-on` class is
+found (approved changes do not count), 1 when one is, 2 on a usage or connection error."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from inspector.cli.common import UsageError, build_target, review_config, target_options, with_session
+from inspector.review import ExitCode
+
+NAME = "diff"
+HELP = (
+    "what changed since the lock (live server vs lock, or OLD.lock NEW.lock); exit 0 none failing, "
+    "1 changes of a --fail-on class, 2 error"
+)
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "locks",
+        nargs="*",
+        metavar="LOCK",
+        help="none: ./mcp-review.lock vs the live server; one: that lock vs the live server; two: OLD NEW, no server",
+    )
+    target_options(p)
+    p.add_argument("--format", choices=["table", "md", "json", "sarif"], default="table")
+    p.add_argument(
+        "--fail-on",
+        default="breaking,safety",
+        metavar="CLASSES",
+        help="breaking, safety, behaviour, cost (over a budget), any, none; comma-separated (default breaking,safety)",
+    )
+    p.add_argument("--review-config", metavar="FILE", help="mcp-review.toml with the token budgets ([options])")
+
+
+def run(args: argparse.Namespace) -> int:
+    from inspector import diff, lock
+    from inspector.report import changes
+
+    fail_on = [c.strip() for c in args.fail_on.split(",") if c.strip()]
+    unknown = sorted(set(fail_on) - {*diff.CLASSES, "any", "none"})
+    if unknown or len(args.locks) > 2:
+        raise UsageError(f"--fail-on: unknown {', '.join(unknown)}" if unknown else "give at most two locks")
+    try:
+        budget = review_config(args.review_config).diff_budget()
+        if len(args.locks) == 2:
+            old, new = lock.load(args.locks[0]), lock.load(args.locks[1])
+        else:
+            found = args.locks[0] if args.locks else lock.find_lock()
+            if found is None:
+                raise UsageError(f"no {lock.LOCK_NAME} here: write one with `mcp-review pin`, or name a lock")
+            old = lock.load(found)
+            new = lock.build(asyncio.run(with_session(args, build_target(args), _snapshot)))
+    except lock.LockError as e:
+        raise UsageError(str(e)) from e
+    result = diff.diff(old, new, budget)
+    document = result.to_json()
+    if args.format == "table":
+        from inspector.render import print_table
+
+        print_table(*changes.table(document))
+    else:
+        sys.stdout.write(changes.render(document, args.format))
+    return ExitCode.FAILED if result.fails(fail_on) else ExitCode.OK
+
+
+async def _snapshot(session: Any) -> Any:
+    from inspector.catalog import take_snapshot
+
+    return await take_snapshot(session)

@@ -1,0 +1,31 @@
+"""`mcp-review pin`: write mcp-review.lock, the server's surface pinned (see `inspector.lock`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from inspector.cli.common import build_target, target_options, with_session
+from inspector.review import ExitCode
+
+NAME = "pin"
+HELP = "write mcp-review.lock: every definition as sent, its hash and token cost"
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    target_options(p)
+    p.add_argument("--out", default="mcp-review.lock", metavar="FILE", help="where (default ./mcp-review.lock)")
+
+
+def run(args: argparse.Namespace) -> int:
+    target = build_target(args)
+    from inspector import lock
+    from inspector.catalog import take_snapshot
+
+    snapshot = asyncio.run(with_session(args, target, take_snapshot))
+    pinned = lock.build(snapshot)
+    lock.save(args.out, pinned)
+    counts = ", ".join(f"{k}s: {len(pinned.items[k])}" for k in lock.KINDS)
+    print(f"mcp-review: pinned {pinned.label} ({counts}) to {args.out}", file=sys.stderr)
+    return ExitCode.OK

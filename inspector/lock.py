@@ -1,0 +1,196 @@
+"""`mcp-review.lock`: the server's surface pinned beside its code, so a change to what the model sees shows.
+
+The file is JSON (indented, keys sorted, items sorted by kind then key, so a re-pin of an unchanged server
+writes the same bytes and a changed one diffs line by line in a PR):
+
+    {"lock": 1, "generator": "mcp-review X",
+     "server": {"name", "version", "revision"}, "instructions": {"text", "sha256"},
+     "encodings": [...], "totals": {kind: {encoding: tokens}},
+     "items": {"tool": [{"key", "sha256", "tokens": {encoding: n}, "definition": {wire JSON}}], "prompt": [...],
+               "resource": [...], "template": [...]},
+     "approvals": [{"kind", "key", "class", "by", "note", "sha256"}]}
+
+Each definition's hash is the SHA-256 of its RFC 8785 (JCS) canonical form, annotations and `_meta` included:
+the whole wire object as sent. A tool's cost is its definition's tokens; the totals are the whole `tools`
+array (as `list` counts it) and the sum of each other kind, per encoding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import rfc8785  # the JSON Canonicalization Scheme (RFC 8785): number and string forms exactly as the standard says
+
+from inspector import __version__
+from inspector.catalog import Kind, ServerSnapshot
+from inspector.tokens import ENCODINGS, TokenCounter, canonical
+
+LOCK_NAME = "mcp-review.lock"
+LOCK_FORMAT = 1
+KINDS: tuple[Kind, ...] = ("tool", "prompt", "resource", "template")
+
+
+class LockError(ValueError):
+    """The file is not an mcp-review lock (or not one this version reads)."""
+
+
+def definition_sha256(raw: Any) -> str:
+    """SHA-256 of the RFC 8785 form. A value JCS cannot express (an integer beyond 2**53, a NaN from a hostile
+    server) is hashed from its sorted compact JSON instead, prefixed so it never equals a JCS hash's input."""
+    try:
+        data = rfc8785.dumps(raw)
+    except rfc8785.CanonicalizationError:
+        data = b"non-jcs:" + canonical(raw).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Approval:
+    """A reviewer's acceptance of one change (kept in the lock the approval was pinned with, and in reviews)."""
+
+    kind: str
+    key: str
+    change_class: str
+    by: str
+    note: str = ""
+    sha256: str = ""  # the approved definition's hash: an approval does not carry over to a later edit
+
+    def to_json(self) -> dict[str, str]:
+        out = asdict(self)
+        out["class"] = out.pop("change_class")  # `class` in the file, as in the diff's changes
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Approval:
+        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("kind", "key", "class", "by")):
+            raise LockError("an approval needs kind, key, class and by (strings)")
+        note, sha = data.get("note", ""), data.get("sha256", "")
+        return cls(data["kind"], data["key"], data["class"], data["by"], str(note), str(sha))
+
+
+@dataclass
+class Entry:
+    kind: str
+    key: str
+    sha256: str
+    tokens: dict[str, int]
+    definition: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "sha256": self.sha256, "tokens": self.tokens, "definition": self.definition}
+
+
+@dataclass
+class Lock:
+    server: dict[str, Any]
+    instructions: str | None
+    encodings: list[str]
+    items: dict[str, list[Entry]]
+    totals: dict[str, dict[str, int]]
+    approvals: list[Approval] = field(default_factory=list)
+    source: str | None = None  # the file it was read from
+
+    def entries(self) -> list[Entry]:
+        return [e for kind in KINDS for e in self.items.get(kind, [])]
+
+    @property
+    def label(self) -> str:
+        version = self.server.get("version")
+        return f"{self.server.get('name')} {version}" if version else str(self.server.get("name"))
+
+    def to_json(self) -> dict[str, Any]:
+        text = self.instructions
+        return {
+            "lock": LOCK_FORMAT,
+            "generator": f"mcp-review {__version__}",
+            "server": self.server,
+            "instructions": {"text": text, "sha256": definition_sha256(text)} if text is not None else None,
+            "encodings": self.encodings,
+            "totals": self.totals,
+            "items": {kind: [e.to_json() for e in self.items.get(kind, [])] for kind in KINDS},
+            "approvals": [a.to_json() for a in self.approvals],
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def build(
+    snapshot: ServerSnapshot, encodings: tuple[str, ...] = ENCODINGS, approvals: list[Approval] | None = None
+) -> Lock:
+    """The lock of a live snapshot: every item as sent, hashed and counted in each encoding."""
+    counters = [TokenCounter(name) for name in encodings]
+    items: dict[str, list[Entry]] = {}
+    totals: dict[str, dict[str, int]] = {}
+    for kind in KINDS:
+        listing = snapshot.lists[kind]
+        entries = [
+            Entry(
+                kind,
+                item.key,
+                definition_sha256(item.raw),
+                {c.encoding: c.count_tool(item.raw) if kind == "tool" else c.count_json(item.raw) for c in counters},
+                item.raw,
+            )
+            for item in listing
+        ]
+        entries.sort(key=lambda e: e.key)
+        items[kind] = entries
+        if kind == "tool":
+            totals[kind] = {c.encoding: c.tools_total(listing.raw) for c in counters}
+        else:
+            totals[kind] = {c.encoding: sum(e.tokens[c.encoding] for e in entries) for c in counters}
+    server = {"name": snapshot.server_name, "version": snapshot.server_version, "revision": snapshot.revision}
+    return Lock(server, snapshot.instructions, list(encodings), items, totals, list(approvals or []))
+
+
+def _entry(kind: str, data: Any) -> Entry:
+    if not isinstance(data, dict) or not isinstance(data.get("key"), str) or not isinstance(data.get("sha256"), str):
+        raise LockError(f"a {kind} entry needs key and sha256")
+    tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
+    counts = {str(k): v for k, v in tokens.items() if isinstance(v, int)}
+    return Entry(kind, data["key"], data["sha256"], counts, data.get("definition"))
+
+
+def parse(data: Any, source: str | None = None) -> Lock:
+    where = source or "lock"
+    if not isinstance(data, dict) or data.get("lock") != LOCK_FORMAT:
+        raise LockError(f"{where}: not an mcp-review lock (format {LOCK_FORMAT})")
+    server = data.get("server") if isinstance(data.get("server"), dict) else {}
+    items_json = data.get("items") if isinstance(data.get("items"), dict) else {}
+    try:
+        items = {kind: [_entry(kind, e) for e in items_json.get(kind) or []] for kind in KINDS}
+        approvals = [Approval.from_json(a) for a in data.get("approvals") or []]
+    except LockError as e:
+        raise LockError(f"{where}: {e}") from None
+    instructions = data.get("instructions")
+    text = instructions.get("text") if isinstance(instructions, dict) else None
+    encodings = [e for e in data.get("encodings") or [] if isinstance(e, str)]
+    totals = data.get("totals") if isinstance(data.get("totals"), dict) else {}
+    return Lock(server, text if isinstance(text, str) else None, encodings, items, totals, approvals, source)
+
+
+def load(path: str | Path) -> Lock:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LockError(f"{path}: no such lock (write one with `mcp-review pin`)") from None
+    except (OSError, ValueError) as e:
+        raise LockError(f"{path}: cannot read: {e}") from None
+    return parse(data, str(path))
+
+
+def find_lock(cwd: Path | None = None) -> Path | None:
+    """./mcp-review.lock, found where `mcp-review.toml` is looked for (the current directory)."""
+    path = (cwd or Path()) / LOCK_NAME  # relative when found here: reviews name it as the reviewer knows it
+    return path if path.is_file() else None
+
+
+def save(path: str | Path, lock: Lock) -> None:
+    from inspector.output import write_text
+
+    write_text(path, lock.dumps())

@@ -1,0 +1,196 @@
+"""The Changes tab: the live server against `mcp-review.lock`, every changed item with its class and token delta,
+the highlighted one's definition side by side (changed words highlighted); the reviewer approves a change (`a`)
+or every change of its class (`A`; a flipped safety annotation only one by one), with a note, and pins the
+lock again with the approvals (`P`). Approvals go into the review's diff (exported with it); the app saves the
+review when told (`Decided`)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Static, TabPane
+
+from inspector import lock
+from inspector.catalog import ServerSnapshot
+from inspector.diff import Diff, diff
+from inspector.review import Review
+from inspector.text import one_line, visible
+from inspector.tui.dialogs import DecisionScreen
+from inspector.tui.messages import Decided
+from inspector.tui.panes.table import reset_table
+
+WORDS = re.compile(r"\s+|\w+|[^\w\s]")  # words, runs of blanks, single punctuation: what the diff highlights
+DEFINITION_CHARS = 20_000  # of each side's JSON shown (a hostile definition can be megabytes)
+
+
+def definition_text(value: Any) -> str:
+    if value is None:
+        return "(absent)"
+    text = value if isinstance(value, str) else json.dumps(value, indent=1, ensure_ascii=False, sort_keys=True)
+    return visible(text, DEFINITION_CHARS)
+
+
+def side_by_side(old: Any, new: Any) -> tuple[Text, Text]:
+    """Both definitions as text, the words only one side has highlighted (difflib over words)."""
+    a, b = WORDS.findall(definition_text(old)), WORDS.findall(definition_text(new))
+    left, right = Text(), Text()
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        left.append("".join(a[i1:i2]), style="" if op == "equal" else "bold white on red")
+        right.append("".join(b[j1:j2]), style="" if op == "equal" else "bold black on green")
+    return left, right
+
+
+def tokens_cell(delta: dict[str, int]) -> str:
+    return " ".join(f"{v:+d}" for v in delta.values()) or "0"
+
+
+class ChangesPane(TabPane):
+    COLUMNS = ("class", "item", "what changed", "tokens", "approved")
+    BINDINGS = [
+        Binding("a", "approve", "Approve", id="approve", tooltip="Approve the highlighted change, with a note"),
+        Binding(
+            "A", "approve_class", "Approve class", id="approve-class", tooltip="Its whole class (not annotation flips)"
+        ),
+        Binding("P", "pin", "Pin lock", id="pin-lock", tooltip="Write mcp-review.lock from the live server, approved"),
+    ]
+    DEFAULT_CSS = """
+    ChangesPane #changes { height: 45%; }
+    ChangesPane #change-sides { height: 1fr; }
+    ChangesPane #change-sides Static { width: 1fr; height: auto; padding: 0 1; }
+    ChangesPane #change-old { border-right: solid $primary; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("8 Changes", id="tab-changes")
+        self.diff: Diff | None = None
+        self.snapshot: ServerSnapshot | None = None
+        self.review: Review | None = None
+        self.lock_path: Path | None = None
+        self.approvals: list[lock.Approval] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("no lock yet: P pins mcp-review.lock from the live server", id="changes-summary")
+        yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
+        with Horizontal(id="change-sides"):
+            yield Static(id="change-old")
+            yield Static(id="change-new")
+
+    def on_mount(self) -> None:
+        reset_table(self.query_one(DataTable), self.COLUMNS)
+
+    def show(self, snapshot: ServerSnapshot, review: Review | None, folder: Path) -> None:
+        """The live server against the lock in `folder` (where mcp-review.toml is looked for)."""
+        fresh = snapshot is not self.snapshot or self.diff is None
+        self.snapshot, self.review = snapshot, review
+        self.lock_path = lock.find_lock(folder) or folder / lock.LOCK_NAME
+        if review is not None and review.changes:  # approvals recorded in a saved review come back
+            known = {(a.kind, a.key, a.change_class) for a in self.approvals}
+            for change in review.changes.get("changes", []):
+                if change.get("approval") and (change["kind"], change["key"], change["class"]) not in known:
+                    self.approvals.append(lock.Approval.from_json(change["approval"]))
+        try:
+            if fresh:  # pinning every item in every encoding takes a while on a big server: once per snapshot
+                self.diff = diff(lock.load(self.lock_path), lock.build(snapshot)) if self.lock_path.is_file() else None
+        except lock.LockError as e:
+            self.diff = None
+            self.query_one("#changes-summary", Static).update(Text(one_line(str(e), 200)))
+            return
+        self._refresh()
+
+    def _refresh(self) -> None:
+        table = reset_table(self.query_one(DataTable), self.COLUMNS)
+        summary = self.query_one("#changes-summary", Static)
+        if self.diff is None:
+            summary.update("no mcp-review.lock here: P pins it from the live server")
+            return
+        self.diff.approve(self.approvals)
+        if self.review is not None:
+            self.review.changes = self.diff.to_json()
+        counts = ", ".join(f"{n} {c}" for c, n in self.diff.to_json()["counts"].items() if n) or "no changes"
+        where = self.lock_path.name if self.lock_path else "lock"
+        summary.update(Text(f"{where} -> live: {counts} · a approve · A class · P pin"))
+        for i, c in enumerate(self.diff.changes):
+            approved = f"✓ {c.approval.by}" if c.approval else ("flip" if c.flips_annotation else "")
+            table.add_row(
+                c.change_class,
+                Text(f"{c.kind} {one_line(c.key, 40)}"),
+                Text(one_line("; ".join(c.reasons), 200)),
+                tokens_cell(c.tokens),
+                approved,
+                key=str(i),
+            )
+        self._show_highlighted()
+
+    def highlighted(self) -> Any:
+        table = self.query_one(DataTable)
+        changes = self.diff.changes if self.diff else []
+        return changes[table.cursor_row] if table.row_count and table.cursor_row < len(changes) else None
+
+    @on(DataTable.RowHighlighted, "#changes")
+    def _show_highlighted(self) -> None:
+        change = self.highlighted()
+        old, new = side_by_side(change.old, change.new) if change else (Text(), Text())
+        self.query_one("#change-old", Static).update(old)
+        self.query_one("#change-new", Static).update(new)
+
+    def action_approve(self) -> None:
+        change = self.highlighted()
+        if change is None:
+            return
+        shown = SimpleNamespace(
+            subject=f"{change.kind} {change.key}",
+            rule=f"the {change.change_class} change",
+            message="; ".join(change.reasons),
+        )
+        self._ask(shown, [change])
+
+    def action_approve_class(self) -> None:
+        change = self.highlighted()
+        if change is None or self.diff is None:
+            return
+        chosen = [c for c in self.diff.of_class(change.change_class) if c.approval is None and not c.flips_annotation]
+        flips = sum(c.flips_annotation and c.approval is None for c in self.diff.of_class(change.change_class))
+        if flips:
+            self.notify(f"{flips} flipped safety annotations are approved one by one (a), not with their class")
+        if not chosen:
+            return
+        shown = SimpleNamespace(
+            subject=f"{len(chosen)} changes",
+            rule=f"every {change.change_class} change",
+            message=", ".join(c.key for c in chosen[:20]),
+        )
+        self._ask(shown, chosen)
+
+    def _ask(self, shown: Any, changes: list[Any]) -> None:
+        def decided(values: dict[str, str] | None) -> None:
+            if not values:
+                return
+            for c in changes:
+                approval = lock.Approval(c.kind, c.key, c.change_class, values["who"], values["why"], c.sha256)
+                self.approvals.append(approval)
+            self._refresh()
+            if self.review is not None:  # else the review made by the next run takes them (`show`)
+                self.post_message(Decided())
+
+        self.app.push_screen(DecisionScreen("approve", shown, os.environ.get("USER", "")), decided)
+
+    def action_pin(self) -> None:
+        if self.snapshot is None or self.lock_path is None:
+            return
+        approved = [c.approval for c in self.diff.changes if c.approval] if self.diff else []
+        lock.save(self.lock_path, lock.build(self.snapshot, approvals=approved))
+        self.notify(f"pinned {self.lock_path} with {len(approved)} approvals")
+        self.approvals = []
+        self.diff = diff(lock.load(self.lock_path), lock.build(self.snapshot))
+        self._refresh()

@@ -1,0 +1,116 @@
+"""The Changes tab with Pilot: surface.py v2 live against a lock pinned from v1; approvals one by one and by class
+(a flipped safety annotation never in bulk), recorded in the review and in the lock pinned from the app; and how
+the tab looks at 80x24."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+
+from inspector.report import render
+from inspector.targets import stdio_target
+from inspector.tui.app import ReviewApp
+from inspector.tui.dialogs import DecisionScreen
+from inspector.tui.panes.changes import ChangesPane, side_by_side
+from tests.support import ROOT, fixture_argv
+from tests.test_tui import run_checks, show_tab, until
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """A folder with mcp-review.lock pinned from v1."""
+    argv = [sys.executable, "-m", "inspector", "pin", "--out", str(tmp_path / "mcp-review.lock"), "--"]
+    subprocess.run([*argv, *fixture_argv("surface")], check=True, timeout=60, cwd=ROOT, capture_output=True)
+    return tmp_path
+
+
+def v2_app(folder) -> ReviewApp:
+    app = ReviewApp(stdio_target(fixture_argv("surface", "--surface", "v2")), export_dir=folder, state_dir=folder)
+    app.animation_level = "none"
+    return app
+
+
+async def opened(pilot: Pilot) -> ChangesPane:
+    app = pilot.app
+    await until(pilot, lambda: app.snapshot is not None)  # type: ignore[attr-defined]
+    await show_tab(pilot, app, "tab-changes")  # type: ignore[arg-type]
+    app.main.query_one("#changes", DataTable).focus()  # type: ignore[attr-defined]
+    await pilot.pause()
+    return app.main.query_one(ChangesPane)  # type: ignore[attr-defined]
+
+
+def row_of(pane: ChangesPane, key: str, change_class: str) -> int:
+    assert pane.diff is not None
+    return next(i for i, c in enumerate(pane.diff.changes) if c.key == key and c.change_class == change_class)
+
+
+async def approve(pilot: Pilot, note: str) -> None:
+    await until(pilot, lambda: isinstance(pilot.app.screen, DecisionScreen))
+    pilot.app.screen.query_one("#who", Input).value = "alice"
+    pilot.app.screen.query_one("#why", Input).value = note
+    await pilot.click("#ok")
+    await until(pilot, lambda: not isinstance(pilot.app.screen, DecisionScreen))
+
+
+async def test_approve_one_a_class_and_pin(folder):
+    app = v2_app(folder)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = await opened(pilot)
+        table = app.main.query_one("#changes", DataTable)
+        assert table.row_count == 12
+        table.move_cursor(row=row_of(pane, "notes_share", "safety"))
+        await pilot.press("A")  # the safety class: the two flips are left for one by one
+        await approve(pilot, "new sharing tool, reviewed in PR 12")
+        approved = {(c.key, c.change_class) for c in pane.diff.changes if c.approval}
+        assert approved == {("notes_share", "safety"), ("notes_tag", "safety")}
+        table.move_cursor(row=row_of(pane, "notes_get", "safety"))
+        await pilot.press("a")
+        await approve(pilot, "get writes an audit entry now")
+        flips = {c.key: c.approval for c in pane.diff.changes if c.flips_annotation}
+        assert set(flips) == {"notes_get", "notes_archive"} and flips["notes_archive"] is None
+        assert flips["notes_get"].note == "get writes an audit entry now"
+        assert str(table.get_cell_at((row_of(pane, "notes_get", "safety"), 4))) == "✓ alice"
+
+        await run_checks(pilot, app)  # the review carries the diff with its approvals, and exports it
+        await until(pilot, lambda: app.review.changes is not None)
+        recorded = [c for c in app.review.changes["changes"] if c["approval"]]
+        assert {c["key"] for c in recorded} == {"notes_share", "notes_tag", "notes_get"}
+        assert "approved by alice" in render(app.review, "md-full")
+
+        await show_tab(pilot, app, "tab-changes")
+        table.focus()
+        await pilot.press("P")
+        await until(pilot, lambda: pane.diff is not None and not pane.diff.changes)
+    pinned = json.loads((folder / "mcp-review.lock").read_text())
+    assert pinned["server"]["version"] == "2.0.0"
+    assert sorted(a["key"] for a in pinned["approvals"]) == ["notes_get", "notes_share", "notes_tag"]
+
+
+async def test_without_a_lock_the_tab_says_how_to_pin(tmp_path):
+    app = v2_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = await opened(pilot)
+        assert pane.diff is None and app.main.query_one("#changes", DataTable).row_count == 0
+        await pilot.press("P")
+        await until(pilot, lambda: (tmp_path / "mcp-review.lock").is_file() and pane.diff is not None)
+        assert pane.diff.changes == []
+
+
+def test_side_by_side_highlights_only_the_changed_words():
+    old, new = side_by_side({"description": "List the newest notes."}, {"description": "List the recent notes."})
+    assert [old.plain[s.start : s.end] for s in old.spans if s.style] == ["newest"]
+    assert [new.plain[s.start : s.end] for s in new.spans if s.style] == ["recent"]
+
+
+def test_changes_at_80x24(snap_compare, folder):
+    async def changes(pilot: Pilot) -> None:
+        pane = await opened(pilot)
+        pilot.app.main.query_one("#changes", DataTable).move_cursor(row=row_of(pane, "notes_tag", "safety"))
+        await pilot.pause()
+
+    assert snap_compare(v2_app(folder), run_before=changes, terminal_size=(80, 24))
