@@ -27,26 +27,13 @@ from inspector.review import Review, load_review, review_file
 from inspector.targets import Target
 from inspector.text import one_line
 from inspector.tokens import TokenCounter
+from inspector.tui import messages as msg
 from inspector.tui.asking import Asker
 from inspector.tui.calling import Caller
 from inspector.tui.checking import choose_checks, run_checks
 from inspector.tui.commands import ToolJump, bound_commands
 from inspector.tui.connection import Connection
-from inspector.tui.dialogs import AuthScreen, ResultScreen, ask_target, export_review, remember_target
-from inspector.tui.messages import (
-    CallAsked,
-    CallChosen,
-    CallDone,
-    CallRefused,
-    ChecksDone,
-    ChecksProgress,
-    Connected,
-    ConnectionLost,
-    Decided,
-    Fetch,
-    RerunAsked,
-    Show,
-)
+from inspector.tui.dialogs import ResultScreen, export_review, remember_target
 from inspector.tui.panes.calls import CallsPane
 from inspector.tui.panes.changes import ChangesPane
 from inspector.tui.panes.checklist import ChecklistPane
@@ -56,6 +43,7 @@ from inspector.tui.panes.tools import ToolsPane
 from inspector.tui.panes.wire import WireLog
 from inspector.tui.screen import ReviewScreen
 from inspector.tui.settings import keep_theme
+from inspector.tui.switching import Switcher
 from themes import TCSS
 
 
@@ -131,7 +119,7 @@ class ReviewApp(App[None]):
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
         self.connection = Connection(self, self.asker.handlers(), self.counter)
         self.open_browser: Callable[[str], Any] = webbrowser.open  # the Auth view's browser step (tests play it)
-        self.trying: tuple[Connection, Target, list[WireEntry]] | None = None  # a server tried beside this one
+        self.switcher = Switcher(self)  # which server: ctrl+o, ctrl+r, ctrl+l
         self.caller = Caller(self, self.connection, lambda text: self.main.status(text))  # the reviewer's tool calls
 
     def on_mount(self) -> None:
@@ -143,8 +131,7 @@ class ReviewApp(App[None]):
         self.connection.open(self.target, self.era, self.wire_pending)
 
     async def on_unmount(self) -> None:
-        if self.trying is not None:
-            await self.trying[0].close()
+        await self.switcher.close()
         await self.connection.close()
 
     async def on_event(self, event: events.Event) -> None:
@@ -175,53 +162,18 @@ class ReviewApp(App[None]):
 
     # ------------------------------------------------------------------------------ the connection
     def action_reconnect(self) -> None:
-        self.snapshot = None
-        self.main.status("connecting…")
-        self.connection.open(self.target, self.era, self.wire_pending)
+        self.switcher.reconnect()
 
     def action_auth(self) -> None:
-        """The Auth view of an HTTP server; a new login there reconnects with its token."""
-        if not self.target.is_http:
-            self.main.status("Auth: only an HTTP server is protected by OAuth")
-            return
-
-        def logged_in(token: str | None) -> None:
-            if token:
-                self.target = self.target.with_(bearer=token)
-                self.action_reconnect()
-
-        self.push_screen(AuthScreen(self.target.url or "", self.open_browser), logged_in)
+        self.switcher.auth()
 
     def action_connect(self) -> None:
-        ask_target(self, self.target, self._connect_to)
+        self.switcher.connect()
 
-    def _connect_to(self, target: Target) -> None:
-        """Another server, tried beside the working one: it replaces it only once it has connected, so a typo
-        leaves the current server, its tools and its review as they were."""
-        if self.trying is not None:
-            self.trying[0].stop()  # a server tried before this one ends once it has answered
-        self.trying = (Connection(self, self.asker.handlers(), self.counter), target, [])
-        self.main.status(f"connecting to {one_line(target.label(), 80)}… (the current server stays until then)")
-        self.trying[0].open(target, self.era, self.trying[2])
-
-    def _switch(self, connection: Connection, target: Target, wire: list[WireEntry]) -> None:
-        """The tried server answered: its own saved review, wire log and call history from now on."""
-        self.trying = None
-        self.connection.stop()
-        self.connection = self.caller.connection = connection
-        self.target = target
-        self.review = None
-        self.review_path = review_file(target.public(), self.state_dir)
-        self.wire_pending = wire  # the old session, still closing, appends to the old list
-        self.call_log = []
-        self.main.forget()
-
-    @on(Connected)
-    def show_snapshot(self, message: Connected) -> None:
-        if self.trying is not None and message.source is self.trying[0]:
-            self._switch(*self.trying)
-        elif message.source is not self.connection:
-            return  # a session replaced meanwhile
+    @on(msg.Connected)
+    def show_snapshot(self, message: msg.Connected) -> None:
+        if not self.switcher.answered(message):
+            return
         remember_target(self.target)  # only servers that answered, the one named on the command line too
         snap = message.snapshot
         self.snapshot = snap
@@ -250,15 +202,9 @@ class ReviewApp(App[None]):
             self.tools.show(self.snapshot, self.tool_tokens, self.review)
             self.main.query_one(ChangesPane).show(self.snapshot, self.review, self.export_dir)
 
-    @on(ConnectionLost)
-    def show_failure(self, message: ConnectionLost) -> None:
-        if self.trying is not None and message.source is self.trying[0]:
-            tried, self.trying = self.trying[1], None
-            still = f"still connected to {one_line(self.target.label(), 80)}" if self.snapshot else "not connected"
-            self.main.status(f"could not connect to {one_line(tried.label(), 80)}: {one_line(message.reason, 200)}")
-            self.notify(f"{one_line(message.reason, 300)} ({still})", severity="error", markup=False)
-            return
-        if message.source is not self.connection:
+    @on(msg.ConnectionLost)
+    def show_failure(self, message: msg.ConnectionLost) -> None:
+        if not self.switcher.failed(message):
             return
         self.failure = message.reason
         self.main.status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
@@ -285,24 +231,24 @@ class ReviewApp(App[None]):
     def action_choose_checks(self, why: str = "", only: str | None = None) -> None:
         choose_checks(self, why, only)
 
-    @on(ChecksProgress)
-    def show_progress(self, message: ChecksProgress) -> None:
+    @on(msg.ChecksProgress)
+    def show_progress(self, message: msg.ChecksProgress) -> None:
         self.main.status(f"checking {message.done}/{message.total} · {message.running or 'done'}")
         self.checklist.progress(message)
 
-    @on(ChecksDone)
-    def show_review(self, message: ChecksDone) -> None:
+    @on(msg.ChecksDone)
+    def show_review(self, message: msg.ChecksDone) -> None:
         self.review, self.checking = message.review, False  # saved already, off the UI thread (checking.py)
         counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
         self.main.status(f"verdict {message.review.verdict} · {counts}")
         self.checklist.show(self.review)
         self.call_later(self._show_snapshot)  # a turn of its own: a key pressed meanwhile goes first
 
-    @on(RerunAsked)
-    def rerun(self, message: RerunAsked) -> None:
+    @on(msg.RerunAsked)
+    def rerun(self, message: msg.RerunAsked) -> None:
         run_checks(self, message.only)
 
-    @on(Decided)
+    @on(msg.Decided)
     def save_decision(self) -> None:
         self._save()
         assert self.review is not None
@@ -327,29 +273,26 @@ class ReviewApp(App[None]):
         self.main.show_tab("tab-tools")
         self.tools.jump(index)
 
-    @on(CallAsked)
-    def edit_call(self, message: CallAsked) -> None:
+    @on(msg.CallAsked)
+    def edit_call(self, message: msg.CallAsked) -> None:
         self.caller.edit_highlighted(message.tool)
 
     def action_cancel_call(self) -> None:
         self.caller.cancel()
 
-    @on(CallChosen)
-    def rerun_call(self, message: CallChosen) -> None:
-        """Enter on a past call opens the call editor with its arguments."""
-        tool = self.snapshot.tool(message.call["tool"]) if self.snapshot else None
-        if tool is not None:
-            self.caller.edit(tool, message.call["arguments"])
+    @on(msg.CallChosen)
+    def rerun_call(self, message: msg.CallChosen) -> None:
+        self.caller.edit_past(message.call, self.snapshot)
 
-    @on(CallDone)
-    def show_call(self, message: CallDone) -> None:
+    @on(msg.CallDone)
+    def show_call(self, message: msg.CallDone) -> None:
         self.caller.finished()
         self.main.flush_wire(self.wire_pending)  # the call's request and answer, for its detail in the Calls tab
         self._called(message.record.to_json())
         self.caller.show(message.record, self.snapshot, self.counter, self.main)
 
-    @on(CallRefused)
-    def refused(self, message: CallRefused) -> None:
+    @on(msg.CallRefused)
+    def refused(self, message: msg.CallRefused) -> None:
         self._called(refused_call(message.tool, message.arguments))
 
     def _called(self, call: dict[str, Any]) -> None:
@@ -358,10 +301,10 @@ class ReviewApp(App[None]):
         self.calls.show(self.call_log, self.target)
 
     # ------------------------------------------------------------------------------ resources and prompts
-    @on(Fetch)
-    def fetch(self, message: Fetch) -> None:
+    @on(msg.Fetch)
+    def fetch(self, message: msg.Fetch) -> None:
         self.connection.fetch(message)
 
-    @on(Show)
-    def show_text(self, message: Show) -> None:
+    @on(msg.Show)
+    def show_text(self, message: msg.Show) -> None:
         self.push_screen(ResultScreen(message.body))

@@ -73,6 +73,12 @@ class Caller:
         message.append("\n" + visible(json.dumps(arguments, indent=2, ensure_ascii=False), 4000), style="bold")
         self.app.push_screen(ConfirmScreen("Consent needed", message, back="Edit arguments"), decided)
 
+    def edit_past(self, call: dict[str, Any], snapshot: ServerSnapshot | None) -> None:
+        """Enter on a past call opens the call editor with its arguments (when the server still has the tool)."""
+        tool = snapshot.tool(call["tool"]) if snapshot else None
+        if tool is not None:
+            self.edit(tool, call["arguments"])
+
     def cancel(self) -> None:
         if self.running is not None:
             self.running.cancel()
