@@ -17,11 +17,13 @@ followed, the proxy environment is ignored, and the answer is read within bounds
 from __future__ import annotations
 
 import json
+import ssl
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from inspector.auth import store
-from inspector.auth.login import keep_tokens
+from inspector.auth.login import StoredTokens, keep_tokens
 from inspector.redact import scrub
 
 EARLY = 30  # seconds before its `exp` a token counts as expired: it must outlive the request it goes with
@@ -66,8 +68,8 @@ def _refresh(url: str, entry: dict[str, Any], verify: bool | str, timeout: float
         info = OAuthClientInformationFull.model_validate(client)
         context = OAuthContext(
             server_url=url,
-            client_metadata=OAuthClientMetadata.model_construct(),  # what to register: not read below
-            storage=None,  # type: ignore[arg-type]  # the new tokens are stored by keep_tokens, not the context
+            client_metadata=OAuthClientMetadata.model_construct(),  # what to register: not read here
+            storage=StoredTokens(url),
             redirect_handler=None,
             callback_handler=None,
             client_info=info,
@@ -79,12 +81,13 @@ def _refresh(url: str, entry: dict[str, Any], verify: bool | str, timeout: float
     except (ValueError, OAuthTokenError) as e:  # a stored client or metadata the SDK cannot use
         raise RefreshFailed(f"the client recorded at login is unusable ({type(e).__name__})") from e
     try:
+        tls = ssl.create_default_context(cafile=verify) if isinstance(verify, str) else verify  # `--ca FILE`
         with (
-            httpx2.Client(trust_env=False, verify=verify, timeout=timeout, follow_redirects=False) as http,
+            httpx2.Client(trust_env=False, verify=tls, timeout=timeout, follow_redirects=False) as http,
             http.stream("POST", str(endpoint), data=data, headers=headers) as response,
         ):
             status, body = response.status_code, _bounded(response.iter_bytes())
-    except httpx2.HTTPError as e:
+    except (httpx2.HTTPError, OSError) as e:  # OSError: an unreadable `--ca` file
         raise RefreshFailed(f"{type(e).__name__} at {str(endpoint)[:200]}") from e
     if status != 200:
         raise RefreshFailed(f"the authorization server answered HTTP {status}{_error_code(body)}")
@@ -98,7 +101,7 @@ def _refresh(url: str, entry: dict[str, Any], verify: bool | str, timeout: float
     keep_tokens(url, new)
 
 
-def _bounded(chunks: Any) -> bytes:
+def _bounded(chunks: Iterable[bytes]) -> bytes:
     body = b""
     for chunk in chunks:
         body += chunk
