@@ -8,6 +8,7 @@ import asyncio
 import stat
 import subprocess
 import threading
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -15,12 +16,14 @@ import pytest
 
 from inspector.auth import store
 from inspector.auth.login import Browser, LoginFailed, login
+from inspector.auth.refresh import RefreshFailed, usable_token
 from inspector.redact import scrub
 from tests.support import http_fixture
 
 HELLO = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
 HELLO["params"] = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
 ACCEPT = {"Accept": "application/json, text/event-stream"}
+DEAD = "http://127.0.0.1:1/token"  # a closed port
 
 
 @pytest.fixture
@@ -166,3 +169,63 @@ def test_the_login_may_reach_only_origins_the_server_names():
         "http://localhost:6",
         "http://127.0.0.2:7",
     }
+
+
+def expire(url: str, **tokens: str) -> dict:
+    """Make the stored login for `url` expired: `exp` in the past and, with `access_token`, a token the server
+    refuses (so only a refreshed one can open it). Returns the stored login as it now is."""
+    entry = store.get(url)
+    store.put(url, tokens={**entry["tokens"], **tokens}, claims={**entry["claims"], "exp": int(time.time()) - 5})
+    return store.get(url)
+
+
+def redeem(url: str, entry: dict, refresh_token: str) -> httpx.Response:
+    """What the AS answers a refresh grant with `refresh_token`, as the client `entry` recorded at login."""
+    grant = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": entry["client"]["client_id"]}
+    return httpx.post(entry["metadata"]["server"]["token_endpoint"], data=grant | {"resource": url})
+
+
+@pytest.mark.parametrize("command", [["list", "--format", "json"], ["check", "--pack", "tokens", "-q"]])
+def test_an_expired_stored_token_is_refreshed_before_use(server, tokens, command):
+    asyncio.run(login(server, a_browser([])))
+    before = store.get(server)["tokens"]
+    old = expire(server, access_token="expired-and-refused")
+    run = mcp_review(*command, "--url", server, "--era", "legacy", env={"MCP_REVIEW_TOKENS": str(tokens)})
+    assert run.returncode in (0, 1) and "whoami" in run.stdout, run.stderr  # the server accepted the new token
+    new = store.get(server)
+    assert new["tokens"]["access_token"] not in (before["access_token"], "expired-and-refused")
+    assert new["tokens"]["refresh_token"] != before["refresh_token"]  # the AS rotated it
+    assert new["claims"]["exp"] > time.time() + 3000 and new["claims"]["aud"] == server
+    assert redeem(server, old, before["refresh_token"]).json()["error"] == "invalid_grant"  # redeemed already
+    assert accepted(server, new["tokens"]["access_token"]) == 200
+    secrets = [new["tokens"]["access_token"], new["tokens"]["refresh_token"], *before.values()]
+    assert not any(str(t) in run.stdout + run.stderr for t in secrets if isinstance(t, str) and len(t) > 8)
+
+
+def test_a_failing_refresh_says_so_in_one_line(server, tokens):
+    asyncio.run(login(server, a_browser([])))
+    old = expire(server, refresh_token="revoked-refresh-token")
+    run = mcp_review("list", "--url", server, "--era", "legacy", env={"MCP_REVIEW_TOKENS": str(tokens)})
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == (
+        f"mcp-review: error: the stored token for {server} expired and refreshing it failed: the authorization"
+        f" server answered HTTP 400 ('invalid_grant'); log in again: mcp-review auth login {server}\n"
+    )
+    assert store.get(server) == old and old["tokens"]["access_token"] not in run.stderr
+
+
+def test_the_refresh_goes_only_to_the_token_endpoint_recorded_at_login(server, tokens):
+    """The server's own /token would answer; the refresh goes to the recorded endpoint, here a closed port."""
+    asyncio.run(login(server, a_browser([])))
+    old = expire(server)
+    store.put(server, metadata={"server": {**store.get(server)["metadata"]["server"], "token_endpoint": DEAD}})
+    with pytest.raises(RefreshFailed, match=f"refreshing it failed: ConnectError at {DEAD}$"):
+        usable_token(server, timeout=5)
+    assert store.get(server)["tokens"] == old["tokens"]
+    assert redeem(server, old, old["tokens"]["refresh_token"]).status_code == 200  # never redeemed
+
+
+def test_a_token_not_yet_expired_is_used_as_stored(server, tokens):
+    token = asyncio.run(login(server, a_browser([])))
+    store.put(server, metadata={})  # nowhere to refresh at: a refresh would fail
+    assert usable_token(server) == token

@@ -89,6 +89,17 @@ def allowed_origins(url: str, context: Any) -> set[str]:
     return allowed
 
 
+def keep_tokens(url: str, tokens: Any) -> None:
+    """Store the SDK's `OAuthToken` for `url` with what it says about itself (scope, audience, expiry, issuer),
+    its secrets registered with `redact` first. The login's and `refresh`'s one way in."""
+    remember(t for t in (tokens.access_token, tokens.refresh_token) if t)
+    claims = claims_of(tokens.access_token)
+    expires = claims.get("exp") or (int(time.time()) + tokens.expires_in if tokens.expires_in else None)
+    shown = {"scope": tokens.scope or claims.get("scope"), "aud": claims.get("aud"), "exp": expires}
+    shown["iss"] = claims.get("iss")
+    store.put(url, tokens=tokens.model_dump(mode="json", exclude_none=True), claims=shown)
+
+
 class StoredTokens:
     """The SDK's `TokenStorage` on `store`: tokens and the registered client per server URL."""
 
@@ -102,12 +113,7 @@ class StoredTokens:
         return OAuthToken.model_validate(saved) if saved else None
 
     async def set_tokens(self, tokens: Any) -> None:
-        remember(t for t in (tokens.access_token, tokens.refresh_token) if t)
-        claims = claims_of(tokens.access_token)
-        expires = claims.get("exp") or (int(time.time()) + tokens.expires_in if tokens.expires_in else None)
-        shown = {"scope": tokens.scope or claims.get("scope"), "aud": claims.get("aud"), "exp": expires}
-        shown["iss"] = claims.get("iss")
-        store.put(self.url, tokens=tokens.model_dump(mode="json", exclude_none=True), claims=shown)
+        keep_tokens(self.url, tokens)
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull

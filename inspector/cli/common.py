@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from inspector.auth.store import access_token as stored_token
+from inspector.auth.refresh import RefreshFailed, usable_token
 from inspector.targets import Target, demo_target, http_target, stdio_target
 
 
@@ -64,7 +64,7 @@ def build_target(args: argparse.Namespace) -> Target:
     if command:
         target = stdio_target(command, _pairs(args.env, "=", "--env"), args.cwd)
     elif args.url:
-        bearer = args.bearer or os.environ.get("MCP_REVIEW_BEARER") or stored_token(args.url)
+        bearer = args.bearer or os.environ.get("MCP_REVIEW_BEARER") or _stored_token(args)
         target = http_target(
             args.url, transport=args.transport, headers=_pairs(args.header, ":", "--header"), bearer=bearer
         )
@@ -81,6 +81,15 @@ def build_target(args: argparse.Namespace) -> Target:
 
     remember(target.secret_values())  # masked in every output from here on, errors included
     return target.with_(**changes)
+
+
+def _stored_token(args: argparse.Namespace) -> str | None:
+    """The token `mcp-review auth login` stored for `--url`, refreshed first if it has expired."""
+    verify: bool | str = False if args.insecure else (args.ca or True)
+    try:
+        return usable_token(args.url, verify=verify, timeout=args.timeout)
+    except RefreshFailed as e:
+        raise Failure(f"{e}; log in again: mcp-review auth login {args.url}") from e
 
 
 def _configured(path: str | None, name: str | None) -> Target:
