@@ -90,7 +90,10 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 await pilot.pause(0.05)
                 report["screens"].append(screen_text(app))
                 await pilot.press("ctrl+s")
-                await until(pilot, lambda: isinstance(app.screen, ResultScreen) or not app.caller.running, budget)
+                answered = lambda: isinstance(app.screen, ResultScreen) or not app.caller.running  # noqa: E731
+                if not await until(pilot, answered, 5):
+                    await pilot.press("x")  # a call that only reports progress: the reviewer cancels it, as one would
+                    await until(pilot, answered, budget)
                 await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2)
                 report["screens"].append(screen_text(app))
                 await pilot.press("escape")
