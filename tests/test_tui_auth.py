@@ -15,7 +15,7 @@ from inspector.targets import http_target
 from inspector.tui.app import ReviewApp
 from inspector.tui.dialogs import AuthScreen
 from tests.support import http_fixture
-from tests.test_tui import until
+from tests.tui_pilot import until
 
 
 def play_browser(url: str) -> None:

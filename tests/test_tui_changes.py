@@ -18,7 +18,7 @@ from inspector.tui.app import ReviewApp
 from inspector.tui.dialogs import DecisionScreen
 from inspector.tui.panes.changes import ChangesPane, side_by_side
 from tests.support import ROOT, fixture_argv
-from tests.test_tui import run_checks, show_tab, until
+from tests.tui_pilot import run_checks, show_tab, until
 
 
 @pytest.fixture

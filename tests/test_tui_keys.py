@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Footer, Input, Select, TabbedContent, Tex
 
 from inspector.targets import demo_target
 from inspector.tui.app import ReviewApp
-from tests.test_tui import run_checks, show_tab, until
+from tests.tui_pilot import run_checks, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
 TABS = ("tab-overview", "tab-tools", "tab-calls", "tab-primitives", "tab-checks", "tab-wire", "tab-logs")

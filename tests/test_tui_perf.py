@@ -14,7 +14,7 @@ from textual.widgets import Input
 from inspector.targets import stdio_target
 from inspector.tui.app import ReviewApp
 from tests.support import fixture_argv
-from tests.test_tui import until
+from tests.tui_pilot import until
 
 KEY_BOUND = 2.0  # seconds a key may take to be handled while the checklist runs (the target is 0.25 s)
 

@@ -15,7 +15,7 @@ from inspector.tui.app import ReviewApp
 from inspector.tui.dialogs import CallScreen, ConfirmScreen, ConnectScreen
 from inspector.tui.settings import load_settings
 from tests.support import fixture_argv
-from tests.test_tui import _highlight, _open_call, run_checks, until
+from tests.tui_pilot import highlight, open_call, run_checks, until
 
 
 @contextlib.asynccontextmanager
@@ -43,7 +43,7 @@ async def test_a_failed_connect_leaves_the_working_connection_as_it_was(tmp_path
         assert "exited with code 3" in status_line(app)
         assert app.snapshot is not None and app.snapshot.server_name == "good-server" and app.failure is None
         assert [r["what"] for r in load_settings()["recent"]] == [good], "a failure is not a recent server"
-        await _open_call(pilot, app, "notes_get")  # the working connection still calls
+        await open_call(pilot, app, "notes_get")  # the working connection still calls
         app.screen.query_one("#field-note_id", Input).value = "n1"
         await pilot.pause()
         await pilot.press("ctrl+s")
@@ -57,7 +57,7 @@ async def test_a_failed_connect_leaves_the_working_connection_as_it_was(tmp_path
 
 async def test_required_fields_start_empty_and_typing_goes_to_the_first_field(tmp_path):
     async with connected(tmp_path) as (app, pilot):
-        await _open_call(pilot, app, "create_note")
+        await open_call(pilot, app, "create_note")
         field = app.screen.query_one("#field-text", Input)
         assert field.value == "" and json.loads(app.screen.query_one(TextArea).text) == {}
         assert app.screen.focused is field, "focus on the first field, not on the Form/JSON tabs"
@@ -67,7 +67,7 @@ async def test_required_fields_start_empty_and_typing_goes_to_the_first_field(tm
 
 async def test_consent_shows_the_exact_arguments_and_escape_goes_back_to_them(tmp_path):
     async with connected(tmp_path) as (app, pilot):
-        await _open_call(pilot, app, "create_note")
+        await open_call(pilot, app, "create_note")
         await pilot.press(*"buy milk")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
@@ -85,7 +85,7 @@ def tool_detail(app: ReviewApp) -> str:
 
 async def test_the_tool_detail_follows_the_highlighted_row_after_sorting_and_a_jump(tmp_path):
     async with connected(tmp_path, size=(120, 40)) as (app, pilot):
-        await _highlight(pilot, app, "export_notes")
+        await highlight(pilot, app, "export_notes")
         table = app.main.query_one("#tools", DataTable)
         await pilot.click("#tools", offset=(2, 0))  # sort by name: another tool under the cursor
         await pilot.pause()
@@ -140,7 +140,7 @@ async def test_the_first_screen_says_what_the_server_is_and_that_it_is_not_check
 
 
 async def test_the_wire_columns_fit_80_columns(tmp_path):
-    from tests.test_tui import show_tab
+    from tests.tui_pilot import show_tab
 
     async with connected(tmp_path, size=(80, 24)) as (app, pilot):
         await until(pilot, lambda: not app.wire_pending)
@@ -156,11 +156,11 @@ async def test_the_wire_columns_fit_80_columns(tmp_path):
 async def test_a_call_in_the_background_ends_in_a_notification_not_a_window(tmp_path):
     import sys
 
-    from tests.test_tui import _call_with_consent
+    from tests.tui_pilot import call_with_consent
 
     flood = stdio_target([sys.executable, "tests/hostile/stdio_server.py", "progress-flood"])
     async with connected(tmp_path, flood) as (app, pilot):
-        await _call_with_consent(pilot, app, "probe")
+        await call_with_consent(pilot, app, "probe")
         await until(pilot, lambda: app.caller.running is not None)
         await pilot.press("down", "x")  # the reviewer moves on (and then cancels the call)
         await until(pilot, lambda: app.call_log)
@@ -173,7 +173,7 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
     from inspector.targets import http_target
     from inspector.tui.dialogs import ResultScreen
     from tests.support import http_fixture
-    from tests.test_tui import show_tab
+    from tests.tui_pilot import show_tab
 
     with http_fixture("good") as url:
         async with connected(tmp_path, http_target(url)) as (app, pilot):
@@ -205,7 +205,7 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
             await until(pilot, lambda: isinstance(app.screen, ResultScreen))
             assert '"method": "tools/list"' in app.screen.body.plain and "request_headers" in app.screen.body.plain
             await pilot.press("escape")
-            await _open_call(pilot, app, "notes_get")
+            await open_call(pilot, app, "notes_get")
             app.screen.query_one("#field-note_id", Input).value = "n1"
             await pilot.pause()
             await pilot.press("ctrl+s")
@@ -258,7 +258,7 @@ async def test_an_elicitation_starts_empty_with_the_cursor_in_its_first_field(tm
     from inspector.tui.dialogs import ElicitScreen
 
     async with connected(tmp_path, stdio_target(fixture_argv("asking"))) as (app, pilot):
-        await _open_call(pilot, app, "greet")
+        await open_call(pilot, app, "greet")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
         assert json.loads(app.screen.query_one(TextArea).text) == {}, "no made-up answer"

@@ -1,0 +1,109 @@
+"""Driving the review app with Pilot as a reviewer would: switch tabs, wait on state (never a fixed sleep),
+run the checks, open and make calls; shared by the test_tui_* files."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable
+
+from inspector.targets import stdio_target
+from inspector.tui.app import ReviewApp
+from tests.thirdparty import everything_stdio_argv
+
+
+async def show_tab(pilot: Pilot, app: ReviewApp, tab: str) -> None:
+    """Switch to a tab as the reviewer would: its tables catch up with what arrived while it was hidden."""
+    from textual.widgets import TabbedContent
+
+    app.main.query_one(TabbedContent).active = tab
+    await pilot.pause()
+
+
+async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 30) -> None:
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await pilot.pause(0.05)
+    await pilot.pause()
+
+
+async def run_checks(pilot: Pilot, app: ReviewApp, calls: str = "read-only") -> None:
+    """Press r; the first run asks which tools checks may call (read-only ones by default)."""
+    from textual.widgets import Select
+
+    from inspector.tui.dialogs import RunScreen
+
+    await pilot.press("r")
+    if not app.calls_chosen:
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        app.screen.query_one("#calls", Select).value = calls
+        await pilot.click("#run")
+    await until(pilot, lambda: not app.checking and app.review is not None, 60)
+
+
+async def highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
+    await pilot.press("2")  # Tools tab
+    table = app.main.query_one("#tools", DataTable)
+    row = next(i for i in range(table.row_count) if str(table.get_cell_at((i, 0))) == name)
+    table.move_cursor(row=row)
+    table.focus()
+    await pilot.pause()
+
+
+async def open_call(pilot: Pilot, app: ReviewApp, name: str) -> None:
+    """Highlight tool `name` and open its call dialog."""
+    from inspector.tui.dialogs import CallScreen
+
+    await highlight(pilot, app, name)
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, CallScreen))
+
+
+async def call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: str | None = None) -> None:
+    from textual.widgets import TextArea
+
+    from inspector.tui.dialogs import ConfirmScreen, ResultScreen
+
+    await open_call(pilot, app, name)
+    if arguments is not None:
+        app.screen.query_one(TextArea).text = arguments
+        await pilot.pause()
+    await pilot.press("ctrl+s")
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, ConfirmScreen | ResultScreen) or app.caller.running is not None or app.call_log,
+    )
+    if isinstance(app.screen, ConfirmScreen):  # only tools that may have side effects ask
+        await pilot.click("#yes")
+
+
+@contextlib.asynccontextmanager
+async def calling_everything(
+    tmp_path, tool: str, arguments: str | None = None
+) -> AsyncIterator[tuple[ReviewApp, Pilot]]:
+    """The app on server-everything (stdio), with `tool` called with the reviewer's consent.
+
+    server-everything asks for roots once connected: the reviewer shares the working directory first.
+    """
+    from inspector.tui.dialogs import RootsScreen
+
+    app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RootsScreen))
+        assert json.loads(app.screen.query_one("#editor").text)[0]["uri"].startswith("file://")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.snapshot is not None and not isinstance(app.screen, RootsScreen))
+        await call_with_consent(pilot, app, tool, arguments)
+        yield app, pilot
+
+
+async def find_and_call(pilot: Pilot, app: ReviewApp, name: str) -> None:
+    """Filter the tools table down to `name`, then call it with the arguments prefilled."""
+    app.main.query_one("#tool-filter").value = name
+    await pilot.pause()
+    await open_call(pilot, app, name)
+    await pilot.press("ctrl+s")
