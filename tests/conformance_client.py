@@ -22,6 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from inspector.auth.login import Browser, authorized_client
 
+# auth/basic-cimd's authorization server advertises CIMD and expects this client id (the suite's constant; it does
+# not fetch the document). Given in every scenario: the others' servers do not advertise CIMD, so we register.
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+
 
 def visit(url: str) -> None:
     threading.Thread(target=lambda: httpx.get(url, follow_redirects=True, timeout=10), daemon=True).start()
@@ -35,7 +39,9 @@ async def session(url: str) -> None:
     browser = Browser(say=lambda s: print(s, file=sys.stderr), open=visit)
     client_id, secret = context.get("client_id"), context.get("client_secret")
     async with (
-        authorized_client(url, browser, client_id=client_id, client_secret=secret) as http,
+        authorized_client(
+            url, browser, client_id=client_id, client_secret=secret, client_metadata_url=CIMD_URL
+        ) as http,
         Client(streamable_http_client(url, http_client=http)) as mcp,
     ):
         tools = await mcp.list_tools()

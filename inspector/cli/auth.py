@@ -22,6 +22,12 @@ def arguments(p: argparse.ArgumentParser) -> None:
     login.add_argument("--no-browser", action="store_true", help="print the URL only; paste the redirect URL back")
     login.add_argument("--client-id", help="a pre-registered client: with --client-secret-env, client credentials")
     login.add_argument("--client-secret-env", metavar="VAR", help="environment variable holding the client secret")
+    login.add_argument(
+        "--client-metadata-url",
+        metavar="HTTPS_URL",
+        help="your Client ID Metadata Document: the client id when the authorization server supports it "
+        "(else a client stored at an earlier login, else dynamic registration)",
+    )
     verbs.add_parser("list", help="servers with a stored token: scopes, audience, expiry (never the token)")
     logout = verbs.add_parser("logout", help="forget the token of one server, or of all")
     logout.add_argument("url", nargs="?", help="the server (default: all)")
@@ -47,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"${args.client_secret_env} is empty")
     browser = Browser(say=lambda s: print(s, file=sys.stderr), paste=args.no_browser)
     try:
-        asyncio.run(login(args.url, browser, scope=args.scope, client_id=args.client_id, client_secret=secret))
+        client = {"client_id": args.client_id, "client_secret": secret, "client_metadata_url": args.client_metadata_url}
+        asyncio.run(login(args.url, browser, scope=args.scope, **client))
     except LoginFailed as e:
         raise Failure(f"login failed: {e}") from e
     print(f"{args.url}  {store.describe(store.servers()[args.url])}")
