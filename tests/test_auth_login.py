@@ -111,6 +111,22 @@ def test_the_cli_lists_uses_and_forgets_a_stored_login(server, tokens):
     assert refused.returncode != 0 and "401" in refused.stderr
 
 
+def test_a_client_metadata_url_the_server_does_not_offer_falls_back_to_registration(server, tokens):
+    """The fixture's AS (the SDK's) has no client_id_metadata_document_supported: the login registers (RFC 7591)
+    and works; the CIMD path itself is proven by the conformance suite's auth/basic-cimd."""
+    cimd = "https://client.example/mcp-review.json"
+    token = asyncio.run(login(server, a_browser([]), client_metadata_url=cimd))
+    assert accepted(server, token) == 200
+    client = store.get(server)["client"]
+    assert client["client_id"] != cimd and client["client_id"]  # the id the AS issued at registration
+
+
+def test_a_client_metadata_url_that_is_not_https_is_refused_in_one_line(server, tokens):
+    refused = mcp_review("auth", "login", server, "--client-metadata-url", "http://client.example/c.json", env={})
+    assert refused.returncode != 0 and "login failed: client_metadata_url must be a valid HTTPS URL" in refused.stderr
+    assert "Traceback" not in refused.stderr and store.servers() == {}
+
+
 def test_with_a_keyring_the_secrets_go_there_and_the_file_keeps_none(server, tmp_path, monkeypatch):
     keyring = pytest.importorskip("keyring")
     from keyring.backend import KeyringBackend
