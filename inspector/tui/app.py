@@ -85,10 +85,10 @@ class ReviewApp(App[None]):
         self,
         target: Target,
         *,
-        era: str = "auto",
+        plan: CheckPlan | None = None,
         export_dir: Path | None = None,
         state_dir: Path | None = None,
-        plan: CheckPlan | None = None,
+        era: str = "auto",
     ) -> None:
         """`plan`: the review options `mcp-review tui` was given, as `check` takes them (packs, ignored rules,
         calls and probes, the review config's waivers and attestations, the baseline); a `--calls` in it
