@@ -69,6 +69,16 @@ def test_an_echoed_bearer_is_evidence_for_the_passthrough_reviewer():
     assert not [f for f in findings(PROTECTED)["review.no-token-passthrough"] if f.status == "warn"]
 
 
+def test_an_authorization_server_on_another_origin_is_never_contacted():
+    """A hostile server could name any internal host as its authorization server: nothing is sent there, and the
+    rule says it could not check it (blocking), naming the server."""
+    review = review_of(defective("remote-as"))
+    items = [f for f in review.findings if f.rule == "review.resource-server-metadata"]
+    assert items[0].status == "blocking" and "http://127.0.0.2:9/issuer" in items[0].message, describe(items)
+    requested = [str((e.get("http") or {}).get("url")) for e in review.exchanges.values() if e.get("dir") == "http"]
+    assert requested and not [url for url in requested if "127.0.0.2" in url], requested
+
+
 def test_a_missing_scope_hint_warns():
     items = findings(defective("no-scope-hint"))["review.resource-server-metadata"]
     assert [f.status for f in items] == ["warn", "pass"] and "no scope hint" in items[0].message, describe(items)

@@ -149,8 +149,9 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     is fetched with GET and must be JSON with a non-empty list `authorization_servers` and a `resource` equal to
     the server's URL. Each authorization server it names (the first 3) must answer discovery: RFC 8414 metadata,
     else OpenID Connect's, with issuer, authorization and token endpoints and PKCE S256. A `resource_metadata` on
-    another origin is never fetched; an authorization server the target's own metadata names is asked for its
-    metadata only, on a connection of its own without any credential (see checks/review/discovery.py). When the
+    another origin is never fetched; an authorization server on the target's origin is asked for its metadata
+    only, on a connection of its own without any credential (see checks/review/discovery.py); one on another origin
+    is never contacted (a host the reviewer did not name), so the finding is blocking. When the
     reviewer supplies a real token without a scope the server needs (`narrow_token_env` in mcp-review.toml), it
     must get 403 with `error="insufficient_scope"` and the scope wanted, so a client can step up.
 
@@ -171,11 +172,13 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     another resource, an authorization server without usable metadata, a narrow token accepted or refused with a
     403 that does not say insufficient_scope. Warns: a narrow token's 403 that names no scope; no scope hint; metadata
     advertised on another origin but served at the target's well-known location. Blocking: the header names
-    another origin and the target serves no metadata of its own. n/a on stdio.
+    another origin and the target serves no metadata of its own, or an authorization server is on another origin
+    (never contacted). n/a on stdio.
 
     To verify when blocking: a reviewer fetches the document the header names (on its other origin), checks its
     `authorization_servers`, and waives the finding with a note; or the server also serves it at its own well-known
-    location.
+    location. For an authorization server on another origin: the reviewer checks its RFC 8414 / OpenID discovery
+    document (issuer, authorization and token endpoints, PKCE S256) and attests it with a waiver note.
     """
     import re
     from urllib.parse import urlsplit
@@ -216,6 +219,7 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.blocking(None, f"{away}; none at the target's well-known location either", [answer.seq, seq])
         return
     problems = [] if match else ["the 401 has no WWW-Authenticate resource_metadata"]
+    remote: list[str] = []
     if doc and not found:
         problems.append(f"malformed metadata at {where}: authorization_servers is not a list of URLs")
     elif not found:
@@ -224,11 +228,21 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         problems.append(f"metadata at {where} names resource {str(doc.get('resource'))[:200]!r}, not the server's URL")
     else:
         for issuer in servers[:3]:
+            if not same_origin(issuer, ctx.target.url or ""):
+                remote.append(issuer[:200])  # a host the reviewer did not name: never contacted
+                continue
             discovered = await discover(ctx, issuer)
             seqs += discovered.seqs
             problems += [discovered.problem()] if discovered.problem() else []
     if problems:
         yield ctx.fail(None, "; ".join(problems), [answer.seq, *seqs])
+    elif remote:
+        yield ctx.blocking(
+            None,
+            f"metadata at {where} names authorization server(s) on another origin, which mcp-review does not "
+            f"contact (a host the reviewer did not name): {', '.join(remote)}",
+            [answer.seq, *seqs],
+        )
     elif elsewhere:
         yield ctx.warn(None, f"{away}; metadata is served at {where}", [answer.seq, seq])
     elif "scope=" not in header:

@@ -1,10 +1,11 @@
 """Authorization server discovery, as `review.resource-server-metadata` checks it (RFC 8414 and OpenID Connect).
 
-Egress: the review sends nothing to a host the reviewer did not name, with one exception decided here. An
-authorization server named in the protected-resource metadata *that the target's own origin served* is asked
-for its metadata: credential-less GETs of its well-known documents, on a connection of its own (guarded to that
-origin, no redirects, no bearer, none of the reviewer's headers), recorded in the wire log like everything else.
-A `resource_metadata` the 401 names on another origin is still never fetched.
+Egress: the review sends nothing to a host the reviewer did not name. An authorization server named in the
+protected-resource metadata is asked for its metadata only when it is on the target's own origin:
+credential-less GETs of its well-known documents, on a connection of its own (guarded to that origin, no
+redirects, no bearer, none of the reviewer's headers), recorded in the wire log like everything else. One on
+another origin is never contacted (a hostile server could name any internal host); the rule says so as blocking.
+A `resource_metadata` the 401 names on another origin is never fetched either.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ Defects (one each, for the rules of checks/review/auth.py):
   no-prm         the protected-resource metadata is not served (404)
   bad-prm        the metadata's authorization_servers is a string, not a list
   dead-as        the metadata names an authorization server that answers no discovery
+  remote-as      the metadata names an authorization server on another origin (127.0.0.2): never to be contacted
   no-scope-hint  the 401 challenge has no scope hint
   echo-token     the whoami tool returns the caller's bearer token (what a passthrough server holds)
   bare-403       a token without the scope needed gets 403 with no WWW-Authenticate (no insufficient_scope)
@@ -45,7 +46,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 SCOPE = "mcp"
 DEFECTS = ("accept-any", "any-key", "no-expiry", "any-audience", "no-prm", "bad-prm", "dead-as", "no-scope-hint")
-DEFECTS += ("query-token", "bare-403", "echo-token")
+DEFECTS += ("query-token", "bare-403", "echo-token", "remote-as")
 PRM = "/.well-known/oauth-protected-resource"
 
 
@@ -132,7 +133,7 @@ class Defects:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.defect in ("no-prm", "bad-prm", "dead-as") and scope["path"].startswith(PRM):
+        if self.defect in ("no-prm", "bad-prm", "dead-as", "remote-as") and scope["path"].startswith(PRM):
             await self._metadata(scope, send)
             return
         query = parse_qs(scope.get("query_string", b"").decode())
@@ -159,6 +160,8 @@ class Defects:
         """The protected-resource metadata as the defect has it: missing, malformed, or naming a dead issuer."""
         origin = f"http://{dict(scope['headers'])[b'host'].decode()}"
         servers: object = origin if self.defect == "bad-prm" else [f"{origin}/no-such-issuer"]
+        if self.defect == "remote-as":  # another origin (a host the reviewer never named): must not be contacted
+            servers = ["http://127.0.0.2:9/issuer"]
         body = (
             b""
             if self.defect == "no-prm"
