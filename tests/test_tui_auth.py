@@ -8,12 +8,13 @@ from __future__ import annotations
 import threading
 
 import httpx
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from inspector.auth import store
 from inspector.targets import http_target
 from inspector.tui.app import ReviewApp
 from inspector.tui.dialogs import AuthScreen
+from inspector.tui.grid import Grid
 from tests.support import http_fixture
 from tests.tui_pilot import until
 
@@ -45,5 +46,5 @@ async def test_log_in_from_the_auth_view_and_reconnect(tmp_path, monkeypatch):
             assert token not in shown
             await pilot.press("escape")
             await until(pilot, lambda: app.snapshot is not None)
-            assert app.main.query_one("#tools", DataTable).row_count == 1  # whoami: the server opened with the token
+            assert app.main.query_one("#tools", Grid).row_count == 1  # whoami: the server opened with the token
             assert app.target.bearer == token == store.access_token(url)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from inspector.targets import demo_target, stdio_target
 from inspector.tui.app import ReviewApp
+from inspector.tui.grid import Grid
 from tests.support import fixture_argv
 from tests.tui_pilot import call_with_consent, calling_everything, open_call, until
 
@@ -114,7 +115,7 @@ async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.snapshot is not None)
         await pilot.press("4")
-        table = app.main.query_one("#primitives", DataTable)
+        table = app.main.query_one("#primitives", Grid)
         kinds = [table.get_cell_at((i, 0)) for i in range(table.row_count)]
         assert kinds == ["resource", "resource", "template", "prompt"]
 
@@ -169,7 +170,7 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         await pilot.press("escape")
         await pilot.press("3")  # Calls tab
-        calls = app.main.query_one("#calls", DataTable)
+        calls = app.main.query_one("#calls", Grid)
         assert calls.row_count == 1
         calls.focus()
         await pilot.press("y")
@@ -309,7 +310,7 @@ async def test_a_server_that_never_answers_times_out_and_the_app_stays_usable(tm
     app = ReviewApp(target, state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("2")  # the screen answers keys while the connection waits
-        assert app.main.query_one("#tools", DataTable).display
+        assert app.main.query_one("#tools", Grid).display
         await until(pilot, lambda: app.failure is not None, 30)
         assert "timed out" in app.failure or "no answer" in app.failure.lower(), app.failure
         assert "ctrl+r" in str(app.main.query_one("#status", Static).render())

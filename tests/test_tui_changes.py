@@ -10,12 +10,13 @@ import sys
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from textual.widgets import Input
 
 from inspector.report import render
 from inspector.targets import stdio_target
 from inspector.tui.app import ReviewApp
 from inspector.tui.dialogs import DecisionScreen
+from inspector.tui.grid import Grid
 from inspector.tui.panes.changes import ChangesPane, side_by_side
 from tests.support import ROOT, fixture_argv
 from tests.tui_pilot import run_checks, show_tab, until
@@ -39,7 +40,7 @@ async def opened(pilot: Pilot) -> ChangesPane:
     app = pilot.app
     await until(pilot, lambda: app.snapshot is not None)  # type: ignore[attr-defined]
     await show_tab(pilot, app, "tab-changes")  # type: ignore[arg-type]
-    app.main.query_one("#changes", DataTable).focus()  # type: ignore[attr-defined]
+    app.main.query_one("#changes", Grid).focus()  # type: ignore[attr-defined]
     await pilot.pause()
     return app.main.query_one(ChangesPane)  # type: ignore[attr-defined]
 
@@ -61,7 +62,7 @@ async def test_approve_one_a_class_and_pin(folder):
     app = v2_app(folder)
     async with app.run_test(size=(100, 30)) as pilot:
         pane = await opened(pilot)
-        table = app.main.query_one("#changes", DataTable)
+        table = app.main.query_one("#changes", Grid)
         assert table.row_count == 12
         table.move_cursor(row=row_of(pane, "notes_share", "safety"))
         await pilot.press("A")  # the safety class: the two flips are left for one by one
@@ -95,7 +96,7 @@ async def test_without_a_lock_the_tab_says_how_to_pin(tmp_path):
     app = v2_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         pane = await opened(pilot)
-        assert pane.diff is None and app.main.query_one("#changes", DataTable).row_count == 0
+        assert pane.diff is None and app.main.query_one("#changes", Grid).row_count == 0
         await pilot.press("P")
         await until(pilot, lambda: (tmp_path / "mcp-review.lock").is_file() and pane.diff is not None)
         assert pane.diff.changes == []
@@ -110,7 +111,7 @@ def test_side_by_side_highlights_only_the_changed_words():
 def test_changes_at_80x24(snap_compare, folder):
     async def changes(pilot: Pilot) -> None:
         pane = await opened(pilot)
-        pilot.app.main.query_one("#changes", DataTable).move_cursor(row=row_of(pane, "notes_tag", "safety"))
+        pilot.app.main.query_one("#changes", Grid).move_cursor(row=row_of(pane, "notes_tag", "safety"))
         await pilot.pause()
 
     assert snap_compare(v2_app(folder), run_before=changes, terminal_size=(80, 24))

@@ -8,21 +8,22 @@ import re
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Footer, Input, Select, TabbedContent, TextArea
+from textual.widgets import Footer, Input, Select, TabbedContent, TextArea
 
 from inspector.targets import demo_target
 from inspector.tui.app import ReviewApp
+from inspector.tui.grid import Grid
 from tests.tui_pilot import run_checks, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
 TABS = ("tab-overview", "tab-tools", "tab-calls", "tab-primitives", "tab-checks", "tab-wire", "tab-logs")
 
 
-async def tools_table(pilot: Pilot, app: ReviewApp) -> DataTable:
+async def tools_table(pilot: Pilot, app: ReviewApp) -> Grid:
     """Connected, on the Tools tab: its table."""
     await until(pilot, lambda: app.snapshot is not None)
     await show_tab(pilot, app, "tab-tools")
-    return app.main.query_one("#tools", DataTable)
+    return app.main.query_one("#tools", Grid)
 
 
 def finding_row(app: ReviewApp, rule: str) -> int:
@@ -37,9 +38,9 @@ async def test_escape_leaves_a_filter_with_its_text_and_q_quits_again(tmp_path):
         await pilot.press("slash", "d", "e", "l")
         assert isinstance(app.screen.focused, Input)
         await pilot.press("escape")
-        assert isinstance(app.screen.focused, DataTable), "Escape leaves the filter for its table"
+        assert isinstance(app.screen.focused, Grid), "Escape leaves the filter for its table"
         assert app.main.query_one("#tool-filter", Input).value == "del", "what was typed stays"
-        assert app.main.query_one("#tools", DataTable).row_count == 1
+        assert app.main.query_one("#tools", Grid).row_count == 1
         typed = app.main.query_one("#tool-filter", Input)
         await pilot.press("q")
         assert app.return_code == 0 and typed.value == "del", "q quits, it is not typed"
@@ -64,7 +65,7 @@ async def test_sort_from_the_keyboard_shows_the_direction(tmp_path):
         table = await tools_table(pilot, app)
 
         def labels() -> list[str]:
-            return [c.label.plain for c in table.columns.values()]
+            return list(table.labels)
 
         assert labels()[1] == "total ▼", "the default sort is shown"
         await pilot.press("s")
@@ -117,7 +118,7 @@ async def test_every_dialog_submits_with_enter_or_ctrl_s_and_its_footer_says_whi
         await pilot.press("ctrl+s")
         await until(pilot, lambda: not app.checking and app.review is not None, 60)
         await pilot.press("5")
-        app.main.query_one("#checks", DataTable).move_cursor(row=finding_row(app, "review.descriptions-grounded"))
+        app.main.query_one("#checks", Grid).move_cursor(row=finding_row(app, "review.descriptions-grounded"))
         await pilot.press("w")
         await footer_says("ctrl+s", DecisionScreen)
         app.screen.query_one("#who", Input).value = "carol"
@@ -164,7 +165,7 @@ async def test_escape_closes_a_dialog_and_reopening_it_shows_what_was_typed(tmp_
         await pilot.press("escape")
         await run_checks(pilot, app)
         await show_tab(pilot, app, "tab-checks")
-        app.main.query_one("#checks", DataTable).move_cursor(row=finding_row(app, "review.descriptions-grounded"))
+        app.main.query_one("#checks", Grid).move_cursor(row=finding_row(app, "review.descriptions-grounded"))
         await pilot.press("w")
         await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
         app.screen.query_one("#why", Input).value = "half a reason"

@@ -22,14 +22,14 @@ KEY_BOUND = 2.0  # seconds a key may take to be handled while the checklist runs
 async def test_keys_are_answered_while_the_checklist_runs_on_10000_tools(tmp_path):
     app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "10000")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None and not app.tools.filling, 120)
+        await until(pilot, lambda: app.snapshot is not None, 120)
         app.main.show_tab("tab-tools")
         app.calls_chosen, app.check_calls = True, "none"
         app.action_run_checks()
         await until(pilot, lambda: any(s == "running" for s in app.checklist.live.values()), 60)
         waits = []
         keys = itertools.cycle([("slash", True), ("tab", False)])  # the tools filter, then the table, and again
-        while app.checking or app.checklist.filler.filling:  # the rules, then the review saved and shown
+        while app.checking:  # the rules, then the review saved and shown
             key, focused = next(keys)
             started = time.perf_counter()
             app.simulate_key(key)  # as the terminal driver posts it (Pilot.press also waits for an idle CPU)
@@ -46,7 +46,7 @@ async def test_keys_are_answered_while_the_checklist_runs_on_10000_tools(tmp_pat
 async def test_quitting_while_the_checklist_runs_does_not_wait_for_it(tmp_path):
     app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "3000")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None and not app.tools.filling, 120)
+        await until(pilot, lambda: app.snapshot is not None, 120)
         app.calls_chosen, app.check_calls = True, "none"
         app.action_run_checks()
         await until(pilot, lambda: any(s == "running" for s in app.checklist.live.values()), 60)

@@ -159,9 +159,9 @@ async def until_screen(pilot: Pilot, name: str) -> None:
 
 async def on_row(pilot: Pilot, table: str, first: str) -> None:
     """Highlight the row of `table` whose first cell is `first`."""
-    from textual.widgets import DataTable
+    from inspector.tui.grid import Grid
 
-    rows = pilot.app.main.query_one(table, DataTable)  # type: ignore[attr-defined]
+    rows = pilot.app.main.query_one(table, Grid)  # type: ignore[attr-defined]
     rows.move_cursor(row=next(i for i in range(rows.row_count) if str(rows.get_cell_at((i, 0))) == first))
     await pilot.pause()
 

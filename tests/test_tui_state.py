@@ -8,11 +8,12 @@ import json
 import shlex
 from pathlib import Path
 
-from textual.widgets import DataTable, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from inspector.targets import Target, demo_target, stdio_target
 from inspector.tui.app import ReviewApp
 from inspector.tui.dialogs import CallScreen, ConfirmScreen, ConnectScreen
+from inspector.tui.grid import Grid
 from inspector.tui.settings import load_settings
 from tests.support import fixture_argv
 from tests.tui_pilot import highlight, open_call, run_checks, until
@@ -86,7 +87,7 @@ def tool_detail(app: ReviewApp) -> str:
 async def test_the_tool_detail_follows_the_highlighted_row_after_sorting_and_a_jump(tmp_path):
     async with connected(tmp_path, size=(120, 40)) as (app, pilot):
         await highlight(pilot, app, "export_notes")
-        table = app.main.query_one("#tools", DataTable)
+        table = app.main.query_one("#tools", Grid)
         await pilot.click("#tools", offset=(2, 0))  # sort by name: another tool under the cursor
         await pilot.pause()
         highlighted = app.tools.highlighted()
@@ -103,7 +104,7 @@ async def test_rerunning_a_rule_keeps_the_filter(tmp_path):
         await pilot.press("right", "right", "right")  # Checklist
         app.main.query_one("#check-filter", Input).value = "status:fail"
         await pilot.pause()
-        table = app.main.query_one("#checks", DataTable)
+        table = app.main.query_one("#checks", Grid)
         row = next(i for i, f in enumerate(app.checklist.shown_findings) if f is not None)
         table.move_cursor(row=row)
         table.focus()
@@ -120,7 +121,7 @@ async def test_the_checklist_leads_with_failures_and_section_rows_are_not_findin
         await run_checks(pilot, app)
         first = next(f for f in app.checklist.shown_findings if f is not None)
         assert first.effective in ("fail", "blocking"), first.effective
-        table = app.main.query_one("#checks", DataTable)
+        table = app.main.query_one("#checks", Grid)
         statuses = [str(table.get_cell_at((i, 0))) for i, f in enumerate(app.checklist.shown_findings) if f is None]
         assert statuses and not {"fail", "pass", "warn", "blocking"} & set(statuses), statuses
 
@@ -145,12 +146,12 @@ async def test_the_wire_columns_fit_80_columns(tmp_path):
     async with connected(tmp_path, size=(80, 24)) as (app, pilot):
         await until(pilot, lambda: not app.wire_pending)
         await show_tab(pilot, app, "tab-wire")
-        table = app.main.query_one("#wire", DataTable)
+        table = app.main.query_one("#wire", Grid)
         await until(pilot, lambda: table.row_count > 3)
-        columns = list(table.columns.values())
-        assert [str(c.label) for c in columns][4] == "ms"
-        needed = sum(c.get_render_width(table) for c in columns[:-1])  # the last, the method, may be cut
+        assert table.labels[4] == "ms"
+        needed = sum(w + 2 for w in table.widths[:-1])  # the last, the method, may be cut
         assert needed <= table.scrollable_content_region.width, "the ms column is not cut"
+        assert table.virtual_size.width <= table.scrollable_content_region.width, "nothing scrolls sideways"
 
 
 async def test_a_call_in_the_background_ends_in_a_notification_not_a_window(tmp_path):
@@ -179,7 +180,7 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
         async with connected(tmp_path, http_target(url)) as (app, pilot):
             await run_checks(pilot, app)
             await pilot.press("right", "right", "right")  # Checklist
-            table = app.main.query_one("#checks", DataTable)
+            table = app.main.query_one("#checks", Grid)
             row, finding = max(
                 ((i, f) for i, f in enumerate(app.checklist.shown_findings) if f is not None),
                 key=lambda pair: len(pair[1].evidence),
@@ -197,7 +198,7 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
             await pilot.press("escape")
             await until(pilot, lambda: not app.wire_pending)
             await show_tab(pilot, app, "tab-wire")
-            wire = app.main.query_one("#wire", DataTable)
+            wire = app.main.query_one("#wire", Grid)
             row = next(i for i in range(wire.row_count) if str(wire.get_cell_at((i, 7))) == "tools/list")
             wire.move_cursor(row=row)
             wire.focus()
@@ -212,7 +213,7 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
             await until(pilot, lambda: isinstance(app.screen, ResultScreen))
             await pilot.press("escape")
             await show_tab(pilot, app, "tab-calls")
-            app.main.query_one("#calls", DataTable).move_cursor(row=0)
+            app.main.query_one("#calls", Grid).move_cursor(row=0)
             await pilot.pause()
             detail = str(app.main.query_one("#call-detail", Static).render())
             assert '"method": "tools/call"' in detail and '"result"' in detail, "the request and its answer"

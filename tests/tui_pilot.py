@@ -9,10 +9,10 @@ import json
 from collections.abc import AsyncIterator, Callable
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable
 
 from inspector.targets import stdio_target
 from inspector.tui.app import ReviewApp
+from inspector.tui.grid import Grid
 from tests.thirdparty import everything_stdio_argv
 
 
@@ -47,7 +47,7 @@ async def run_checks(pilot: Pilot, app: ReviewApp, calls: str = "read-only") -> 
 
 async def highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
     await pilot.press("2")  # Tools tab
-    table = app.main.query_one("#tools", DataTable)
+    table = app.main.query_one("#tools", Grid)
     row = next(i for i in range(table.row_count) if str(table.get_cell_at((i, 0))) == name)
     table.move_cursor(row=row)
     table.focus()

@@ -57,7 +57,7 @@ class ReviewScreen(Screen[None]):
 
     def reset_tails(self) -> None:
         for pane in self.query(TailPane):
-            pane.reset()
+            pane.redraw()
 
     def forget(self) -> None:
         """Another server: no wire log, no calls, no checklist until it connects."""
@@ -73,9 +73,9 @@ class ReviewScreen(Screen[None]):
             status.set_class(failed, "-failed")
 
     def flush_wire(self, pending: list[WireEntry]) -> None:
-        """Add what crossed the wire since the last tick (10 times a second). The tables keep the newest
-        WIRE_ROWS rows, and a row's cells (its tokens too) are made only when it is shown: a flood costs
-        a little bookkeeping per message and at most one redraw a tick. The filter searches every entry."""
+        """Add what crossed the wire since the last tick (10 times a second). The tables hold every entry,
+        and a row's cells (its tokens too) are made only when it is drawn: a flood costs a little
+        bookkeeping per message and at most one redraw a tick. The filter searches every entry."""
         if not pending or not self.ready:
             return
         batch = pending[:]  # in place: the session holds this list's append
@@ -93,7 +93,7 @@ class ReviewScreen(Screen[None]):
         with what arrived while they were hidden."""
         if isinstance(event.pane, TailPane):
             event.pane.catch_up()
-        main = next(iter(event.pane.query("DataTable, VerticalScroll")), None)
+        main = next(iter(event.pane.query("Grid, VerticalScroll")), None)
         if main is not None:
             main.focus()
 

@@ -12,14 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Static, TabPane
+from textual.widgets import Static, TabPane
 
 from inspector.calls import call_command
 from inspector.targets import Target
 from inspector.text import one_line, visible
+from inspector.tui.grid import Grid
 from inspector.tui.messages import CallChosen
-from inspector.tui.panes.keys import RowTable
-from inspector.tui.panes.table import reset_table
 from inspector.tui.panes.wire import WireLog
 
 
@@ -40,26 +39,26 @@ class CallsPane(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("no calls yet: c calls the tool highlighted in the Tools tab"), id="calls-empty")
-        yield RowTable(id="calls", cursor_type="row", zebra_stripes=True)
+        yield Grid(self.COLUMNS, flex="arguments", zebra_stripes=True, id="calls")
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="call-detail")
 
     def show(self, calls: list[dict[str, Any]], target: Target | None = None) -> None:
         self.calls, self.target = calls, target or self.target
         self.query_one("#calls-empty").display = not calls
-        table = reset_table(self.query_one(DataTable), self.COLUMNS)
-        for i, call in enumerate(calls):
-            table.add_row(
-                Text(one_line(str(call["tool"]), 50)),
-                call["consent"],
-                Text(one_line(str(call["outcome"]), 40)),
-                call["latencyMs"],
-                Text(one_line(json.dumps(call["arguments"], ensure_ascii=False), 60)),
-                key=str(i),
-            )
-        self.show_call()  # the cursor may stay on its row while the call under it changed
+        self.query_one(Grid).show(calls, self.cells)  # the pane hears which call the cursor is on
 
-    @on(DataTable.RowHighlighted, "#calls")
+    @staticmethod
+    def cells(call: dict[str, Any]) -> tuple[Text, str, Text, int, Text]:
+        return (
+            Text(one_line(str(call["tool"]), 50)),
+            call["consent"],
+            Text(one_line(str(call["outcome"]), 40)),
+            call["latencyMs"],
+            Text(one_line(json.dumps(call["arguments"], ensure_ascii=False), 60)),
+        )
+
+    @on(Grid.RowHighlighted, "#calls")
     def show_call(self) -> None:
         """The highlighted call in full: its arguments, then the request and the answer as they crossed the wire."""
         call = self.highlighted()
@@ -74,10 +73,8 @@ class CallsPane(TabPane):
             self.query_one("#call-detail", Static).update(detail)
 
     def highlighted(self) -> dict[str, Any] | None:
-        table = next(self.query(DataTable).results(DataTable), None)  # none while the screen is torn down
-        if table is None:
-            return None
-        return self.calls[table.cursor_row] if table.row_count and table.cursor_row < len(self.calls) else None
+        table = next(self.query(Grid).results(Grid), None)  # none while the screen is torn down
+        return None if table is None else table.current
 
     def action_copy_cli(self) -> None:
         """The highlighted call as an `mcp-review call` command against the server."""
@@ -94,7 +91,7 @@ class CallsPane(TabPane):
             )
             self.notify("copied as JSON")
 
-    @on(DataTable.RowSelected, "#calls")
+    @on(Grid.RowSelected, "#calls")
     def action_again(self) -> None:
         """Enter on a past call (or a click, or the palette): the app opens the call editor with its arguments."""
         call = self.highlighted()

@@ -19,7 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Static, TabPane
+from textual.widgets import Static, TabPane
 
 from inspector import lock
 from inspector.catalog import ServerSnapshot
@@ -27,8 +27,8 @@ from inspector.diff import Diff, diff
 from inspector.review import Review
 from inspector.text import one_line, visible
 from inspector.tui.dialogs import DecisionScreen
+from inspector.tui.grid import Grid
 from inspector.tui.messages import Decided
-from inspector.tui.panes.table import reset_table
 
 WORDS = re.compile(r"\s+|\w+|[^\w\s]")  # words, runs of blanks, single punctuation: what the diff highlights
 DEFINITION_CHARS = 20_000  # of each side's JSON shown (a hostile definition can be megabytes)
@@ -81,13 +81,10 @@ class ChangesPane(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static("no lock yet: P pins mcp-review.lock from the live server", id="changes-summary")
-        yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
+        yield Grid(self.COLUMNS, flex="what changed", zebra_stripes=True, id="changes")
         with Horizontal(id="change-sides"):
             yield Static(id="change-old")
             yield Static(id="change-new")
-
-    def on_mount(self) -> None:
-        reset_table(self.query_one(DataTable), self.COLUMNS)
 
     def show(self, snapshot: ServerSnapshot, review: Review | None, folder: Path) -> None:
         """The live server against the lock in `folder` (where mcp-review.toml is looked for)."""
@@ -109,10 +106,10 @@ class ChangesPane(TabPane):
         self._refresh()
 
     def _refresh(self) -> None:
-        table = reset_table(self.query_one(DataTable), self.COLUMNS)
         summary = self.query_one("#changes-summary", Static)
         if self.diff is None:
             summary.update("no mcp-review.lock here: P pins it from the live server")
+            self.query_one(Grid).show([], self.cells)
             return
         self.diff.approve(self.approvals)
         if self.review is not None:
@@ -120,24 +117,18 @@ class ChangesPane(TabPane):
         counts = ", ".join(f"{n} {c}" for c, n in self.diff.to_json()["counts"].items() if n) or "no changes"
         where = self.lock_path.name if self.lock_path else "lock"
         summary.update(Text(f"{where} -> live: {counts} · a approve · A class · P pin"))
-        for i, c in enumerate(self.diff.changes):
-            approved = f"✓ {c.approval.by}" if c.approval else ("flip" if c.flips_annotation else "")
-            table.add_row(
-                c.change_class,
-                Text(f"{c.kind} {one_line(c.key, 40)}"),
-                Text(one_line("; ".join(c.reasons), 200)),
-                tokens_cell(c.tokens),
-                approved,
-                key=str(i),
-            )
-        self._show_highlighted()
+        self.query_one(Grid).show(self.diff.changes, self.cells)
+
+    @staticmethod
+    def cells(c: Any) -> tuple[str, Text, Text, Text, str]:
+        approved = f"✓ {c.approval.by}" if c.approval else ("flip" if c.flips_annotation else "")
+        reasons = Text(one_line("; ".join(c.reasons), 200))
+        return c.change_class, Text(f"{c.kind} {one_line(c.key, 40)}"), reasons, tokens_cell(c.tokens), approved
 
     def highlighted(self) -> Any:
-        table = self.query_one(DataTable)
-        changes = self.diff.changes if self.diff else []
-        return changes[table.cursor_row] if table.row_count and table.cursor_row < len(changes) else None
+        return self.query_one(Grid).current
 
-    @on(DataTable.RowHighlighted, "#changes")
+    @on(Grid.RowHighlighted, "#changes")
     def _show_highlighted(self) -> None:
         change = self.highlighted()
         old, new = side_by_side(change.old, change.new) if change else (Text(), Text())

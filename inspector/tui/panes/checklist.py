@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
 from itertools import groupby
+from typing import NamedTuple
 
 from rich.text import Text
 from textual import on
@@ -15,16 +15,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import CellDoesNotExist
+from textual.widgets import Input, Static
 
 from checks.core import Rule
 from inspector.review import Attestation, Finding, Remark, Review, Waiver, rank
 from inspector.text import one_line, visible
 from inspector.tui.dialogs import DecisionScreen, ResultScreen
+from inspector.tui.grid import Grid
 from inspector.tui.messages import ChecksProgress, Decided, RerunAsked
-from inspector.tui.panes.keys import FilteredPane, RowTable
-from inspector.tui.panes.table import Filler, Row, reset_table, split_filter
+from inspector.tui.panes.keys import FilteredPane
+from inspector.tui.panes.table import split_filter
 from inspector.tui.panes.wire import WireLog
 from inspector.tui.styles import status_style
 
@@ -38,6 +38,15 @@ def by_section(item: Finding | Rule) -> tuple[str, str]:
 
 
 MAX_EVIDENCE = 50  # wire entries shown of one finding's evidence
+
+
+class Section(NamedTuple):
+    """A header row for a pack and seed section: its worst status (none while checks run) and findings."""
+
+    worst: str
+    pack: str
+    source: str
+    count: int = 0
 
 
 class ChecklistPane(FilteredPane):
@@ -54,34 +63,31 @@ class ChecklistPane(FilteredPane):
         super().__init__("5 Checklist", id="tab-checks")
         self.wire_log = wire_log  # the evidence a finding cites
         self.review: Review | None = None
-        self.shown_findings: list[Finding | None] = []  # None: a section's header row, or a rule running
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
-        self.filler = Filler()
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="check-filter")
-        yield RowTable(id="checks", cursor_type="row", zebra_stripes=True)
+        yield Grid(self.COLUMNS, flex="finding", caps={"rule": 28}, zebra_stripes=True, id="checks")
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="check-detail")
-
-    def on_mount(self) -> None:
-        reset_table(self.query_one(DataTable), self.COLUMNS)
 
     def show(self, review: Review | None) -> None:
         self.review = review
         self._fill(self.query_one(Input).value)
 
+    @property
+    def shown_findings(self) -> list[Finding | None]:
+        """The table's rows: a finding, or None for a section's header (or a rule while checks run)."""
+        return [row if isinstance(row, Finding) else None for row in self.query_one(Grid).rows]
+
     def highlighted(self) -> Finding | None:
-        table = self.query_one(DataTable)
-        if not table.row_count or table.cursor_row >= len(self.shown_findings):
-            return None
-        return self.shown_findings[table.cursor_row]
+        row = self.query_one(Grid).current
+        return row if isinstance(row, Finding) else None
 
     def _fill(self, needle: str) -> None:
         """Grouped by pack and seed section (a header row each, with its worst status), worst findings first; of
         more than CHECK_ROWS findings, the worst CHECK_ROWS (the filter searches all of them)."""
-        row, was = self.query_one(DataTable).cursor_row, self.highlighted()
-        table = reset_table(self.query_one(DataTable), self.COLUMNS)
+        table, was = self.query_one(Grid), self.highlighted()
         statuses, text = split_filter(needle)
         findings = [
             f
@@ -92,66 +98,56 @@ class ChecklistPane(FilteredPane):
         shown = sorted(findings, key=lambda f: rank(f.effective))[:CHECK_ROWS]
         more = f"; the worst {CHECK_ROWS:,} of {len(findings):,} shown" if len(findings) > CHECK_ROWS else ""
         self.query_one("#check-filter", Input).placeholder = PLACEHOLDER + more
-        entries: list[
-            Finding | tuple[str, str, str, int]
-        ] = []  # a finding, or a section's (worst, pack, source, count)
+        rows: list[Finding | Section] = []
         ordered = sorted(shown, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
         sections = [list(group) for _key, group in groupby(ordered, key=by_section)]
         sections.sort(key=lambda items: rank(items[0].effective))  # sections with a fail or blocking lead
         for items in sections:
-            entries += [(items[0].effective, items[0].pack, items[0].source, len(items)), *items]
-        self.shown_findings = [e if isinstance(e, Finding) else None for e in entries]
-        rows: Iterator[Row] = (
-            (self._finding_cells(e) if isinstance(e, Finding) else self._section_cells(*e), None) for e in entries
-        )
-        if was is not None:  # stay on the same finding (after a re-run, its successor) or at the same place
-            same = ((i, f) for i, f in enumerate(self.shown_findings) if f)
-            row = next((i for i, f in same if (f.rule, f.subject) == (was.rule, was.subject)), row)
-        self.filler.fill(table, rows, lambda: table.move_cursor(row=min(row, table.row_count - 1)))
+            rows += [Section(items[0].effective, items[0].pack, items[0].source, len(items)), *items]
+        # stay on the same finding (after a re-run, its successor) or at the same place; at first, the first finding
+        key = (was.rule, was.subject) if was else None
+        same = (i for i, f in enumerate(rows) if isinstance(f, Finding) and (f.rule, f.subject) == key)
+        first = 1 if was is None and table.cursor_row == 0 and len(rows) > 1 else None
+        table.show(rows, self.cells, cursor=next(same, first))
 
-    def _finding_cells(self, f: Finding) -> tuple[Text, str, Text]:
-        finding = Text(one_line(f.subject or "server", 40), style="bold")
-        finding.append(": " + one_line(f.message, 200), style="")
-        return Text(f.effective, style=status_style(self.app, f.effective)), f.rule, finding
+    def cells(self, row: Finding | Section | Rule) -> tuple[Text, str | Text, Text]:
+        if isinstance(row, Section):
+            return self._section_cells(row)
+        if isinstance(row, Rule):  # while checks run
+            status = self.live.get(row.id, "queued")
+            style = {"queued": "dim", "running": "reverse"}.get(status) or status_style(self.app, status)
+            return Text(status, style=style), row.id, Text(one_line(row.summary, 200))
+        finding = Text(one_line(row.subject or "server", 40), style="bold")
+        finding.append(": " + one_line(row.message, 200), style="")
+        return Text(row.effective, style=status_style(self.app, row.effective)), row.rule, finding
 
-    def _section_cells(self, worst: str, pack: str, source: str, count: int = 0) -> tuple[Text, Text, Text]:
+    def _section_cells(self, section: Section) -> tuple[Text, Text, Text]:
         """A header row for a pack and seed section, coloured by its worst status (in words in the text, so
         the status column only ever holds a finding's status): nothing to waive or attest on it."""
-        about = Text(one_line(source, 200), style="bold")
-        if count:
-            about.append(f" · {count} finding{'s' if count != 1 else ''}, worst {worst}", style="")
-        return Text("§", style=status_style(self.app, worst) if worst else ""), Text(pack, style="bold"), about
+        about = Text(one_line(section.source, 200), style="bold")
+        if section.count:
+            plural = "s" if section.count != 1 else ""
+            about.append(f" · {section.count} finding{plural}, worst {section.worst}", style="")
+        style = status_style(self.app, section.worst) if section.worst else ""
+        return Text("§", style=style), Text(section.pack, style="bold"), about
 
     def start_live(self, rules: list[Rule]) -> None:
         """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""
         self.live = {r.id: "queued" for r in rules}
-        self.filler.stop()
-        table = reset_table(self.query_one(DataTable), self.COLUMNS)
-        self.shown_findings = []
+        rows: list[Section | Rule] = []
         for (pack, source), group in groupby(sorted(rules, key=lambda r: (r.pack, r.source, r.id)), key=by_section):
-            table.add_row(*self._section_cells("", pack, source))
-            self.shown_findings.append(None)
-            for r in group:
-                table.add_row(Text("queued", style="dim"), r.id, Text(one_line(r.summary, 200)), key=r.id)
-                self.shown_findings.append(None)
+            rows += [Section("", pack, source), *group]
+        self.query_one(Grid).show(rows, self.cells, cursor=0)
 
     def progress(self, message: ChecksProgress) -> None:
         """A live row per rule: running, then the worst status of its findings."""
-        changed: dict[str, str] = {}
         for f in message.new:
-            current = changed.get(f.rule) or self.live.get(f.rule)
-            if current in (None, "queued", "running") or rank(f.status) < rank(current):
-                changed[f.rule] = f.status
-        if message.running:
-            changed[message.running] = "running"
-        table = self.query_one(DataTable)
-        for rule_id, status in changed.items():
-            if rule_id not in self.live:
-                continue
-            self.live[rule_id] = status
-            style = "reverse" if status == "running" else status_style(self.app, status)
-            with contextlib.suppress(CellDoesNotExist):  # the table was refilled (a filter typed meanwhile)
-                table.update_cell(rule_id, "status", Text(status, style=style))
+            current = self.live.get(f.rule)
+            if current in ("queued", "running") or (current is not None and rank(f.status) < rank(current)):
+                self.live[f.rule] = f.status
+        if message.running in self.live:
+            self.live[message.running] = "running"
+        self.query_one(Grid).redraw()
 
     def finding_text(self, f: Finding) -> Text:
         """The finding in full, with every wire exchange it cites (MAX_EVIDENCE of them) as sent."""
@@ -170,21 +166,19 @@ class ChecklistPane(FilteredPane):
             detail.append_text(self.wire_log.entry_text(entry))
         return detail
 
-    @on(DataTable.RowHighlighted, "#checks")
-    def show_finding(self, event: DataTable.RowHighlighted) -> None:
+    @on(Grid.RowHighlighted, "#checks")
+    def show_finding(self) -> None:
         """The finding in full, with the wire exchanges that prove it (the pane scrolls)."""
-        if event.cursor_row >= len(self.shown_findings) or self.review is None:
-            return
-        f = self.shown_findings[event.cursor_row]
-        if f is None:
+        f = self.highlighted()
+        if f is None or self.review is None:
             return
         with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
             self.query_one("#check-detail", Static).update(self.finding_text(f))
 
-    @on(DataTable.RowSelected, "#checks")
-    def open_finding(self, event: DataTable.RowSelected) -> None:
+    @on(Grid.RowSelected, "#checks")
+    def open_finding(self) -> None:
         """Enter: the finding and its evidence in a scrollable view with Copy."""
-        f = self.shown_findings[event.cursor_row] if event.cursor_row < len(self.shown_findings) else None
+        f = self.highlighted()
         if f is not None:
             self.app.push_screen(ResultScreen(self.finding_text(f), f"{f.rule} · {f.subject or 'server'}"))
 

@@ -1,21 +1,12 @@
-"""Keys the panes share: a table's Home and End move its cursor (Textual's DataTable scrolls sideways on them),
-and a pane with a filter focuses it with `/` and leaves it with Escape, what was typed kept."""
+"""Keys the panes share: a pane with a filter focuses it with `/` and leaves it with Escape, what was typed
+kept (the tables' own keys are on `Grid`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.binding import Binding
-from textual.widgets import DataTable, Input, TabPane
+from textual.widgets import Input, TabPane
 
-
-class RowTable(DataTable[Any]):
-    """A row table whose Home and End go to the first and last row, as in every list a TUI user knows."""
-
-    BINDINGS = [
-        Binding("home", "scroll_top", "First row", show=False),
-        Binding("end", "scroll_bottom", "Last row", show=False),
-    ]
+from inspector.tui.grid import Grid
 
 
 class FilteredPane(TabPane):
@@ -31,7 +22,7 @@ class FilteredPane(TabPane):
         self.query_one(Input).focus()
 
     def action_leave_filter(self) -> None:
-        self.query_one(DataTable).focus()
+        self.query_one(Grid).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Escape is the filter's only while the filter has the focus; else it is the app's (closing help)."""

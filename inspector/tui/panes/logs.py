@@ -1,5 +1,5 @@
 """The Logs tab: the server's stderr lines and its notifications/message logs, apart from the
-protocol traffic (the newest rows shown)."""
+protocol traffic."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from inspector.text import one_line
-from inspector.tui.panes.keys import RowTable
+from inspector.tui.grid import Grid
 from inspector.tui.panes.tail import TailPane
 from inspector.tui.panes.wire import WireLog
 
@@ -22,7 +22,7 @@ class LogsPane(TailPane):
         self.wire_log = log
 
     def compose(self) -> ComposeResult:
-        yield RowTable(id="logs", cursor_type="row")
+        yield Grid(self.COLUMNS, caps={"source": 24}, id="logs")
 
     def rows(self, start: int = 0) -> range:
         return range(start, len(self.wire_log.log_index))

@@ -10,15 +10,14 @@ from urllib.parse import quote
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, TabPane
+from textual.widgets import TabPane
 
 from inspector.catalog import Item, ServerSnapshot
 from inspector.text import one_line
 from inspector.tokens import TokenCounter
 from inspector.tui.dialogs import FillScreen, prompt_text, resource_text
+from inspector.tui.grid import Grid
 from inspector.tui.messages import Fetch
-from inspector.tui.panes.keys import RowTable
-from inspector.tui.panes.table import reset_table
 
 TEMPLATE_VARIABLE = r"\{[+#./;?&]?([A-Za-z0-9_]+)\}"
 
@@ -38,27 +37,19 @@ class PrimitivesPane(TabPane):
         self.snapshot: ServerSnapshot | None = None
 
     def compose(self) -> ComposeResult:
-        yield RowTable(id="primitives", cursor_type="row", zebra_stripes=True)
+        yield Grid(self.COLUMNS, flex="description", zebra_stripes=True, id="primitives")
 
     def show(self, snapshot: ServerSnapshot) -> None:
         self.snapshot = snapshot
-        table = reset_table(self.query_one(DataTable), self.COLUMNS)
-        for listing in (snapshot.resources, snapshot.templates, snapshot.prompts):
-            for item in listing:
-                table.add_row(
-                    item.kind,
-                    Text(one_line(item.key, 60)),
-                    Text(one_line(item.description or "", 60)),
-                    self.counter.count_json(item.raw),
-                    key=f"{item.kind}:{item.index}",
-                )
+        listings = (snapshot.resources, snapshot.templates, snapshot.prompts)
+        self.query_one(Grid).show([item for listing in listings for item in listing], self.cells)
+
+    def cells(self, item: Item) -> tuple[str, Text, Text, int]:
+        description = Text(one_line(item.description or "", 60))
+        return item.kind, Text(one_line(item.key, 60)), description, self.counter.count_json(item.raw)
 
     def highlighted(self) -> Item | None:
-        table = self.query_one(DataTable)
-        if self.snapshot is None or not table.row_count:
-            return None
-        kind, index = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value).split(":")
-        return self.snapshot.lists[kind].items[int(index)]  # type: ignore[index]
+        return self.query_one(Grid).current
 
     def action_open(self) -> None:
         """Read the highlighted resource, fill a template then read it, or get a prompt with arguments."""

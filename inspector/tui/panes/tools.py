@@ -6,14 +6,14 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
 from inspector.calls import effective_hints
 from inspector.catalog import Item, ServerSnapshot
@@ -21,9 +21,10 @@ from inspector.review import STATUSES, Review, rank
 from inspector.text import one_line, visible
 from inspector.tokens import ENCODINGS, ESTIMATES, TokenCounter
 from inspector.tui.dialogs import ToolScreen
+from inspector.tui.grid import Cell, Grid
 from inspector.tui.messages import CallAsked
-from inspector.tui.panes.keys import FilteredPane, RowTable
-from inspector.tui.panes.table import Filler, Row, reset_table, split_filter
+from inspector.tui.panes.keys import FilteredPane
+from inspector.tui.panes.table import split_filter
 from inspector.tui.styles import status_style
 
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
@@ -52,6 +53,23 @@ def worst_by_subject(review: Review | None) -> dict[str, str]:
     return worst
 
 
+class ToolRow(NamedTuple):
+    item: Item
+    tokens: dict[str, int]  # its breakdown in the default encoding
+    status: str  # its worst finding's
+
+
+SORT_KEYS: dict[str, Callable[[ToolRow], Any]] = {
+    "tool": lambda r: r.item.key.lower(),
+    "total": lambda r: r.tokens["total"],
+    "descr": lambda r: r.tokens.get("description", 0),
+    "input": lambda r: r.tokens.get("inputSchema", 0),
+    "output": lambda r: r.tokens.get("outputSchema", 0),
+    "annotations": lambda r: badges(r.item.raw).plain,
+    "status": lambda r: rank(r.status),
+}
+
+
 class ToolsPane(FilteredPane):
     COLUMNS = ("tool", "total", "descr", "input", "output", "annotations", "status")
     BINDINGS = [
@@ -67,78 +85,63 @@ class ToolsPane(FilteredPane):
         self.review: Review | None = None
         self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
         self.sorting: tuple[str, bool] = ("total", True)
-        self.filler = Filler()
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
-        yield RowTable(id="tools", cursor_type="row", zebra_stripes=True)
+        yield Grid(self.COLUMNS, flex="tool", zebra_stripes=True, id="tools")
         yield Static(id="tool-detail")
 
     def show(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], review: Review | None) -> None:
         self.snapshot, self.tool_tokens, self.review = snapshot, tool_tokens, review
         self.refill(self.query_one(Input).value)
 
-    @property
-    def filling(self) -> bool:
-        return self.filler.filling
-
     def jump(self, index: int) -> None:
         """Show every tool again and highlight this one."""
         self.query_one(Input).value = ""
+        self.refill("")
+        self._cursor_to(index)
+        self.query_one(Grid).focus()
 
-        def there() -> None:
-            table = self.query_one(DataTable)
-            table.move_cursor(row=table.get_row_index(str(index)))
-            table.focus()
-
-        self.refill("", then=there)
+    def _cursor_to(self, index: int) -> None:
+        """The cursor on the tool `index` of the snapshot (where the filter and the order put it)."""
+        table = self.query_one(Grid)
+        table.move_cursor(next((i for i, row in enumerate(table.rows) if row.item.index == index), 0))
 
     def highlighted(self) -> Item | None:
-        table = next(self.query(DataTable).results(DataTable), None)  # none while the screen is torn down
-        if self.snapshot is None or table is None or not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.snapshot.tools.items[int(key)] if key is not None else None
+        table = next(self.query(Grid).results(Grid), None)  # none while the screen is torn down
+        row = None if table is None else table.current
+        return None if row is None else row.item
 
-    def refill(self, needle: str, then: Callable[[], None] | None = None) -> None:
-        """The tools matching `needle` (text, and `status:X` words), costliest first, added in bounded batches
-        so 10,000 tools never freeze the screen; `then` runs once every row is in."""
+    def refill(self, needle: str) -> None:
+        """The tools matching `needle` (text, and `status:X` words), in the chosen order (costliest first)."""
         if self.snapshot is None:
             return
-        table = reset_table(self.query_one(DataTable), self.COLUMNS)
-        self._mark_sort(table)
         worst = worst_by_subject(self.review)
         statuses, text_needle = split_filter(needle)
         rows = []
         for item in self.snapshot.tools:
+            status = worst.get(item.key, "")
             text = f"{item.key} {item.description or ''}".lower()
-            if (text_needle and text_needle not in text) or (statuses and worst.get(item.key, "") not in statuses):
+            if (text_needle and text_needle not in text) or (statuses and status not in statuses):
                 continue
-            tokens = self.tool_tokens[item.index]
-            rows.append((tokens["total"], item, tokens))
-        rows.sort(key=lambda r: -r[0])
+            rows.append(ToolRow(item, self.tool_tokens[item.index], status))
+        column, reverse = self.sorting
+        rows.sort(key=SORT_KEYS[column], reverse=reverse)
+        table = self.query_one(Grid)
+        table.labels = [f"{c} {'▼' if reverse else '▲'}" if c == column else c for c in self.COLUMNS]
+        table.show(rows, self.cells)
 
-        def done() -> None:
-            if self.sorting != ("total", True):
-                self._sort()
-            if then is not None:
-                then()
-            self.show_tool()
-
-        self.filler.fill(table, (self._row(item, tokens, worst) for _total, item, tokens in rows), done)
-
-    def _row(self, item: Item, tokens: dict[str, int], worst: dict[str, str]) -> Row:
-        status = worst.get(item.key, "")
-        cells = (
+    def cells(self, row: ToolRow) -> tuple[Cell, ...]:
+        item, tokens = row.item, row.tokens
+        return (
             Text(one_line(item.key, 60), style=status_style(self.app, "problem") if item.problems else ""),
             tokens["total"],
             tokens.get("description", 0),
             tokens.get("inputSchema", 0),
             tokens.get("outputSchema", 0),
             badges(item.raw),
-            Text(status, style=status_style(self.app, status)),
+            Text(row.status, style=status_style(self.app, row.status)),
         )
-        return cells, f"{item.index}"
 
     @on(Input.Changed, "#tool-filter")
     def filter_tools(self, event: Input.Changed) -> None:
@@ -147,10 +150,10 @@ class ToolsPane(FilteredPane):
     def action_call(self) -> None:
         self.post_message(CallAsked(self.highlighted()))
 
-    @on(DataTable.HeaderSelected, "#tools")
-    def sort_tools(self, event: DataTable.HeaderSelected) -> None:
+    @on(Grid.HeaderSelected, "#tools")
+    def sort_tools(self, event: Grid.HeaderSelected) -> None:
         """Sort by the clicked column; clicking it again reverses."""
-        self.sort_by(str(event.column_key.value))
+        self.sort_by(event.column)
 
     def action_sort(self, reverse: bool = False) -> None:
         """`s`: the next column; `S`: the same column the other way round."""
@@ -158,34 +161,19 @@ class ToolsPane(FilteredPane):
         self.sort_by(column if reverse else self.COLUMNS[(self.COLUMNS.index(column) + 1) % len(self.COLUMNS)])
 
     def sort_by(self, column: str) -> None:
-        """Sort by `column`; the current one again reverses. Numbers sort high first, names and statuses A-Z."""
+        """Sort by `column` (its header shows ▼ high or Z first, ▲ low or A first); the current one again
+        reverses. Numbers sort high first, names and statuses A-Z. The cursor stays on its tool."""
         reverse = not self.sorting[1] if self.sorting[0] == column else column not in ("tool", "status")
         self.sorting = (column, reverse)
-        self._sort()
+        item = self.highlighted()
+        self.refill(self.query_one(Input).value)
+        if item is not None:
+            self._cursor_to(item.index)
 
-    def _mark_sort(self, table: DataTable[Any]) -> None:
-        """The sorted column's header says so, and which way: ▼ high (or Z) first, ▲ low (or A) first."""
-        column, reverse = self.sorting
-        for key, col in table.columns.items():
-            col.label = Text(f"{key.value} {'▼' if reverse else '▲'}" if key.value == column else str(key.value))
-            col.content_width = max(col.content_width, col.label.cell_len)
-
-    def _sort(self) -> None:
-        column, reverse = self.sorting
-        self._mark_sort(self.query_one(DataTable))
-
-        def key(value: Any) -> Any:
-            if column == "status":
-                return rank(str(value))
-            return value.plain.lower() if isinstance(value, Text) else value
-
-        self.query_one(DataTable).sort(column, key=key, reverse=reverse)
-        self.show_tool()  # the cursor stayed on its row: another tool is there now
-
-    @on(DataTable.RowHighlighted, "#tools")
+    @on(Grid.RowHighlighted, "#tools")
     def show_tool(self) -> None:
-        """The highlighted tool in the detail pane: on every highlight, sort and refill (the row under the
-        cursor changes without a highlight event), so the detail is always the tool `c` would call."""
+        """The highlighted tool in the detail pane (the grid says so whenever its rows change too), so the
+        detail is always the tool `c` would call."""
         item = self.highlighted()
         if item is None:
             return
@@ -198,11 +186,11 @@ class ToolsPane(FilteredPane):
         with contextlib.suppress(NoMatches):
             self.query_one("#tool-detail", Static).update(detail)
 
-    @on(DataTable.RowSelected, "#tools")
-    def open_tool(self, event: DataTable.RowSelected) -> None:
-        if self.snapshot is None or event.row_key.value is None:
+    @on(Grid.RowSelected, "#tools")
+    def open_tool(self) -> None:
+        item = self.highlighted()
+        if item is None:
             return
-        item = self.snapshot.tools.items[int(event.row_key.value)]
         counters = [self.counter] + [TokenCounter(e) for e in ENCODINGS if e != self.counter.encoding]
         self.app.push_screen(ToolScreen(one_line(item.key, 100), self.sections(item, counters)))
 

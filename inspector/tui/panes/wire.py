@@ -1,5 +1,5 @@
-"""The Wire tab: every message that crossed the wire (a filter over all of them, the newest rows shown),
-and the highlighted one in full. `WireLog` is what it shows, shared with the Logs tab."""
+"""The Wire tab: every message that crossed the wire (a filter over all of them), and the highlighted one
+in full. `WireLog` is what it shows, shared with the Logs tab."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
 from inspector.connection.wire import WireEntry
 from inspector.text import one_line, visible
 from inspector.tokens import TokenCounter
 from inspector.tui.dialogs import ResultScreen
-from inspector.tui.panes.keys import FilteredPane, RowTable
-from inspector.tui.panes.tail import WIRE_ROWS, TailPane
+from inspector.tui.grid import Grid
+from inspector.tui.panes.keys import FilteredPane
+from inspector.tui.panes.tail import TailPane
 
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
 
@@ -126,15 +127,14 @@ class WirePane(TailPane, FilteredPane):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter the wire log", id="wire-filter")
-        yield RowTable(id="wire", cursor_type="row")
+        yield Grid(self.COLUMNS, caps={"t (s)": 9, "bytes": 9, "tokens": 9}, id="wire")
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="wire-detail")
 
     def show(self, first: int, shown: bool) -> None:
         super().show(first, shown)
         count = len(self.wire_log.entries)
-        newest = f"; the newest {WIRE_ROWS:,} shown" if count > WIRE_ROWS else ""
-        self.query_one("#wire-filter", Input).placeholder = f"filter the wire log ({count:,} entries{newest})"
+        self.query_one("#wire-filter", Input).placeholder = f"filter the wire log ({count:,} entries)"
 
     def rows(self, start: int = 0) -> list[int]:
         needle = self.query_one("#wire-filter", Input).value.lower()
@@ -156,17 +156,21 @@ class WirePane(TailPane, FilteredPane):
     def filter_wire(self) -> None:
         self.redraw()
 
-    @on(DataTable.RowHighlighted, "#wire")
-    def show_entry(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is None:
+    def highlighted(self) -> WireEntry | None:
+        i = self.query_one(Grid).current
+        return None if i is None else self.wire_log.entries[i]
+
+    @on(Grid.RowHighlighted, "#wire")
+    def show_entry(self) -> None:
+        entry = self.highlighted()
+        if entry is None:
             return
-        entry = self.wire_log.entries[int(event.row_key.value)]
         with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
             self.query_one("#wire-detail", Static).update(self.wire_log.entry_text(entry))
 
-    @on(DataTable.RowSelected, "#wire")
-    def open_entry(self, event: DataTable.RowSelected) -> None:
+    @on(Grid.RowSelected, "#wire")
+    def open_entry(self) -> None:
         """Enter: the entry in full, in a scrollable view with Copy."""
-        if event.row_key.value is not None:
-            entry = self.wire_log.entries[int(event.row_key.value)]
+        entry = self.highlighted()
+        if entry is not None:
             self.app.push_screen(ResultScreen(self.wire_log.entry_text(entry), f"wire entry #{entry.seq}"))
