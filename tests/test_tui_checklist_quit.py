@@ -18,7 +18,7 @@ from inspector.checking import review_session
 from inspector.targets import stdio_target
 from inspector.tui import checking
 from inspector.tui.app import ReviewApp
-from tests.support import fixture_argv
+from tests.support import eventually, fixture_argv
 from tests.tui_pilot import until
 
 
@@ -67,3 +67,24 @@ def test_a_rule_asking_the_server_after_the_app_quit_ends_the_checklist_and_leav
     assert not rules.is_alive(), "the rules' thread went on"
     assert [type(e) for e in ended] == [asyncio.CancelledError], ended
     assert not [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+async def test_work_cancelled_before_its_thread_has_started_is_cancelled_there_too() -> None:
+    """The app quits as the checklist starts: the rules' thread must not run the whole checklist for nothing.
+    (A race: the old code, which heard of the thread's loop through the app's, failed 4 runs of 5.)"""
+    ran: list[str] = []
+
+    async def rules() -> None:
+        try:
+            await asyncio.sleep(30)
+            ran.append("all of it")
+        except asyncio.CancelledError:
+            ran.append("cancelled")
+            raise
+
+    checklist = asyncio.create_task(checking.off_the_ui(rules))
+    await asyncio.sleep(0)  # the thread is started, its loop not yet
+    checklist.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await checklist
+    assert eventually(lambda: bool(ran), 5) and ran == ["cancelled"]

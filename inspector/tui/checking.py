@@ -201,14 +201,12 @@ def cancel_on(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
 
 async def off_the_ui(work: Callable[[], Awaitable[T]]) -> T:
     """Await `work()` run on an event loop of its own in a daemon thread (a quitting app does not wait for it);
-    cancelling this await cancels it there."""
+    cancelling this await cancels it there, however early."""
     result: concurrent.futures.Future[T] = concurrent.futures.Future()
-    started: asyncio.Queue[tuple[asyncio.AbstractEventLoop, asyncio.Task[T]]] = asyncio.Queue(1)
-    caller = asyncio.get_running_loop()
+    started: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, asyncio.Task[T]]] = concurrent.futures.Future()
 
     async def main() -> T:
-        task = cast("asyncio.Task[T]", asyncio.current_task())
-        caller.call_soon_threadsafe(started.put_nowait, (asyncio.get_running_loop(), task))
+        started.set_result((asyncio.get_running_loop(), cast("asyncio.Task[T]", asyncio.current_task())))
         return await work()
 
     def run() -> None:
@@ -222,8 +220,6 @@ async def off_the_ui(work: Callable[[], Awaitable[T]]) -> T:
     threading.Thread(target=run, daemon=True, name="checklist").start()
     try:
         return await asyncio.wrap_future(result)
-    except asyncio.CancelledError:
-        if not started.empty():
-            loop, task = started.get_nowait()
-            loop.call_soon_threadsafe(task.cancel)
+    except asyncio.CancelledError:  # now if it has started, else as soon as it does
+        started.add_done_callback(lambda _: cancel_on(*started.result()))
         raise
