@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 import gc
 import inspect
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -79,8 +80,11 @@ def run_checks(app: ReviewApp, only: str | None = None) -> None:
             app.post_message(ChecksProgress(done, total, rule.id if rule else None, list(findings[seen:])))
             seen = len(findings)
 
-        bridged = cast(Session, OnLoop(session, asyncio.get_running_loop()))
-        review = await off_the_ui(lambda: review_session(bridged, snapshot, plan, progress))
+        bridged = OnLoop(session, asyncio.get_running_loop())
+        try:
+            review = await off_the_ui(lambda: review_session(cast(Session, bridged), snapshot, plan, progress))
+        finally:  # the app quit (this job is cancelled) or the rules are done: no rule asks the server any more
+            bridged.close()
         review.remarks = previous.remarks if previous else []  # the reviewer's notes outlive a re-run
         if only and previous is not None:
             previous.merge(review, only)
@@ -118,13 +122,27 @@ def choose_checks(app: ReviewApp, why: str = "", only: str | None = None) -> Non
     app.push_screen(RunScreen(app.check_packs, calls, why, app.check_probe), chosen)
 
 
+QUIT = "the app quit while the checklist ran"
+
+
 class OnLoop:
     """A session seen from another thread: its coroutine methods run on `loop` (the app's, where the session's
-    transport and timeouts live) and are awaited from the caller's loop; attributes are read and set as they are."""
+    transport and timeouts live) and are awaited from the caller's loop; attributes are read and set as they are.
+
+    Once `close`d, or once the app's loop is closed, a call raises `CancelledError` (`QUIT`), which no rule catches,
+    so the rules' thread ends at its next request. Not `asyncio.run_coroutine_threadsafe`: it needs the coroutine
+    made in the calling thread, and when the app's loop is closed, or closes before running it, that coroutine is
+    never awaited (Python's RuntimeWarning, and a rule error per rule until the thread saw its cancellation). Here
+    the coroutine is made on the app's loop, only when it runs there."""
 
     def __init__(self, session: Session, loop: asyncio.AbstractEventLoop) -> None:
         object.__setattr__(self, "_session", session)
         object.__setattr__(self, "_loop", loop)
+        object.__setattr__(self, "_closed", threading.Event())
+
+    def close(self) -> None:
+        """Calls not started on the app's loop yet never start; later ones raise `CancelledError` at once."""
+        self._closed.set()
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._session, name)
@@ -134,24 +152,61 @@ class OnLoop:
         @functools.wraps(value)
         async def on_loop(*args: Any, **kwargs: Any) -> Any:
             # cancelling this await cancels the call on the app's loop too
-            return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(value(*args, **kwargs), self._loop))
+            return await asyncio.wrap_future(self._start(functools.partial(value, *args, **kwargs)))
 
         return on_loop
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._session, name, value)
 
+    def _start(self, call: Callable[[], Coroutine[Any, Any, T]]) -> concurrent.futures.Future[T]:
+        """`call()` run as a task on the app's loop; its outcome, or its cancellation by either side, in the future."""
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def start() -> None:  # on the app's loop, which is running: the task made here is run
+            if self._closed.is_set():
+                done.cancel()
+            if done.cancelled():  # the app quit, or the rule was cancelled before its call began
+                return
+            task = self._loop.create_task(call())
+            task.add_done_callback(functools.partial(_settle, done))
+            done.add_done_callback(lambda _: done.cancelled() and cancel_on(self._loop, task))
+
+        if self._closed.is_set():
+            raise asyncio.CancelledError(QUIT)
+        try:
+            self._loop.call_soon_threadsafe(start)
+        except RuntimeError as closed:  # the app's loop is closed
+            raise asyncio.CancelledError(QUIT) from closed
+        return done
+
+
+def _settle(done: concurrent.futures.Future[T], task: asyncio.Task[T]) -> None:
+    """Hand a finished task's outcome to the thread awaiting it (unless that thread gave up on it)."""
+    if task.cancelled():
+        done.cancel()
+    if not done.set_running_or_notify_cancel():
+        return
+    if (error := task.exception()) is not None:
+        done.set_exception(error)
+    else:
+        done.set_result(task.result())
+
+
+def cancel_on(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    """Cancel `task` from another thread; on a closed loop it ended already."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(task.cancel)
+
 
 async def off_the_ui(work: Callable[[], Awaitable[T]]) -> T:
     """Await `work()` run on an event loop of its own in a daemon thread (a quitting app does not wait for it);
-    cancelling this await cancels it there."""
+    cancelling this await cancels it there, however early."""
     result: concurrent.futures.Future[T] = concurrent.futures.Future()
-    started: asyncio.Queue[tuple[asyncio.AbstractEventLoop, asyncio.Task[T]]] = asyncio.Queue(1)
-    caller = asyncio.get_running_loop()
+    started: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, asyncio.Task[T]]] = concurrent.futures.Future()
 
     async def main() -> T:
-        task = cast("asyncio.Task[T]", asyncio.current_task())
-        caller.call_soon_threadsafe(started.put_nowait, (asyncio.get_running_loop(), task))
+        started.set_result((asyncio.get_running_loop(), cast("asyncio.Task[T]", asyncio.current_task())))
         return await work()
 
     def run() -> None:
@@ -165,8 +220,6 @@ async def off_the_ui(work: Callable[[], Awaitable[T]]) -> T:
     threading.Thread(target=run, daemon=True, name="checklist").start()
     try:
         return await asyncio.wrap_future(result)
-    except asyncio.CancelledError:
-        if not started.empty():
-            loop, task = started.get_nowait()
-            loop.call_soon_threadsafe(task.cancel)
+    except asyncio.CancelledError:  # now if it has started, else as soon as it does
+        started.add_done_callback(lambda _: cancel_on(*started.result()))
         raise
