@@ -26,7 +26,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -128,6 +128,7 @@ class Grid(ScrollView, can_focus=True):
         self._cells: Callable[[Any], Sequence[Cell]] = lambda _row: ()
         self._made: dict[int, list[Text]] = {}
         self.widths = [cell_len(label) for label in self.labels]
+        self.widened = False  # a column grew since the layout was made
 
     # ----------------------------------------------------------------- what a pane calls
     @property
@@ -228,7 +229,7 @@ class Grid(ScrollView, can_focus=True):
                 width = min(text.cell_len, self.caps[j])
                 if width > self.widths[j]:
                     self.widths[j] = width
-                    self.call_later(self._resize)  # after this frame: the columns move over
+                    self.widened = True
         return made
 
     def _layout(self) -> list[int]:
@@ -238,7 +239,14 @@ class Grid(ScrollView, can_focus=True):
         widths[self.flex] = max(rest, min(widths[self.flex], MIN_FLEX))
         return widths
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        if self.widened:  # a row drawn now was wider than its column: after this frame the columns move over
+            self.call_later(self._resize)
+        return lines
+
     def _resize(self) -> None:
+        self.widened = False
         self.virtual_size = Size(sum(self._layout()) + 2 * len(self.widths), len(self.rows) + 1)
         self.refresh()
 
