@@ -157,8 +157,7 @@ class ChecklistPane(FilteredPane):
         detail.append(f"source: {f.source}\n", style="dim")
         if f.waiver:
             detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style=status_style(self.app, "waived"))
-        by_seq = {e.seq: e for e in self.wire_log.entries}
-        cited = [by_seq[seq] for seq in f.evidence if seq in by_seq]
+        cited = self.wire_log.by_seq(f.evidence)
         if cited:
             entries = f"{len(cited)} wire entr{'y' if len(cited) == 1 else 'ies'}"
             detail.append(f"\nevidence: {entries} (enter: all of it, with Copy)\n", style="bold")

@@ -36,12 +36,15 @@ class WireLog:
         self.info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _info)
         self.log_index: list[int] = []  # the entries shown in the Logs pane
         self.http_lines: dict[int, list[WireEntry]] = {}  # HTTP exchange -> its request and response lines
-        self.asked: dict[tuple[int, str, str], tuple[float, str]] = {}  # (conn, dir, id) -> time, method
+        self.asked: dict[tuple[int, str, str], tuple[float, str, int]] = {}  # (conn, dir, id) -> time, method, index
+        self.at_seq: dict[int, int] = {}  # seq -> the newest entry with it (a reconnect numbers entries again)
+        self.request_of: dict[int, int] = {}  # an answer's index -> its request's index
         self.t0 = 0.0
 
     def add(self, batch: Sequence[WireEntry]) -> None:
         for entry in batch:
             self.info.append(self._info(entry))
+            self.at_seq[entry.seq] = len(self.entries)
             self.entries.append(entry)
             if entry.http is not None and entry.exchange is not None:
                 self.http_lines.setdefault(entry.exchange, []).append(entry)
@@ -61,13 +64,14 @@ class WireLog:
         if entry.message is not None and entry.rpc_id is not None and isinstance(entry.rpc_id, (str, int)):
             key = (entry.conn, entry.direction, json.dumps(entry.rpc_id))
             if entry.method is not None:
-                self.asked[key] = (entry.t, entry.method)
+                self.asked[key] = (entry.t, entry.method, len(self.entries))
             else:
                 other = "send" if entry.direction == "recv" else "recv"
                 asked = self.asked.pop((entry.conn, other, key[2]), None)
                 if asked is not None:
                     latency = f"{(entry.t - asked[0]) * 1000:.0f}"
                     what = f"{what} · {asked[1]}"
+                    self.request_of[len(self.entries)] = asked[2]
         return what, latency
 
     def entry_text(self, entry: WireEntry) -> Text:
@@ -87,20 +91,19 @@ class WireLog:
             out.append("mcp-review changed: " + visible("; ".join(entry.notes), 2000) + "\n", style="dim")
         return out
 
+    def by_seq(self, seqs: Sequence[int]) -> list[WireEntry]:
+        """The entries with these seqs (the newest with each), in that order; a seq not seen is left out."""
+        return [self.entries[self.at_seq[seq]] for seq in seqs if seq in self.at_seq]
+
     def exchange(self, seq: int | None) -> list[WireEntry]:
         """The answer `seq` (a call's, as its record keeps it) after the request it answers (same connection
-        and id); the newest entry with that seq, as a reconnect numbers its entries again."""
-        index = next((i for i in range(len(self.entries) - 1, -1, -1) if self.entries[i].seq == seq), None)
+        and id); the newest entry with that seq. Looked up, never searched: the log may hold 100,000 entries
+        and this runs on every move of a cursor."""
+        index = self.at_seq.get(seq) if seq is not None else None
         if index is None:
             return []
-        answer = self.entries[index]
-        asked = (
-            e
-            for e in reversed(self.entries[:index])
-            if e.conn == answer.conn and e.method is not None and e.rpc_id is not None and e.rpc_id == answer.rpc_id
-        )
-        request = next(asked, None) if answer.method is None and answer.rpc_id is not None else None
-        return [request, answer] if request is not None else [answer]
+        request = self.request_of.get(index)
+        return [self.entries[request], self.entries[index]] if request is not None else [self.entries[index]]
 
     def text(self, i: int) -> str:
         """What the filter searches: the row as shown (a response carries its request's method), lower case."""
