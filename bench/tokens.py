@@ -1,6 +1,12 @@
-"""Token-counting throughput: MB of canonical JSON per second through `TokenCounter.breakdown`.
+"""Token counting: throughput through `TokenCounter.breakdown`, and the app's first figures at scale.
 
-.venv/bin/python bench/tokens.py [--tools 2000]
+.venv/bin/python bench/tokens.py [--tools 2000] [--sizes 1000 10000]
+
+First MB of canonical JSON per second per encoding. Then, on `tests/servers/many.py`'s tools, the seconds to
+the figures the app's first screen waits for (issue 12): each tool's breakdown in the default encoding and
+the list's total in every encoding, counted one call at a time (`breakdown` per tool, `tools_total` per
+encoding) and as one batch (`first_figures`: texts made once, distinct ones counted once, on a thread pool).
+Best of 3 each (the machine is shared); the two must give the same numbers.
 """
 
 from __future__ import annotations
@@ -8,12 +14,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from inspector.tokens import ENCODINGS, TokenCounter, canonical, get_encoding  # noqa: E402
+from inspector.tokens import ENCODINGS, TokenCounter, canonical, first_figures, get_encoding  # noqa: E402
+from tests.servers.many import generate_tools  # noqa: E402
+
+Figures = tuple[list[dict[str, int]], dict[str, int]]
 
 
 def sample_tools(n: int) -> list[dict]:
@@ -55,12 +65,38 @@ def throughput(encoding: str, tools: list[dict]) -> float:
     return size / (time.perf_counter() - started) / 1e6
 
 
+def one_at_a_time(tools: list[object]) -> Figures:
+    counter = TokenCounter()
+    return [counter.breakdown(t) for t in tools], {e: TokenCounter(e).tools_total(tools) for e in ENCODINGS}
+
+
+def batched(tools: list[object]) -> Figures:
+    return first_figures(tools, TokenCounter().encoding)
+
+
+def best_of_3(count: Callable[[list[object]], Figures], tools: list[object]) -> tuple[float, Figures]:
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        figures = count(tools)
+        times.append(time.perf_counter() - started)
+    return min(times), figures
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tools", type=int, default=2000)
-    tools = sample_tools(p.parse_args().tools)
+    p.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
+    args = p.parse_args()
+    tools = sample_tools(args.tools)
     for encoding in ENCODINGS:
         print(f"token counting {encoding}: {throughput(encoding, tools):.1f} MB/s")
+    for size in args.sizes:
+        many: list[object] = list(generate_tools(size))
+        plain, expected = best_of_3(one_at_a_time, many)
+        fast, figures = best_of_3(batched, many)
+        same = "same figures" if figures == expected else "DIFFERENT FIGURES"
+        print(f"{size:>6} tools, breakdowns + totals: one at a time {plain:.2f} s, batched {fast:.2f} s ({same})")
 
 
 if __name__ == "__main__":

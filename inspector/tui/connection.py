@@ -21,7 +21,7 @@ from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.targets import Target
 from inspector.text import visible
-from inspector.tokens import ENCODINGS, TokenCounter
+from inspector.tokens import TokenCounter, first_figures
 from inspector.tui.messages import Connected, ConnectionLost, Fetch, Show
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
@@ -105,5 +105,4 @@ class Connection:
         self.submit(job)
 
     def _count_tokens(self, snap: ServerSnapshot) -> tuple[list[dict[str, int]], dict[str, int]]:
-        tokens = [self.counter.breakdown(item.raw) for item in snap.tools]
-        return tokens, {e: TokenCounter(e).tools_total(snap.tools.raw) for e in ENCODINGS}
+        return first_figures(snap.tools.raw, self.counter.encoding)

@@ -1,0 +1,114 @@
+"""The batched token counts (`breakdowns`, `first_figures`, the app's first screen) are the plain per-text counts.
+
+The reference here is written out again on purpose: json.dumps and tiktoken's encode_ordinary called text by
+text, as `breakdown` and `tools_total` counted before issue 12. Any drift of the fast path (a member text
+joined in the wrong order, a memoised count read for the wrong text, a chunk's counts paired with another
+chunk's texts) changes a figure and fails here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from inspector import claude, tokens
+from inspector.tokens import ENCODINGS, EXACT_CHARS, TokenCounter, canonical, first_figures, get_encoding
+from tests.servers.many import generate_tools
+
+
+def dumps(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def plain_count(encoding: str, text: str) -> int:
+    encode = get_encoding(encoding).encode_ordinary
+    if len(text) <= EXACT_CHARS:
+        return len(encode(text))
+    return round(len(encode(text[:EXACT_CHARS])) * len(text) / EXACT_CHARS)
+
+
+def plain_breakdown(encoding: str, item: object) -> dict[str, int]:
+    def count(text: str) -> int:
+        return plain_count(encoding, text)
+
+    if not isinstance(item, dict):
+        return {"total": count(dumps(item))}
+    out = {"total": claude.tool_cost(item, count) if encoding == "claude" else count(dumps(item))}
+    for key, value in item.items():
+        out[str(key)] = count(f"{dumps(str(key))}:{dumps(value)}")
+    return out
+
+
+def plain_total(encoding: str, tools: list[object]) -> int:
+    if encoding == "claude":
+        return claude.tools_cost(tools, lambda text: plain_count("claude", text))
+    return plain_count(encoding, dumps(tools))
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "Texte à chercher 🔍", "maxLength": 200},
+        "where": {
+            "type": "object",
+            "properties": {
+                "deep": {"type": "array", "items": {"type": "object", "properties": {"k": {"enum": [1, None]}}}}
+            },
+        },
+        "mode": {"enum": ["a", "b", 3, True]},
+    },
+    "required": ["query"],
+}
+
+
+def varied(i: int) -> list[object]:
+    """Tools a hostile or odd server may send; `i` makes their texts distinct, the shared SCHEMA repeats."""
+    return [
+        {
+            "name": f"t{i}",
+            "description": f"Ищет записи {i}. 検索します。 مرحبا\u200b <|endoftext|>",
+            "inputSchema": SCHEMA,
+        },
+        {"name": f"n{i}", "inputSchema": {"type": "object", "properties": {"x": {"description": "é" * (i % 7)}}}},
+        {"z": i, "a": [1.5, -0.0, 10**30, None, True, {"b": {"a": "\ud800"}}], "": "empty key", "é": {}, "A": []},
+        {1: "int keys", 2: i},  # json.dumps makes them text: the canonical pass must say the same
+        f"not a tool {i}",
+        [i, "list", {"k": "v"}],
+        None,
+        3.25,
+    ]
+
+
+def tool_sets() -> list[list[object]]:
+    huge = "Describe at length. " * (EXACT_CHARS // 10)  # ~2x EXACT_CHARS: counted over a prefix, scaled
+    few = varied(0)
+    many = [tool for i in range(60) for tool in varied(i)] + list(generate_tools(300))
+    many.insert(7, {"name": "huge", "description": huge, "inputSchema": SCHEMA})
+    many.append({"name": "at the edge", "description": "x" * (EXACT_CHARS - 20)})  # the whole text crosses it
+    return [[], few, many]
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_the_batched_figures_are_the_plain_per_text_counts(encoding, monkeypatch):
+    monkeypatch.setattr(tokens, "WORKERS", 3)  # chunked across the pool even on a one-core machine
+    counter = TokenCounter(encoding)
+    for tools in tool_sets():
+        expected = [plain_breakdown(encoding, tool) for tool in tools]
+        assert counter.breakdowns(tools) == expected
+        assert [counter.breakdown(tool) for tool in tools] == expected
+        assert counter.tools_total(tools) == plain_total(encoding, tools)
+        breakdowns, totals = first_figures(tools, encoding)
+        assert breakdowns == expected
+        assert totals == {name: plain_total(name, tools) for name in ENCODINGS}
+
+
+def test_a_tools_canonical_text_is_joined_from_its_members():
+    """The identity the fast path rests on: json.dumps writes a dict as its members' texts in key order."""
+    for tools in tool_sets():
+        for tool in tools:
+            whole, members = tokens._canonical_parts(tool)
+            assert whole == canonical(tool) == dumps(tool)
+            if isinstance(tool, dict):
+                assert members == {str(k): f"{dumps(str(k))}:{dumps(v)}" for k, v in tool.items()}
+        assert "[" + ",".join(tokens._canonical_parts(t)[0] for t in tools) + "]" == dumps(tools)
