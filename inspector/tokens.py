@@ -219,23 +219,33 @@ class TokenCounter:
 
     def count_texts(self, texts: Iterable[str]) -> dict[str, int]:
         """Each distinct text's `count_text`, counted once; many are split across the pool's threads."""
+        return self._start(texts)()
+
+    def _start(self, texts: Iterable[str]) -> Callable[[], dict[str, int]]:
+        """Start `count_texts`: many texts are counted on the pool meanwhile; the function returned waits."""
         unique = list(dict.fromkeys(texts))
         encode = load_encoding(self.encoding).encode_ordinary
 
-        def count_all(part: list[str]) -> list[int]:
-            return [_count(encode, text) for text in part]
+        def count_all(part: list[str]) -> dict[str, int]:
+            return {text: _count(encode, text) for text in part}
 
         if len(unique) < FEW or WORKERS == 1:
-            return dict(zip(unique, count_all(unique), strict=True))
-        parts = [unique[i :: 4 * WORKERS] for i in range(4 * WORKERS)]  # interleaved: long and short texts mix
-        counts: dict[str, int] = {}
-        for part, figures in zip(parts, _POOL.map(count_all, parts), strict=True):
-            counts.update(zip(part, figures, strict=True))
-        return counts
+            counts = count_all(unique)
+            return lambda: counts
+        # interleaved parts, a few per thread: long and short texts mix, a thread slowed down holds up little
+        futures = [_POOL.submit(count_all, unique[i :: 4 * WORKERS]) for i in range(4 * WORKERS)]
 
-    def _counted(self, walk: Callable[[Count], T]) -> T:
-        """`walk(count)` with each distinct text counted once, on the pool: a first walk only collects the texts
-        (the walks of `claude` never branch on a count)."""
+        def gather() -> dict[str, int]:
+            counts: dict[str, int] = {}
+            for future in futures:
+                counts.update(future.result())
+            return counts
+
+        return gather
+
+    def _counted(self, walk: Callable[[Count], T]) -> Callable[[], T]:
+        """Start `walk(count)` with each distinct text counted once, on the pool: a first walk collects the texts
+        (the walks of `claude` never branch on a count); the function returned waits and walks with the counts."""
         texts: list[str] = []
 
         def collect(text: str) -> int:
@@ -243,7 +253,8 @@ class TokenCounter:
             return 0
 
         walk(collect)
-        return walk(self.count_texts(texts).__getitem__)
+        counts = self._start(texts)
+        return lambda: walk(counts().__getitem__)
 
     def count_json(self, obj: object) -> int:
         return self.count_text(canonical(obj))
@@ -261,19 +272,20 @@ class TokenCounter:
     def breakdowns(self, items: list[object]) -> list[dict[str, int]]:
         """Each item's `breakdown`, the same figures made faster for 10,000 tools (issue 12): each canonical text
         is made once, each distinct one counted once (schemas repeat across tools), on the pool."""
-        return self._breakdowns(items, [_canonical_parts(item) for item in items])
+        return self._breakdowns(items, [_canonical_parts(item) for item in items])()
 
-    def _breakdowns(self, items: list[object], parts: list[tuple[str, dict[str, str] | None]]) -> list[dict[str, int]]:
+    def _breakdowns(
+        self, items: list[object], parts: list[tuple[str, dict[str, str] | None]]
+    ) -> Callable[[], list[dict[str, int]]]:
+        """Start `breakdowns` of `items` whose canonical `parts` are made; the function returned waits for them."""
+
         def walk(count: Count) -> list[dict[str, int]]:
             return [self._figures(item, *texts, count) for item, texts in zip(items, parts, strict=True)]
 
-        if self.encoding == "claude":  # its totals count texts inside the tool
+        if self.encoding == "claude":  # its totals count texts inside the tool: a first walk finds them
             return self._counted(walk)
-        return walk(
-            self.count_texts(
-                text for whole, members in parts for text in (whole, *(members or {}).values())
-            ).__getitem__
-        )
+        counts = self._start(text for whole, members in parts for text in (whole, *(members or {}).values()))
+        return lambda: walk(counts().__getitem__)
 
     def _figures(self, item: object, whole: str, members: dict[str, str] | None, count: Count) -> dict[str, int]:
         if members is None:
@@ -285,14 +297,16 @@ class TokenCounter:
         """The whole `tools` array as one JSON text (an estimate: as the host wraps the list); `text` is that
         text where the caller has it already."""
         if self.encoding == "claude":
-            return self._counted(lambda count: claude.tools_cost(tools, count))
+            return self._counted(lambda count: claude.tools_cost(tools, count))()
         return self.count_text(canonical(tools) if text is None else text)
 
 
 def first_figures(tools: list[object], encoding: str) -> tuple[list[dict[str, int]], dict[str, int]]:
     """What the app shows first: each tool's `breakdown` in `encoding` and `tools_total` in every encoding. Each
-    canonical text is made once for all of them: the list's is its tools' joined, as json.dumps writes a list."""
+    canonical text is made once for all of them (the list's is its tools' joined, as json.dumps writes a list),
+    and the totals are worked out while the pool counts the breakdowns."""
     parts = [_canonical_parts(tool) for tool in tools]
+    breakdowns = TokenCounter(encoding)._breakdowns(tools, parts)
     listing = "[" + ",".join(whole for whole, _ in parts) + "]"
     totals = {name: TokenCounter(name).tools_total(tools, listing) for name in ENCODINGS}
-    return TokenCounter(encoding)._breakdowns(tools, parts), totals
+    return breakdowns(), totals
