@@ -217,12 +217,9 @@ class TokenCounter:
         # encode_ordinary: special-token text such as <|endoftext|> counts as plain text, never an error
         return _count(load_encoding(self.encoding).encode_ordinary, text)
 
-    def count_texts(self, texts: Iterable[str]) -> dict[str, int]:
-        """Each distinct text's `count_text`, counted once; many are split across the pool's threads."""
-        return self._start(texts)()
-
     def _start(self, texts: Iterable[str]) -> Callable[[], dict[str, int]]:
-        """Start `count_texts`: many texts are counted on the pool meanwhile; the function returned waits."""
+        """Start counting each distinct text once (`count_text`), many of them on the pool; the function returned
+        waits for the counts."""
         unique = list(dict.fromkeys(texts))
         encode = load_encoding(self.encoding).encode_ordinary
 
@@ -269,15 +266,11 @@ class TokenCounter:
         """{"total": N, key: N, ...}: the whole object, then each member `"key":value` in wire order."""
         return self._figures(item, *_canonical_parts(item), self.count_text)
 
-    def breakdowns(self, items: list[object]) -> list[dict[str, int]]:
-        """Each item's `breakdown`, the same figures made faster for 10,000 tools (issue 12): each canonical text
-        is made once, each distinct one counted once (schemas repeat across tools), on the pool."""
-        return self._breakdowns(items, [_canonical_parts(item) for item in items])()
-
     def _breakdowns(
         self, items: list[object], parts: list[tuple[str, dict[str, str] | None]]
     ) -> Callable[[], list[dict[str, int]]]:
-        """Start `breakdowns` of `items` whose canonical `parts` are made; the function returned waits for them."""
+        """Start counting each item's `breakdown` from its canonical `parts` (`_canonical_parts`): each distinct
+        text counted once (schemas repeat across tools), on the pool; the function returned waits for them."""
 
         def walk(count: Count) -> list[dict[str, int]]:
             return [self._figures(item, *texts, count) for item, texts in zip(items, parts, strict=True)]
@@ -290,7 +283,7 @@ class TokenCounter:
     def _figures(self, item: object, whole: str, members: dict[str, str] | None, count: Count) -> dict[str, int]:
         if members is None:
             return {"total": count(whole)}
-        total = claude.tool_cost(item, count) if self.encoding == "claude" else count(whole)  # `count_tool`
+        total = claude.tool_cost(item, count) if self.encoding == "claude" else count(whole)  # as `count_tool`
         return {"total": total} | {key: count(text) for key, text in members.items()}
 
     def tools_total(self, tools: list[object], text: str | None = None) -> int:
@@ -302,9 +295,10 @@ class TokenCounter:
 
 
 def first_figures(tools: list[object], encoding: str) -> tuple[list[dict[str, int]], dict[str, int]]:
-    """What the app shows first: each tool's `breakdown` in `encoding` and `tools_total` in every encoding. Each
-    canonical text is made once for all of them (the list's is its tools' joined, as json.dumps writes a list),
-    and the totals are worked out while the pool counts the breakdowns."""
+    """What the app shows first: each tool's `breakdown` in `encoding` and `tools_total` in every encoding, the
+    same figures made faster for 10,000 tools (issue 12). Each canonical text is made once for all of them (the
+    list's is its tools' joined, as json.dumps writes a list), and the totals are worked out while the pool
+    counts the breakdowns."""
     parts = [_canonical_parts(tool) for tool in tools]
     breakdowns = TokenCounter(encoding)._breakdowns(tools, parts)
     listing = "[" + ",".join(whole for whole, _ in parts) + "]"

@@ -1,4 +1,4 @@
-"""The batched token counts (`breakdowns`, `first_figures`, the app's first screen) are the plain per-text counts.
+"""The batched token counts (`first_figures`, the app's first screen) are the plain per-text counts.
 
 The reference here is written out again on purpose: json.dumps and tiktoken's encode_ordinary called text by
 text, as `breakdown` and `tools_total` counted before issue 12. Any drift of the fast path (a member text
@@ -95,12 +95,9 @@ def test_the_batched_figures_are_the_plain_per_text_counts(encoding, monkeypatch
     counter = TokenCounter(encoding)
     for tools in tool_sets():
         expected = [plain_breakdown(encoding, tool) for tool in tools]
-        assert counter.breakdowns(tools) == expected
+        assert first_figures(tools, encoding) == (expected, {name: plain_total(name, tools) for name in ENCODINGS})
         assert [counter.breakdown(tool) for tool in tools] == expected
         assert counter.tools_total(tools) == plain_total(encoding, tools)
-        breakdowns, totals = first_figures(tools, encoding)
-        assert breakdowns == expected
-        assert totals == {name: plain_total(name, tools) for name in ENCODINGS}
 
 
 def test_a_tools_canonical_text_is_joined_from_its_members():
