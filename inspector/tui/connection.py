@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 from collections.abc import Awaitable, Callable
 
@@ -21,7 +22,7 @@ from inspector.connection.session import ClientHandlers, Session
 from inspector.connection.wire import WireEntry
 from inspector.targets import Target
 from inspector.text import visible
-from inspector.tokens import TokenCounter, first_figures
+from inspector.tokens import ENCODINGS, TokenCounter, first_figures
 from inspector.tui.messages import Connected, ConnectionLost, Fetch, Show
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
@@ -42,6 +43,8 @@ class Connection:
         """Connect (again): the previous worker is told to stop and gets no more jobs; `wire` collects
         every entry of the new session."""
         self.stop()
+        for encoding in ENCODINGS:  # built while the server starts and lists: the first figures count in all
+            TokenCounter(encoding).preload()
         self.jobs = asyncio.Queue()
         self.worker = self.app.run_worker(  # its own group: a server being tried leaves the working one alone
             self._hold(target, era, wire, self.jobs),
@@ -84,6 +87,10 @@ class Connection:
                 session.budget = None  # the reviewer's own calls wait as long as --timeout says
                 # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag)
                 tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
+                # The listing lives as long as the session: the collector stops scanning it. Each of its full
+                # passes over 10,000 tools' objects held every thread, the app's too, for 0.1-0.15 s (a key
+                # waited that long). Freezing only stops cycle collection: the listing is freed when dropped.
+                gc.freeze()
                 self.app.post_message(Connected(snapshot, tokens, totals, self))
                 while (job := await jobs.get()) is not None:
                     await job(session, snapshot)
