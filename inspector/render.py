@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.box import HEAVY_HEAD
+from rich.cells import cell_len, chop_cells
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
@@ -16,6 +19,8 @@ from inspector.text import one_line, visible
 from inspector.tokens import ESTIMATES
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from inspector.calls import CallRecord
     from inspector.catalog import ServerSnapshot
     from inspector.configs import ConfiguredServer
@@ -25,6 +30,7 @@ COLUMNS = ("name", "title", "description", "inputSchema", "outputSchema", "annot
 SHORT = {"description": "descr", "inputSchema": "input", "outputSchema": "output", "annotations": "annot"}
 CANONICAL = "canonical JSON of the wire object (compact separators, sorted keys, UTF-8)"
 WRAPPING_NOTE = "Hosts add their own wrapping around tool definitions, so real context cost differs."
+NARROWEST = 12  # on a narrow terminal the folding column folds down to this before lines are cropped
 
 
 def _console() -> Console:
@@ -94,39 +100,101 @@ def _header(snapshot: ServerSnapshot) -> Text:
     return out
 
 
+@dataclass(frozen=True)
+class Column:
+    heading: str
+    right: bool = False  # figures are right-aligned
+    footer: str = ""
+    fold: bool = False  # the one column that folds to fit a terminal (a name)
+
+
+def print_rows(
+    console: Console, title: str, columns: Sequence[Column], rows: Sequence[tuple[Sequence[str], str]]
+) -> None:
+    """A table drawn as rich's `Table` draws it (its box, title, header and footer), in time linear in its cells.
+
+    `rows` are (cells, the style of the folding column's cell), every cell a one-line string already made
+    visible. rich's `Table` measures and renders every cell as a renderable of its own: 8 s of the 10 s that
+    10,000 tools took. Here each column's width is measured once (`rich.cells.cell_len`: wide characters take
+    two cells) and each row is one line drawn with the box characters a `Table` uses (`rich.box`). On a
+    terminal the folding column folds (`rich.cells.chop_cells`) so the rows fit its width; written to a file or
+    a pipe every line is whole, one line a row, and unstyled.
+    """
+    widths = [max(cell_len(c.heading), cell_len(c.footer)) for c in columns]
+    for i in range(len(columns)):
+        widths[i] = max([widths[i], *(cell_len(cells[i]) for cells, _ in rows)])
+    fold = next((i for i, c in enumerate(columns) if c.fold), 0)
+    over = sum(widths) + 3 * len(widths) + 1 - console.width
+    if console.is_terminal and over > 0:
+        widths[fold] = max(widths[fold] - over, min(widths[fold], NARROWEST))
+    box = HEAVY_HEAD.substitute(console.options)
+    edges = [w + 2 for w in widths]
+
+    def line(cells: Sequence[str], ends: tuple[str, str, str], style: str = "") -> list[Text]:
+        pieces = chop_cells(cells[fold], widths[fold]) if cell_len(cells[fold]) > widths[fold] else [cells[fold]]
+        out = []
+        sep = f" {ends[1]} "
+        for n, piece in enumerate(pieces):
+            each = [piece if i == fold else cell if n == 0 else "" for i, cell in enumerate(cells)]
+            padded = [_pad(cell, w, c.right) for cell, w, c in zip(each, widths, columns, strict=True)]
+            before = f"{ends[0]} " + "".join(cell + sep for cell in padded[:fold])
+            after = "".join(sep + cell for cell in padded[fold + 1 :]) + f" {ends[2]}"
+            out.append(Text.assemble(before, (padded[fold], style), after))
+        return out
+
+    head = line([c.heading for c in columns], (box.head_left, box.head_vertical, box.head_right))
+    lines = [Text(title, style="italic"), Text(box.get_top(edges)), *head, Text(box.get_row(edges, "head"))]
+    for cells, style in rows:
+        lines += line(cells, (box.mid_left, box.mid_vertical, box.mid_right), style)
+    foot = line([c.footer for c in columns], (box.foot_left, box.foot_vertical, box.foot_right))
+    if any(c.footer for c in columns):
+        lines += [Text(box.get_row(edges, "foot")), *foot]
+    for text in (*head, *foot):
+        text.stylize("bold")
+    lines.append(Text(box.get_bottom(edges)))
+    if console.is_terminal:
+        # a Group, not one Text: rich splits a Text's lines in time quadratic in its length
+        console.print(Group(*lines), no_wrap=True, overflow="crop")
+    else:
+        console.file.write("\n".join(text.plain for text in lines) + "\n")
+
+
+def _pad(cell: str, width: int, right: bool) -> str:
+    space = " " * (width - cell_len(cell))
+    return space + cell if right else cell + space
+
+
 def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
     console = _console()
     console.print(_header(snapshot))
     enc = report["encoding"]
     label = f"{enc}, an estimate" if enc in ESTIMATES else enc
-    table = Table(title=f"tools by token cost ({label})", title_justify="left", show_footer=True)
-    longest = max((len(one_line(t["name"] or "", 48)) for t in report["tools"]), default=8)
-    table.add_column("tool", footer=f"{len(report['tools'])} tools", min_width=min(longest, 32), overflow="fold")
-    table.add_column("total", justify="right", footer=str(report["total"]))
-    for col in (*COLUMNS, "other"):
-        table.add_column(SHORT.get(col, col), justify="right")
+    columns = [
+        Column("tool", footer=f"{len(report['tools'])} tools", fold=True),
+        Column("total", right=True, footer=str(report["total"])),
+        *(Column(SHORT.get(col, col), right=True) for col in (*COLUMNS, "other")),
+    ]
+    rows: list[tuple[list[str], str]] = []
     for tool in report["tools"]:
         tokens = tool["tokens"]
         other = tokens["total"] and sum(v for k, v in tokens.items() if k not in (*COLUMNS, "total"))
-        name = Text(one_line(tool["name"] or "(no name)", 48), style="red" if tool["problems"] else "")
-        cells = [str(tokens.get(col, "")) for col in COLUMNS]
-        table.add_row(name, str(tokens["total"]), *cells, str(other or ""))
-    console.print(table)
-    bad = [t for t in report["tools"] if t["problems"]]
-    for tool in bad:
-        console.print(
-            Text(f"  ! {one_line(tool['name'] or '(no name)', 60)}: {'; '.join(tool['problems'])}", style="red")
-        )
-    others = Table(title="other primitives", title_justify="left")
-    for col, justify in (("kind", "left"), ("name / uri", "left"), (enc, "right")):
-        others.add_column(col, justify=justify)  # type: ignore[arg-type]
-    if report["instructions"]:
-        others.add_row("instructions", "", str(report["instructions"]))
+        name = one_line(tool["name"] or "(no name)", 48)
+        cells = [name, str(tokens["total"]), *(str(tokens.get(col, "")) for col in COLUMNS), str(other or "")]
+        rows.append((cells, "red" if tool["problems"] else ""))
+    print_rows(console, f"tools by token cost ({label})", columns, rows)
+    problems = [
+        Text(f"  ! {one_line(tool['name'] or '(no name)', 60)}: {'; '.join(tool['problems'])}", style="red")
+        for tool in report["tools"]
+        if tool["problems"]
+    ]
+    if problems:
+        console.print(Group(*problems))
+    others = [(["instructions", "", str(report["instructions"])], "")] if report["instructions"] else []
     for kind in ("prompts", "resources", "templates"):
-        for item in report[kind]:
-            others.add_row(kind[:-1], Text(one_line(item["name"], 70)), str(item["tokens"]))
-    if others.row_count:
-        console.print(others)
+        others += [([kind[:-1], one_line(item["name"], 70), str(item["tokens"])], "") for item in report[kind]]
+    if others:
+        columns = [Column("kind"), Column("name / uri", fold=True), Column(enc, right=True)]
+        print_rows(console, "other primitives", columns, others)
     for key, info in report["listing"].items():
         for what in ("error", "stopped"):
             if info[what]:

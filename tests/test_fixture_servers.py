@@ -273,6 +273,19 @@ def test_markup_carries_hostile_text():
             assert needle in text, needle
 
 
+def test_names_carries_names_that_test_columns():
+    with talk(fixture_argv("names")) as t:
+        t.initialize()
+        tools = t.result("tools/list")["tools"]
+        names = [x.get("name") for x in tools]
+        assert len(tools) == 13 and names[0] == names[11] and "name" not in tools[12]
+        for needle in ("日本語", "\uff46", "🔧", "\u0301", "\x1b]52;", "\x9b", "\u202e", "\u200b", "\n", "[red]"):
+            assert any(needle in name for name in names[:11]), needle
+        assert max(len(name) for name in names[:11]) == 200
+        uris = [r["uri"] for r in t.result("resources/list")["resources"]]
+        assert "\x1b[2J" in uris[0] and len(uris[1]) == 128
+
+
 def test_many_lists_250_tools_over_pages_and_calls_any():
     with talk(fixture_argv("many", "--tools", "250")) as t:
         t.initialize()
