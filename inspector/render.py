@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from rich.box import HEAVY_HEAD
 from rich.cells import cell_len, chop_cells
 from rich.console import Console, Group
+from rich.segment import Segment, Segments
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
@@ -30,6 +32,7 @@ COLUMNS = ("name", "title", "description", "inputSchema", "outputSchema", "annot
 SHORT = {"description": "descr", "inputSchema": "input", "outputSchema": "output", "annotations": "annot"}
 CANONICAL = "canonical JSON of the wire object (compact separators, sorted keys, UTF-8)"
 WRAPPING_NOTE = "Hosts add their own wrapping around tool definitions, so real context cost differs."
+Drawn = list[list[Segment]]  # a table's lines, each its parts and their styles
 NARROWEST = 12  # on a narrow terminal the folding column folds down to this before lines are cropped
 
 
@@ -116,9 +119,10 @@ def print_rows(
     `rows` are (cells, the style of the folding column's cell), every cell a one-line string already made
     visible. rich's `Table` measures and renders every cell as a renderable of its own: 8 s of the 10 s that
     10,000 tools took. Here each column's width is measured once (`rich.cells.cell_len`: wide characters take
-    two cells) and each row is one line drawn with the box characters a `Table` uses (`rich.box`). On a
-    terminal the folding column folds (`rich.cells.chop_cells`) so the rows fit its width; written to a file or
-    a pipe every line is whole, one line a row, and unstyled.
+    two cells) and each row is one line of three styled segments (`rich.segment`) drawn with the box characters
+    a `Table` uses (`rich.box`). On a terminal the folding column folds (`rich.cells.chop_cells`) so the rows fit
+    its width, and rich crops what still does not; written to a file or a pipe every line is whole, one line a
+    row, and unstyled.
     """
     widths = [max(cell_len(c.heading), cell_len(c.footer)) for c in columns]
     for i in range(len(columns)):
@@ -130,7 +134,8 @@ def print_rows(
     box = HEAVY_HEAD.substitute(console.options)
     edges = [w + 2 for w in widths]
 
-    def line(cells: Sequence[str], ends: tuple[str, str, str], style: str = "") -> list[Text]:
+    def line(cells: Sequence[str], ends: tuple[str, str, str], style: Style | None, rest: Style | None) -> Drawn:
+        """A row's lines: one, or one a piece of its folded cell (the other cells on the first)."""
         pieces = chop_cells(cells[fold], widths[fold]) if cell_len(cells[fold]) > widths[fold] else [cells[fold]]
         out = []
         sep = f" {ends[1]} "
@@ -139,24 +144,23 @@ def print_rows(
             padded = [_pad(cell, w, c.right) for cell, w, c in zip(each, widths, columns, strict=True)]
             before = f"{ends[0]} " + "".join(cell + sep for cell in padded[:fold])
             after = "".join(sep + cell for cell in padded[fold + 1 :]) + f" {ends[2]}"
-            out.append(Text.assemble(before, (padded[fold], style), after))
+            out.append([Segment(before, rest), Segment(padded[fold], style), Segment(after, rest)])
         return out
 
-    head = line([c.heading for c in columns], (box.head_left, box.head_vertical, box.head_right))
-    lines = [Text(title, style="italic"), Text(box.get_top(edges)), *head, Text(box.get_row(edges, "head"))]
+    bold = Style(bold=True)
+    lines = [[Segment(title, Style(italic=True))], [Segment(box.get_top(edges))]]
+    lines += line([c.heading for c in columns], (box.head_left, box.head_vertical, box.head_right), bold, bold)
+    lines.append([Segment(box.get_row(edges, "head"))])
     for cells, style in rows:
-        lines += line(cells, (box.mid_left, box.mid_vertical, box.mid_right), style)
-    foot = line([c.footer for c in columns], (box.foot_left, box.foot_vertical, box.foot_right))
+        lines += line(cells, (box.mid_left, box.mid_vertical, box.mid_right), Style.parse(style), None)
     if any(c.footer for c in columns):
-        lines += [Text(box.get_row(edges, "foot")), *foot]
-    for text in (*head, *foot):
-        text.stylize("bold")
-    lines.append(Text(box.get_bottom(edges)))
-    if console.is_terminal:
-        # a Group, not one Text: rich splits a Text's lines in time quadratic in its length
-        console.print(Group(*lines), no_wrap=True, overflow="crop")
+        lines.append([Segment(box.get_row(edges, "foot"))])
+        lines += line([c.footer for c in columns], (box.foot_left, box.foot_vertical, box.foot_right), bold, bold)
+    lines.append([Segment(box.get_bottom(edges))])
+    if console.is_terminal:  # styled, each line cropped to the terminal's width
+        console.print(Segments(part for each in lines for part in (*each, Segment.line())), crop=True)
     else:
-        console.file.write("\n".join(text.plain for text in lines) + "\n")
+        console.file.write("".join(part.text for each in lines for part in (*each, Segment.line())))
 
 
 def _pad(cell: str, width: int, right: bool) -> str:
