@@ -158,7 +158,7 @@ def print_rows(
         lines += line([c.footer for c in columns], (box.foot_left, box.foot_vertical, box.foot_right), bold, bold)
     lines.append([Segment(box.get_bottom(edges))])
     if console.is_terminal:  # styled, each line cropped to the terminal's width
-        console.print(Segments(part for each in lines for part in (*each, Segment.line())), crop=True)
+        console.print(Segments(part for each in lines for part in (*each, Segment.line())))
     else:
         console.file.write("".join(part.text for each in lines for part in (*each, Segment.line())))
 
