@@ -1,13 +1,15 @@
-"""Benchmark: `mcp-review list --format json` against the official Inspector CLI and a bare mcp SDK client.
+"""Benchmark: `mcp-review list` against the official Inspector CLI and a bare mcp SDK client.
 
     bash scripts/bench-deps     # once: the Inspector, pinned, into .deps/bench-npm (the tests never need it)
     .venv/bin/python bench/list.py [--sizes 100,1000,10000] [--runs 3]
 
 For each size, all run as whole processes against `tests/servers/many.py --tools N` over stdio (server
-start-up included on every side; each lists every page): `mcp-inspector --cli ... --method tools/list`
-(Node) and the SDK's own Client, taking turns run by run. The median wall time of `--runs` runs is
-printed with the ratios mcp-review / Inspector and mcp-review / SDK. Then token-counting throughput (MB/s
-of canonical JSON) per encoding. Targets (issue 12): faster than the Inspector CLI (ratio < 1); counting >= 5 MB/s.
+start-up included on every side; each lists every page): `mcp-review list --format json`, `mcp-review list`
+(the table, written to a pipe), `mcp-inspector --cli ... --method tools/list` (Node) and the SDK's own Client,
+taking turns run by run. The median wall time of `--runs` runs is printed with the ratios to the Inspector
+and to the SDK. The Inspector stops after 64 pages (`listMaxPages`), 6,400 tools at the server's 100 a page:
+above that it is not run and its columns show "-". Then token-counting throughput (MB/s of canonical JSON)
+per encoding. Targets (issue 12): faster than the Inspector CLI (ratio < 1), the table too; counting >= 5 MB/s.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from bench.tokens import sample_tools, throughput  # noqa: E402
 
 SERVER = ROOT / "tests" / "servers" / "many.py"
 INSPECTOR = ROOT / ".deps" / "bench-npm" / "node_modules" / ".bin" / "mcp-inspector"
+INSPECTOR_MOST = 64 * 100  # its listMaxPages times many.py's page size: it refuses to list more
 
 SDK_CLIENT = """
 import asyncio, sys
@@ -71,18 +74,29 @@ def main() -> None:
     args = p.parse_args()
     if not INSPECTOR.exists():
         sys.exit(f"{INSPECTOR} is missing: run `bash scripts/bench-deps` first")
-    print(f"{'tools':>6} {'mcp-review s':>13} {'Inspector s':>12} {'SDK client s':>13} {'/Inspector':>10} {'/SDK':>6}")
+    heads = ("tools", "json s", "table s", "Inspector s", "SDK client s", "json/Insp", "table/Insp", "json/SDK")
+    print(" ".join(f"{h:>{max(len(h), 6)}}" for h in heads))
     for size in (int(s) for s in args.sizes.split(",")):
         server = [sys.executable, str(SERVER), "--tools", str(size)]
-        ours_argv = [sys.executable, "-m", "inspector", "list", "--format", "json", "--", *server]
-        inspector_argv = [str(INSPECTOR), "--cli", *server, "--method", "tools/list"]
-        sdk_argv = [sys.executable, "-c", SDK_CLIENT, *server[1:]]
-        (ours, out), (inspector, their_out), (sdk, sdk_out) = median_times(
-            [ours_argv, inspector_argv, sdk_argv], args.runs
-        )
-        listed, theirs = len(json.loads(out)["tools"]), len(json.loads(their_out)["tools"])
-        assert listed == theirs == size == int(sdk_out.strip()), (listed, theirs, size, sdk_out)
-        print(f"{size:>6} {ours:>13.2f} {inspector:>12.2f} {sdk:>13.2f} {ours / inspector:>10.2f} {ours / sdk:>6.2f}")
+        commands = {
+            "json": [sys.executable, "-m", "inspector", "list", "--format", "json", "--", *server],
+            "table": [sys.executable, "-m", "inspector", "list", "--", *server],
+            "sdk": [sys.executable, "-c", SDK_CLIENT, *server[1:]],
+        }
+        if size <= INSPECTOR_MOST:
+            commands["inspector"] = [str(INSPECTOR), "--cli", *server, "--method", "tools/list"]
+        runs = dict(zip(commands, median_times(list(commands.values()), args.runs), strict=True))
+        outs = {name: out for name, (_, out) in runs.items()}
+        listed = [len(json.loads(outs["json"])["tools"]), int(outs["sdk"].strip())]
+        if "inspector" in outs:
+            listed.append(len(json.loads(outs["inspector"])["tools"]))
+        assert listed == [size] * len(listed) and f"{size} tools" in outs["table"], (size, listed)
+        secs = {name: t for name, (t, _) in runs.items()}
+        insp = secs.get("inspector")
+        ratios = [(secs["json"], insp), (secs["table"], insp), (secs["json"], secs["sdk"])]
+        figures = [secs["json"], secs["table"], insp, secs["sdk"], *(a / b if b else None for a, b in ratios)]
+        cells = [str(size), *("-" if f is None else f"{f:.2f}" for f in figures)]
+        print(" ".join(f"{c:>{max(len(h), 6)}}" for c, h in zip(cells, heads, strict=True)))
 
     tools = sample_tools(2000)
     for encoding in ("cl100k_base", "o200k_base"):
