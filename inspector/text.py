@@ -49,15 +49,16 @@ def is_hidden(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cc", "Cf", "Co") and ch != "\n"
 
 
-def visible(text: str, limit: int | None = None, *, newlines: bool = True) -> str:
+def visible(text: str, limit: int | None = None, *, newlines: bool = True, cut: str | None = None) -> str:
     """`text` with every hidden character shown as an escape, e.g. ESC as `\\e`, U+202E as `<U+202E>`.
 
-    `newlines=False` also shows line breaks (for one-line cells). `limit` caps the length and says so.
+    `newlines=False` also shows line breaks (for one-line cells). `limit` caps the length and says so (with
+    `cut` when the caller knows better than the count of what is left in `text`).
     """
     text = scrub(text)  # whatever the text is, no known secret is shown
     clipped = ""
     if limit is not None and len(text) > limit:
-        clipped = f"… [{len(text) - limit} more characters]"
+        clipped = cut or f"… [{len(text) - limit} more characters]"
         text = text[:limit]
     if text.isascii() and text.isprintable() and "\x1b" not in text:
         return text + clipped

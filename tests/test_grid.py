@@ -87,7 +87,8 @@ async def test_a_click_on_a_header_names_its_column_and_a_second_click_on_a_row_
 
 
 async def test_the_flex_column_takes_the_rest_and_a_wider_row_widens_its_column_up_to_its_cap():
-    rows = list(range(SAMPLE + 400))
+    rows = [1] * (SAMPLE + 400)
+    rows[SAMPLE + 300] = 12345  # wider than the sampled first and last rows
     app = GridApp(rows)
     async with app.run_test(size=(60, 20)) as pilot:
         grid = app.query_one(Grid)
@@ -96,10 +97,10 @@ async def test_the_flex_column_takes_the_rest_and_a_wider_row_widens_its_column_
         assert all(len(line) == width for line in drawn(grid)), "every line fills the width, nothing more"
         assert grid.virtual_size.width <= width, "nothing scrolls sideways"
         before = grid.widths[1]
-        grid.move_cursor(SAMPLE + 300)  # row 400: "4000" is wider than any sampled n
+        grid.move_cursor(SAMPLE + 300)  # drawn now: its n, 123450, widens the column
         await pilot.pause()
         await pilot.pause()
-        assert grid.widths[1] == before + 1 == len("4000")
+        assert before == len("10") and grid.widths[1] == len("123450")
         grid.rows[SAMPLE + 300] = 10**40  # a cell far wider than the name's cap: still within the width
         grid.redraw()
         await pilot.pause()
@@ -114,3 +115,43 @@ async def test_cells_are_text_never_markup():
         await pilot.pause()
         lines = drawn(grid)
         assert "[red]x[/red]" in lines[1] and "[link=https://evil]y" in lines[2]
+
+
+async def test_the_cursor_keeps_its_row_follows_a_growing_tail_and_stays_on_screen_after_a_resize():
+    app = GridApp(list(range(300)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        grid = app.query_one(Grid)
+        grid.move_cursor(250)
+        grid.show([r for r in range(300) if r % 2 == 0], app.cells)  # a filter: row 250 is still there
+        assert grid.current == 250, "the cursor stays on its row, wherever the filter puts it"
+        grid.show(list(range(300)), app.cells)
+        assert grid.current == 250, "and again when the filter is cleared"
+        grid.action_last()
+        grid.append([300, 301])
+        assert grid.current == 301, "a cursor on the last row follows the tail"
+        grid.move_cursor(10)
+        grid.append([302])
+        assert grid.current == 10, "elsewhere it stays"
+        grid.move_cursor(22)
+        await pilot.pause()
+        await pilot.resize_terminal(60, 12)
+        await pilot.pause()
+        top = round(grid.scroll_y)
+        assert top <= 22 < top + grid.scrollable_content_region.height - 1, "the cursor's row is still on screen"
+
+
+async def test_an_empty_filter_and_back_never_makes_the_grid_scroll_sideways():
+    app = GridApp(list(range(300)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        grid = app.query_one(Grid)
+
+        def long(row: int) -> tuple[str, int, str]:
+            return f"row{row}", row, "a long description " * 10  # wider than the room: the flex column is cut
+
+        grid.show([], long)  # no vertical scrollbar: the whole width is the grid's
+        await pilot.pause()
+        grid.show(list(range(300)), long)  # the scrollbar is back
+        await pilot.pause()
+        await pilot.pause()
+        assert grid.virtual_size.width <= grid.scrollable_content_region.width
+        assert grid.max_scroll_x == 0

@@ -11,13 +11,16 @@ rebuilds its row offsets over all rows on each batch (10,000 tools took 1.7-2.9 
 it keeps rows in a pyarrow table (a 30 MB dependency) and shows plain values, where our cells are styled
 `Text` (status colours, server text already neutralised) made from the pane's own objects.
 
-Column widths follow what is drawn: the header, the first SAMPLE rows when the rows change, then any row
-drawn (a column only grows, up to its cap). One column, `flex`, takes the width that is left, so at 80
-columns only that one is cut and nothing scrolls sideways.
+Column widths follow what is drawn: the header, the first SAMPLE and the last TAIL rows when the rows change
+(a log's widest numbers are its newest), then any row drawn (a column only grows, up to MAX_WIDTH). When the
+columns do not fit, those with a cap give way to it first, then the `flex` column takes what is left (down to
+MIN_FLEX), so at 80 columns only that one is cut and nothing scrolls sideways; on a wide terminal every
+column has its natural width.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -33,8 +36,10 @@ from textual.strip import Strip
 
 Cell = Text | str | int | float
 SAMPLE = 100  # rows measured when the rows change (the rest as they are drawn)
+TAIL = 20  # and the last rows
 MADE = 2_000  # rows whose cells are kept; past that the cache starts again
-MAX_WIDTH = 60  # a column's widest, unless the pane says otherwise
+MAX_WIDTH = 60  # a column's widest (the flex column's: FLEX_WIDTH)
+FLEX_WIDTH = 300
 MIN_FLEX = 12  # the flex column's narrowest: below it the grid scrolls sideways
 
 
@@ -114,6 +119,7 @@ class Grid(ScrollView, can_focus=True):
         *,
         flex: str | None = None,
         caps: Mapping[str, int] | None = None,
+        least: Mapping[str, int] | None = None,
         zebra_stripes: bool = False,
         id: str | None = None,
     ) -> None:
@@ -121,13 +127,15 @@ class Grid(ScrollView, can_focus=True):
         self.columns = tuple(columns)
         self.labels = list(columns)  # what the header shows (a pane marks its sort there)
         self.flex = self.columns.index(flex) if flex else len(columns) - 1
-        self.caps = [(caps or {}).get(c, MAX_WIDTH) for c in columns]
+        self.caps = dict(caps or {})  # column -> the width it gives way to when the columns do not fit
+        self.least = [max(cell_len(c), (least or {}).get(c, 0)) for c in columns]  # what a column always has
+        self.most = [FLEX_WIDTH if j == self.flex else MAX_WIDTH for j in range(len(columns))]
         self.zebra = zebra_stripes
         self.rows: list[Any] = []
         self.cursor_row = 0
         self._cells: Callable[[Any], Sequence[Cell]] = lambda _row: ()
         self._made: dict[int, list[Text]] = {}
-        self.widths = [cell_len(label) for label in self.labels]
+        self.widths = list(self.least)
         self.widened = False  # a column grew since the layout was made
 
     # ----------------------------------------------------------------- what a pane calls
@@ -141,21 +149,32 @@ class Grid(ScrollView, can_focus=True):
         return self.rows[self.cursor_row] if self.cursor_row < len(self.rows) else None
 
     def show(self, rows: Sequence[Any], cells: Callable[[Any], Sequence[Cell]], cursor: int | None = None) -> None:
-        """Show these rows (instead of any before), with their cells made by `cells` when drawn; the cursor
-        stays at its place (or goes to `cursor`) and the pane hears which row it is on."""
+        """Show these rows (instead of any before), with their cells made by `cells` when drawn. The cursor
+        goes to `cursor`, else stays on the row it was on (where it is now) or at its place; the pane hears
+        which row it is on."""
+        was = self.current
         self.rows, self._cells, self._made = list(rows), cells, {}
-        self.widths = [cell_len(label) for label in self.labels]
-        for i in range(min(len(self.rows), SAMPLE)):
+        self.widths = [max(w, cell_len(label)) for w, label in zip(self.least, self.labels, strict=True)]
+        for i in {*range(min(len(self.rows), SAMPLE)), *range(max(0, len(self.rows) - TAIL), len(self.rows))}:
             self._row(i)
+        if cursor is None and was is not None:
+            with contextlib.suppress(ValueError):
+                cursor = self.rows.index(was)
         self.cursor_row = max(0, min(self.cursor_row if cursor is None else cursor, len(self.rows) - 1))
         self._resize()
         self._scroll_to_cursor()
         self.post_message(self.RowHighlighted(self, self.cursor_row))
 
     def append(self, rows: Sequence[Any]) -> None:
-        """More rows at the end (a log that grows): the cursor stays where it is."""
+        """More rows at the end (a log that grows): a cursor on the last row follows them, as `tail -f`;
+        elsewhere it stays."""
+        following = self.rows and self.cursor_row == len(self.rows) - 1
         self.rows.extend(rows)
+        if rows:
+            self._row(len(self.rows) - 1)
         self._resize()
+        if following and rows:
+            self.move_cursor(len(self.rows) - 1)
 
     def redraw(self) -> None:
         """The pane's objects changed (a status, a label): make the drawn cells again."""
@@ -210,6 +229,7 @@ class Grid(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._resize()
+        self._scroll_to_cursor()  # fewer rows fit: the cursor's stays on screen
 
     def on_focus(self) -> None:
         self.refresh()  # the cursor's colours follow the focus
@@ -226,17 +246,21 @@ class Grid(ScrollView, can_focus=True):
                 self._made = {}
             made = self._made[i] = [as_text(c) for c in self._cells(self.rows[i])]
             for j, text in enumerate(made[: len(self.widths)]):
-                width = min(text.cell_len, self.caps[j])
+                width = min(text.cell_len, self.most[j])
                 if width > self.widths[j]:
                     self.widths[j] = width
                     self.widened = True
         return made
 
     def _layout(self) -> list[int]:
-        """Each column's width on screen: the flex column takes what is left of the widget's width."""
-        widths = list(self.widths)
-        rest = self.scrollable_content_region.width - sum(widths) - 2 * len(widths) + widths[self.flex]
-        widths[self.flex] = max(rest, min(widths[self.flex], MIN_FLEX))
+        """Each column's width on screen: its natural width if all fit; else capped columns give way to their
+        caps, and the flex column takes what is left (at least MIN_FLEX, or its natural width if less)."""
+        widths, room = list(self.widths), self.scrollable_content_region.width - 2 * len(self.widths)
+        if sum(widths) > room:
+            for j, column in enumerate(self.columns):
+                widths[j] = max(self.least[j], min(widths[j], self.caps.get(column, widths[j])))
+            rest = room - sum(widths) + widths[self.flex]
+            widths[self.flex] = max(rest, min(widths[self.flex], MIN_FLEX))
         return widths
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -246,8 +270,12 @@ class Grid(ScrollView, can_focus=True):
         return lines
 
     def _resize(self) -> None:
+        """The scrollable size: as wide as the columns with the flex one at its narrowest, so a vertical
+        scrollbar coming and going never makes the grid scroll sideways."""
         self.widened = False
-        self.virtual_size = Size(sum(self._layout()) + 2 * len(self.widths), len(self.rows) + 1)
+        widths = self._layout()
+        widths[self.flex] = min(widths[self.flex], MIN_FLEX)
+        self.virtual_size = Size(sum(widths) + 2 * len(widths), len(self.rows) + 1)
         self.refresh()
 
     def _visible_rows(self) -> int:
@@ -285,6 +313,7 @@ class Grid(ScrollView, can_focus=True):
             line.append_text(piece)
             line.append(("" if cell.justify == "right" else gap) + " ")
         if over is not None:
+            over += Style(dim=False)  # a dim cell (a default badge) stays readable on the cursor's colours
             line.stylize(over)
         strip = Strip(line.render(self.app.console), line.cell_len)
         x = round(self.scroll_x)

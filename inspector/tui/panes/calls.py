@@ -63,6 +63,8 @@ class CallsPane(TabPane):
         """The highlighted call in full: its arguments, then the request and the answer as they crossed the wire."""
         call = self.highlighted()
         if call is None:
+            with contextlib.suppress(NoMatches):
+                self.query_one("#call-detail", Static).update("")
             return
         detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(str(call['outcome']), 200)}")
         detail.append(f" · {call['latencyMs']} ms\n", style="bold")

@@ -28,7 +28,6 @@ from inspector.tui.panes.table import split_filter
 from inspector.tui.panes.wire import WireLog
 from inspector.tui.styles import status_style
 
-CHECK_ROWS = 10_000  # findings shown at most, the worst: 10,000 tools make over 100,000 (mostly passes)
 PLACEHOLDER = "filter findings: status:fail, status:blocking… and/or any text"
 
 
@@ -64,15 +63,18 @@ class ChecklistPane(FilteredPane):
         self.wire_log = wire_log  # the evidence a finding cites
         self.review: Review | None = None
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
+        self.order: tuple[list[Finding], list[str]] | None = None  # see `_order`
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="check-filter")
-        yield Grid(self.COLUMNS, flex="finding", caps={"rule": 28}, zebra_stripes=True, id="checks")
+        yield Grid(
+            self.COLUMNS, flex="finding", caps={"rule": 28}, least={"status": 8}, zebra_stripes=True, id="checks"
+        )
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="check-detail")
 
     def show(self, review: Review | None) -> None:
-        self.review = review
+        self.review, self.order = review, None
         self._fill(self.query_one(Input).value)
 
     @property
@@ -84,31 +86,36 @@ class ChecklistPane(FilteredPane):
         row = self.query_one(Grid).current
         return row if isinstance(row, Finding) else None
 
+    def _order(self) -> tuple[list[Finding], list[str]]:
+        """Every finding by pack and seed section, the worst first in each, and what the filter searches in
+        each (lower case): made once per review and decision, not per keystroke (110,000 findings)."""
+        if self.order is None:
+            found = self.review.findings if self.review else []
+            ordered = sorted(found, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
+            self.order = ordered, [f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower() for f in ordered]
+        return self.order
+
     def _fill(self, needle: str) -> None:
-        """Grouped by pack and seed section (a header row each, with its worst status), worst findings first; of
-        more than CHECK_ROWS findings, the worst CHECK_ROWS (the filter searches all of them)."""
+        """Every finding the filter lets through, grouped by pack and seed section (a header row each, with its
+        worst status; the sections with a fail or blocking lead), the worst findings first in each."""
         table, was = self.query_one(Grid), self.highlighted()
         statuses, text = split_filter(needle)
+        ordered, texts = self._order()
         findings = [
             f
-            for f in (self.review.findings if self.review else [])
-            if (not statuses or f.effective in statuses)
-            and (not text or text in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower())
+            for f, searched in zip(ordered, texts, strict=True)
+            if (not statuses or f.effective in statuses) and (not text or text in searched)
         ]
-        shown = sorted(findings, key=lambda f: rank(f.effective))[:CHECK_ROWS]
-        more = f"; the worst {CHECK_ROWS:,} of {len(findings):,} shown" if len(findings) > CHECK_ROWS else ""
-        self.query_one("#check-filter", Input).placeholder = PLACEHOLDER + more
+        sections = [list(group) for _key, group in groupby(findings, key=by_section)]
+        sections.sort(key=lambda items: rank(items[0].effective))
         rows: list[Finding | Section] = []
-        ordered = sorted(shown, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
-        sections = [list(group) for _key, group in groupby(ordered, key=by_section)]
-        sections.sort(key=lambda items: rank(items[0].effective))  # sections with a fail or blocking lead
         for items in sections:
             rows += [Section(items[0].effective, items[0].pack, items[0].source, len(items)), *items]
         # stay on the same finding (after a re-run, its successor) or at the same place; at first, the first finding
         key = (was.rule, was.subject) if was else None
         same = (i for i, f in enumerate(rows) if isinstance(f, Finding) and (f.rule, f.subject) == key)
         first = 1 if was is None and table.cursor_row == 0 and len(rows) > 1 else None
-        table.show(rows, self.cells, cursor=next(same, first))
+        table.show(rows, self.cells, cursor=next(same, first) if key else first)
 
     def cells(self, row: Finding | Section | Rule) -> tuple[Text, str | Text, Text]:
         if isinstance(row, Section):
@@ -168,11 +175,19 @@ class ChecklistPane(FilteredPane):
     @on(Grid.RowHighlighted, "#checks")
     def show_finding(self) -> None:
         """The finding in full, with the wire exchanges that prove it (the pane scrolls)."""
-        f = self.highlighted()
-        if f is None or self.review is None:
-            return
+        row = self.query_one(Grid).current
+        if isinstance(row, Finding):
+            detail = self.finding_text(row)
+        elif isinstance(row, Section):
+            detail = Text(f"{row.pack} · {one_line(row.source, 200)}\n", style="bold")
+            detail.append(f"{row.count} findings below, the worst {row.worst}" if row.count else "", style="dim")
+        elif isinstance(row, Rule):  # while checks run
+            detail = Text(f"{self.live.get(row.id, 'queued')} {row.id}\n", style="bold")
+            detail.append(visible(row.summary, 2000))
+        else:
+            detail = Text("no finding matches the filter" if self.review else "", style="dim")
         with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
-            self.query_one("#check-detail", Static).update(self.finding_text(f))
+            self.query_one("#check-detail", Static).update(detail)
 
     @on(Grid.RowSelected, "#checks")
     def open_finding(self) -> None:
@@ -238,5 +253,6 @@ class ChecklistPane(FilteredPane):
         self.app.push_screen(DecisionScreen("note", finding, os.environ.get("USER", "")), decided)
 
     def _decided(self) -> None:
+        self.order = None  # a waiver changes a finding's effective status, so its place
         self._fill(self.query_one(Input).value)
         self.post_message(Decided())

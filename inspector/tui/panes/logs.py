@@ -1,14 +1,17 @@
 """The Logs tab: the server's stderr lines and its notifications/message logs, apart from the
-protocol traffic."""
+protocol traffic, with mcp-review's note when a flood is no longer kept; Enter shows
+one in full."""
 
 from __future__ import annotations
 
 import json
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 
 from inspector.text import one_line
+from inspector.tui.dialogs import ResultScreen
 from inspector.tui.grid import Grid
 from inspector.tui.panes.tail import TailPane
 from inspector.tui.panes.wire import WireLog
@@ -24,14 +27,23 @@ class LogsPane(TailPane):
     def compose(self) -> ComposeResult:
         yield Grid(self.COLUMNS, caps={"source": 24}, id="logs")
 
+    @on(Grid.RowSelected, "#logs")
+    def open_line(self) -> None:
+        i = self.query_one(Grid).current
+        if i is not None:
+            entry = self.wire_log.entries[self.wire_log.log_index[i]]
+            self.app.push_screen(ResultScreen(self.wire_log.entry_text(entry), f"log line #{entry.seq}"))
+
     def rows(self, start: int = 0) -> range:
         return range(start, len(self.wire_log.log_index))
 
     def cells(self, i: int) -> tuple[Text, ...]:
         entry = self.wire_log.entries[self.wire_log.log_index[i]]
         params = entry.message.get("params") if isinstance(entry.message, dict) else None
-        source, level, text = "stderr", "", entry.text or ""
-        if entry.direction != "stderr":
+        source, level, text = entry.direction, "", entry.text or ""
+        if entry.direction == "note":
+            source = "mcp-review"
+        elif entry.direction != "stderr":
             params = params if isinstance(params, dict) else {}
             data = params.get("data")
             source, level = f"log {params.get('logger') or ''}".strip(), str(params.get("level", ""))

@@ -1,5 +1,6 @@
 """The Resources tab: the server's resources, resource templates and prompts, with their token
-costs. Opening one (filling a template's or a prompt's arguments first) asks the app to read or get it."""
+costs. Opening one (`o` or Enter; filling a template's or a prompt's arguments first) asks the app to read or
+get it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import TabPane
@@ -51,6 +53,7 @@ class PrimitivesPane(TabPane):
     def highlighted(self) -> Item | None:
         return self.query_one(Grid).current
 
+    @on(Grid.RowSelected, "#primitives")
     def action_open(self) -> None:
         """Read the highlighted resource, fill a template then read it, or get a prompt with arguments."""
         item = self.highlighted()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -59,8 +60,14 @@ class ToolRow(NamedTuple):
     status: str  # its worst finding's
 
 
+def natural(name: str) -> list[str | int]:
+    """A name's sort key as a reader expects it: `tool_9` before `tool_10`, case aside."""
+    return [int(part) if part.isdigit() else part for part in DIGITS.split(name.lower())]
+
+
+DIGITS = re.compile(r"(\d+)")
 SORT_KEYS: dict[str, Callable[[ToolRow], Any]] = {
-    "tool": lambda r: r.item.key.lower(),
+    "tool": lambda r: natural(r.item.key),
     "total": lambda r: r.tokens["total"],
     "descr": lambda r: r.tokens.get("description", 0),
     "input": lambda r: r.tokens.get("inputSchema", 0),
@@ -84,6 +91,8 @@ class ToolsPane(FilteredPane):
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
         self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
+        self.worst: dict[str, str] = {}  # each tool's worst status in the review
+        self.texts: list[str] = []  # what the filter searches in each tool, lower case
         self.sorting: tuple[str, bool] = ("total", True)
 
     def compose(self) -> ComposeResult:
@@ -93,6 +102,8 @@ class ToolsPane(FilteredPane):
 
     def show(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], review: Review | None) -> None:
         self.snapshot, self.tool_tokens, self.review = snapshot, tool_tokens, review
+        self.worst = worst_by_subject(review)  # once per review, not per keystroke (110,000 findings)
+        self.texts = [f"{item.key} {item.description or ''}".lower() for item in snapshot.tools]
         self.refill(self.query_one(Input).value)
 
     def jump(self, index: int) -> None:
@@ -116,12 +127,10 @@ class ToolsPane(FilteredPane):
         """The tools matching `needle` (text, and `status:X` words), in the chosen order (costliest first)."""
         if self.snapshot is None:
             return
-        worst = worst_by_subject(self.review)
         statuses, text_needle = split_filter(needle)
         rows = []
-        for item in self.snapshot.tools:
-            status = worst.get(item.key, "")
-            text = f"{item.key} {item.description or ''}".lower()
+        for item, text in zip(self.snapshot.tools, self.texts, strict=True):
+            status = self.worst.get(item.key, "")
             if (text_needle and text_needle not in text) or (statuses and status not in statuses):
                 continue
             rows.append(ToolRow(item, self.tool_tokens[item.index], status))
@@ -175,14 +184,15 @@ class ToolsPane(FilteredPane):
         """The highlighted tool in the detail pane (the grid says so whenever its rows change too), so the
         detail is always the tool `c` would call."""
         item = self.highlighted()
-        if item is None:
-            return
         detail = Text()
-        detail.append(f"{one_line(item.key, 100)}  (enter: all of it)\n", style="bold")
-        for title, body, _collapsed in self.sections(item, [self.counter]):
-            detail.append(f"{title}\n", style="bold")
-            detail.append_text(body)
-            detail.append("\n")
+        if item is None:  # an empty table (a filter that matches nothing): no tool to describe
+            detail.append("no tool matches the filter" if self.snapshot and self.snapshot.tools else "", style="dim")
+        else:
+            detail.append(f"{one_line(item.key, 100)}  (enter: all of it)\n", style="bold")
+            for title, body, _collapsed in self.sections(item, [self.counter]):
+                detail.append(f"{title}\n", style="bold")
+                detail.append_text(body)
+                detail.append("\n")
         with contextlib.suppress(NoMatches):
             self.query_one("#tool-detail", Static).update(detail)
 

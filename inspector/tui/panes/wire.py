@@ -25,6 +25,23 @@ from inspector.tui.panes.tail import TailPane
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
 
 
+SHOWN = 20_000  # characters of a message shown in a detail pane (its Copy view has the same)
+MARGIN = 4096  # dumped past SHOWN: a secret that starts before the cut is whole when it is scrubbed
+INDENTED = json.JSONEncoder(indent=2, ensure_ascii=False)
+
+
+def pretty(message: object, size: int) -> str:
+    """A message as indented JSON, dumped only as far as it is shown: this runs on every move of a cursor,
+    and dumping a 20 MB message whole would hold the screen for a second to show 20,000 characters of it."""
+    chunks, length = [], 0
+    for chunk in INDENTED.iterencode(message):
+        chunks.append(chunk)
+        length += len(chunk)
+        if length > SHOWN + MARGIN:
+            return visible("".join(chunks), SHOWN, cut=f"… [cut: the message is {size:,} bytes]")
+    return visible("".join(chunks), SHOWN)
+
+
 class WireLog:
     """Every entry of the current connection, with what the tables show of it, in arrival order."""
 
@@ -34,21 +51,24 @@ class WireLog:
     def clear(self) -> None:
         self.entries: list[WireEntry] = []
         self.info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _info)
-        self.log_index: list[int] = []  # the entries shown in the Logs pane
+        self.log_index: list[int] = []  # the entries shown in the Logs pane: stderr, logs, what was dropped
         self.http_lines: dict[int, list[WireEntry]] = {}  # HTTP exchange -> its request and response lines
         self.asked: dict[tuple[int, str, str], tuple[float, str, int]] = {}  # (conn, dir, id) -> time, method, index
         self.at_seq: dict[int, int] = {}  # seq -> the newest entry with it (a reconnect numbers entries again)
         self.request_of: dict[int, int] = {}  # an answer's index -> its request's index
+        self.texts: list[str] = []  # per entry, what the filter searches: the row as shown, lower case
         self.t0 = 0.0
 
     def add(self, batch: Sequence[WireEntry]) -> None:
         for entry in batch:
             self.info.append(self._info(entry))
+            self.texts.append(f"{entry.direction} {entry.kind} {self.info[-1][0]}".lower())
             self.at_seq[entry.seq] = len(self.entries)
             self.entries.append(entry)
             if entry.http is not None and entry.exchange is not None:
                 self.http_lines.setdefault(entry.exchange, []).append(entry)
-            if entry.direction == "stderr" or entry.method == "notifications/message":
+            about_log = entry.direction == "note" and entry.conn == 0  # of no connection: what the log dropped
+            if entry.direction == "stderr" or about_log or entry.method == "notifications/message":
                 self.log_index.append(len(self.entries) - 1)
 
     def _info(self, entry: WireEntry) -> tuple[str, str]:
@@ -85,8 +105,7 @@ class WireLog:
             out.append(visible(json.dumps(line.http, indent=2, ensure_ascii=False), 8000) + "\n", style="dim")
         if entry.http is None:
             payload = entry.message if entry.message is not None else entry.text
-            body = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
-            out.append(visible(body, 20000) + "\n")
+            out.append((visible(payload, SHOWN) if isinstance(payload, str) else pretty(payload, entry.size)) + "\n")
         if entry.notes:
             out.append("mcp-review changed: " + visible("; ".join(entry.notes), 2000) + "\n", style="dim")
         return out
@@ -104,11 +123,6 @@ class WireLog:
             return []
         request = self.request_of.get(index)
         return [self.entries[request], self.entries[index]] if request is not None else [self.entries[index]]
-
-    def text(self, i: int) -> str:
-        """What the filter searches: the row as shown (a response carries its request's method), lower case."""
-        entry = self.entries[i]
-        return f"{entry.direction} {entry.kind} {self.info[i][0]}".lower()
 
 
 class WirePane(TailPane, FilteredPane):
@@ -141,7 +155,8 @@ class WirePane(TailPane, FilteredPane):
 
     def rows(self, start: int = 0) -> list[int]:
         needle = self.query_one("#wire-filter", Input).value.lower()
-        return [i for i in range(start, len(self.wire_log.entries)) if not needle or needle in self.wire_log.text(i)]
+        texts = self.wire_log.texts
+        return [i for i in range(start, len(texts)) if not needle or needle in texts[i]]
 
     def cells(self, i: int) -> tuple[Text, ...]:
         """#, seconds since the first entry, direction, kind, ms, bytes, tokens, method or id."""
@@ -166,10 +181,9 @@ class WirePane(TailPane, FilteredPane):
     @on(Grid.RowHighlighted, "#wire")
     def show_entry(self) -> None:
         entry = self.highlighted()
-        if entry is None:
-            return
+        detail = self.wire_log.entry_text(entry) if entry else Text("no entry matches the filter", style="dim")
         with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
-            self.query_one("#wire-detail", Static).update(self.wire_log.entry_text(entry))
+            self.query_one("#wire-detail", Static).update(detail)
 
     @on(Grid.RowSelected, "#wire")
     def open_entry(self) -> None:
