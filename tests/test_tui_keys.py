@@ -227,3 +227,21 @@ async def test_the_readme_keymap_the_bindings_and_the_palette_agree(tmp_path):
             pane_name = tabs.get_tab(tab).label_text.split(" ", 1)[1]
             listed = {k for k, _a, where in readme_keymap() if where in (pane_name, "everywhere")}
             assert shown <= listed, f"every key the footer shows in {pane_name} is in the README"
+
+
+async def test_tab_keys_pressed_quickly_end_on_the_last_tab_pressed(tmp_path):
+    """Each tab focuses its table when shown, and Textual shows the tab of what gets the focus: a focus landing
+    after the next tab key switched back, and the two switches chased each other (tmux at 10,000 tools)."""
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await tools_table(pilot, app)
+        tabs = app.main.query_one(TabbedContent)
+        for key in "61" * 20 + "2":
+            app.simulate_key(key)  # as the terminal driver posts them, without waiting for the screen
+        await pilot.pause(0.5)
+        seen = set()
+        for _ in range(20):  # and it stays there
+            seen.add(tabs.active)
+            await pilot.pause(0.02)
+        assert seen == {"tab-tools"}, seen
+        assert app.screen.focused is app.main.query_one("#tools", Grid)

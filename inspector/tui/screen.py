@@ -11,7 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent, Tabs
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
 from inspector.connection.wire import WireEntry
 from inspector.tokens import TokenCounter
@@ -24,6 +24,20 @@ from inspector.tui.panes.primitives import PrimitivesPane
 from inspector.tui.panes.tail import TailPane
 from inspector.tui.panes.tools import ToolsPane
 from inspector.tui.panes.wire import WireLog, WirePane
+
+
+class Tabbed(TabbedContent):
+    """Textual's TabbedContent shows the tab of whatever gets the focus. A focus that lands after the reviewer
+    already switched to another tab is stale: following it switched back, and with keys pressed quickly the two
+    switches chased each other (seen in tmux: 100% CPU, keys applied seconds late to the wrong tab). Only a
+    pane that still holds the focus is shown."""
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        focused = self.screen.focused
+        if focused is not None and event.tab_pane in focused.ancestors:
+            super()._on_tab_pane_focused(event)
+        else:
+            event.stop()
 
 
 class ReviewScreen(Screen[None]):
@@ -39,7 +53,7 @@ class ReviewScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("connecting…", id="status")
-        with TabbedContent(initial="tab-overview"):
+        with Tabbed(initial="tab-overview"):
             yield OverviewPane(self.counter)
             yield ToolsPane(self.counter)
             yield CallsPane(self.wire_log)
@@ -94,7 +108,7 @@ class ReviewScreen(Screen[None]):
         if isinstance(event.pane, TailPane):
             event.pane.catch_up()
         main = next(iter(event.pane.query("Grid, VerticalScroll")), None)
-        if main is not None:
+        if main is not None and self.query_one(TabbedContent).active == event.pane.id:  # not a tab already left
             main.focus()
 
     def show_tab(self, tab: str) -> None:
