@@ -147,6 +147,7 @@ async def flood() -> tuple[float, float, int]:
     async with app.run_test(size=(100, 30)) as pilot:
         while app.snapshot is None:
             await pilot.pause(0.01)
+        app.main.show_tab("tab-wire")  # drawn as it arrives, as a reviewer watching the wire sees it
         await pilot.pause(0.2)
         before = len(app.wire_log.entries)
         with Lag() as lag:
