@@ -168,7 +168,7 @@ class Grid(ScrollView, can_focus=True):
     def append(self, rows: Sequence[Any]) -> None:
         """More rows at the end (a log that grows): a cursor on the last row follows them, as `tail -f`;
         elsewhere it stays."""
-        following = self.rows and self.cursor_row == len(self.rows) - 1
+        following = bool(self.rows) and self.cursor_row == len(self.rows) - 1
         self.rows.extend(rows)
         if rows:
             self._row(len(self.rows) - 1)
