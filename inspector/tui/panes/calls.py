@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 from typing import Any
 
@@ -11,7 +10,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.css.query import NoMatches
 from textual.widgets import Static, TabPane
 
 from inspector.calls import call_command
@@ -19,6 +17,7 @@ from inspector.targets import Target
 from inspector.text import one_line, visible
 from inspector.tui.grid import Grid
 from inspector.tui.messages import CallChosen
+from inspector.tui.panes.table import show_detail
 from inspector.tui.panes.wire import WireLog
 
 
@@ -63,16 +62,14 @@ class CallsPane(TabPane):
         """The highlighted call in full: its arguments, then the request and the answer as they crossed the wire."""
         call = self.highlighted()
         if call is None:
-            with contextlib.suppress(NoMatches):
-                self.query_one("#call-detail", Static).update("")
+            show_detail(self, "#call-detail", "")
             return
         detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(str(call['outcome']), 200)}")
         detail.append(f" · {call['latencyMs']} ms\n", style="bold")
         detail.append(visible(json.dumps(call["arguments"], indent=2, ensure_ascii=False), 20000) + "\n")
         for entry in self.wire_log.exchange(call.get("seq")):
             detail.append_text(self.wire_log.entry_text(entry))
-        with contextlib.suppress(NoMatches):
-            self.query_one("#call-detail", Static).update(detail)
+        show_detail(self, "#call-detail", detail)
 
     def highlighted(self) -> dict[str, Any] | None:
         table = next(self.query(Grid).results(Grid), None)  # none while the screen is torn down

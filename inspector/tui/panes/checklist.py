@@ -4,7 +4,6 @@ live while checks run, the highlighted finding in full with its evidence; and th
 
 from __future__ import annotations
 
-import contextlib
 import os
 from itertools import groupby
 from typing import NamedTuple
@@ -14,7 +13,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
 from checks.core import Rule
@@ -24,7 +22,7 @@ from inspector.tui.dialogs import DecisionScreen, ResultScreen
 from inspector.tui.grid import Grid
 from inspector.tui.messages import ChecksProgress, Decided, RerunAsked
 from inspector.tui.panes.keys import FilteredPane
-from inspector.tui.panes.table import split_filter
+from inspector.tui.panes.table import show_detail, split_filter
 from inspector.tui.panes.wire import WireLog
 from inspector.tui.styles import status_style
 
@@ -186,8 +184,7 @@ class ChecklistPane(FilteredPane):
             detail.append(visible(row.summary, 2000))
         else:
             detail = Text("no finding matches the filter" if self.review else "", style="dim")
-        with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
-            self.query_one("#check-detail", Static).update(detail)
+        show_detail(self, "#check-detail", detail)
 
     @on(Grid.RowSelected, "#checks")
     def open_finding(self) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -13,7 +12,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
 from inspector.calls import effective_hints
@@ -25,7 +23,7 @@ from inspector.tui.dialogs import ToolScreen
 from inspector.tui.grid import Cell, Grid
 from inspector.tui.messages import CallAsked
 from inspector.tui.panes.keys import FilteredPane
-from inspector.tui.panes.table import split_filter
+from inspector.tui.panes.table import show_detail, split_filter
 from inspector.tui.styles import status_style
 
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
@@ -193,8 +191,7 @@ class ToolsPane(FilteredPane):
                 detail.append(f"{title}\n", style="bold")
                 detail.append_text(body)
                 detail.append("\n")
-        with contextlib.suppress(NoMatches):
-            self.query_one("#tool-detail", Static).update(detail)
+        show_detail(self, "#tool-detail", detail)
 
     @on(Grid.RowSelected, "#tools")
     def open_tool(self) -> None:

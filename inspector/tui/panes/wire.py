@@ -3,7 +3,6 @@ in full. `WireLog` is what it shows, shared with the Logs tab."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Sequence
 
@@ -11,7 +10,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
 from inspector.connection.wire import WireEntry
@@ -20,6 +18,7 @@ from inspector.tokens import TokenCounter
 from inspector.tui.dialogs import ResultScreen
 from inspector.tui.grid import Grid
 from inspector.tui.panes.keys import FilteredPane
+from inspector.tui.panes.table import show_detail
 from inspector.tui.panes.tail import TailPane
 
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
@@ -182,8 +181,7 @@ class WirePane(TailPane, FilteredPane):
     def show_entry(self) -> None:
         entry = self.highlighted()
         detail = self.wire_log.entry_text(entry) if entry else Text("no entry matches the filter", style="dim")
-        with contextlib.suppress(NoMatches):  # a table's last highlight comes late, while the screen is torn down
-            self.query_one("#wire-detail", Static).update(detail)
+        show_detail(self, "#wire-detail", detail)
 
     @on(Grid.RowSelected, "#wire")
     def open_entry(self) -> None:
