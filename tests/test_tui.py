@@ -73,7 +73,9 @@ async def test_filter_tools_and_findings(tmp_path):
         app.main.query_one("#check-filter").value = "fail"
         await pilot.pause()
         fails = sum(
-            1 for f in app.review.findings if "fail" in f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower()
+            1
+            for f in app.review.findings
+            if "fail" in f"{f.effective} {f.rule} {f.subject or 'server'}: {f.message}".lower()
         )
         shown = [f for f in app.checklist.shown_findings if f is not None]
         assert len(shown) == fails > 0
@@ -82,6 +84,10 @@ async def test_filter_tools_and_findings(tmp_path):
         shown = [f for f in app.checklist.shown_findings if f is not None]
         assert {f.effective for f in shown} == {"blocking"}, "status:X is exact"
         assert all("reviewer" in f"{f.rule} {f.subject} {f.message}".lower() for f in shown)
+        app.main.query_one("#check-filter").value = "export_notes: description"  # as the row reads
+        await pilot.pause()
+        shown = [f for f in app.checklist.shown_findings if f is not None]
+        assert shown and all(f.subject == "export_notes" for f in shown)
         app.main.query_one("#tool-filter").value = "status:fail"
         await pilot.pause()
         tools = app.main.query_one("#tools", Grid)
@@ -147,6 +153,16 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         assert wire.row_count == len(app.wire_log.entries) > 30000, "every entry is a row"
         assert log_table.row_count == len(app.wire_log.log_index) >= 30000
         assert "n29999" in str(log_table.get_cell_at((log_table.row_count - 1, 3)))
+        log_table.action_last()  # the reviewer follows the log's end, then floods it again from another tab
+        await find_and_call(pilot, app, "flood")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
+        await until(pilot, lambda: not app.wire_pending)
+        await pilot.press("escape")
+        await show_tab(pilot, app, "tab-logs")
+        assert log_table.cursor_row == log_table.row_count - 1, "a cursor on the last row follows what came"
+        last = str(log_table.get_cell_at((log_table.row_count - 1, 3)))
+        assert "counted, not kept" in last, "over 50,000 lines the Logs tab says it keeps no more"
+        await show_tab(pilot, app, "tab-wire")
         app.main.query_one("#wire-filter").value = "tools/list"
         await pilot.pause()
         found = [str(wire.get_cell_at((i, 7))) for i in range(wire.row_count)]

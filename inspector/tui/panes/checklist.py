@@ -86,11 +86,14 @@ class ChecklistPane(FilteredPane):
 
     def _order(self) -> tuple[list[Finding], list[str]]:
         """Every finding by pack and seed section, the worst first in each, and what the filter searches in
-        each (lower case): made once per review and decision, not per keystroke (110,000 findings)."""
+        each (as its row reads, lower case): made once per review and decision, not per keystroke (110,000 findings)."""
         if self.order is None:
             found = self.review.findings if self.review else []
             ordered = sorted(found, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
-            self.order = ordered, [f"{f.effective} {f.rule} {f.subject or ''} {f.message}".lower() for f in ordered]
+            self.order = (
+                ordered,
+                [f"{f.effective} {f.rule} {f.subject or 'server'}: {f.message}".lower() for f in ordered],
+            )
         return self.order
 
     def _fill(self, needle: str) -> None:

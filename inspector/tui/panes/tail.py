@@ -29,10 +29,13 @@ class TailPane(TabPane):
             self.stale = True
 
     def catch_up(self) -> None:
-        """The tab is shown: draw what arrived while it was hidden."""
+        """The tab is shown: draw what arrived while it was hidden (a cursor left on the last row follows it,
+        as it does while the tab is shown)."""
         if self.stale:
             self.stale = False
-            self.redraw()
+            self.redraw(follow=True)
 
-    def redraw(self) -> None:
-        self.query_one(Grid).show(self.rows(), self.cells)
+    def redraw(self, follow: bool = False) -> None:
+        grid, rows = self.query_one(Grid), self.rows()
+        at_end = follow and grid.row_count > 0 and grid.cursor_row == grid.row_count - 1
+        grid.show(rows, self.cells, cursor=len(rows) - 1 if at_end else None)

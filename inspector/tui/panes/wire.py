@@ -97,8 +97,8 @@ class WireLog:
         """One entry in full: what it is, the HTTP request and response (headers too) of the exchange that
         carried it, its pretty JSON or text, and what mcp-review changed in it; bounded, as text."""
         out = Text()
-        header = f"#{entry.seq} {entry.direction} {entry.kind} · {entry.size:,} bytes · connection {entry.conn}\n"
-        out.append(header, style="bold cyan")
+        header = f"#{entry.seq} {entry.direction} {entry.kind}" + (f" · {entry.size:,} bytes" if entry.size else "")
+        out.append(header + (f" · connection {entry.conn}\n" if entry.conn else "\n"), style="bold cyan")
         carried = self.http_lines.get(entry.exchange, []) if entry.exchange is not None and entry.http is None else []
         for line in [entry] if entry.http is not None else carried[:4]:
             out.append(visible(json.dumps(line.http, indent=2, ensure_ascii=False), 8000) + "\n", style="dim")
@@ -143,7 +143,7 @@ class WirePane(TailPane, FilteredPane):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter the wire log", id="wire-filter")
-        yield Grid(self.COLUMNS, caps={"t (s)": 9, "bytes": 9, "tokens": 9}, id="wire")
+        yield Grid(self.COLUMNS, caps={"t (s)": 9, "bytes": 9}, id="wire")
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="wire-detail")
 
