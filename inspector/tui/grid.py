@@ -120,6 +120,7 @@ class Grid(ScrollView, can_focus=True):
         flex: str | None = None,
         caps: Mapping[str, int] | None = None,
         least: Mapping[str, int] | None = None,
+        sample: int = SAMPLE,
         zebra_stripes: bool = False,
         id: str | None = None,
     ) -> None:
@@ -131,6 +132,7 @@ class Grid(ScrollView, can_focus=True):
         self.least = [max(cell_len(c), (least or {}).get(c, 0)) for c in columns]  # what a column always has
         self.most = [FLEX_WIDTH if j == self.flex else MAX_WIDTH for j in range(len(columns))]
         self.zebra = zebra_stripes
+        self.sample = sample  # rows measured when the rows change: fewer when cells are costly to make
         self.rows: list[Any] = []
         self.cursor_row = 0
         self._cells: Callable[[Any], Sequence[Cell]] = lambda _row: ()
@@ -155,7 +157,7 @@ class Grid(ScrollView, can_focus=True):
         was = self.current
         self.rows, self._cells, self._made = list(rows), cells, {}
         self.widths = [max(w, cell_len(label)) for w, label in zip(self.least, self.labels, strict=True)]
-        for i in {*range(min(len(self.rows), SAMPLE)), *range(max(0, len(self.rows) - TAIL), len(self.rows))}:
+        for i in {*range(min(len(self.rows), self.sample)), *range(max(0, len(self.rows) - TAIL), len(self.rows))}:
             self._row(i)
         if cursor is None and was is not None:
             with contextlib.suppress(ValueError):
