@@ -207,7 +207,8 @@ class ReviewApp(App[None]):
         if not self.switcher.failed(message):
             return
         self.failure = message.reason
-        self.main.status(f"connection failed: {one_line(message.reason, 200)} (ctrl+r to reconnect)", failed=True)
+        # what to do first: at 80 columns the reason is cut, the key is not
+        self.main.status(f"connection failed (ctrl+r reconnects): {one_line(message.reason, 200)}", failed=True)
         self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)
 
     def action_show_tab(self, tab: str) -> None:
