@@ -162,6 +162,13 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         assert log_table.cursor_row == log_table.row_count - 1, "a cursor on the last row follows what came"
         last = str(log_table.get_cell_at((log_table.row_count - 1, 3)))
         assert "counted, not kept" in last, "over 50,000 lines the Logs tab says it keeps no more"
+        app.main.query_one("#log-filter").value = "n2999"
+        await pilot.pause()
+        found = [str(log_table.get_cell_at((i, 3))) for i in range(log_table.row_count)]
+        assert len(found) >= 11 and all("n2999" in line for line in found), "the filter searches every line"
+        app.main.query_one("#log-filter").value = ""
+        await pilot.pause()
+        assert log_table.row_count == len(app.wire_log.log_index)
         await show_tab(pilot, app, "tab-wire")
         app.main.query_one("#wire-filter").value = "tools/list"
         await pilot.pause()

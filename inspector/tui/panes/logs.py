@@ -1,23 +1,26 @@
 """The Logs tab: the server's stderr lines and its notifications/message logs, apart from the
 protocol traffic, with mcp-review's note when a flood is no longer kept; Enter shows
-one in full."""
+one in full; `/` filters them."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.widgets import Input
 
 from inspector.text import one_line
 from inspector.tui.dialogs import ResultScreen
 from inspector.tui.grid import Grid
+from inspector.tui.panes.keys import FilteredPane
 from inspector.tui.panes.tail import TailPane
 from inspector.tui.panes.wire import WireLog
 
 
-class LogsPane(TailPane):
+class LogsPane(TailPane, FilteredPane):
     COLUMNS = ("#", "source", "level", "text")
 
     def __init__(self, log: WireLog) -> None:
@@ -25,7 +28,12 @@ class LogsPane(TailPane):
         self.wire_log = log
 
     def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter the logs: text, source or level", id="log-filter")
         yield Grid(self.COLUMNS, caps={"source": 24}, id="logs")
+
+    @on(Input.Changed, "#log-filter")
+    def filter_logs(self) -> None:
+        self.redraw()
 
     @on(Grid.RowSelected, "#logs")
     def open_line(self) -> None:
@@ -34,10 +42,21 @@ class LogsPane(TailPane):
             entry = self.wire_log.entries[self.wire_log.log_index[i]]
             self.app.push_screen(ResultScreen(self.wire_log.entry_text(entry), f"log line #{entry.seq}"))
 
-    def rows(self, start: int = 0) -> range:
-        return range(start, len(self.wire_log.log_index))
+    def rows(self, start: int = 0) -> Sequence[int]:
+        """The lines from `start` on that the filter lets through; what it searches is made once a line."""
+        count, needle = len(self.wire_log.log_index), self.query_one("#log-filter", Input).value.lower()
+        if not needle:
+            return range(start, count)
+        texts = self.wire_log.log_texts
+        texts += [" ".join(self.line(i)[:3]).lower() for i in range(len(texts), count)]
+        return [i for i in range(start, count) if needle in texts[i]]
 
     def cells(self, i: int) -> tuple[Text, ...]:
+        source, level, text, seq = self.line(i)
+        return (Text(str(seq)), Text(one_line(source, 40)), Text(one_line(level, 12)), Text(one_line(text, 300)))
+
+    def line(self, i: int) -> tuple[str, str, str, int]:
+        """Log line i: its source, level, text and wire seq."""
         entry = self.wire_log.entries[self.wire_log.log_index[i]]
         params = entry.message.get("params") if isinstance(entry.message, dict) else None
         source, level, text = entry.direction, "", entry.text or ""
@@ -48,4 +67,4 @@ class LogsPane(TailPane):
             data = params.get("data")
             source, level = f"log {params.get('logger') or ''}".strip(), str(params.get("level", ""))
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        return (Text(str(entry.seq)), Text(one_line(source, 40)), Text(one_line(level, 12)), Text(one_line(text, 300)))
+        return source, level, text, entry.seq

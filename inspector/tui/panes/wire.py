@@ -51,6 +51,7 @@ class WireLog:
         self.entries: list[WireEntry] = []
         self.info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _info)
         self.log_index: list[int] = []  # the entries shown in the Logs pane: stderr, logs, what was dropped
+        self.log_texts: list[str] = []  # what the Logs filter searches in each (made when first filtered)
         self.http_lines: dict[int, list[WireEntry]] = {}  # HTTP exchange -> its request and response lines
         self.asked: dict[tuple[int, str, str], tuple[float, str, int]] = {}  # (conn, dir, id) -> time, method, index
         self.at_seq: dict[int, int] = {}  # seq -> the newest entry with it (a reconnect numbers entries again)
