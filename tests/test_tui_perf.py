@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import statistics
 import time
 
 from textual.widgets import Input
@@ -16,7 +17,12 @@ from inspector.tui.app import ReviewApp
 from tests.support import fixture_argv
 from tests.tui_pilot import until
 
-KEY_BOUND = 2.0  # seconds a key may take to be handled while the checklist runs (the target is 0.25 s)
+# Seconds a key may take to be handled while the checklist runs: the target is 0.25 s (bench/tui.py measures
+# 0.13-0.19 s at worst on a quiet machine). The suite runs three workers on two cores (the median once passed
+# 0.25 s beside a whole other suite run), so the worst key gets a wide bound and the typical key twice the
+# target: rules back on the app's loop make every key wait seconds.
+KEY_BOUND = 2.0
+TYPICAL_BOUND = 0.5
 
 
 async def test_keys_are_answered_while_the_checklist_runs_on_10000_tools(tmp_path):
@@ -39,6 +45,7 @@ async def test_keys_are_answered_while_the_checklist_runs_on_10000_tools(tmp_pat
             waits.append(time.perf_counter() - started)
             await asyncio.sleep(0.2)
         assert len(waits) > 10 and max(waits) < KEY_BOUND, waits
+        assert statistics.median(waits) < TYPICAL_BOUND, waits
         assert app.review is not None and len(app.review.tools) == 10000
         assert any(f.rule == "review.rug-pull-mitigation" for f in app.review.findings), "every rule ran"
 
