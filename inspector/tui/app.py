@@ -242,7 +242,7 @@ class ReviewApp(App[None]):
         self.review, self.checking = message.review, False  # saved already, off the UI thread (checking.py)
         counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
         self.main.status(f"verdict {message.review.verdict} · {counts}")
-        self.checklist.show(self.review)
+        self.checklist.show(self.review, message.order)
         self.call_later(self._show_snapshot)  # a turn of its own: a key pressed meanwhile goes first
 
     @on(msg.RerunAsked)

@@ -40,6 +40,7 @@ class ChecksProgress(Message):
 @dataclass
 class ChecksDone(Message):
     review: Review
+    order: tuple[list[Finding], list[str]]  # the Checklist's order of its findings (`order_findings`)
 
 
 @dataclass
