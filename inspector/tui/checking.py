@@ -80,6 +80,9 @@ def run_checks(app: ReviewApp, only: str | None = None) -> None:
             nonlocal seen
             app.post_message(ChecksProgress(done, total, rule.id if rule else None, list(findings[seen:])))
             seen = len(findings)
+            # A rule's findings live as long as the review: out of the collector with them. Its full passes grew
+            # with the findings made (0.03 s, then 0.1, then 0.18 s on 10,000 tools) and held every thread.
+            gc.freeze()
 
         bridged = OnLoop(session, asyncio.get_running_loop())
         try:
