@@ -22,7 +22,8 @@ from inspector.calls import refused_call
 from inspector.catalog import ServerSnapshot
 from inspector.checking import CheckPlan
 from inspector.connection.wire import WireEntry
-from inspector.output import terminal_safe
+from inspector.output import terminal_safe, write_text
+from inspector.report.json import chunks as review_chunks
 from inspector.review import Review, load_review, review_file
 from inspector.targets import Target
 from inspector.text import one_line
@@ -240,10 +241,9 @@ class ReviewApp(App[None]):
     @on(msg.ChecksDone)
     def show_review(self, message: msg.ChecksDone) -> None:
         self.review, self.checking = message.review, False  # saved already, off the UI thread (checking.py)
-        counts = ", ".join(f"{n} {s}" for s, n in sorted(message.review.counts().items()))
-        self.main.status(f"verdict {message.review.verdict} · {counts}")
+        self.main.status(message.verdict)
         self.checklist.show(self.review, message.order)
-        self.call_later(self._show_snapshot)  # a turn of its own: a key pressed meanwhile goes first
+        self.call_after_refresh(self._show_snapshot)  # after a frame: a key pressed meanwhile goes first
 
     @on(msg.RerunAsked)
     def rerun(self, message: msg.RerunAsked) -> None:
@@ -260,7 +260,9 @@ class ReviewApp(App[None]):
         review = review or self.review
         if review is not None:
             review.record_calls(self.call_log, "reviewer")
-            review.save(self.review_path)
+            # streamed in blocks, each masked on its own: masking 100 MB (10,000 tools) as one string held the
+            # interpreter, the app's loop too, for 0.15-0.25 s a pass (it runs in a thread, so keys should not wait)
+            write_text(self.review_path, review_chunks(review))
 
     def action_export(self) -> None:
         if self.review is None:

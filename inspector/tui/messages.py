@@ -41,6 +41,7 @@ class ChecksProgress(Message):
 class ChecksDone(Message):
     review: Review
     order: tuple[list[Finding], list[str]]  # the Checklist's order of its findings (`order_findings`)
+    verdict: str  # the verdict and the count of each status, for the status line
 
 
 @dataclass

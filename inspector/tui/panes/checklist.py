@@ -40,7 +40,15 @@ MAX_EVIDENCE = 50  # wire entries shown of one finding's evidence
 def order_findings(findings: list[Finding]) -> tuple[list[Finding], list[str]]:
     """Every finding by pack and seed section, the worst first in each, and what the filter searches in each
     (as its row reads, lower case). 110,000 findings take about 0.3 s: a run makes this in a thread."""
-    ordered = sorted(findings, key=lambda f: (f.pack, f.source, rank(f.effective), f.rule))
+    # Sorted section by section on integer keys: one sort of 110,000 tuples of strings is a single call that
+    # holds the interpreter (the app's loop too) for 0.2 s, though it runs in a thread.
+    sections: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        sections.setdefault((f.pack, f.source), []).append(f)
+    rules = {rule: i for i, rule in enumerate(sorted({f.rule for f in findings}))}
+    ordered: list[Finding] = []
+    for key in sorted(sections):
+        ordered += sorted(sections[key], key=lambda f: rank(f.effective) * len(rules) + rules[f.rule])
     return ordered, [f"{f.effective} {f.rule} {f.subject or 'server'}: {f.message}".lower() for f in ordered]
 
 
