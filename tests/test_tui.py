@@ -220,6 +220,11 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         assert [(r.by, r.rule, r.text) for r in again.review.remarks] == [
             ("carol", "review.descriptions-grounded", "ask upstream to drop the <IMPORTANT> block")
         ]
+        await until(pilot, lambda: not again.wire_pending and len(again.wire_log.entries) > 3)
+        cited = next(f for f in again.review.findings if f.evidence and min(f.evidence) <= len(again.wire_log.entries))
+        body = again.checklist.finding_text(cited).plain
+        assert "recorded by an earlier session" in body, "a saved review's seqs name other entries in this session"
+        assert not any(f"#{seq} " in body for seq in cited.evidence), "never shown as its evidence"
         await run_checks(pilot, again)
         await until(pilot, lambda: again.review is not None and again.review.created != app.review.created)
         kept = [

@@ -242,7 +242,7 @@ class ReviewApp(App[None]):
     def show_review(self, message: msg.ChecksDone) -> None:
         self.review, self.checking = message.review, False  # saved already, off the UI thread (checking.py)
         self.main.status(message.verdict)
-        self.checklist.show(self.review, message.order)
+        self.checklist.show(self.review, message.order, self.wire_log.epoch)
         self.call_after_refresh(self._show_snapshot)  # after a frame: a key pressed meanwhile goes first
 
     @on(msg.RerunAsked)
@@ -300,6 +300,7 @@ class ReviewApp(App[None]):
 
     def _called(self, call: dict[str, Any]) -> None:
         self.call_log.append(call)
+        self.calls.made(call)
         self._save()
         self.calls.show(self.call_log, self.target)
 

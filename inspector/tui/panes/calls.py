@@ -35,12 +35,17 @@ class CallsPane(TabPane):
         self.wire_log = wire_log  # the request and answer of each call
         self.calls: list[dict[str, Any]] = []
         self.target: Target | None = None  # the server they were made to (for `y`)
+        self.epochs: dict[int, int] = {}  # id of a call made here -> the wire log's epoch its exchange is in
 
     def compose(self) -> ComposeResult:
         yield Static(Text("no calls yet: c calls the tool highlighted in the Tools tab"), id="calls-empty")
         yield Grid(self.COLUMNS, flex="arguments", zebra_stripes=True, id="calls")
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="call-detail")
+
+    def made(self, call: dict[str, Any]) -> None:
+        """A call made here, now: its exchange is in the wire log's current epoch (a saved one's is not)."""
+        self.epochs[id(call)] = self.wire_log.epoch
 
     def show(self, calls: list[dict[str, Any]], target: Target | None = None) -> None:
         self.calls, self.target = calls, target or self.target
@@ -67,7 +72,10 @@ class CallsPane(TabPane):
         detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(str(call['outcome']), 200)}")
         detail.append(f" · {call['latencyMs']} ms\n", style="bold")
         detail.append(visible(json.dumps(call["arguments"], indent=2, ensure_ascii=False), 20000) + "\n")
-        for entry in self.wire_log.exchange(call.get("seq")):
+        exchange = self.wire_log.exchange(call.get("seq"), self.epochs.get(id(call)))
+        if call.get("seq") is not None and not exchange:  # the same seq names another entry here
+            detail.append("its exchange was recorded by an earlier session (a saved review, or before a reconnect)\n")
+        for entry in exchange:
             detail.append_text(self.wire_log.entry_text(entry))
         show_detail(self, "#call-detail", detail)
 

@@ -77,6 +77,7 @@ class ChecklistPane(FilteredPane):
         self.review: Review | None = None
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.order: tuple[list[Finding], list[str]] | None = None  # see `_order`
+        self.epoch: int | None = None  # the wire log's epoch the review's evidence is in (see `show`)
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="check-filter")
@@ -86,9 +87,12 @@ class ChecklistPane(FilteredPane):
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="check-detail")
 
-    def show(self, review: Review | None, order: tuple[list[Finding], list[str]] | None = None) -> None:
-        """The review's findings; `order`, when the run made it already (off the app's loop), saves making it."""
-        self.review, self.order = review, order
+    def show(
+        self, review: Review | None, order: tuple[list[Finding], list[str]] | None = None, epoch: int | None = None
+    ) -> None:
+        """The review's findings; `order`, when the run made it already (off the app's loop), saves making it.
+        `epoch`: the wire log's epoch its evidence was recorded in (None: a saved review, from another session)."""
+        self.review, self.order, self.epoch = review, order, epoch
         self._fill(self.query_one(Input).value)
 
     @property
@@ -174,7 +178,13 @@ class ChecklistPane(FilteredPane):
         detail.append(f"source: {f.source}\n", style="dim")
         if f.waiver:
             detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style=status_style(self.app, "waived"))
-        cited = self.wire_log.by_seq(f.evidence)
+        cited = self.wire_log.by_seq(f.evidence, self.epoch)
+        if f.evidence and not cited:  # the same seqs name other entries here: never show those as proof
+            detail.append(
+                f"\nevidence: {len(f.evidence)} wire entries recorded by an earlier session (a saved review, or "
+                "before a reconnect); re-run the rule (u) to record them here\n",
+                style="dim",
+            )
         if cited:
             entries = f"{len(cited)} wire entr{'y' if len(cited) == 1 else 'ies'}"
             detail.append(f"\nevidence: {entries} (enter: all of it, with Copy)\n", style="bold")

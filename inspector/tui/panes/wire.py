@@ -59,9 +59,15 @@ class WireLog:
         self.texts: list[str] = []  # per entry, what the filter searches: the row as shown, lower case
         self.tokens: dict[int, str] = {}  # entry -> its tokens cell, counted once (a listing page: ~10 ms)
         self.t0 = 0.0
+        # Bumped when the log is cleared (another server) or a session numbers its entries from 1 again (a
+        # reconnect): a seq names an entry only within its epoch, so what cites seqs (a finding's evidence, a
+        # call) says which epoch it was made in.
+        self.epoch = getattr(self, "epoch", -1) + 1
 
     def add(self, batch: Sequence[WireEntry]) -> None:
         for entry in batch:
+            if self.entries and entry.seq <= self.entries[-1].seq:
+                self.epoch += 1
             self.info.append(self._info(entry))
             self.texts.append(f"{entry.direction} {entry.kind} {self.info[-1][0]}".lower())
             self.at_seq[entry.seq] = len(self.entries)
@@ -111,15 +117,18 @@ class WireLog:
             out.append("mcp-review changed: " + visible("; ".join(entry.notes), 2000) + "\n", style="dim")
         return out
 
-    def by_seq(self, seqs: Sequence[int]) -> list[WireEntry]:
-        """The entries with these seqs (the newest with each), in that order; a seq not seen is left out."""
+    def by_seq(self, seqs: Sequence[int], epoch: int | None) -> list[WireEntry]:
+        """The entries with these seqs in this epoch, in that order (a seq not seen is left out); none when
+        they were recorded in another epoch or session: the same seqs name other entries here."""
+        if epoch != self.epoch:
+            return []
         return [self.entries[self.at_seq[seq]] for seq in seqs if seq in self.at_seq]
 
-    def exchange(self, seq: int | None) -> list[WireEntry]:
+    def exchange(self, seq: int | None, epoch: int | None) -> list[WireEntry]:
         """The answer `seq` (a call's, as its record keeps it) after the request it answers (same connection
-        and id); the newest entry with that seq. Looked up, never searched: the log may hold 100,000 entries
+        and id), if the call was made in this epoch. Looked up, never searched: the log may hold 100,000 entries
         and this runs on every move of a cursor."""
-        index = self.at_seq.get(seq) if seq is not None else None
+        index = self.at_seq.get(seq) if seq is not None and epoch == self.epoch else None
         if index is None:
             return []
         request = self.request_of.get(index)
