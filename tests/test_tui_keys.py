@@ -245,3 +245,10 @@ async def test_tab_keys_pressed_quickly_end_on_the_last_tab_pressed(tmp_path):
             await pilot.pause(0.02)
         assert seen == {"tab-tools"}, seen
         assert app.screen.focused is app.main.query_one("#tools", Grid)
+
+
+def test_tool_names_sort_as_a_reader_expects():
+    from inspector.tui.panes.tools import natural
+
+    names = ["events_search_9604", "Events_search_964", "events_search_10", "9lives", "a"]
+    assert sorted(names, key=natural) == ["9lives", "a", "events_search_10", "Events_search_964", "events_search_9604"]

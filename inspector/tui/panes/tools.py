@@ -58,12 +58,14 @@ class ToolRow(NamedTuple):
     status: str  # its worst finding's
 
 
+DIGITS = re.compile(r"(\d+)")
+
+
 def natural(name: str) -> list[str | int]:
     """A name's sort key as a reader expects it: `tool_9` before `tool_10`, case aside."""
     return [int(part) if part.isdigit() else part for part in DIGITS.split(name.lower())]
 
 
-DIGITS = re.compile(r"(\d+)")
 SORT_KEYS: dict[str, Callable[[ToolRow], Any]] = {
     "tool": lambda r: natural(r.item.key),
     "total": lambda r: r.tokens["total"],
