@@ -14,7 +14,9 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from inspector import canary
 from inspector.calls import CallRecord, call_tool, side_effect_reason
+from inspector.canary import CanaryArea
 from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.probe import Prober
 from inspector.connection.session import Session
@@ -48,6 +50,23 @@ class Options:
     probe: frozenset[str] = frozenset()  # active probes allowed: "security" (by name), "security-all" (every string)
 
 
+class Scratch:
+    """The review's one canary area, made when a call first needs it and removed by `close`."""
+
+    def __init__(self) -> None:
+        self._stack = contextlib.ExitStack()
+        self._area: CanaryArea | None = None
+
+    def area(self) -> CanaryArea:
+        if self._area is None:
+            self._area = self._stack.enter_context(canary.area())
+        return self._area
+
+    def close(self) -> None:
+        self._area = None
+        self._stack.close()
+
+
 class CheckContext:
     def __init__(
         self,
@@ -77,6 +96,23 @@ class CheckContext:
         self.pin_to = pin_to  # where this first run pins them, when no baseline exists yet
         self.changes = changes  # the live server against mcp-review.lock, when one exists
         self.rule: Rule | None = None
+        self._scratch = Scratch()  # shared by every rule's view: one canary area for the whole review
+
+    def close(self) -> None:
+        """Remove the review's canary area (and whatever tools wrote into it)."""
+        self._scratch.close()
+
+    def area(self) -> CanaryArea:
+        """The review's canary area (inspector.canary), made on first use: where every path argument of a tool
+        that may write points, so no call of the review can change anything outside it."""
+        return self._scratch.area()
+
+    def arguments(self, tool: Item) -> dict[str, Any]:
+        """Valid arguments for a call of `tool` (checks.arguments.call_arguments): values its schema and
+        descriptions name, and its path parameters inside the canary area when it may write."""
+        from checks.arguments import call_arguments
+
+        return call_arguments(tool, self.area() if side_effect_reason(tool.raw) else None)
 
     def for_rule(self, rule: Rule) -> CheckContext:
         """The context one rule runs with: the same review state (session, calls made, sample results),
@@ -204,11 +240,9 @@ class CheckContext:
 
     async def sample_call(self, tool: Item) -> CallRecord | None:
         """One call with valid arguments generated from the schema, shared by every rule that reads results."""
-        from checks.util import valid_arguments
-
         key = tool.name or ""
         if key not in self._samples:
-            record = await self.call(tool, valid_arguments(tool), purpose="sample result")
+            record = await self.call(tool, self.arguments(tool), purpose="sample result")
             if record is None:
                 return None
             self._samples[key] = record

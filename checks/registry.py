@@ -47,7 +47,7 @@ async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
         if (input_schema(tool) or {}).get("additionalProperties") is not False:
             yield ctx.passed(tool, "claims no strictness")
             continue
-        _, args = next(c for c in invalid_arguments(tool) if c[0] == "unknown extra field")
+        _, args = next(c for c in invalid_arguments(tool, ctx.arguments(tool)) if c[0] == "unknown extra field")
         record = await ctx.try_call(tool, args, "whether unknown fields are really refused")
         if isinstance(record, Finding):
             yield record

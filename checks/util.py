@@ -212,11 +212,13 @@ def example_value(schema: Any, depth: int = 0) -> Any:
 
 
 def _format_value(schema: Json) -> str:
+    """A value of the format that names nothing real: `.invalid` never resolves (RFC 6761), so a tool handed a
+    generated URL or address reaches no host and mails nobody."""
     return {
         "date-time": "2026-01-01T00:00:00Z",
         "date": "2026-01-01",
-        "uri": "https://example.com/",
-        "email": "reviewer@example.com",
+        "uri": "https://mcp-review.invalid/",
+        "email": "reviewer@mcp-review.invalid",
         "uuid": "00000000-0000-4000-8000-000000000000",
     }.get(str(schema.get("format")), "x")
 
@@ -229,8 +231,9 @@ def valid_arguments(tool: Item) -> Json:
 WRONG_VALUES: tuple[Any, ...] = (12345, "mcp-review-not-a-valid-value", True, [], {})
 
 
-def invalid_arguments(tool: Item) -> Iterator[tuple[str, Json]]:
-    """Schema-invalid argument objects, each with what is wrong: wrong type, missing required, unknown field.
+def invalid_arguments(tool: Item, good: Json | None = None) -> Iterator[tuple[str, Json]]:
+    """Schema-invalid argument objects, each with what is wrong: wrong type, missing required, unknown field,
+    each made from `good` (a valid object: the rule's `ctx.arguments(tool)`, whose paths stay in the canary area).
 
     Each is checked against the tool's own inputSchema (offline) and kept only when the schema really
     refuses it: a "wrong" value that the schema allows (a type list, an anyOf) proves nothing when accepted.
@@ -240,7 +243,7 @@ def invalid_arguments(tool: Item) -> Iterator[tuple[str, Json]]:
     from inspector.localschema import validate
 
     schema = input_schema(tool) or {}
-    good = valid_arguments(tool)
+    good = valid_arguments(tool) if good is None else good
     candidates: list[tuple[str, Json]] = []
     req = required(schema)
     if req:

@@ -1,11 +1,13 @@
 """Canaries for active probes: harmless markers that prove a vulnerability by its effect, never by a guess.
 
-A probe plants something only mcp-review knows (a random token, a file with random content in a fresh
-temporary directory, an HTTP listener on 127.0.0.1 at a random port and path) and sends a tool a value
-that would reveal it only if the tool did the unsafe thing: read outside its base directory, ran a shell,
-fetched a URL it was handed, evaluated a template. No canary seen, no failure.
+A probe plants something only mcp-review knows (a random token; an area in a fresh temporary directory with a
+file to read, a directory to list and a path to write; an HTTP listener on 127.0.0.1 at a random port and path)
+and sends a tool a value that would reveal it only if the tool did the unsafe thing: read, listed or wrote
+outside its base directory, ran a shell, ran code, fetched a URL it was handed, evaluated a template. No canary
+seen, no failure. Every path a probe sends leads into the area, so the worst a vulnerable tool can do with it
+lands there, and the area is removed after.
 
-Everything here is headless and bounded: the file and its directory are removed when the block ends, the
+Everything here is headless and bounded: the area is removed when the block ends, the
 listener serves at most `MAX_REQUESTS` requests, reads at most `MAX_REQUEST_BYTES` of each within
 `READ_SECONDS`, and closes when the block ends.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import shutil
 import tempfile
@@ -24,6 +27,7 @@ from pathlib import Path
 MAX_REQUESTS = 32
 MAX_REQUEST_BYTES = 8192
 READ_SECONDS = 2.0
+KINDS = ("read", "list", "write", "scratch")
 PATH_DEPTH = 24  # `../` segments: enough to reach / from any base directory a server is likely to join with
 
 
@@ -42,29 +46,80 @@ def multiplicand() -> int:
     return 100_000 + secrets.randbelow(900_000)
 
 
-@dataclass(frozen=True)
-class CanaryFile:
-    """A file whose random `content` proves a read: whoever returns it read this file."""
+class CanaryArea:
+    """A fresh temporary directory that is the only place a probe may aim a path at, and proof of what reached it.
 
-    path: Path
-    content: str
+    Each probe payload gets its own canary here: a file to read (`plant_file`: random content), a directory to
+    list (`plant_dir`: one entry with a random name), a path to write (`write_target`: absent until a tool
+    writes it), and `scratch()` a fresh path for any other path argument of a tool that may write. A probe
+    sends these as traversals (`traversal`), so a tool that follows `..` out of its own root lands here, and
+    nowhere else: no system path, real file or real host is ever a payload. `area()` removes it all.
+    """
 
-    def traversal(self, depth: int = PATH_DEPTH) -> str:
-        """A relative path that climbs to / from any base directory, then down to this file."""
-        return "../" * depth + str(self.path).lstrip("/")
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._planted: dict[Path, str] = {}  # every canary file or directory, and what it held when planted
+        for kind in KINDS:
+            (root / kind).mkdir()
+
+    def plant_file(self) -> tuple[Path, str]:
+        """A new file and the random token it holds: whoever returns the token read the file."""
+        path, content = self.root / "read" / f"{token(4)}.txt", token()
+        path.write_text(f"mcp-review canary {content}\n", encoding="utf-8")
+        self._planted[path] = path.read_text(encoding="utf-8")
+        return path, content
+
+    def plant_dir(self) -> tuple[Path, str]:
+        """A new directory and the random name of the one file in it: whoever returns the name listed it."""
+        path, entry = self.root / "list" / token(4), f"{token(4)}.txt"
+        path.mkdir()
+        (path / entry).write_text("mcp-review canary\n", encoding="utf-8")
+        self._planted[path] = entry
+        return path, entry
+
+    def write_target(self) -> Path:
+        """A path nothing exists at: whatever appears there was written by the tool that was handed it."""
+        return self.root / "write" / f"{token(4)}.txt"
+
+    def scratch(self) -> Path:
+        """A fresh file in the area (so a tool that moves or copies from it has something to act on): where any
+        other path argument of a tool that may write points."""
+        path = self.root / "scratch" / token(4)
+        path.write_text("mcp-review scratch\n", encoding="utf-8")
+        return path
+
+    def disturbed(self, path: Path) -> str | None:
+        """What happened to a canary at `path` since it was planted (a write target: whether it appeared), as a
+        finding says it; None when it is as it was."""
+        if path not in self._planted:
+            return "wrote the canary path" if path.exists() else None
+        if not path.exists():
+            return "removed or moved the canary"
+        try:
+            now = ",".join(p.name for p in path.iterdir()) if path.is_dir() else path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return "changed the canary"
+        return None if now == self._planted[path] else "changed the canary"
+
+    def traversal(self, path: Path, depth: int = PATH_DEPTH) -> str:
+        """A relative path that climbs to / from any base directory, then down to `path` (inside this area)."""
+        return "../" * depth + str(path).lstrip("/")
+
+    def holds(self, path: str) -> bool:
+        """Is the absolute `path` this area or inside it (once `..` is resolved as text)?"""
+        resolved = os.path.normpath(path)
+        return os.path.isabs(path) and (resolved == str(self.root) or resolved.startswith(f"{self.root}{os.sep}"))
 
 
 @contextlib.contextmanager
-def canary_file() -> Iterator[CanaryFile]:
-    """A canary file in a fresh temporary directory, removed (with the directory) when the block ends."""
-    directory = Path(tempfile.mkdtemp(prefix="mcp-review-canary-"))
+def area() -> Iterator[CanaryArea]:
+    """A `CanaryArea` in a fresh temporary directory (under $TMPDIR), removed with all it holds when the block
+    ends, whatever a tool wrote into it."""
+    root = Path(tempfile.mkdtemp(prefix="mcp-review-canary-")).resolve()
     try:
-        path = directory / f"{token(4)}.txt"
-        content = token()
-        path.write_text(f"mcp-review canary {content}\n", encoding="utf-8")
-        yield CanaryFile(path.resolve(), content)
+        yield CanaryArea(root)
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @dataclass

@@ -168,7 +168,10 @@ async def _review(
         pin_to=pin_to,
         changes=lock_diff(plan, snapshot) if not unreachable else None,
     )
-    findings = await run_rules(ctx, rules, plan, progress)
+    try:
+        findings = await run_rules(ctx, rules, plan, progress)
+    finally:
+        ctx.close()  # the canary area goes, with whatever a tool wrote into it
     review = Review(
         server={"name": snapshot.server_name, "version": snapshot.server_version, "info": snapshot.server_info},
         target=target.public(),

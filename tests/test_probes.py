@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.review.probes import command_payloads, template_payloads
+from checks.review.probes import code_payloads, command_payloads, template_payloads
 from inspector import canary
 from inspector.config import ConfigFileError, load_config
 from inspector.review import verdict_of
@@ -31,12 +31,25 @@ UNCALLABLE = Run(("twins", "vulnerable"), calls="none", options=PROBED)
 EVERY = Run(("twins", "vulnerable"), options=(("probe", frozenset({"security-all"})),))
 
 
-def test_the_canary_file_is_reached_from_any_base_and_removed_after():
-    with canary.canary_file() as planted:
+def test_the_canary_area_is_reached_from_any_base_tells_each_effect_and_is_removed_after():
+    with canary.area() as area:
+        file, content = area.plant_file()
+        directory, entry = area.plant_dir()
+        target = area.write_target()
         for base in ("/", "/srv", "/a/b/c/d/e/f/g/h/i/j/k/l"):
-            reached = Path(os.path.normpath(os.path.join(base, planted.traversal())))
-            assert reached == planted.path and planted.content in reached.read_text()
-    assert not planted.path.exists() and not planted.path.parent.exists()
+            for path in (file, directory, target):
+                assert Path(os.path.normpath(os.path.join(base, area.traversal(path)))) == path
+        assert content in file.read_text() and [p.name for p in directory.iterdir()] == [entry]
+        assert [area.disturbed(p) for p in (file, directory, target)] == [None, None, None]
+        file.write_text("x")
+        (directory / entry).unlink()
+        target.write_text("x")
+        assert area.disturbed(file) == area.disturbed(directory) == "changed the canary"
+        assert area.disturbed(target) == "wrote the canary path"
+        file.unlink()
+        assert area.disturbed(file) == "removed or moved the canary"
+        assert area.holds(f"/srv/ws/{area.traversal(directory)}") and not area.holds(area.traversal(directory))
+    assert not area.root.exists()
 
 
 async def test_the_listener_records_what_was_asked_and_closes():
@@ -52,9 +65,9 @@ async def test_the_listener_records_what_was_asked_and_closes():
 
 def test_no_payload_carries_its_own_proof():
     """An echo of the input can never pass for the effect: the proof is not in what is sent."""
-    for payload in command_payloads() + template_payloads():
+    for payload in command_payloads() + template_payloads() + code_payloads():
         assert payload.proof not in payload.value
-    assert len(template_payloads()) == 5 and len(command_payloads()) == 5
+    assert len(template_payloads()) == 5 and len(command_payloads()) == 5 and len(code_payloads()) == 5
 
 
 @pytest.mark.parametrize("rule", RULES)

@@ -62,6 +62,8 @@ SPEAKS_HOSTILE = Run(("speaks", "hostile"), calls="read-only")
 PROBED = (("probe", frozenset({"security"})),)  # --probe security: the canaries of checks/review/probes.py
 HARDENED = Run(("twins", "hardened"), options=PROBED)
 VULNERABLE = Run(("twins", "vulnerable"), options=PROBED)
+CONFINED_WRITER = Run(("writer", "confined"), options=PROBED)  # tests/servers/writer.py: files and code
+NAIVE_WRITER = Run(("writer", "naive"), options=PROBED)
 
 
 PROFILES = {"exemplary": EXEMPLARY, "domain": DOMAIN, "designed": DESIGNED}
@@ -88,7 +90,6 @@ LAUNCHED = {
 ALSO: dict[str, tuple[str, ...]] = {
     "duplicate-tool": ("spec.tool-names",),  # the spec wants tool names unique too
     "lax-fields": ("review.arguments-validated-and-authorized",),  # it sends the same unknown field
-    "path-traversal": ("review.paths-confined",),  # blocking on any path parameter until --probe security
     "flat-arguments": ("review.commands-not-injected",),  # blocking on a top-level string until --probe security
     "string-icon": ("spec.wire-schema",),  # the schema wants an icon object too
     "bad-task-support": ("spec.wire-schema",),  # the schema's enum of taskSupport values
@@ -118,6 +119,8 @@ CASES.update(
 )
 PROBES = ("paths-confined", "commands-not-injected", "urls-confined", "templates-inert", "secrets-not-echoed")
 CASES.update({f"review.{probe}": (HARDENED, VULNERABLE) for probe in PROBES})
+CASES["review.code-not-executed"] = (CONFINED_WRITER, NAIVE_WRITER)
+CASES["review.injection-safe"] = (DOMAIN, defect_run("attested-fail"))  # manual only: the probes above prove it
 FAILS_AS = {
     "design.lean-output": "warn",
     "design.constraints": "warn",
@@ -144,7 +147,7 @@ EXPECT: dict[str, tuple[str | None, str]] = {
     "review.client-requests-safe": ("sampling/createMessage", "systemPrompt: instruction aimed at the model"),
     "review.commands-not-injected": ("run_ping", "returned the joined canary (a shell ran printf)"),
     "review.descriptions-grounded": ("search_notes", "'<IMPORTANT>' block"),
-    "review.injection-safe": ("read_attachment", "'../../../../../../../../etc/passwd' returned /etc/passwd"),
+    "review.code-not-executed": ("run_code", "returned the joined canary (the code ran): code execution"),
     "review.input-schema": ("filter_notes", "property 'filter' is a free-form object"),
     "review.no-overlap": ("get_tags", "exposes the same data as resource 'notes://tags'"),
     "review.output-schema-and-structured": ("search_notes", "declares an outputSchema but the result has no"),
@@ -188,6 +191,7 @@ SERVER_WIDE = {
     "spec.version-negotiation": "initialize with 1999-01-01 was answered '1999-01-01'",
     "spec.wire-schema": "InitializeResult result.serverInfo: 'version' is a required property",
     "tokens.panic-isolation": "attested by test: fixture attests fail",
+    "review.injection-safe": "attested by test: fixture attests fail",
     "tokens.transport": "the server is reviewed over the legacy HTTP+SSE transport",
 }
 EXPECT.update({rule: (None, fragment) for rule, fragment in SERVER_WIDE.items()})

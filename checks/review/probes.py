@@ -2,210 +2,127 @@
 
 Each rule picks the string parameters that could carry one kind of injection (by name and schema; every string
 parameter with `--probe security-all`), calls the tool, as the calling policy allows, with a value that
-reveals a canary only if the tool did the unsafe thing, and fails only when the canary shows. Without
-`--probe security` nothing is called: one `blocking` finding says how to prove it.
+reveals a canary only if the tool did the unsafe thing, and fails only when the canary shows (the course is
+checks/review/probing.py). Every payload is harmless by construction: paths lead into a fresh canary area
+(inspector.canary), commands only run printf, code only joins two strings, URLs name mcp-review's own listener
+on 127.0.0.1, templates only multiply. Without `--probe security` nothing is called: one `blocking` finding
+says how to prove it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 from checks.context import CheckContext
 from checks.core import rule
-from checks.review.common import SEED, named_tools
-from checks.review.security import PATHLIKE
-from checks.util import input_schema, properties, valid_arguments, words
+from checks.review.common import SEED
+from checks.review.probing import Canaries, Payload, Probe, in_reply, joined_outside, run_probe, tokens_only
 from inspector import canary
-from inspector.calls import CallRecord, side_effect_reason
-from inspector.catalog import Item
+from inspector.calls import CallRecord
 from inspector.review import Finding
 
 SOURCE = f"{SEED} Security: injection-safe"
-PROBE_MODES = ("security", "security-all")
 SSRF_WAIT = 3.0  # seconds the listener waits for a request when no probe_timeout is set
-COMMANDS = ("x;printf %s%s {a} {b}", "$(printf %s%s {a} {b})", "`printf %s%s {a} {b}`", "x && printf %s%s {a} {b}")
-COMMANDS += ("x | printf %s%s {a} {b}",)
+COMMANDS = ("{x};printf %s%s {a} {b}", "$(printf %s%s {a} {b})", "`printf %s%s {a} {b}`", "{x} && printf %s%s {a} {b}")
+COMMANDS += ("{x} | printf %s%s {a} {b}",)
+CODE = (
+    "import sys; sys.stdout.write('{a}' + '{b}')",  # Python, run as a program (exec): statements
+    "print(''.join(['{a}', '{b}']))",  # Python, as a program or an expression
+    "['{a}', '{b}'].join('')",  # JavaScript, evaluated: the last expression is the value
+    "console.log(['{a}', '{b}'].join(''))",  # JavaScript, run as a program
+    "puts ['{a}', '{b}'].join",  # Ruby
+)
 TEMPLATES = ("{{{{7*{n}}}}}", "${{7*{n}}}", "#{{7*{n}}}", "<%= 7*{n} %>")
 
 
-@dataclass(frozen=True)
-class Payload:
-    value: str  # what the parameter is set to
-    proof: str  # what only the unsafe behaviour can produce (in the reply, or at the listener)
-
-
-@dataclass(frozen=True)
-class Probe:
-    what: str  # the injection, as a finding names it
-    effect: str  # what a failing call did, as a finding says it
-    names: tuple[str, ...]  # parameter name words that make a parameter a candidate
-    formats: tuple[str, ...] = ()  # schema formats that do
-    substring: bool = False  # match the names anywhere in the parameter's name, not as whole words
-    widen: bool = True  # `--probe security-all` sets every string parameter, not only those chosen by name
-
-
-Proved = Callable[[CallRecord, Payload], Awaitable[bool]]
-Payloads = Callable[[], list[Payload]]  # fresh canaries for each parameter
-Canaries = tuple[Payloads, Proved]
-Plant = Callable[[CheckContext], AbstractAsyncContextManager[Canaries]]  # planted only once the probe may run
-
-
-def is_string(schema: dict[str, object]) -> bool:
-    kind = schema.get("type")
-    return kind == "string" or (isinstance(kind, list) and "string" in kind)
-
-
-def fits(probe: Probe, name: str, schema: dict[str, object]) -> bool:
-    if schema.get("format") in probe.formats:
-        return True
-    if probe.substring:
-        return any(word in name.lower() for word in probe.names)
-    return bool(set(words(name)) & set(probe.names)) or name.lower() in probe.names
-
-
-def candidates(ctx: CheckContext, probe: Probe) -> list[tuple[Item, list[str]]]:
-    """Every tool with the string parameters this probe would set: chosen by name and format, or all of them."""
-    every = probe.widen and "security-all" in ctx.options.probe
-    out = []
-    for tool in named_tools(ctx):
-        params = [
-            name
-            for name, schema in properties(input_schema(tool)).items()
-            if is_string(schema) and (every or fits(probe, name, schema))
-        ]
-        if params:
-            out.append((tool, params))
-    return out
-
-
-def reply_text(record: CallRecord) -> str:
-    """Everything a call brought back (result and JSON-RPC error), as one string to look for a canary in."""
-    return json.dumps([record.result, record.error], ensure_ascii=False)
-
-
-async def in_reply(record: CallRecord, payload: Payload) -> bool:
-    return payload.proof in reply_text(record)
-
-
-def probing(ctx: CheckContext) -> bool:
-    """Did the reviewer opt in to active probes (`--probe security` or `security-all`)?"""
-    return bool(set(PROBE_MODES) & ctx.options.probe)
-
-
-def tokens_only(payloads: Payloads) -> Plant:
-    """Canaries that need nothing planted: random values, proven by what the reply carries."""
-
-    @contextlib.asynccontextmanager
-    async def plant(_: CheckContext) -> AsyncIterator[Canaries]:
-        yield payloads, in_reply
-
-    return plant
-
-
-async def run_probe(ctx: CheckContext, probe: Probe, plant: Plant) -> AsyncIterator[Finding]:
-    """The shared course of every probe rule: n/a, one blocking without consent, else per tool a proof or not.
-    The canaries are planted (a file, a listener) only when some tool is probed, and removed after."""
-    found = candidates(ctx, probe)
-    if not found:
-        yield ctx.na(None, f"no tool takes a string parameter that could carry {probe.what}")
-        return
-    if not probing(ctx):
-        params = [f"{tool.name}.{p}" for tool, ps in found for p in ps]
-        calls = "all" if any(side_effect_reason(tool.raw) for tool, _ in found) else "read-only"
-        yield ctx.blocking(
-            None,
-            f"{len(params)} parameter(s) could carry {probe.what} ({', '.join(params[:8])}): run with "
-            f"--probe security and --calls {calls} to prove or rule it out with a canary",
-            [tool.seq for tool, _ in found],
-        )
-        return
-    for tool, _ in found:
-        if ctx.may_call(tool) is not None:
-            yield ctx.blocking_call(tool, f"a {probe.what} probe")
-    allowed = [(tool, params) for tool, params in found if ctx.may_call(tool) is None]
-    if not allowed:
-        return
-    async with plant(ctx) as (payloads, proved):
-        for tool, params in allowed:
-            yield await probe_tool(ctx, probe, tool, params, payloads, proved)
-
-
-async def probe_tool(
-    ctx: CheckContext, probe: Probe, tool: Item, params: list[str], payloads: Payloads, proved: Proved
-) -> Finding:
-    """Set each parameter to each payload in turn (the other arguments valid); the first canary seen fails."""
-    tried: list[str] = []
-    seqs: list[int | None] = []
-    for param in params:
-        for payload in payloads():
-            arguments = {**valid_arguments(tool), param: payload.value}
-            record = await ctx.try_call(tool, arguments, f"{probe.what} through {param!r}")
-            if isinstance(record, Finding):
-                return record
-            seqs.append(record.seq)
-            if await proved(record, payload):
-                return ctx.fail(tool, f"{param!r} = {payload.value!r} {probe.effect}: {probe.what}", [record.seq])
-            tried.append(f"{param}={payload.value!r}")
-    shown = ", ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
-    return ctx.passed(tool, f"no canary effect ({probe.what}) from {shown}", seqs)
-
-
-PATHS = Probe("path traversal", "returned the canary file's content", PATHLIKE, substring=True)
+PATHS = Probe(
+    "path traversal",
+    "reached the canary area",
+    paths=True,
+    echo_is_inert=False,  # an echoed path proves nothing either way
+    settles="a refusal (an error naming the root), or the effect, would settle it: check where the tool joins "
+    "the path with its root",
+)
 
 
 @rule("review.paths-confined", modes=("call",), source=SOURCE)
 async def paths_confined(ctx: CheckContext) -> AsyncIterator[Finding]:
-    """Path parameters stay inside the directory the tool serves: proven with a canary file.
+    """Path parameters stay inside the directory the tool serves: proven by a canary read, listed or written.
 
-    What it checks: with `--probe security`, every tool with a string parameter whose name contains path, file,
-    filename, dir, directory or folder (every string parameter with `--probe security-all`) is called, as the
-    calling policy allows, with that parameter set to enough `../` segments to reach / from any base directory and
-    then the path of a canary file mcp-review wrote in a fresh temporary directory (removed after the rule). The
-    file holds a random token; the token in the reply (result or error) fails.
+    What it checks: with `--probe security`, every tool with a string parameter that names a file or directory
+    (its name has a word like path, file, filename, dir, directory, folder, cwd, workdir, root, dest; or its
+    description says it is a path; every string parameter with `--probe security-all`) is called, as the calling
+    policy allows, three times per parameter: with enough `../` segments to reach / from any base directory,
+    then the path of (1) a canary file with random content, (2) a canary directory holding one file with a random
+    name, (3) a path where nothing exists yet. All three lie in a fresh temporary directory mcp-review creates and
+    removes after the review (the canary area); nothing outside it is ever named, and the tool's other path
+    arguments point into it too, so even a tool that writes can only write there. The effect fails: the file's
+    token or the directory's entry in the reply, a file appearing at the written path, or an error in which the
+    operating system answered for a path the server built into the canary area (`Not a directory:
+    '/srv/ws/../../tmp/mcp-review-canary-…'`) without refusing it.
 
     Why: seed 003 injection-safe: arguments reaching paths MUST be confined; path traversal was among the
-    most-filed MCP CVE classes in early 2026. The random content proves the read; nothing is guessed.
+    most-filed MCP CVE classes in early 2026. Random content and names prove the effect; nothing is guessed, and
+    no system file is ever a payload (an earlier probe wrote to /etc/passwd on a server running as root).
 
-    Known false positives: a tool meant to read any path (a filesystem server allowed to read the temporary
-    directory) returns the canary by design: the read is real, whether it should be confined is the reviewer's
+    Known false positives: a tool meant to reach any path (a filesystem server allowed to use the temporary
+    directory) reaches the canary by design: the effect is real, whether it should be confined is the reviewer's
     call; waive it naming the configured roots. A server on another host or in a container that cannot see this
-    machine's temporary directory proves nothing and passes.
+    machine's temporary directory shows no effect and warns.
 
-    Passes: every probed tool answered without the canary. Fails: a reply carried the canary file's token.
-    Blocking: without `--probe security` (one finding for the server), tools that may not be called, calls with
-    no answer.
+    Passes: every payload was refused (an error or `isError`). Fails: an effect showed. Warns: a payload was
+    taken without refusal and without effect (a sanitiser may have rewritten it, or the server acted elsewhere):
+    not proven either way. Blocking: without `--probe security` (one finding for the server), tools that may not
+    be called, calls with no answer.
 
     To verify when blocking: run with `--probe security` and `--calls read-only` for tools annotated readOnlyHint:
     true (and not open-world) or `--calls all` (the reviewer's consent) for any other; with an allow-list, add
     the tool to calls.allow in mcp-review.toml.
     """
-    async for finding in run_probe(ctx, PATHS, canary_file):
+    async for finding in run_probe(ctx, PATHS, canary_paths):
         yield finding
 
 
 @contextlib.asynccontextmanager
-async def canary_file(_: CheckContext) -> AsyncIterator[Canaries]:
-    """A canary file in a fresh temporary directory; the traversal to it; its random content in the reply."""
-    with canary.canary_file() as planted:
-        yield (lambda: [Payload(planted.traversal(), planted.content)]), in_reply
+async def canary_paths(ctx: CheckContext) -> AsyncIterator[Canaries]:
+    """Per parameter a fresh file to read, directory to list and path to write, in the review's canary area; the
+    effect on any of them (or the system's answer for a path built into the area) proves the traversal."""
+    area = ctx.area()
+
+    def payloads() -> list[Payload]:
+        file, content = area.plant_file()
+        directory, entry = area.plant_dir()
+        return [
+            Payload(area.traversal(file), content, "returned the canary file's content", str(file)),
+            Payload(area.traversal(directory), entry, "listed the canary directory", str(directory)),
+            Payload(area.traversal(target := area.write_target()), "", "", str(target)),
+        ]
+
+    async def proved(record: CallRecord, payload: Payload) -> str | bool | None:
+        touched = area.disturbed(Path(payload.planted))
+        shown = await in_reply(record, payload) if payload.proof else None
+        return touched or shown or joined_outside(record, area)
+
+    yield payloads, proved
 
 
 COMMAND = Probe(
     "command injection",
     "returned the joined canary (a shell ran printf)",
     ("command", "cmd", "args", "argv", "query", "host", "hostname", "name", "message", "script", "shell", "target"),
+    settles="a refusal, or the payload coming back as text, would settle it",
 )
 
 
 def command_payloads() -> list[Payload]:
+    """Each shell separator with printf joining two random halves; the word before it names nothing (a random
+    token, not `x`: a tool that acts on the first word acts on nothing that exists)."""
     out = []
     for shape in COMMANDS:
         a, b = canary.halves()
-        out.append(Payload(shape.format(a=a, b=b), a + b))
+        out.append(Payload(shape.format(x=canary.token(4), a=a, b=b), a + b))
     return out
 
 
@@ -215,9 +132,10 @@ async def commands_not_injected(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     What it checks: with `--probe security`, every string parameter named like command, cmd, args, argv, query,
     host, hostname, name, message, script, shell or target (every string parameter with `--probe security-all`)
-    is set in turn to `x;printf %s%s A B`, `$(printf %s%s A B)`, `` `printf %s%s A B` ``, `x && printf ...` and
-    `x | printf ...`, where A and B are random halves of a token. Only a shell joins them: the whole token AB in
-    the reply fails. An echo of the input cannot produce it, since AB is not in the input.
+    is set in turn to `W;printf %s%s A B`, `$(printf %s%s A B)`, `` `printf %s%s A B` ``, `W && printf ...` and
+    `W | printf ...`, where A and B are random halves of a token and W a random word that names nothing. Only a
+    shell joins them: the whole token AB in the reply fails. An echo of the input cannot produce it, since AB is
+    not in the input. The worst a shell can do with these is print: no payload runs anything but printf.
 
     Why: seed 003 injection-safe: arguments reaching shells MUST be parameterized or escaped; shell injection was
     the most-filed MCP CVE class in early 2026.
@@ -227,8 +145,10 @@ async def commands_not_injected(ctx: CheckContext) -> AsyncIterator[Finding]:
     parameter with another name, or one that needs a valid prefix (a real host name) before the separator, is
     not found unless `--probe security-all` and the payloads reach it.
 
-    Passes: no reply carried the joined token. Fails: one did. Blocking: without `--probe security` (one finding
-    for the server), tools that may not be called, calls with no answer.
+    Passes: every payload was refused or came back verbatim (kept as text). Fails: a reply carried the joined
+    token. Warns: a payload was taken without refusal, echo or effect: not proven either way (the shell's output
+    may not be returned). Blocking: without `--probe security` (one finding for the server), tools that may not
+    be called, calls with no answer.
 
     To verify when blocking: run with `--probe security` and `--calls all` (the reviewer's consent; tools that
     run commands are rarely read-only) or `--calls read-only` for read-only tools; with an allow-list, add the
@@ -238,11 +158,75 @@ async def commands_not_injected(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
+CODE_PROBE = Probe(
+    "code execution",
+    "returned the joined canary (the code ran)",
+    (
+        "code",
+        "script",
+        "expression",
+        "expr",
+        "eval",
+        "python",
+        "javascript",
+        "js",
+        "program",
+        "snippet",
+        "source",
+        "statement",
+        "cell",
+        "lambda",
+    ),
+    settles="a refusal, or the code coming back as text, would settle it",
+)
+
+
+def code_payloads() -> list[Payload]:
+    """Programs in Python, JavaScript and Ruby that join two random halves: only running them produces the whole
+    (arithmetic is not enough: a calculator computes 7*N by design, and a sandboxed evaluator does too)."""
+    out = []
+    for shape in CODE:
+        a, b = canary.halves()
+        out.append(Payload(shape.format(a=a, b=b), a + b))
+    return out
+
+
+@rule("review.code-not-executed", modes=("call",), source=SOURCE)
+async def code_not_executed(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """Arguments are never run as code: proven with programs that join two random halves.
+
+    What it checks: with `--probe security`, every string parameter named like code, script, expression, expr,
+    eval, python, javascript, js, program, snippet, source, statement, cell or lambda (every string parameter with
+    `--probe security-all`) is set in turn to a Python program (`import sys; sys.stdout.write('A' + 'B')`), a
+    Python expression (`print(''.join(['A', 'B']))`), a JavaScript expression and program (`['A', 'B'].join('')`,
+    `console.log(...)`) and a Ruby one, where A and B are random halves of a token. Only running the code joins
+    them: the whole token AB in the reply fails. None of them touches a file, a process or the network.
+
+    Why: seed 003 injection-safe: arguments MUST NOT be evaluated as code. A tool that runs what it is handed runs
+    whatever a prompt injection writes, with the server's rights.
+
+    Known false positives: a tool whose purpose is running code (a notebook, a sandbox, a REPL) runs it by design
+    and fails: the finding is true; waive it when running code is the tool's job and it is sandboxed. A language
+    not among the five (SQL, Lua, a shell) is not proven; shells are covered by review.commands-not-injected.
+
+    Passes: every payload was refused or came back verbatim. Fails: a reply carried the joined token. Warns: a
+    payload was taken without refusal, echo or effect (the program's output may not be returned). Blocking:
+    without `--probe security` (one finding for the server), tools that may not be called, calls with no answer.
+
+    To verify when blocking: run with `--probe security` and `--calls all` (the reviewer's consent: tools that run
+    code are rarely read-only); with an allow-list, add the tool to calls.allow in mcp-review.toml.
+    """
+    async for finding in run_probe(ctx, CODE_PROBE, tokens_only(code_payloads)):
+        yield finding
+
+
 URLS = Probe(
     "server-side request forgery",
     "made the server request the canary listener on 127.0.0.1",
     ("url", "uri", "endpoint", "link", "href", "webhook", "callback"),
     formats=("uri", "url", "iri", "uri-reference"),
+    echo_is_inert=False,  # an echoed URL may still have been fetched later
+    settles="a refusal, or a request at the listener, would settle it (the fetch may be deferred or proxied)",
 )
 
 
@@ -292,6 +276,7 @@ TEMPLATE = Probe(
     "template injection",
     "returned a value only evaluation computes",
     ("template", "format", "message", "text", "body", "pattern"),
+    settles="a refusal, or the template coming back as text, would settle it",
 )
 
 
@@ -337,6 +322,7 @@ SECRETS = Probe(
     "came back in the reply",
     ("password", "passwd", "passphrase", "secret", "token", "key", "apikey", "credential", "credentials", "pin"),
     widen=False,  # an echoed value is a leak only when the parameter holds a secret
+    needs_refusal=False,  # a secret taken quietly is the safe outcome
 )
 
 

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from checks.context import CheckContext
 from checks.core import rule
 from checks.review.common import HINTS, SEED, named_tools
-from checks.util import DESTROY_WORDS, WRITE_WORDS, invalid_arguments, rejected, result_json, valid_arguments, words
+from checks.util import DESTROY_WORDS, WRITE_WORDS, invalid_arguments, rejected, result_json, words
 from inspector.calls import annotations
 from inspector.review import Finding
 
@@ -67,7 +67,7 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
             else:
                 yield ctx.passed(tool, "declares no outputSchema (not called: structured results unverified)")
             continue
-        record = await ctx.try_call(tool, valid_arguments(tool), "whether structuredContent conforms")
+        record = await ctx.try_call(tool, ctx.arguments(tool), "whether structuredContent conforms")
         if isinstance(record, Finding):
             yield record
             continue
@@ -153,7 +153,7 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
         )
     modern_channel = ctx.revision_at_least("2025-11-25")
     for tool in named_tools(ctx):
-        case = next(invalid_arguments(tool), None)
+        case = next(invalid_arguments(tool, ctx.arguments(tool)), None)
         if case is None:
             continue
         what, args = case

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from checks.context import CheckContext
 from checks.core import rule
 from checks.review.common import SEED, named_tools
-from checks.util import input_schema, invalid_arguments, properties, rejected, result_text, valid_arguments
+from checks.util import invalid_arguments, rejected
 from inspector.baseline import definition_hash
 from inspector.catalog import LISTS as CATALOG_LISTS
 from inspector.catalog import list_all
@@ -46,7 +46,7 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     mcp-review.toml (or the TUI), by a reviewer who read each handler's authorization check.
     """
     for tool in named_tools(ctx):
-        lazy = invalid_arguments(tool)
+        lazy = invalid_arguments(tool, ctx.arguments(tool))
         first = next(lazy, None)
         if first is None:
             yield ctx.na(tool, "takes no constrained arguments")
@@ -78,56 +78,38 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
-PATHLIKE = ("path", "file", "filename", "dir", "directory", "folder")
-TRAVERSAL = "../../../../../../../../etc/passwd"
+PROBE_RULES = ("paths-confined", "commands-not-injected", "code-not-executed", "urls-confined", "templates-inert")
 
 
-@rule("review.injection-safe", modes=("call", "manual"), source=f"{SEED} Security: injection-safe")
+@rule("review.injection-safe", modes=("manual",), source=f"{SEED} Security: injection-safe")
 async def injection_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
-    """Arguments that reach shells, SQL, paths or URLs are parameterized or escaped.
+    """Arguments that reach shells, SQL, paths or URLs are parameterized or escaped: what only a reader can judge.
 
-    What it checks: call: every tool with a string parameter whose name contains path, file, filename, dir,
-    directory or folder (the first such parameter) is called, as the calling policy allows (read-only tools with
-    `--calls read-only`, others only with `--calls all`), with arguments generated from its schema and that
-    parameter set to a traversal payload (`../../../../../../../../etc/passwd`); the contents of /etc/passwd
-    (`root:x:0:0`) in the result text fail. manual: shells, SQL and URL building need a reader of the source (grep
-    the diff for string-built commands and unbounded path joins); a reviewer attests it.
+    What it checks: the running server's side of this item is proven by the canary probes (`--probe security`),
+    one rule per class so that one fact gives one finding: review.paths-confined (a file read, a directory listed
+    or a path written in a canary area), review.commands-not-injected (a shell joining printf's halves),
+    review.code-not-executed (a program joining them), review.urls-confined (a request to a loopback listener),
+    review.templates-inert (random arithmetic evaluated). This rule keeps what no probe can settle: how arguments
+    reach SQL and every path, command and URL the probes did not reach; a reviewer attests it.
 
     Why: seed 003 injection-safe: arguments reaching shells, SQL, paths or URLs MUST be parameterized or escaped;
-    shell injection and path traversal were the most-filed MCP CVE classes in early 2026.
+    shell injection and path traversal were the most-filed MCP CVE classes in early 2026 ("grep the diff for
+    string-concatenated commands and unbounded path joins"). It used to send a traversal to /etc/passwd itself:
+    a server running as root that writes where it is told overwrote that file. No payload names a system path now.
 
-    Known false positives: a tool meant to read any path the user names (a filesystem server configured with `/`
-    among its allowed roots) returns /etc/passwd by design and fails: the file really came back, but whether the
-    tool should have been confined is the reviewer's call; waive it with the configured roots. On a host without
-    /etc/passwd (Windows, a minimal container) the probe proves nothing and passes. Other parameters and other
-    injection classes are left to the manual part.
+    Known false positives: none of its own: it never fails without a reviewer's word.
 
-    Passes: the payload did not return /etc/passwd. Fails: it did (path traversal), or a reviewer attests an
-    injection. Blocking: tools that may not be called, and the manual part.
+    Passes: a reviewer attests it. Fails: a reviewer attests an injection. Blocking: until a reviewer attests.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
-    `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
-    mcp-review.toml. The manual part: an [[attest]] entry for review.injection-safe in mcp-review.toml (or the TUI),
-    by a reviewer who read how arguments reach shells, SQL, paths and URLs.
+    To verify when blocking: an [[attest]] entry for review.injection-safe in mcp-review.toml (or the TUI), by a
+    reviewer who read how arguments reach shells, SQL, paths and URLs; run the probe rules above for the running
+    server's side.
     """
-    for tool in named_tools(ctx):
-        props = properties(input_schema(tool))
-        target = next(
-            (n for n, s in props.items() if s.get("type") == "string" and any(p in n.lower() for p in PATHLIKE)), None
-        )
-        if target is None:
-            continue
-        record = await ctx.try_call(
-            tool, {**valid_arguments(tool), target: TRAVERSAL}, f"path traversal through {target!r}"
-        )
-        if isinstance(record, Finding):
-            yield record
-            continue
-        if "root:x:0:0" in result_text(record.result):
-            yield ctx.fail(tool, f"{target!r} = {TRAVERSAL!r} returned /etc/passwd: path traversal", [record.seq])
-        else:
-            yield ctx.passed(tool, f"{target!r} did not let {TRAVERSAL!r} through", [record.seq])
-    for finding in ctx.manual("arguments reaching shells, SQL and URLs are parameterized or escaped."):
+    rules = ", ".join(f"review.{r}" for r in PROBE_RULES)
+    for finding in ctx.manual(
+        f"arguments reaching SQL, shells, paths and URLs are parameterized or escaped in the source ({rules} "
+        "prove the running server's side with --probe security)."
+    ):
         yield finding
 
 

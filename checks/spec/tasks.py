@@ -66,9 +66,7 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     for tool in ctx.snapshot.tools:
         if supports.get(tool.name) != "required":
             continue
-        from checks.util import valid_arguments
-
-        record = await ctx.try_call(tool, valid_arguments(tool), "taskSupport: required enforcement")
+        record = await ctx.try_call(tool, ctx.arguments(tool), "taskSupport: required enforcement")
         if isinstance(record, Finding):
             yield record
             continue

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from checks.context import CheckContext
 from checks.core import rule
 from checks.tokens.common import SEED, named_tools
-from checks.util import input_schema, properties, rejected, result_json, valid_arguments, words
+from checks.util import input_schema, properties, rejected, result_json, words
 from inspector.catalog import Item
 from inspector.review import Finding
 
@@ -62,7 +62,7 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
             )
             continue
         record = await ctx.try_call(
-            tool, {**valid_arguments(tool), "limit": 1000}, "clamping and the {items, next_cursor, total} shape"
+            tool, {**ctx.arguments(tool), "limit": 1000}, "clamping and the {items, next_cursor, total} shape"
         )
         if isinstance(record, Finding):
             yield record
@@ -109,7 +109,7 @@ async def field_selection(ctx: CheckContext) -> AsyncIterator[Finding]:
         if not prop or prop.get("type") != "array":
             yield ctx.fail(tool, "takes no `fields` array")
             continue
-        record = await ctx.try_call(tool, {**valid_arguments(tool), "fields": ["id"]}, "whether `fields` is honoured")
+        record = await ctx.try_call(tool, {**ctx.arguments(tool), "fields": ["id"]}, "whether `fields` is honoured")
         if isinstance(record, Finding):
             yield record
             continue

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from checks.context import CheckContext
 from checks.core import rule
 from checks.tokens.common import SEED, named_tools
-from checks.util import input_schema, properties, required, valid_arguments, words
+from checks.util import input_schema, properties, required, words
 from inspector.calls import annotations
 from inspector.review import Finding
 
@@ -87,7 +87,7 @@ async def destructive_elicitation(ctx: CheckContext) -> AsyncIterator[Finding]:
         return
     for tool in destructive:
         before = len(ctx.wire.entries)
-        record = await ctx.try_call(tool, valid_arguments(tool), "whether it asks for confirmation")
+        record = await ctx.try_call(tool, ctx.arguments(tool), "whether it asks for confirmation")
         if isinstance(record, Finding):
             yield record
             continue

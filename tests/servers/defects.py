@@ -99,24 +99,6 @@ def unknown_tool_succeeds(server: RawServer) -> None:
     wrap(server, "tools/call", around)
 
 
-@defect(exemplary, "review.injection-safe")
-def path_traversal(server: RawServer) -> None:
-    """read_attachment follows ../ out of its folder."""
-    definition = strict(
-        "read_attachment",
-        "Read a note's attachment. Use when the user asks what a note's attached file says.",
-        {"file_path": {"type": "string", "maxLength": 200, "description": "Attachment path"}},
-        ["file_path"],
-        "Read attachment",
-    )
-
-    def answer(args: Json) -> Json:
-        traversed = "../" in str(args["file_path"])
-        return text_result("root:x:0:0:root:/root:/bin/bash" if traversed else "attachment text")
-
-    add_tool(server, definition, answer)
-
-
 @defect(exemplary, "review.no-overlap")
 def tool_mirrors_resource(server: RawServer) -> None:
     """get_tags returns what resource `tags` serves, and does not say why."""
