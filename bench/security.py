@@ -9,7 +9,7 @@ the scan gives a `fail` (what makes a review fail), *flagged* when it gives a `f
 per category: recall on attacks (caught), the false-positive rate on benign cases (caught, and flagged),
 and totals; then each twin pair of fixture servers (vulnerable and hardened, hostile and clean) reviewed for
 real, rule by rule, to show that the verdict tells them apart. Categories whose proof is a behaviour
-(command injection, path traversal, SSRF: the active probes of `--probe security`; rug pulls: the
+(command injection, code execution, path traversal, SSRF: the active probes of `--probe security`; rug pulls: the
 definition hash) are scanned like the rest, but the scanner is not what judges them: their rows are marked.
 """
 
@@ -141,6 +141,14 @@ TWINS = [
         "all",
         frozenset({"security"}),
         "paths-confined commands-not-injected urls-confined templates-inert secrets-not-echoed",
+    ),
+    (
+        "behaviour: writes, listings and code (active probes, canary area)",
+        "writer",
+        ("naive", "confined"),
+        "all",
+        frozenset({"security"}),
+        "paths-confined code-not-executed",
     ),
     (
         "what it says at run time",

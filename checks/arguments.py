@@ -22,6 +22,17 @@ from inspector.calls import side_effect_reason
 from inspector.canary import CanaryArea
 from inspector.catalog import Item
 
+# What the review sends, as the consent it asks for says it (`check --help`, its notice, the TUI's run dialog).
+CALLS_SEND = (
+    "calls send generated arguments that name nothing real (random words, .invalid hosts and addresses, values the "
+    "tool's own text names), schema-invalid ones, and, to a tool that may write, paths that lead only into a fresh "
+    "canary directory under $TMPDIR, removed after the review"
+)
+PROBES_SEND = (
+    "probes send paths into that canary directory, printf after a shell separator, short programs that join two "
+    "strings, a URL of mcp-review's own listener on 127.0.0.1, arithmetic in template syntax and a random fake "
+    "secret: never a system path, a real file or another host"
+)
 PATH_WORDS = frozenset(
     {"path", "paths", "file", "files", "filename", "filepath", "dir", "dirs", "dirname", "directory", "folder"}
     | {"cwd", "workdir", "workspace", "root", "dest", "destination", "location"}

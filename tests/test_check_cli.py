@@ -76,12 +76,14 @@ def test_config_attestations_waivers_and_baseline_make_it_pass(tmp_path):
     out = check("--out", "review.md", "--", *EXEMPLARY, cwd=tmp_path)
     assert out.returncode == 0, out.stderr + (tmp_path / "review.md").read_text()[:3000]
     md = (tmp_path / "review.md").read_text()
-    assert "**Verdict: ✅ PASS**" in md
-    assert "review.commands-not-injected" in next(line for line in md.splitlines() if line.startswith("- pass:"))
+    # search_notes takes the command payloads quietly (an empty search): not proven either way, so a warn, never a pass
+    assert "**Verdict: ⚠️ PASS_WITH_WARNINGS**  ·  1 warn" in md
+    assert "### review.commands-not-injected (1)" in md and "without refusing it and showed no effect" in md
     assert "(attested pass) | server | alice | every handler checks the caller's scope" in md
     assert "attested by alice: every handler checks the caller's scope" in (tmp_path / "review.full.md").read_text()
     assert (tmp_path / "baseline.json").is_file(), "the first --baseline run pins the definitions"
-    assert "mcp-review: PASS: wrote review.md and review.full.md" in out.stderr
+    assert "mcp-review: PASS_WITH_WARNINGS: wrote review.md and review.full.md" in out.stderr
+    assert "probes send paths into that canary directory" in out.stderr, "the consent says what probes send"
     second = check("-q", "--format", "json", "--", *EXEMPLARY, cwd=tmp_path)
     rug = [f for f in json.loads(second.stdout)["findings"] if f["rule"] == "review.rug-pull-mitigation"]
     assert rug[0]["status"] == "pass" and "matches the baseline" in rug[0]["message"]

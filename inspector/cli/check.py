@@ -22,14 +22,20 @@ def review_options(p: argparse.ArgumentParser) -> None:
         "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
     )
     p.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
-    p.add_argument("--calls", choices=["none", "read-only", "all"], help="which tools checks may call (default none)")
+    from checks.arguments import CALLS_SEND, PROBES_SEND
+
+    p.add_argument(
+        "--calls",
+        choices=["none", "read-only", "all"],
+        help=f"which tools checks may call (default none); {CALLS_SEND}".replace("%", "%%"),
+    )
     p.add_argument(
         "--probe",
         action="append",
         default=[],
         choices=["security", "security-all"],
         help="active probes with canaries (opt-in): security (parameters chosen by name and schema), "
-        "security-all (every string parameter); tools are called only as --calls allows",
+        f"security-all (every string parameter); tools are called only as --calls allows; {PROBES_SEND}",
     )
     p.add_argument(
         "--review-config",
@@ -43,6 +49,15 @@ def review_options(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long the whole check may wait on the server, plus 1 s per request (default 4 x --timeout)",
     )
+
+
+def consent_notice(options: Any) -> str:
+    """What the calls and probes of a review will send, said before any is made."""
+    from checks.arguments import CALLS_SEND, PROBES_SEND
+
+    which = "every tool" if options.calls == "all" else "tools annotated read-only and closed-world"
+    probes = f"; {PROBES_SEND}" if options.probe else "; no probe payloads (no --probe)"
+    return f"checks may call {which}: {CALLS_SEND}{probes}"
 
 
 def review_plan(args: argparse.Namespace) -> Any:
@@ -108,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"\r\x1b[Kchecking {done}/{total} {label}", end="" if done < total else "\n", file=sys.stderr)
         elif done in (0, total):
             print(f"mcp-review: {'checking' if done == 0 else 'checked'} {total} rules", file=sys.stderr)
+
+    if not args.quiet and plan.options.calls != "none":
+        print(f"mcp-review: {consent_notice(plan.options)}", file=sys.stderr)
 
     try:
         review = asyncio.run(_run_check(args, target, plan, progress))

@@ -22,9 +22,14 @@ CALLS = [
 
 PROBES = [
     ("off: probe rules stay blocking", "off"),
-    ("security: canaries to parameters named for paths, commands, URLs, templates, secrets", "security"),
-    ("security-all: canaries to every string parameter", "security-all"),
+    ("security: to parameters named for paths, commands, code, URLs, templates, secrets", "security"),
+    ("security-all: to every string parameter of the tools checks may call", "security-all"),
 ]
+
+
+# What probes send, in the one line the dialog has at 80 columns (`check --help` says it whole, with what calls send:
+# checks.arguments.CALLS_SEND and PROBES_SEND).
+SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
 class RunScreen(Dialog[dict[str, Any] | None]):
@@ -48,7 +53,7 @@ class RunScreen(Dialog[dict[str, Any] | None]):
             yield Input(value=" ".join(self.packs), id="packs")
             yield Static(Text("tools the checks may call:"))
             yield Select(CALLS, value=self.calls, allow_blank=False, id="calls")
-            yield Static(Text("active probes (only to tools the checks may call):"))
+            yield Static(Text(SENDS))
             yield Select(PROBES, value=self.probe, allow_blank=False, id="probe")
             yield Static(id="problems")
             yield from self.buttons("Run", "run")
