@@ -23,8 +23,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.support import fixture_argv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,9 +60,9 @@ def test_every_probe_against_a_naive_writer_changes_nothing_outside_the_canary_a
     before = tree(scratch)
     server = confined(scratch, [*fixture_argv("writer", "naive"), "--root", str(scratch / "ws")])
     env = {**os.environ, "TMPDIR": str(scratch / "tmp")}
+    every = ["--pack", "all", "--calls", "all", "--probe", "security-all"]
     done = subprocess.run(
-        [sys.executable, "-m", "inspector", "check", "--pack", "all", "--calls", "all", "--probe", "security-all"]
-        + ["--format", "json", "-q", "--", *server],
+        [sys.executable, "-m", "inspector", "check", *every, "--format", "json", "-q", "--", *server],
         capture_output=True,
         text=True,
         timeout=180,
