@@ -42,11 +42,12 @@ MOVES = frozenset({"source", "src", "target", "from", "to", "old", "new", "origi
 PATH_HINT = re.compile(r"\b(path|file|directory|folder)\b", re.I)  # a parameter whose description says it is one
 PROSE = frozenset({"a", "an", "the", "this", "that", "these", "any", "all", "some", "your", "its", "their", "one"})
 IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,63}")
-QUOTED = re.compile(r"`([^`\n]{1,64})`|'([^'\n]{1,64})'|\"([^\"\n]{1,64})\"")
+# Quotes that open and close outside words: the apostrophe of "service's" quotes nothing.
+QUOTED = re.compile(r"(?<!\w)(?:`([^`\n]{1,64})`|'([^'\n]{1,64})'|\"([^\"\n]{1,64})\")(?!\w)")
 LISTED = re.compile(
     r"\b(?:e\.g\.|eg\.|for example|for instance|such as|i\.e\.|one of|valid values?(?: are| is)?|"
-    r"available\s+\w+(?: are)?|known\s+\w+(?: are)?)\s*[:,]?\s*"
-    r"((?:[A-Za-z0-9][\w.:@+-]*(?:,\s*|\s+or\s+|\s+and\s+)?)+)",
+    r"available\s+\w+\b(?: are)?|known\s+\w+\b(?: are)?)\s*[:,]?\s*"
+    r"((?:['\"`]?[A-Za-z0-9][\w.:@+-]*['\"`]?(?:,\s*|\s+or\s+|\s+and\s+)?)+)",
     re.I,
 )
 
@@ -75,7 +76,7 @@ def named_values(text: str) -> list[str]:
     for m in LISTED.finditer(text):
         found += re.split(r",\s*|\s+or\s+|\s+and\s+", m.group(1))
     out: list[str] = []
-    for value in (v.strip().rstrip(".") for v in found):
+    for value in (v.strip().strip("'\"`").rstrip(".:;") for v in found):
         if IDENTIFIER.fullmatch(value) and ".." not in value and value.lower() not in PROSE and value not in out:
             out.append(value)
     return out
