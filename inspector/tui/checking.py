@@ -127,7 +127,13 @@ def choose_checks(app: ReviewApp, why: str = "", only: str | None = None) -> Non
             app.check_calls = "all" if yes else "read-only"
             run_checks(app, only)
 
-        message = "Checks may then call every tool, including ones that change or delete data. Allow it?"
+        from checks.arguments import CALLS_SEND, PROBES_SEND
+
+        probes = f" The {PROBES_SEND}." if app.check_probe != "off" else ""
+        message = (
+            "Checks may then call every tool, including ones that change or delete data. "
+            f"The {CALLS_SEND}.{probes} Allow it?"
+        )
         app.push_screen(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
 
     calls = app.check_calls if app.calls_chosen else "read-only"

@@ -22,8 +22,8 @@ CALLS = [
 
 PROBES = [
     ("off: probe rules stay blocking", "off"),
-    ("security: to parameters named for paths, commands, code, URLs, templates, secrets", "security"),
-    ("security-all: to every string parameter of the tools checks may call", "security-all"),
+    ("security: parameters named for paths, commands, code, URLs…", "security"),
+    ("security-all: every string parameter of the tools it may call", "security-all"),
 ]
 
 
