@@ -122,3 +122,22 @@ def test_the_probe_flag_of_check():
     failed = {f["rule"] for f in json.loads(out.stdout)["findings"] if f["status"] == "fail"}
     assert out.returncode == 1 and failed >= set(RULES), out.stderr
     assert check("--probe", "everything", "--", *twin).returncode == 2
+
+
+def test_an_error_proves_traversal_only_when_the_system_answered_for_a_path_built_into_the_area():
+    from checks.review.probing import joined_outside
+    from inspector.calls import CallRecord
+
+    def reply(text: str) -> CallRecord:
+        return CallRecord("t", {}, "reviewer", result={"content": [{"type": "text", "text": text}], "isError": True})
+
+    with canary.area() as area:
+        payload = area.traversal(area.root / "read" / "x.txt")
+        built = f"/srv/ws/{payload}"
+        assert "Not a directory" in joined_outside(reply(f"[Errno 20] Not a directory: '{built}'"), area)
+        assert joined_outside(reply(f"ENOENT: no such file or directory, open '{area.root}/read/x.txt'"), area)
+        # what does not prove it: a refusal naming the path, an echo of the relative payload, an error with no path
+        assert joined_outside(reply(f"Access denied - path outside allowed directories: {built}"), area) is None
+        assert joined_outside(reply(f"[Errno 2] No such file or directory: '{payload}'"), area) is None
+        assert joined_outside(reply("[Errno 2] No such file or directory"), area) is None
+        assert joined_outside(reply(f"wrote 3 bytes to {built}"), area) is None

@@ -116,11 +116,11 @@ def joined_outside(record: CallRecord, area: CanaryArea) -> str | None:
         return None
     for found in re.finditer(re.escape(area.root.name), text):
         start = max(text.rfind(stop, 0, found.start()) for stop in STOPS) + 1
-        shown = text[start : found.end()]
-        if area.holds(shown):
-            said = OS_ERROR.search(text)
-            assert said is not None
-            return f"made the server act on {shown!r}, outside its root (the system answered {said.group(0)!r})"
+        if area.holds(text[start : found.end()]):
+            end = min((i for i in (text.find(stop, found.end()) for stop in STOPS) if i >= 0), default=len(text))
+            said = max(OS_ERROR.findall(text), key=len)  # the words ("Not a directory") over the number
+            shown = _shown(text[start:end], 120)
+            return f"made the server act on {shown!r}, outside its root (the system answered {said!r})"
     return None
 
 
@@ -181,9 +181,7 @@ def confined(ctx: CheckContext, probe: Probe, tool: Item, param: str, value: str
 def _shown(value: str, limit: int = 60) -> str:
     """A payload as a finding quotes it: a traversal's climb counted (`(../)x24`), then at most `limit` characters,
     so the path it leads to stays readable."""
-    climb = re.match(r"(?:\.\./){2,}", value)
-    if climb:
-        value = f"(../)x{len(climb.group(0)) // 3}{value[climb.end() :]}"
+    value = re.sub(r"(?:\.\./){2,}", lambda climb: f"(../)x{len(climb.group(0)) // 3}", value)
     return value if len(value) <= limit else f"{value[:limit]}…"
 
 
