@@ -329,21 +329,24 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ended
         return
     refusal = "401" if bare.status == 401 else f"HTTP {bare.status} (the spec asks for 401)"
+    seqs = [bare.seq]
     if ctx.target.bearer:
         sep = "&" if parts.query else "?"
         leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
-        ended = _not_refused(ctx, (await hello_as(ctx, leaky)).got, "a token in the query string")
+        query = (await hello_as(ctx, leaky)).got
+        ended = _not_refused(ctx, query, "a token in the query string")
         if ended is not None:
             yield ended
             return
+        seqs.append(query.seq)
     message = f"{refusal} without a bearer" + ("; query-string token refused" if ctx.target.bearer else "")
     if bare.status != 401:
-        yield ctx.warn(None, message, [bare.seq])
+        yield ctx.warn(None, message, seqs)
         return
     yield (
-        ctx.warn(None, f"plain HTTP on a loopback address; {message}")
+        ctx.warn(None, f"plain HTTP on a loopback address; {message}", seqs)
         if parts.scheme != "https"
-        else (ctx.passed(None, f"HTTPS; {message}"))
+        else (ctx.passed(None, f"HTTPS; {message}", seqs))
     )
 
 

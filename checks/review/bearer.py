@@ -36,15 +36,17 @@ class Answer:
 
 
 async def hello_as(ctx: CheckContext, target: Target) -> Answer:
-    """The era's handshake on a fresh connection to `target` (the review's, with other credentials)."""
+    """The era's handshake on a fresh connection to `target` (the review's, with other credentials). The answer
+    cites the reply (its message, or the status line of an HTTP error), whose exchange shows request and status."""
     async with ctx.probe(target) as p:
         got = await p.hello(ctx.era, ctx.revision)
         conn = p.conn
-    lines = [e for e in ctx.wire.entries if e.direction == "http" and e.conn == conn and e.http]
-    last = lines[-1] if lines else None
-    headers = last.http.get("response_headers", {}) if last and last.http else {}
+    reply = ctx.wire.get(got.seq) if got.seq is not None else None
+    status = ctx.wire.response_line(reply.exchange) if reply else None
+    headers = status.http.get("response_headers", {}) if status and status.http else {}
     challenge = next((str(v) for k, v in headers.items() if k.lower() == "www-authenticate"), "")
-    return Answer(got, got.seq if got.seq is not None else (last.seq if last else None), challenge, _quoted(lines))
+    lines = [e for e in ctx.wire.entries if e.direction == "http" and e.conn == conn and e.http]
+    return Answer(got, got.seq, challenge, _quoted(lines))
 
 
 def _quoted(lines: list[Any]) -> str:

@@ -1,0 +1,163 @@
+"""Every claim a fail or warn makes about an exchange is in the exchanges it cites (issue 20).
+
+The walk reads the reviews the rule tests already produce (`tests/test_rules.py`'s cache) and checks, from the
+message alone, what a signer would check by eye: an HTTP method it names was sent in a cited exchange, a status
+it says came back is a cited response's status, a JSON-RPC method it names is a cited message's method.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from inspector.report.markdown import exchanges_of
+from inspector.review import Finding, Review
+from tests.test_rules import (
+    ACCEPT_ANY,
+    HTTP_GOOD,
+    HTTP_MODERN,
+    HTTP_OPEN,
+    LOOKALIKE,
+    OFF_ORIGIN,
+    PROTECTED,
+    SLOPPY,
+    SPEAKS_HOSTILE,
+    SSE,
+    VULNERABLE,
+    Run,
+    review_of,
+)
+
+ALSO_SSE = Run(("good", "--also-sse"), http="--http", era="legacy")  # Streamable HTTP, and SSE at /sse
+STICKY = Run(("good", "--sticky-sessions"), http="--http", era="legacy")  # a DELETE that ends no session
+RUNS = {
+    "http-good": HTTP_GOOD,
+    "http-open": HTTP_OPEN,
+    "sse": SSE,
+    "off-origin": OFF_ORIGIN,
+    "protected": PROTECTED,
+    "accept-any": ACCEPT_ANY,
+    "http-modern": HTTP_MODERN,
+    "stdio-sloppy": SLOPPY,
+    "stdio-lookalike": LOOKALIKE,
+    "stdio-hostile": SPEAKS_HOSTILE,
+    "stdio-vulnerable": VULNERABLE,
+    "http-also-sse": ALSO_SSE,
+    "http-sticky-sessions": STICKY,
+}
+
+HTTP_METHOD = re.compile(r"\b(GET|POST|DELETE|PUT|PATCH|HEAD|OPTIONS)\b")
+# An HTTP status a server answers with: three digits alone (not part of an address, a port, a version or a name).
+STATUS = re.compile(r"(?<![\w.:/#-])([2-5]0\d|4[12]\d)(?![\w.:/-])")
+UNIT = re.compile(r"^\s+(?:tokens?|bytes?|characters?|items?|tools?|lines?|ms|seconds?)\b")
+# What the spec wants rather than what came back: "not 403", "SHOULD be 400", "requires 404", "404 is expected".
+WANTED_BEFORE = re.compile(r"\b(?:not|no|be|for|answer|requires|than|wants?)\s+(?:HTTP\s+)?$", re.IGNORECASE)
+WANTED_AFTER = re.compile(r"^\s+is expected")
+RPC_PREFIXES = "tools|resources|prompts|notifications|sampling|elicitation|roots|completion|logging|server|tasks"
+RPC_METHOD = re.compile(rf"(?<![\w/.:-])((?:{RPC_PREFIXES})/[A-Za-z_]+(?:/[A-Za-z_]+)*|initialize|ping)(?![\w/-])")
+WANTED_NAME = re.compile(r"\(spec: [^)]*\)")  # the name the spec gives, beside the one on the wire
+QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'")
+BY_A_PERSON = ("needs a reviewer", "attested by")
+
+
+def claims(message: str) -> list[tuple[str, str]]:
+    """What `message` says happened on the wire: ("http", "GET"), ("status", "404"), ("rpc", "tools/list")."""
+    text = re.sub(r"https?://\S+", "URL", message)  # a URL's path or port is not a claim
+    text = QUOTED.sub("QUOTE", text)  # nor is the server's own text, quoted
+    out = [("http", m) for m in HTTP_METHOD.findall(text)]
+    for m in STATUS.finditer(text):
+        if (
+            not WANTED_BEFORE.search(text[: m.start()])
+            and not WANTED_AFTER.match(text[m.end() :])
+            and not UNIT.match(text[m.end() :])
+        ):
+            out.append(("status", m.group(1)))
+    out += [("rpc", m) for m in RPC_METHOD.findall(WANTED_NAME.sub("", text))]
+    return list(dict.fromkeys(out))
+
+
+def shown(entries: list[dict[str, Any]], kind: str, value: str) -> bool:
+    """Does one of the cited entries show the claim?"""
+    for entry in entries:
+        http = entry.get("http") or {}
+        message = entry.get("message")
+        if kind == "http" and http.get("method") == value:
+            return True
+        if kind == "status" and str(http.get("status")) == value:
+            return True
+        if kind == "rpc" and isinstance(message, dict) and message.get("method") == value:
+            return True
+    return False
+
+
+def unshown(review: Review, finding: Finding) -> list[tuple[str, str]]:
+    """The claims of `finding` that none of the exchanges it cites shows."""
+    related = exchanges_of(review)
+    cited = [entry for seq in finding.evidence for entry in related.get(seq, [])]
+    return [(kind, value) for kind, value in claims(finding.message) if not shown(cited, kind, value)]
+
+
+def unproven(run: Run) -> list[str]:
+    review = review_of(run)
+    out = []
+    for f in review.findings:
+        if f.status not in ("fail", "warn") or f.message.startswith(BY_A_PERSON):
+            continue
+        missing = unshown(review, f)
+        if missing:
+            out.append(f"{f.status} {f.rule} [{f.subject}] {f.message[:160]!r}: cites {f.evidence}, lacks {missing}")
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_every_claim_of_a_fail_is_in_the_exchanges_it_cites(name):
+    assert not unproven(RUNS[name])
+
+
+def test_the_claims_read_from_a_message():
+    said = "a session it ended (DELETE -> 200) -> HTTP 200, not 404; GET -> 400; a modern-only server SHOULD answer 405"
+    assert claims(said) == [("http", "DELETE"), ("http", "GET"), ("status", "200"), ("status", "400")]
+    assert claims("no 401 challenge (HTTP 200 without a token)") == [("status", "200")]
+    assert claims("POST http://127.0.0.1:5123/mcp with Authorization: *** -> 401") == [
+        ("http", "POST"),
+        ("status", "401"),
+    ]
+    assert claims("does not declare 'prompts' but prompts/list lists 1") == [("rpc", "prompts/list")]
+    assert claims("Content-Type text/event-stream; a 404 is expected") == []
+
+
+def test_a_claim_the_cited_exchange_does_not_show_is_caught():
+    """The walk is not vacuous: a GET claimed while a POST is cited, a status no cited response has."""
+    review = review_of(HTTP_OPEN)
+    post = next(s for s, e in review.exchanges.items() if (e.get("http") or {}).get("method") == "POST")
+    wrong = Finding("x.y", "x", "fail", "GET /sse serves an SSE stream -> HTTP 418", evidence=[post])
+    assert unshown(review, wrong) == [("http", "GET"), ("status", "418")]
+
+
+def cited(run: Run, rule: str) -> tuple[Finding, list[dict[str, Any]]]:
+    """The finding of `rule` on `run`, and the HTTP lines its evidence shows."""
+    review = review_of(run)
+    (finding,) = [f for f in review.findings if f.rule == rule]
+    related = exchanges_of(review)
+    return finding, [e["http"] for seq in finding.evidence for e in related.get(seq, []) if e.get("http")]
+
+
+def test_a_streamable_server_that_also_serves_sse_fails_citing_the_get():
+    bad, lines = cited(ALSO_SSE, "tokens.transport")
+    assert bad.status == "fail" and "/sse serves an SSE stream (HTTP 200, text/event-stream)" in bad.message
+    assert lines[0]["method"] == "GET" and lines[0]["url"].endswith("/sse")
+    assert lines[1]["status"] == 200 and "text/event-stream" in lines[1]["response_headers"]["content-type"]
+    good, lines = cited(HTTP_GOOD, "tokens.transport")
+    assert good.status == "pass" and [line.get("method") or line["status"] for line in lines] == ["GET", 404]
+    legacy, lines = cited(SSE, "tokens.transport")
+    assert legacy.status == "fail" and "GET" in legacy.message and lines[0]["method"] == "GET"
+
+
+def test_a_session_a_delete_did_not_end_fails_citing_the_delete_and_the_request_after_it():
+    bad, lines = cited(STICKY, "spec.http-transport")
+    assert bad.status == "fail" and "a session it ended (DELETE -> 200) -> HTTP 200, not 404" in bad.message
+    assert [line.get("method") or line["status"] for line in lines] == ["DELETE", 200, "POST", 200]
+    good, lines = cited(HTTP_GOOD, "spec.http-transport")
+    assert good.status == "pass" and "DELETE" in [line.get("method") for line in lines]
