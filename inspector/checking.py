@@ -21,7 +21,7 @@ from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import Session, headless_handlers
 from inspector.connection.wire import WireLog
 from inspector.diff import Diff, TokenBudget, diff
-from inspector.review import Attestation, Finding, Review, Waiver
+from inspector.review import Attestation, Finding, Review, Waiver, settle
 from inspector.targets import Target
 from inspector.tokens import TokenCounter
 
@@ -169,6 +169,7 @@ async def _review(
         changes=lock_diff(plan, snapshot) if not unreachable else None,
     )
     findings = await run_rules(ctx, rules, plan, progress)
+    settle(findings)
     review = Review(
         server={"name": snapshot.server_name, "version": snapshot.server_version, "info": snapshot.server_info},
         target=target.public(),

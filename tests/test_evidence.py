@@ -161,3 +161,92 @@ def test_a_session_a_delete_did_not_end_fails_citing_the_delete_and_the_request_
     assert [line.get("method") or line["status"] for line in lines] == ["DELETE", 200, "POST", 200]
     good, lines = cited(HTTP_GOOD, "spec.http-transport")
     assert good.status == "pass" and "DELETE" in [line.get("method") for line in lines]
+
+
+AUTH_RULES = ("review.audience-validated", "review.resource-server-metadata", "review.transport-config")
+NO_FOREIGN = (("foreign_token", None),)  # the reviewer supplied no real token for another resource
+ANY_KEY = Run(("protected", "--defect", "any-key"), http="--http", era="legacy", oauth=True, options=NO_FOREIGN)
+SIGNED = Run(("protected",), http="--http", era="legacy", oauth=True, options=NO_FOREIGN)
+
+
+def auth_findings(run: Run) -> dict[str, list[Finding]]:
+    return {rule: [f for f in review_of(run).findings if f.rule == rule] for rule in AUTH_RULES}
+
+
+@pytest.mark.parametrize("run", [HTTP_GOOD, HTTP_OPEN, SSE, HTTP_MODERN], ids=["http", "open", "sse", "modern"])
+def test_a_server_without_authorization_fails_once_and_the_other_rules_point_there(run):
+    """Issue 20: one missing authorization layer gave 7 fails (5 on audience-validated, a blocking beside them)."""
+    found = auth_findings(run)
+    fails = [f for items in found.values() for f in items if f.status == "fail"]
+    assert [(f.rule, f.fact and f.fact.owner) for f in fails] == [("review.transport-config",) * 2], fails
+    assert "a request without Authorization was accepted (HTTP 200)" in fails[0].message
+    for rule in ("review.audience-validated", "review.resource-server-metadata"):
+        (pointer,) = found[rule]  # nothing else: no blocking for want of a foreign token either
+        assert pointer.status == "n/a" and pointer.settled_by == "review.transport-config"
+        assert pointer.message.startswith(
+            "settled by the fail of review.transport-config (a request without a token is accepted): "
+        )
+        assert pointer.evidence and not unshown(review_of(run), pointer)
+
+
+def test_a_server_that_takes_any_token_fails_once_for_it():
+    found = auth_findings(ACCEPT_ANY)
+    fails = [f for items in found.values() for f in items if f.status == "fail"]
+    assert len(fails) == 1 and fails[0].message.startswith("a random string was accepted (HTTP 200)"), fails
+    narrow = [f for f in found["review.resource-server-metadata"] if "narrow_token_env" in f.message]
+    assert narrow[0].status == "n/a" and narrow[0].settled_by == "review.audience-validated"
+
+
+def test_a_server_that_checks_tokens_settles_nothing():
+    for run in (PROTECTED, SIGNED):
+        assert not [f for items in auth_findings(run).values() for f in items if f.settled_by or f.status == "fail"]
+    blocking = [f for f in auth_findings(SIGNED)["review.audience-validated"] if f.status == "blocking"]
+    assert blocking and "no real token for another resource" in blocking[0].message  # passes decide nothing
+
+
+def test_a_blocking_beside_a_fail_of_the_same_rule_and_subject_is_settled():
+    """any-key: the forged JWT was accepted (a fail); wanting a foreign token cannot change that verdict."""
+    items = auth_findings(ANY_KEY)["review.audience-validated"]
+    assert [f.status for f in items if f.status in ("fail", "blocking")] == ["fail"]
+    (settled,) = [f for f in items if f.settled_by]
+    assert settled.status == "n/a" and settled.settled_by == "review.audience-validated"
+    assert settled.message.startswith("settled by the fail of review.audience-validated for the same subject: no real")
+
+
+def test_a_fail_whose_owner_is_not_in_the_review_stands():
+    """`--ignore review.transport-config` (or a pack without it) leaves the fact stated where it was found."""
+    from copy import copy
+
+    from inspector.review import settle
+
+    fact = next(f.fact for f in review_of(HTTP_GOOD).findings if f.rule == "review.transport-config")
+    owner = Finding("review.transport-config", "review", "fail", "a request without Authorization was accepted")
+    other = Finding("review.audience-validated", "review", "fail", "no token was accepted", fact=fact)
+    owner.fact = fact
+    alone = [copy(other)]
+    settle(alone)
+    assert alone[0].status == "fail" and alone[0].settled_by is None
+    both = [copy(other), owner]
+    settle(both)
+    assert both[0].status == "n/a" and both[0].settled_by == "review.transport-config"
+    settle(both)  # idempotent
+    assert both[0].message.count("settled by") == 1
+
+
+def test_the_pointer_survives_json_and_shows_in_markdown():
+    from inspector.report import markdown, markdown_short
+
+    review = review_of(HTTP_GOOD)
+    data = review.to_json()
+    pointing = [f for f in data["findings"] if f.get("settledBy")]
+    assert {f["rule"] for f in pointing} == {"review.audience-validated", "review.resource-server-metadata"}
+    owner = next(f for f in data["findings"] if f["rule"] == "review.transport-config")
+    assert owner["fact"] == {"owner": "review.transport-config", "text": "a request without a token is accepted"}
+    again = Review.from_json(data)
+    assert [(f.settled_by, f.fact) for f in again.findings] == [(f.settled_by, f.fact) for f in review.findings]
+    old = Review.from_json(
+        {**data, "findings": [{k: v for k, v in f.items() if k not in ("fact", "settledBy")} for f in data["findings"]]}
+    )
+    assert not [f for f in old.findings if f.settled_by or f.fact]  # a review saved before still loads
+    said = "Also settles **review.audience-validated**, **review.resource-server-metadata**"
+    assert said in markdown.render(review) and said in markdown_short.render(review)
