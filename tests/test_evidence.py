@@ -58,7 +58,7 @@ WANTED_AFTER = re.compile(r"^\s+is expected")
 RPC_PREFIXES = "tools|resources|prompts|notifications|sampling|elicitation|roots|completion|logging|server|tasks"
 RPC_METHOD = re.compile(rf"(?<![\w/.:-])((?:{RPC_PREFIXES})/[A-Za-z_]+(?:/[A-Za-z_]+)*|initialize|ping)(?![\w/-])")
 WANTED_NAME = re.compile(r"\(spec: [^)]*\)")  # the name the spec gives, beside the one on the wire
-QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'")
+QUOTED = re.compile(r"'(?:[^'\\]|\\.)*(?:'|$)")  # a quote the message cut short runs to its end
 BY_A_PERSON = ("needs a reviewer", "attested by")
 
 
@@ -103,7 +103,7 @@ def unproven(run: Run) -> list[str]:
     review = review_of(run)
     out = []
     for f in review.findings:
-        if f.status not in ("fail", "warn") or f.message.startswith(BY_A_PERSON):
+        if (f.status not in ("fail", "warn") and not f.settled_by) or f.message.startswith(BY_A_PERSON):
             continue
         missing = unshown(review, f)
         if missing:
@@ -250,3 +250,14 @@ def test_the_pointer_survives_json_and_shows_in_markdown():
     assert not [f for f in old.findings if f.settled_by or f.fact]  # a review saved before still loads
     said = "Also settles **review.audience-validated**, **review.resource-server-metadata**"
     assert said in markdown.render(review) and said in markdown_short.render(review)
+
+
+def test_a_rerun_of_one_rule_is_settled_by_the_review_it_joins():
+    """The TUI re-runs one rule: its fail for an owned fact points to the owner's fail already in the review."""
+    review = Review.from_json(review_of(HTTP_GOOD).to_json())
+    fact = next(f.fact for f in review.findings if f.rule == "review.transport-config")
+    rerun = Review.from_json({**review.to_json(), "findings": []})
+    rerun.findings = [Finding("review.audience-validated", "review", "fail", "no token was accepted", fact=fact)]
+    review.merge(rerun, "review.audience-validated")
+    (merged,) = [f for f in review.findings if f.rule == "review.audience-validated"]
+    assert merged.status == "n/a" and merged.settled_by == "review.transport-config"
