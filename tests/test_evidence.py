@@ -261,3 +261,50 @@ def test_a_rerun_of_one_rule_is_settled_by_the_review_it_joins():
     review.merge(rerun, "review.audience-validated")
     (merged,) = [f for f in review.findings if f.rule == "review.audience-validated"]
     assert merged.status == "n/a" and merged.settled_by == "review.transport-config"
+
+
+def run_alone(rule_fn: Any) -> list[Finding]:
+    """One made-up probe rule run by the checklist runner against good.py over stdio, its findings settled."""
+    import asyncio
+
+    from checks.context import CheckContext, Options
+    from checks.core import Rule
+    from inspector.catalog import take_snapshot
+    from inspector.checking import CheckPlan, run_rules
+    from inspector.connection.session import Session, headless_handlers
+    from inspector.review import settle
+    from inspector.targets import stdio_target
+    from tests.support import fixture_argv
+
+    async def run() -> list[Finding]:
+        target = stdio_target(fixture_argv("good"))
+        session = Session(target, handlers=headless_handlers())
+        await session.open()
+        try:
+            ctx = CheckContext(target=target, session=session, snapshot=await take_snapshot(session), options=Options())
+            return await run_rules(ctx, [Rule("review.x-test", ("probe",), "test", rule_fn)], CheckPlan([]), None)
+        finally:
+            await session.close()
+
+    found = asyncio.run(run())
+    settle(found)
+    return found
+
+
+def test_a_fail_proven_before_the_connection_was_lost_is_kept_and_settles_the_blocking():
+    from inspector.connection.errors import ConnectionFailed
+
+    async def decided_then_lost(ctx):
+        yield ctx.fail(None, "proven before the server went away")
+        raise ConnectionFailed("the server went away")
+
+    async def lost_at_once(ctx):
+        raise ConnectionFailed("the server went away")
+        yield  # an async generator, like every rule
+
+    kept = run_alone(decided_then_lost)
+    assert [f.status for f in kept] == ["fail", "n/a"] and kept[1].settled_by == "review.x-test"
+    assert kept[1].message.endswith("could not finish: the server went away")
+    assert [(f.status, f.message) for f in run_alone(lost_at_once)] == [
+        ("blocking", "could not finish: the server went away")
+    ]
