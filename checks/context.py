@@ -21,7 +21,7 @@ from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.probe import Prober
 from inspector.connection.session import Session
 from inspector.connection.wire import WireLog
-from inspector.review import Attestation, Finding, Status
+from inspector.review import Attestation, Fact, Finding, Status
 from inspector.targets import Target
 from inspector.tokens import TokenCounter
 
@@ -166,8 +166,13 @@ class CheckContext:
     def passed(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
         return self._finding("pass", subject, message, evidence)
 
-    def fail(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
-        return self._finding("fail", subject, message, evidence)
+    def fail(
+        self, subject: Subject, message: str, evidence: Iterable[int | None] = (), fact: Fact | None = None
+    ) -> Finding:
+        """A fail; `fact` when other rules fail for the same fact (`review.settle` keeps the owner's fail only)."""
+        finding = self._finding("fail", subject, message, evidence)
+        finding.fact = fact
+        return finding
 
     def warn(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
         return self._finding("warn", subject, message, evidence)

@@ -2,8 +2,9 @@
 
 Order: static and call rules on the main session, probe rules on fresh connections, observe rules
 last (they read the wire log of everything that happened). A rule that raises yields a `blocking`
-finding naming the error; a server that dies mid-run yields a review with what was verified and the
-rest blocking. Nothing a server does can crash the run.
+finding naming the error, beside what it found before (a fail it proved settles that blocking); a server
+that dies mid-run yields a review with what was verified and the rest blocking. Nothing a server does can
+crash the run.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from inspector.connection.errors import ConnectionFailed
 from inspector.connection.session import Session, headless_handlers
 from inspector.connection.wire import WireLog
 from inspector.diff import Diff, TokenBudget, diff
-from inspector.review import Attestation, Finding, Review, Waiver
+from inspector.review import Attestation, Finding, Review, Waiver, settle
 from inspector.targets import Target
 from inspector.tokens import TokenCounter
 
@@ -80,12 +81,14 @@ async def run_rules(
         if gone is not None and any(m in ("call", "observe") for m in rule.modes) and "probe" not in rule.modes:
             findings.append(one.blocking(None, f"could not run: the server connection was lost ({gone})"))
             continue
+        produced: list[Finding] = []  # what the rule decided before it stopped is kept (see `settle`)
         try:
-            produced = [f async for f in rule.run(one)]
+            async for finding in rule.run(one):
+                produced.append(finding)
         except ConnectionFailed as e:
-            produced = [one.blocking(None, f"could not finish: {e}")]
+            produced.append(one.blocking(None, f"could not finish: {e}"))
         except Exception as e:  # a rule bug must not end the review: say so, block the rule
-            produced = [one.blocking(None, f"rule error: {type(e).__name__}: {e}")]
+            produced.append(one.blocking(None, f"rule error: {type(e).__name__}: {e}"))
         findings += produced or [one.na(None, "nothing to check on this server")]
     if progress:
         progress(len(ordered), len(ordered), None, findings)
@@ -172,6 +175,7 @@ async def _review(
         findings = await run_rules(ctx, rules, plan, progress)
     finally:
         ctx.close()  # the canary area goes, with whatever a tool wrote into it
+    settle(findings)
     review = Review(
         server={"name": snapshot.server_name, "version": snapshot.server_version, "info": snapshot.server_info},
         target=target.public(),

@@ -81,6 +81,16 @@ class Remark:
     at: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
 
+@dataclass(frozen=True)
+class Fact:
+    """One fact several rules would fail for (a server that accepts requests without a token fails the token, the
+    metadata and the transport rules alike): `owner` is the rule whose fail states it, `text` the fact itself.
+    The other rules' fails for it point to the owner's (see `settle`), so one fact gives one fail."""
+
+    owner: str
+    text: str
+
+
 @dataclass(slots=True)  # a review of 10,000 tools holds 100,000 of them
 class Finding:
     rule: str
@@ -94,6 +104,8 @@ class Finding:
     evidence: list[int] = field(default_factory=list)  # wire entry seqs
     waiver: Waiver | None = None  # set when a (non-expired) waiver covers it
     note: str | None = None  # e.g. an expired waiver, an attestation note
+    fact: Fact | None = None  # the fact a fail proves, when other rules would fail for it too
+    settled_by: str | None = None  # the rule whose fail settles this finding (it is n/a and says so)
 
     @property
     def effective(self) -> str:
@@ -117,7 +129,32 @@ class Finding:
             out["waiver"] = asdict(self.waiver) if self.waiver else None
         if self.note:
             out["note"] = self.note
+        if self.fact:
+            out["fact"] = asdict(self.fact)
+        if self.settled_by:
+            out["settledBy"] = self.settled_by
         return out
+
+
+def settle(findings: list[Finding]) -> None:
+    """One fact, one fail; no `blocking` where a fail already decides. In place, and idempotent:
+    - a fail for a fact (same subject) whose owner rule failed for it too becomes `n/a` pointing to the owner's
+      fail: the fact stays a fail once, where it belongs, and a waiver of that one fail covers it;
+    - a `blocking` of a rule that failed the same subject becomes `n/a` pointing to that fail: what it could not
+      verify cannot change the rule's verdict.
+    A fail is never settled by a finding that is not in the review (an owner ignored or not run): it stays a fail."""
+    owned = {(f.fact, f.subject) for f in findings if f.status == "fail" and f.fact and f.rule == f.fact.owner}
+    for f in findings:
+        if f.status == "fail" and f.fact and f.rule != f.fact.owner and (f.fact, f.subject) in owned:
+            _point(f, f.fact.owner, f"settled by the fail of {f.fact.owner} ({f.fact.text})")
+    decided = {(f.rule, f.subject) for f in findings if f.status == "fail"}
+    for f in findings:
+        if f.status == "blocking" and (f.rule, f.subject) in decided:
+            _point(f, f.rule, f"settled by the fail of {f.rule} for the same subject")
+
+
+def _point(finding: Finding, rule: str, why: str) -> None:
+    finding.status, finding.settled_by, finding.message = "n/a", rule, f"{why}: {finding.message}"
 
 
 def verdict_of(findings: list[Finding]) -> Verdict:
@@ -181,6 +218,7 @@ class Review:
         replaced = (lambda f: f.rule == only) if "." in only else (lambda f: f.pack == only)
         self.findings = [f for f in self.findings if not replaced(f)] + rerun.findings
         self.exchanges.update(rerun.exchanges)
+        settle(self.findings)
         self.apply_waivers()
 
     def waive(self, waiver: Waiver) -> None:
@@ -254,6 +292,10 @@ class Review:
                 mode=f.get("mode", ""),
                 evidence=list(f.get("evidence", [])),
                 note=f.get("note"),
+                fact=Fact(str(f["fact"].get("owner")), str(f["fact"].get("text")))
+                if isinstance(f.get("fact"), dict)
+                else None,
+                settled_by=f.get("settledBy"),
             )
             for f in data.get("findings", [])
         ]

@@ -52,6 +52,7 @@ SLOPPY = Run(("profiled", "sloppy"), attest="fail", options=(("list_budget", 50)
 HTTP_GOOD = Run(("good",), http="--http", era="legacy")
 PROTECTED = Run(("protected",), http="--http", era="legacy", oauth=True)  # a real AS, JWTs checked right
 ACCEPT_ANY = Run(("protected", "--defect", "accept-any"), http="--http", era="legacy", oauth=True)
+NO_PRM = Run(("protected", "--defect", "no-prm"), http="--http", era="legacy", oauth=True)  # no RFC 9728 document
 HTTP_OPEN = Run(("good", "--unsafe-origin"), http="--http", era="legacy", attest="fail")
 SSE = Run(("good",), http="--sse", era="legacy")
 OFF_ORIGIN = Run(("offorigin",), http="--sse", era="legacy")
@@ -107,7 +108,7 @@ CASES: dict[str, tuple[Run, Run]] = {rule: (base, defect_run(name)) for name, (b
 CASES.update(
     {
         "review.audience-validated": (PROTECTED, ACCEPT_ANY),
-        "review.resource-server-metadata": (PROTECTED, HTTP_GOOD),
+        "review.resource-server-metadata": (PROTECTED, NO_PRM),  # no auth at all is transport-config's fail
         "review.no-token-passthrough": (HTTP_GOOD, HTTP_OPEN),
         "spec.http-transport": (HTTP_GOOD, HTTP_OPEN),
         "tokens.transport": (DOMAIN, SSE),
@@ -178,7 +179,7 @@ SERVER_WIDE = {
     "review.audience-validated": "a random string was accepted (HTTP 200)",
     "review.error-channel-correct": "calling a tool that does not exist succeeded",
     "review.no-token-passthrough": "attested by test: fixture attests fail",
-    "review.resource-server-metadata": "no 401 challenge (HTTP 200 without a token)",
+    "review.resource-server-metadata": "no protected-resource metadata with authorization_servers",
     "review.rug-pull-mitigation": "definitions changed within one session: search_notes",
     "review.same-origin": "the server sent the client to another origin (refused)",
     "review.transport-config": "credentials passed as command-line arguments (--api-key=***)",
@@ -222,8 +223,6 @@ def review_of(run: Run) -> Review:
         else []
     )
     options = Options(calls=run.calls)  # type: ignore[arg-type]
-    for key, value in run.options:
-        setattr(options, key, value)
     with tempfile.TemporaryDirectory() as tmp:
         baseline = Path(tmp) / "baseline.json"
         with target_for(run, baseline) as target:
@@ -232,6 +231,8 @@ def review_of(run: Run) -> Review:
                 options.foreign_token = login(origin, f"{origin}/other")
                 options.narrow_token = login(origin, f"{origin}/mcp", scope="read")
                 target = target.with_(bearer=login(origin, f"{origin}/mcp"))
+            for key, value in run.options:  # after the logins: a run may do without one of their tokens
+                setattr(options, key, value)
             plan = CheckPlan(
                 packs=["all"], options=options, attestations=attestations, era=run.era, baseline=str(baseline)
             )

@@ -9,7 +9,16 @@ from typing import Any
 
 from checks.context import CheckContext
 from checks.core import rule
-from checks.review.bearer import hello_as, issuer_of, judge, no_answer, scope_refusal, without_credentials
+from checks.review.bearer import (
+    NO_AUTHORIZATION,
+    accepted,
+    hello_as,
+    no_answer,
+    not_refused,
+    scope_refusal,
+    token_probes,
+    without_credentials,
+)
 from checks.review.common import SEED
 from inspector.review import Finding
 from inspector.targets import masked_args, secret_arg_positions
@@ -42,43 +51,28 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Spec: 2025-11-25 authorization (RFC 8707 / RFC 9068)
 
+    One fact, one fail: a server that accepts a request without any token checks no token, so the tokens are not
+    sent and the finding points to review.transport-config, whose fail states that fact (n/a "settled by" it when
+    that rule failed for it, else this fail stands); a server that accepts a random string checks none either, so
+    the forged tokens are not sent (its fail also settles review.resource-server-metadata's accepted narrow token).
+
     Known false positives: none for a fail: an accepted probe is quoted from the wire. A server meant to be
-    public (no authorization at all) fails; that is a decision to waive, with the reason. A forged JWT tests
-    expiry and audience only on a server that skips the signature: a server that checks signatures but not
-    audiences refuses every forgery, which is why a real token for another resource is asked for (blocking
-    without it).
+    public (no authorization at all) gets one fail, review.transport-config's; that is a decision to waive, with
+    the reason. A forged JWT tests expiry and audience only on a server that skips the signature: a server that
+    checks signatures but not audiences refuses every forgery, which is why a real token for another resource is
+    asked for (blocking without it, unless a fail of this rule already decides it).
 
     Passes: every probe refused with 401 and resource_metadata. Fails: any probe accepted (2xx). Warns: refused
     with another status, or a 401 that does not name resource_metadata. Blocking: a probe got no answer, or no
-    real token for another resource was supplied. n/a on stdio.
+    real token for another resource was supplied. n/a on stdio, and where review.transport-config's fail settles
+    it.
 
     To verify when blocking: set foreign_token_env in mcp-review.toml to an environment variable holding a
     real token issued by the same authorization server for another resource (log in a second time with another
     `resource`), or a longer --timeout when a probe got no answer.
     """
-    from inspector.auth.forged import Forged, forgeries
-    from inspector.redact import remember
-
-    probes = [Forged("no token", "")]
-    probes += forgeries(ctx.target.url or "", issuer_of(ctx.target), ctx.target.bearer)
-    foreign = ctx.options.foreign_token
-    if foreign:
-        probes.append(Forged("a real token issued for another resource (foreign_token_env)", str(foreign)))
-    ctx.wire.redactor.add(p.token for p in probes)  # the wire log masks them like the reviewer's own token
-    remember(p.token for p in probes)  # and so does every sink
-    bare = without_credentials(ctx.target)
-    seqs: list[int] = []
-    for probe in probes:
-        answer = await hello_as(ctx, bare.with_(bearer=probe.token) if probe.token else bare)
-        seqs += [answer.seq] if answer.seq is not None else []
-        yield judge(ctx, probe.what, answer)
-    if not foreign:
-        yield ctx.blocking(
-            None,
-            "no real token for another resource: a server that checks signatures but not audiences refuses "
-            "every forgery (these exchanges); set foreign_token_env in mcp-review.toml",
-            seqs,
-        )
+    async for finding in token_probes(ctx):
+        yield finding
 
 
 @rule(
@@ -161,11 +155,15 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Spec: 2025-06-18 / 2025-11-25 (RFC 9728, RFC 8414)
 
+    One fact, one fail: a server that accepts a request without a token has no 401 to carry the challenge; that
+    fact is review.transport-config's fail, so this one is n/a "settled by" it (a fail when that rule did not fail
+    for it). A narrow token accepted by a server that takes any string is review.audience-validated's fail likewise.
+
     Known false positives: a server that is public on purpose (MCP makes authorization optional), or a loopback
-    development server without authorization, fails with "no 401 challenge": that is seed 003's MUST for
-    HTTP servers; waive it with the reason. A handshake that got no answer is blocking, not a fail. A server
-    reached through a proxy under another URL than its metadata's `resource` fails on the resource; review it
-    at the URL its clients use.
+    development server without authorization, fails review.transport-config (this rule points to it): that is
+    seed 003's MUST for HTTP servers; waive it with the reason. A handshake that got no answer is blocking, not a
+    fail. A server reached through a proxy under another URL than its metadata's `resource` fails on the resource;
+    review it at the URL its clients use.
 
     Passes: a 401 challenge with resource_metadata and a scope hint, metadata for this resource with
     authorization_servers, each answering discovery. Fails: no 401, no header, no document, a malformed one,
@@ -197,6 +195,7 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
             None,
             f"no 401 challenge (HTTP {bare.status} without a token): no WWW-Authenticate to find the metadata by",
             [answer.seq],
+            fact=NO_AUTHORIZATION if accepted(bare) else None,
         )
         return
     header = answer.challenge
@@ -255,17 +254,6 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield await scope_refusal(ctx, str(ctx.options.narrow_token))
 
 
-def _not_refused(ctx: CheckContext, got: Any, what: str) -> Finding | None:
-    """None when `what` was refused over HTTP; else the finding that ends the rule: blocking when nothing
-    answered, fail when it was accepted (2xx)."""
-    silent = no_answer(ctx, got, what)
-    if silent is not None:
-        return silent
-    if got.status < 300:
-        return ctx.fail(None, f"{what} was accepted (HTTP {got.status})", [got.seq])
-    return None
-
-
 @rule("review.transport-config", modes=("static", "probe"), source=f"{SEED} Security: transport-config")
 async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     """stdio: credentials come from the environment; HTTP: HTTPS, a bearer on every request, none in the query.
@@ -282,8 +270,13 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Spec: 2025-11-25 authorization
 
+    This rule owns the fact "a request without a token is accepted" (seed 003 transport-config's own MUST, shown by
+    its probe): review.audience-validated and review.resource-server-metadata fail for it too and point here instead
+    (n/a "settled by review.transport-config"), so a server without authorization gets this one fail.
+
     Known false positives: a server that is public on purpose fails ("a request without Authorization was
-    accepted"): that is seed 003's MUST for HTTP servers; waive it with the reason. Only 127.0.0.1, localhost
+    accepted"): that is seed 003's MUST for HTTP servers; waive it with the reason (one waiver: the rules that
+    point here are n/a). Only 127.0.0.1, localhost
     and ::1 count as loopback: plain http on 127.0.0.2 or a LAN address fails. Not flagged as fails: an
     argument named like a credential that holds a path or a variable (`--token-file PATH`,
     `--api-key-env VAR`, `--token=$TOKEN`) only warns; a refusal with another status than 401 warns; a
@@ -324,26 +317,29 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(None, f"served over {parts.scheme}, not HTTPS")
         return
     bare = (await hello_as(ctx, without_credentials(ctx.target))).got
-    ended = _not_refused(ctx, bare, "a request without Authorization")
+    ended = not_refused(ctx, bare, "a request without Authorization", NO_AUTHORIZATION)
     if ended is not None:
         yield ended
         return
     refusal = "401" if bare.status == 401 else f"HTTP {bare.status} (the spec asks for 401)"
+    seqs = [bare.seq]
     if ctx.target.bearer:
         sep = "&" if parts.query else "?"
         leaky = ctx.target.with_(bearer=None, url=f"{ctx.target.url}{sep}access_token={ctx.target.bearer}")
-        ended = _not_refused(ctx, (await hello_as(ctx, leaky)).got, "a token in the query string")
+        query = (await hello_as(ctx, leaky)).got
+        ended = not_refused(ctx, query, "a token in the query string")
         if ended is not None:
             yield ended
             return
+        seqs.append(query.seq)
     message = f"{refusal} without a bearer" + ("; query-string token refused" if ctx.target.bearer else "")
     if bare.status != 401:
-        yield ctx.warn(None, message, [bare.seq])
+        yield ctx.warn(None, message, seqs)
         return
     yield (
-        ctx.warn(None, f"plain HTTP on a loopback address; {message}")
+        ctx.warn(None, f"plain HTTP on a loopback address; {message}", seqs)
         if parts.scheme != "https"
-        else (ctx.passed(None, f"HTTPS; {message}"))
+        else (ctx.passed(None, f"HTTPS; {message}", seqs))
     )
 
 

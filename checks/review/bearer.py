@@ -7,15 +7,27 @@ must be 401 with a `WWW-Authenticate` that names `resource_metadata` (MCP author
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from checks.context import CheckContext
-from inspector.review import Finding
+from inspector.review import Fact, Finding
 from inspector.targets import Target
 
 _RESOURCE_METADATA = re.compile(r"resource_metadata\s*=", re.IGNORECASE)
+# No authorization layer at all. It is seed 003 transport-config's own MUST ("require Authorization: Bearer on every
+# request") and that rule's probe shows it directly; audience-validated (no token to validate) and
+# resource-server-metadata (no 401 to carry the challenge) only follow from it, so they point to that fail.
+NO_AUTHORIZATION = Fact("review.transport-config", "a request without a token is accepted")
+# Tokens are not checked at all: a random string is accepted. Every forged or narrow token then passes as well.
+ANY_TOKEN = Fact("review.audience-validated", "a random string is accepted as a bearer token")
+
+
+def accepted(got: Any) -> bool:
+    """Did a probe get a 2xx?"""
+    return got.status is not None and got.status < 300
 
 
 def no_answer(ctx: CheckContext, got: Any, what: str) -> Finding | None:
@@ -23,6 +35,17 @@ def no_answer(ctx: CheckContext, got: Any, what: str) -> Finding | None:
     if got.status is not None:
         return None
     return ctx.blocking(None, f"{what} got no answer ({got.failure}): a longer --timeout would verify it", [got.seq])
+
+
+def not_refused(ctx: CheckContext, got: Any, what: str, fact: Fact | None = None) -> Finding | None:
+    """None when `what` was refused over HTTP; else the finding that ends the rule: blocking when nothing
+    answered, fail (for `fact`, if given) when it was accepted (2xx)."""
+    silent = no_answer(ctx, got, what)
+    if silent is not None:
+        return silent
+    if got.status < 300:
+        return ctx.fail(None, f"{what} was accepted (HTTP {got.status})", [got.seq], fact=fact)
+    return None
 
 
 @dataclass(frozen=True)
@@ -36,15 +59,17 @@ class Answer:
 
 
 async def hello_as(ctx: CheckContext, target: Target) -> Answer:
-    """The era's handshake on a fresh connection to `target` (the review's, with other credentials)."""
+    """The era's handshake on a fresh connection to `target` (the review's, with other credentials). The answer
+    cites the reply (its message, or the status line of an HTTP error), whose exchange shows request and status."""
     async with ctx.probe(target) as p:
         got = await p.hello(ctx.era, ctx.revision)
         conn = p.conn
-    lines = [e for e in ctx.wire.entries if e.direction == "http" and e.conn == conn and e.http]
-    last = lines[-1] if lines else None
-    headers = last.http.get("response_headers", {}) if last and last.http else {}
+    reply = ctx.wire.get(got.seq) if got.seq is not None else None
+    status = ctx.wire.response_line(reply.exchange) if reply else None
+    headers = status.http.get("response_headers", {}) if status and status.http else {}
     challenge = next((str(v) for k, v in headers.items() if k.lower() == "www-authenticate"), "")
-    return Answer(got, got.seq if got.seq is not None else (last.seq if last else None), challenge, _quoted(lines))
+    lines = [e for e in ctx.wire.entries if e.direction == "http" and e.conn == conn and e.http]
+    return Answer(got, got.seq, challenge, _quoted(lines))
 
 
 def _quoted(lines: list[Any]) -> str:
@@ -81,8 +106,8 @@ async def scope_refusal(ctx: CheckContext, token: str) -> Finding:
     silent = no_answer(ctx, got, what)
     if silent is not None:
         return silent
-    if got.status < 300:
-        return ctx.fail(None, f"{what} was accepted (HTTP {got.status}): scopes are not enforced", seqs)
+    if got.status < 300:  # on a server that takes any string, audience-validated's fail says it already
+        return ctx.fail(None, f"{what} was accepted (HTTP {got.status}): scopes are not enforced", seqs, ANY_TOKEN)
     named = "insufficient_scope" in answer.challenge
     if got.status == 403 and not named:
         return ctx.fail(None, f"{what} got 403 without error=insufficient_scope: no client can tell to step up", seqs)
@@ -110,3 +135,44 @@ def judge(ctx: CheckContext, what: str, answer: Answer) -> Finding:
     if not _RESOURCE_METADATA.search(answer.challenge):
         return ctx.warn(None, f"{what} got 401 without WWW-Authenticate resource_metadata", [answer.seq])
     return ctx.passed(None, f"{what} got 401 with WWW-Authenticate resource_metadata", [answer.seq])
+
+
+async def token_probes(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """review.audience-validated's probes: no token, then the forgeries and the reviewer's foreign token, each
+    judged. A server that takes no token, or a random one, checks none: the rest are not sent (one fact, one fail)."""
+    from inspector.auth.forged import Forged, forgeries
+    from inspector.redact import remember
+
+    bare = without_credentials(ctx.target)
+    unauthorized = await hello_as(ctx, bare)
+    if accepted(unauthorized.got):
+        finding = judge(ctx, "no token", unauthorized)
+        finding.message += "; a server that needs no token checks no token's audience: none was sent"
+        finding.fact = NO_AUTHORIZATION
+        yield finding
+        return
+    yield judge(ctx, "no token", unauthorized)
+    probes = forgeries(ctx.target.url or "", issuer_of(ctx.target), ctx.target.bearer)
+    foreign = ctx.options.foreign_token
+    if foreign:
+        probes.append(Forged("a real token issued for another resource (foreign_token_env)", str(foreign)))
+    ctx.wire.redactor.add(p.token for p in probes)  # the wire log masks them like the reviewer's own token
+    remember(p.token for p in probes)  # and so does every sink
+    seqs = [unauthorized.seq]
+    for i, probe in enumerate(probes):
+        answer = await hello_as(ctx, bare.with_(bearer=probe.token))
+        seqs.append(answer.seq)
+        finding = judge(ctx, probe.what, answer)
+        if i == 0 and accepted(answer.got):  # forgeries() sends the random string first
+            finding.message += "; a server that takes any string checks no token: the forged ones were not sent"
+            finding.fact = ANY_TOKEN
+            yield finding
+            return
+        yield finding
+    if not foreign:
+        yield ctx.blocking(
+            None,
+            "no real token for another resource: a server that checks signatures but not audiences refuses "
+            "every forgery (these exchanges); set foreign_token_env in mcp-review.toml",
+            seqs,
+        )

@@ -59,7 +59,7 @@ async def first_document(p: Prober, urls: list[str]) -> tuple[dict[str, Any] | N
             ex = await p.http("GET", url, omit=["Content-Type"])
         except ConnectionFailed:
             break  # refused, gone or timed out: the note is in the wire log
-        seqs.append(ex.exchange)
+        seqs.append(ex.seq)
         try:
             doc = loads(ex.body) if ex.status == 200 else None
         except ValueError:

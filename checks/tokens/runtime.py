@@ -18,8 +18,9 @@ from inspector.review import Finding
 async def transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     """No SSE transport is offered (stdio or Streamable HTTP only).
 
-    What it checks: the reviewed target itself must not be legacy HTTP+SSE; for a Streamable HTTP server,
-    `GET {origin}/sse` must not open an SSE stream with an `endpoint` event.
+    What it checks: the reviewed target itself must not be legacy HTTP+SSE (the finding cites the GET that opened
+    its event stream); for a Streamable HTTP server, `GET {origin}/sse` must not answer 200 text/event-stream (the
+    finding cites that GET and its status line).
     Why: seed 000 §6 Transport: SSE is deprecated in the MCP spec; the seed's servers ship stdio and
     Streamable HTTP only.
     Known false positives: a GET that sends no headers within the probe timeout only warns (suggestive of a
@@ -28,7 +29,12 @@ async def transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     text/event-stream. Warns: /sse sent no answer in time.
     """
     if ctx.target.kind == "sse":
-        yield ctx.fail(None, "the server is reviewed over the legacy HTTP+SSE transport")
+        conn = ctx.session.channel.conn if ctx.session.channel else None
+        opened = next((e for e in ctx.wire.entries if e.conn == conn and (e.http or {}).get("method") == "GET"), None)
+        shown = f": GET {ctx.target.url} opened its event stream" if opened else ""
+        yield ctx.fail(
+            None, f"the server is reviewed over the legacy HTTP+SSE transport{shown}", [opened.seq if opened else None]
+        )
         return
     if ctx.target.kind == "stdio":
         yield ctx.passed(None, "stdio")
@@ -53,9 +59,9 @@ async def transport(ctx: CheckContext) -> AsyncIterator[Finding]:
             )
             return
     if ex.status == 200 and "text/event-stream" in (ex.header("content-type") or ""):
-        yield ctx.fail(None, f"GET {url} serves an SSE stream", [ex.exchange])
+        yield ctx.fail(None, f"GET {url} serves an SSE stream (HTTP {ex.status}, text/event-stream)", [ex.seq])
     else:
-        yield ctx.passed(None, f"Streamable HTTP only (GET {url} -> {ex.status})")
+        yield ctx.passed(None, f"Streamable HTTP only (GET {url} -> {ex.status})", [ex.seq])
 
 
 @rule("tokens.request-id", modes=("call",), source=f"{SEED} §7 request_id in success envelope")

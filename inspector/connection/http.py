@@ -36,6 +36,7 @@ class HttpExchange:
     status: int
     headers: dict[str, str]
     body: str
+    seq: int  # the wire entry of its status line: what a finding cites (its exchange shows the request too)
 
     def header(self, name: str) -> str | None:
         low = name.lower()
@@ -106,13 +107,13 @@ class HttpBase(Transport):
     def _log_request(self, exchange: int, method: str, url: str, headers: Mapping[str, str]) -> None:
         self.wire.http(self.conn, exchange, {"method": method, "url": url, "request_headers": dict(headers)})
 
-    def _log_response(self, exchange: int, resp: Any) -> None:
+    def _log_response(self, exchange: int, resp: Any) -> int:
         info = {
             "status": resp.status_code,
             "reason": safe_text(resp.reason_phrase[:200]),
             "response_headers": {k[:200]: safe_text(v[:4000]) for k, v in resp.headers.items()},
         }
-        self.wire.http(self.conn, exchange, info)
+        return self.wire.http(self.conn, exchange, info).seq
 
     def _lines(self, resp: Any) -> AsyncIterator[str]:
         return capped_lines(resp.aiter_bytes(), MAX_MESSAGE_BYTES, self._line_dropped)
@@ -217,11 +218,12 @@ class HttpBase(Transport):
         try:
             async with asyncio.timeout(self.target.timeout):
                 async with self.client.stream(method, url, headers=hdrs, content=how.raw) as resp:
-                    self._log_response(exchange, resp)
+                    seq = self._log_response(exchange, resp)
                     ctype = resp.headers.get("content-type", "")
                     text = await self._read_capped(resp) if read and "text/event-stream" not in ctype else ""
                     safe = {k: safe_text(v, self.wire.redactor) for k, v in resp.headers.items()}
-                    return HttpExchange(exchange, resp.status_code, safe, safe_text(text or "", self.wire.redactor))
+                    body = safe_text(text or "", self.wire.redactor)
+                    return HttpExchange(exchange, resp.status_code, safe, body, seq)
         except TimeoutError:
             raise ConnectionFailed(f"no complete answer from {url} within {self.target.timeout:g}s") from None
         except httpx.HTTPError as e:

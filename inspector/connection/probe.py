@@ -32,7 +32,7 @@ class ProbeResult:
     """What one probe got back. `message` is None when nothing came (see `failure`)."""
 
     message: dict[str, Any] | None = None
-    seq: int | None = None  # wire entry of the reply
+    seq: int | None = None  # wire entry of the reply: its message, else (an HTTP error without one) its status line
     status: int | None = None  # HTTP status, when over HTTP
     failure: str | None = None  # timeout, HTTP error without a JSON-RPC body, server gone
     latency: float = 0.0
@@ -110,7 +110,9 @@ class Prober:
                 timeout=timeout or self.timeout,
             )
         except HttpError as e:
-            return ProbeResult(status=e.status, failure=str(e), latency=time.monotonic() - started)
+            line = self.wire.response_line(e.exchange)
+            seq = line.seq if line else None
+            return ProbeResult(seq=seq, status=e.status, failure=str(e), latency=time.monotonic() - started)
         except ConnectionFailed as e:
             return ProbeResult(failure=str(e), latency=time.monotonic() - started)
         return ProbeResult(reply.message, reply.seq, reply.delivery.status, latency=reply.latency)

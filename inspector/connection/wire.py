@@ -115,6 +115,7 @@ class WireLog:
     # Indexes kept as entries arrive, so finding a message's exchange costs the same at any log size.
     _by_id: dict[tuple[int, str, Any], list[WireEntry]] = field(default_factory=dict)  # (conn, id) -> messages
     _by_exchange: dict[int, list[WireEntry]] = field(default_factory=dict)  # HTTP exchange -> its http lines
+    _sent_in: dict[int, list[WireEntry]] = field(default_factory=dict)  # HTTP exchange -> what we sent in its body
 
     def new_connection(self) -> int:
         self._conns += 1
@@ -135,6 +136,8 @@ class WireLog:
             self._by_id.setdefault(key, []).append(entry)
         elif entry.direction == "http" and entry.exchange is not None:
             self._by_exchange.setdefault(entry.exchange, []).append(entry)
+        if entry.direction == "send" and entry.exchange is not None:
+            self._sent_in.setdefault(entry.exchange, []).append(entry)
         for listener in self._listeners:
             listener(entry)
         return entry
@@ -207,18 +210,22 @@ class WireLog:
             if e.direction in ("send", "recv") and (direction is None or e.direction == direction):
                 yield e
 
+    def response_line(self, exchange: int | None) -> WireEntry | None:
+        """The HTTP status line of `exchange` (its response), once it came."""
+        lines = self._by_exchange.get(exchange, []) if exchange is not None else []
+        return next((e for e in reversed(lines) if e.http and "status" in e.http), None)
+
     def exchange_of(self, seq: int) -> list[WireEntry]:
-        """The evidence for one entry: the request and its response (same conn and id), plus HTTP lines."""
+        """The evidence for one entry: the request and its response (same conn and id), and the HTTP exchanges
+        that carried them (request line, status line, the message we sent in the body)."""
         entry = self.get(seq)
         if entry is None:
             return []
         key = _id_key(entry)
-        if key is None:
-            return [entry]
-        related = list(self._by_id[key])
-        for exchange in sorted({e.exchange for e in related if e.exchange is not None}):
-            related += self._by_exchange.get(exchange, [])
-        return sorted(related, key=lambda e: e.seq)
+        related = {e.seq: e for e in (self._by_id[key] if key is not None else [entry])}
+        for exchange in sorted({e.exchange for e in related.values() if e.exchange is not None}):
+            related.update((e.seq, e) for e in self._by_exchange.get(exchange, []) + self._sent_in.get(exchange, []))
+        return sorted(related.values(), key=lambda e: e.seq)
 
     def to_jsonl(self) -> str:
         return "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in self.entries)

@@ -127,6 +127,20 @@ def _capped(text: str, chars: int) -> str:
     return _clip(visible(text, chars, newlines=False), chars)
 
 
+def pointers(review: Review) -> dict[str, list[str]]:
+    """For each rule, the other rules whose findings point to its fail ("settled by" it: one fact, one fail)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for f in review.findings:
+        if f.settled_by and f.settled_by != f.rule:
+            out[f.settled_by].add(f.rule)
+    return {rule: sorted(rules) for rule, rules in out.items()}
+
+
+def settles(rules: list[str]) -> str:
+    """The line under a fail that other rules point to."""
+    return f"Also settles {', '.join(f'**{r}**' for r in rules)} (n/a there: the same fact, one fail)."
+
+
 def header(review: Review) -> list[str]:
     """Title, verdict with the counts (worst first), and what was reviewed how."""
     server = review.server
@@ -199,6 +213,7 @@ def render(review: Review) -> str:
 
     out = header(review)
     related = exchanges_of(review)
+    pointed = pointers(review)
     blocking = [f for f in review.findings if f.effective == "blocking"]
     if blocking:
         out += ["## Blocking: what would verify each", ""]
@@ -216,6 +231,8 @@ def render(review: Review) -> str:
             out += [f"### {pack} · {cell(source, 160)}", ""]
             for f in items:
                 out.append(f"- **{f.rule}** ({subject(f)}): {cell(f.message, 600)}")
+                if f.fact and f.rule == f.fact.owner and f.rule in pointed:
+                    out += ["", f"  {settles(pointed.pop(f.rule))}"]
                 out += ["", *("  " + line if line else "" for line in exchange(review, f, related=related))]
         out.append("")
     out += waivers_and_attestations(review)

@@ -22,7 +22,9 @@ from inspector.report.markdown import (
     exchange,
     header,
     more,
+    pointers,
     reviewer_notes,
+    settles,
     subject,
     waivers_and_attestations,
 )
@@ -55,10 +57,11 @@ def render(review: Review, full: str | None = None) -> str:
         *SIGN_OFF,
     ]
     shown: dict[str, str] = {}  # evidence already quoted -> the rule it is quoted under
+    pointed = pointers(review)
     sections = [
         (
             f"{title}: {_count(sum(map(len, groups.values())), 'finding')} under {_count(len(groups), 'rule')}",
-            [_rule_group(review, rule, items, shown) for rule, items in groups.items()],
+            [_rule_group(review, rule, items, shown, pointed) for rule, items in groups.items()],
         )
         for status, title in (("fail", "Failures"), ("warn", "Warnings"))
         if (groups := _by_rule(review, status))
@@ -141,9 +144,11 @@ def _by_rule(review: Review, status: str) -> dict[str, list[Finding]]:
     return groups
 
 
-def _rule_group(review: Review, rule: str, items: list[Finding], shown: dict[str, str]) -> tuple[list[str], str]:
-    """(the rule in detail, the rule in one line): heading, summary, subjects by reason, and the first
-    subject's evidence, or where it was already quoted (`shown`)."""
+def _rule_group(
+    review: Review, rule: str, items: list[Finding], shown: dict[str, str], pointed: dict[str, list[str]]
+) -> tuple[list[str], str]:
+    """(the rule in detail, the rule in one line): heading, summary, subjects by reason, the rules whose findings
+    point to its fail (`pointed`), and the first subject's evidence, or where it was already quoted (`shown`)."""
     brief = f"- **{rule}** ({len(items)}): {_names(items, 3)}"
     by_reason: dict[str, list[Finding]] = defaultdict(list)
     for f in items:
@@ -155,6 +160,7 @@ def _rule_group(review: Review, rule: str, items: list[Finding], shown: dict[str
     rest = sum(len(fs) for _, fs in ranked[REASONS:])
     if rest:
         lines.append(f"- … and {rest} more with {len(ranked) - REASONS} other reasons")
+    lines += ["", settles(pointed[rule])] if items[0].effective == "fail" and rule in pointed else []
     first = next((f for _, fs in ranked for f in fs if f.evidence), None)  # of the reason listed first
     return [*lines, *(_evidence(review, rule, first, shown) if first else [])], brief
 

@@ -3,6 +3,9 @@
 python SERVER.py                    # stdio
 python SERVER.py --http --port P    # Streamable HTTP at http://127.0.0.1:P/mcp
 python SERVER.py --sse --port P     # legacy HTTP+SSE at http://127.0.0.1:P/sse
+
+Defects of the HTTP transports: --unsafe-origin (no Origin checks), --also-sse (Streamable HTTP that also serves
+the legacy SSE transport at /sse), --sticky-sessions (a DELETE is answered 200 but the session lives on).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ def serve(server: Any, argv: list[str] | None = None) -> None:
     p.add_argument("--sse", action="store_true")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--unsafe-origin", action="store_true", help="defect: no Host/Origin (DNS rebinding) checks")
+    p.add_argument("--also-sse", action="store_true", help="defect: legacy HTTP+SSE at /sse beside /mcp")
+    p.add_argument("--sticky-sessions", action="store_true", help="defect: DELETE answered 200, session kept")
     p.add_argument("--auth", metavar="TOKEN", help="require this bearer token; serve RFC 9728 metadata")
     args, _ = p.parse_known_args(argv)
     if args.http or args.sse:
@@ -32,6 +37,10 @@ def serve(server: Any, argv: list[str] | None = None) -> None:
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False) if args.unsafe_origin else None
         kw = {"transport_security": security} if security else {}
         app = server.sse_app(host="127.0.0.1", **kw) if args.sse else server.streamable_http_app(host="127.0.0.1", **kw)
+        if args.also_sse:
+            app.router.routes += server.sse_app(host="127.0.0.1", **kw).routes  # /sse and /messages/ beside /mcp
+        if args.sticky_sessions:
+            app = StickySessions(app)
         if args.auth:
             app = BearerGate(app, args.auth, f"http://127.0.0.1:{args.port}")
         uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
@@ -48,6 +57,19 @@ def serve(server: Any, argv: list[str] | None = None) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(run)
+
+
+class StickySessions:
+    """ASGI middleware: a DELETE of the session is answered 200 and never reaches the server (the session lives on)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "DELETE":
+            await BearerGate._reply(send, 200, b"", [])
+            return
+        await self.app(scope, receive, send)
 
 
 class BearerGate:
