@@ -1,0 +1,44 @@
+"""The credential judgement proven on a real server, over stdio and over HTTP (issue 20): `tests/servers/leaks.py`
+leaks keys in a tool result, a description and a resource named `internal://credentials` (`leaky`), or prints the
+same places with look-alikes only (`benign`: the shell's PWD and friends, AWS's documented example keys, paths
+to key files, placeholders). The same text must get the same verdict on both transports."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_rules import Run, describe, findings, worst
+
+TRANSPORTS = {"stdio": None, "http": "--http"}
+
+
+def run(mode: str, transport: str) -> Run:
+    return Run(("leaks", mode), http=TRANSPORTS[transport], calls="read-only", era="legacy", attest=None)
+
+
+def by_subject(mode: str, transport: str, rule: str) -> dict[str | None, str]:
+    return {f.subject: f"{f.status}: {f.message}" for f in findings(run(mode, transport))[rule]}
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+def test_look_alikes_pass_on_every_transport(transport):
+    for rule in ("review.results-safe", "review.descriptions-grounded"):
+        items = findings(run("benign", transport))[rule]
+        assert worst(items) == "pass", describe(items)
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+def test_a_result_that_prints_keys_fails(transport):
+    said = by_subject("leaky", transport, "review.results-safe")["print_env"]
+    assert said.startswith("fail") and "credential assigned to 'ACME_API_KEY'" in said, said
+    assert "looks like an AWS access key id: 'AKIA5EXA" in said and "documented example" not in said
+    assert "PWD" not in said
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+def test_a_key_in_a_description_or_a_credentials_resource_fails(transport):
+    said = by_subject("leaky", transport, "review.descriptions-grounded")
+    assert said["get_weather"].startswith("fail") and "credential assigned to 'api_key'" in said["get_weather"]
+    resource = said["internal://credentials"]
+    assert resource.startswith("fail") and "credential assigned to 'API Key'" in resource, resource
+    assert "credential assigned to 'DB_PASSWORD'" in resource
