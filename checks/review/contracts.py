@@ -80,7 +80,8 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     title, description, enum value, default and example; prompt arguments; and the text of up to 20 listed
     resources, read with `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan/) for
     instructions aimed at the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to
-    URLs), credentials (assignments, known key formats, high-entropy strings), invisible and bidi characters, and
+    URLs), credentials (known key formats, values given to secrets' names, high-entropy strings), invisible and bidi
+    characters, and
     ANSI/OSC escapes. A tool's parameters fail when they ask the model for a secret or for its context (the tool
     list, the conversation) that the tool's name and description never say it needs, or preset a copy recipient
     (`bcc` defaulting to an address). Each hit quotes the offending span and says where it was found. What the
@@ -93,11 +94,14 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Known false positives: the scanner matches patterns. Only the clearly hostile forms fail (a tag block addressed
     to the model, "ignore previous instructions", steering of other tools, a key in a known format that is not a
-    placeholder, a credential assignment with a random-looking value, a PEM key with key material); the softer forms
-    (high-entropy strings, a suspicious phrase) warn. A benign text can still match a hostile form: a security tool
-    that quotes an injection example, a tool that itself parses `<system>` tags, a documented test key that does not
-    look like a placeholder. The quoted span shows which: waive it with the reason. The side-effect test is a word
-    list: a mutating tool described with other verbs ("archives", "tags") warns.
+    placeholder, a value given to a secret's name that is one: a password, or a random-looking key of any vendor, a
+    PEM key with key material); the softer forms (high-entropy strings, a suspicious phrase) warn. Never counted as
+    credentials: placeholders, paths, pagination tokens, the shell's PWD, and the keys vendors publish as examples
+    (AWS's `AKIAIOSFODNN7EXAMPLE`, Stripe's sample test key), matched exactly: a key merely spelled `EXAMPLE` is
+    judged like any other. A benign text can still match a hostile form: a security tool that quotes an injection
+    example, a tool that itself parses `<system>` tags, a sample key its author made up rather than a vendor's
+    published one. The quoted span shows which: waive it with the reason. The side-effect test is a word list: a
+    mutating tool described with other verbs ("archives", "tags") warns.
 
     Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, or no description. Warns:
     a suspicious span, or a side-effecting tool whose description never says what it changes.

@@ -124,8 +124,10 @@ _AUTH_HEADER = rx(
 )
 _BEARER = rx(r"\bbearer\s+(?P<v3>[A-Za-z0-9._~+/-]{20,}=*)")
 _URL_PASSWORD = rx(r"\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s/:@]{1,64}):(?P<v3>[^\s/@]{3,128})@[\w.-]+")
-# Passwords in URLs that documentation and dev defaults use (`postgres:postgres`, `guest:guest`, `user:pass`).
-_DEFAULT_PASSWORDS = re.compile(r"pass|password|passwd|pwd|secret|guest|postgres|root|admin|test|example|user", re.I)
+# Passwords in URLs that docs and dev defaults use (`postgres:postgres`, `guest:guest`, `user:pass`, `foo:bar`).
+_DEFAULT_PASSWORDS = re.compile(
+    r"pass|password|passwd|pwd|secret|guest|postgres|root|admin|test|example|user|bar|baz", re.I
+)
 _SECRET_WORD = rx(r"key|secret|token|passw|pwd|auth|credential|bearer|session|cookie|signature|private")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{24,}(?![A-Za-z0-9+/_=-])")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
