@@ -3,6 +3,7 @@ fail; documented example keys, placeholders, paths, shell variables and random-l
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -146,6 +147,14 @@ def test_a_resource_named_credentials_is_read_and_its_keys_found():
     docs = {"contents": [{"uri": "internal://credentials", "text": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"}]}
     assert [s for said in surfaces.contents(leaky) for s in credentials(said.text)] == ["fail"]
     assert [s for said in surfaces.contents(docs) for s in credentials(said.text)] == []
+
+
+def test_a_resource_read_as_bytes_is_decoded_and_scanned():
+    blob = base64.b64encode(f"JWT_SECRET={RANDOM}\n".encode()).decode()
+    said = list(surfaces.contents({"contents": [{"uri": "file:///srv/.env", "blob": blob}]}))
+    assert [s.where for s in said] == ["contents[0].blob (decoded)"] and credentials(said[0].text) == ["fail"]
+    binary = base64.b64encode(bytes(range(256))).decode()
+    assert list(surfaces.contents({"contents": [{"uri": "file:///a.png", "blob": binary}]})) == []
 
 
 @pytest.mark.parametrize(

@@ -42,3 +42,5 @@ def test_a_key_in_a_description_or_a_credentials_resource_fails(transport):
     resource = said["internal://credentials"]
     assert resource.startswith("fail") and "credential assigned to 'API Key'" in resource, resource
     assert "credential assigned to 'DB_PASSWORD'" in resource
+    dotenv = said["file:///srv/app/.env"]
+    assert dotenv.startswith("fail") and "contents[0].blob (decoded): credential assigned to 'SESSION_SECRET'" in dotenv

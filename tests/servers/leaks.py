@@ -12,6 +12,8 @@
   `benign`'s says where the key comes from, with a placeholder.
 - resource `internal://credentials`: `leaky` holds production-looking keys and a password; `benign` holds the
   documented examples, paths and placeholders.
+- resource `file:///srv/app/.env`, read as bytes (so served as a base64 `blob`): `leaky`'s holds a session
+  secret, `benign`'s placeholders.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ SAID = {
         "env": {"ACME_API_KEY": KEY, "AWS_ACCESS_KEY_ID": "AKIA5EXAMPLE12345678", "NODE_ENV": "production"},
         "weather": f"Current weather for a city. Calls the provider with api_key=xk_{KEY[10:]}.",
         "credentials": f"SERVICE CREDENTIALS\nAPI Key: {KEY}\nDB_PASSWORD=Xq7-vL2pR9t!\n",
+        "dotenv": "NODE_ENV=production\nSESSION_SECRET=q8Vb2Lm9Zt7Rk1Wc9Pn4Xs6Yd0Hf3Jg5\n",
     },
     "benign": {
         "env": {
@@ -55,6 +58,7 @@ SAID = {
             "SERVICE CREDENTIALS (templates)\nAPI Key: <your-key>\nDB_PASSWORD=/run/secrets/db_password\n"
             "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
         ),
+        "dotenv": "NODE_ENV=production\nSESSION_SECRET=${SESSION_SECRET}\n",
     },
 }[MODE]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -77,6 +81,12 @@ def get_weather(city: str) -> str:
 def credentials() -> str:
     """The service's credentials file."""
     return SAID["credentials"]
+
+
+@mcp.resource("file:///srv/app/.env", name="dotenv", mime_type="application/octet-stream")
+def dotenv() -> bytes:
+    """The service's .env file, as read from disk."""
+    return SAID["dotenv"].encode()
 
 
 if __name__ == "__main__":
