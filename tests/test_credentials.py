@@ -88,6 +88,11 @@ BENIGN = [
     '"secret": "jwt-signing-key"',
     "The token: expires hourly.",
     "Password: must be at least 12 characters.",
+    "password = getpass.getpass()\ntoken = request.headers['X-Token']",
+    "ansible_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256",
+    "authorization: `token secret123`",
+    "login with user admin, password: P@ssw0rd!",
+    "uri://foo:bar@example.com:1/path",
     # pagination and counting tokens
     '{"nextPageToken": "CAEQAhoGCgR0ZXN0IgZ0ZXN0MTI"}',
     'next_token = "AAB3cde9Fgh2Kx8Lq0Zr4Tw"',

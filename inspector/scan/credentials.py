@@ -171,7 +171,9 @@ def _in_prose(m: re.Match[str], text: str, value: str, quoted: bool) -> bool:
 
 def _assigned(m: re.Match[str], text: str) -> str | None:
     """The name a real secret is given to, or None: a placeholder, path or prose value, a pagination token, a
-    documented example, the working directory `PWD`."""
+    documented example, the working directory `PWD`, code that fetches the secret."""
+    from detect_secrets.filters import heuristic  # its filter for `secret = get_secret()` lines
+
     group = "password" if m.group("password") else "secret"
     name, start = m.group(group), m.start(group)
     key = (_IDENTIFIER_TAIL.search(text, max(0, start - 60), start).group() + name).lstrip("-")  # type: ignore[union-attr]
@@ -184,6 +186,9 @@ def _assigned(m: re.Match[str], text: str) -> str | None:
         return None
     if key.upper() == "PWD" and not _connection_string(text, m):
         return None  # the shell's working directory; `Uid=sa;Pwd=…;` is a password
+    line_end = text.find("\n", start)
+    if heuristic.is_indirect_reference(text[start : len(text) if line_end < 0 else line_end]):
+        return None  # `password = getpass()`, `token = request.headers["X"]`: code that fetches a secret
     prose = _in_prose(m, text, value, quoted)
     if not secret_value(value.rstrip(".:") if prose else value, password=bool(m.group("password")), prose=prose):
         return None

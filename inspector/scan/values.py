@@ -5,9 +5,10 @@ judges the value, whatever its quoting (a JSON env dump quotes every value; the 
 and both must be judged alike). Never a secret:
 
 - placeholders: `<your-key>`, `YOUR_API_KEY`, `xxx`, `...`, `${VAR}`, `$VAR`, `{{ var }}`, `%VAR%`, `changeme`,
-  `redacted`, `***`, type names (`string`, `required`), docs' words (`secret123`, `password1`), `process.env.X`,
-  an upper-case variable name, one repeated character; and detect-secrets' own value filters (templated
-  `{x}`/`<x>`, `$`-prefixed, sequential `abcdef`/`123456`, no letter at all), so we skip what that library skips;
+  `redacted`, `***`, type names (`string`, `required`), docs' words (`secret123`, `P@ssw0rd`), a YAML tag
+  (`!vault`), `process.env.X`, an upper-case variable name, one repeated character; and detect-secrets' own value
+  filters (templated `{x}`/`<x>`, `$`-prefixed, sequential `abcdef`/`123456`, no letter at all), so we skip what
+  that library skips;
 - filesystem paths (`/app`, `~/.config/gcloud/key.json`, `C:\\keys\\a.pem`, `$HOME/x`) whose segments are not
   random tokens: `GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/key.json` says where a secret is, not what it is;
 - URLs (a password inside one is `credentials`' URL rule), words and identifiers without a digit
@@ -31,7 +32,8 @@ _PLACEHOLDER = re.compile(
     r"|<|>|\$\{|\{\{|\{%|%[A-Z_]+%|process\.env|os\.environ|getenv|secrets\.).*"
     r"|\$[A-Za-z_]\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)|(.)\1*|env:.*"
     r"|none|null|nil|true|false|string|str|required|optional|undefined|bool|int|integer|any|n/a|tbd|todo"
-    r"|(?:secret|password|passwd|token|key|example|test|user|username|pass|mypassword|hunter|foo|bar)\d*)$",
+    r"|(?:secret|password|passwd|token|key|example|test|user|username|pass|mypassword|hunter|foo|bar)\d*"
+    r"|p[a@4][s$5]{2}w[o0]rd[\d!]*|!\S*)$",
     re.I,
 )
 # Identifiers and words joined by separators, with no digit: a name (`jwt_signing_key`, `my-app-secret`).
