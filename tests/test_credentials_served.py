@@ -5,9 +5,18 @@ to key files, placeholders). The same text must get the same verdict on both tra
 
 from __future__ import annotations
 
+import asyncio
+import os
+
 import pytest
 
+from checks.context import Options
+from checks.core import load_rules
+from inspector.checking import CheckPlan, run_check
+from inspector.targets import http_target, stdio_target
+from tests.support import free_port, running
 from tests.test_rules import Run, describe, findings, worst
+from tests.thirdparty import EVERYTHING, everything_stdio_argv, require
 
 TRANSPORTS = {"stdio": None, "http": "--http"}
 
@@ -44,3 +53,23 @@ def test_a_key_in_a_description_or_a_credentials_resource_fails(transport):
     assert "credential assigned to 'DB_PASSWORD'" in resource
     dotenv = said["file:///srv/app/.env"]
     assert dotenv.startswith("fail") and "contents[0].blob (decoded): credential assigned to 'SESSION_SECRET'" in dotenv
+
+
+def test_server_everything_prints_a_shells_environment_and_passes_on_both_transports():
+    """The issue's false fail: server-everything's get-env over HTTP, started as a shell or a container starts it
+    (PWD, OLDPWD, HOME, ...), printed `"PWD": "/usr/src/app"` and failed as a credential; over stdio it never has
+    PWD (mcp-review gives a stdio server only `inspector.targets.INHERITED`). Same server, same verdict now."""
+    shell = ["PWD=/usr/src/app", "OLDPWD=/home/node", "HOME=/home/node", "SHELL=/bin/bash", "LANG=C.UTF-8"]
+    port = free_port()
+    argv = ["env", "-i", f"PATH={os.environ.get('PATH', os.defpath)}", *shell, f"PORT={port}"]
+    others = [r for r in load_rules() if r.startswith("review.") and r != "review.results-safe"]
+    plan = CheckPlan(packs=["review"], ignore=others, options=Options(calls="read-only", allow_tools=["get-env"]))
+    verdicts = {}
+    with running([*argv, str(require(EVERYTHING)), "streamableHttp"], port):
+        targets = {"http": http_target(f"http://127.0.0.1:{port}/mcp"), "stdio": stdio_target(everything_stdio_argv())}
+        for name, target in targets.items():
+            review = asyncio.run(run_check(target, plan))
+            verdicts[name] = [
+                f.status for f in review.findings if (f.rule, f.subject) == ("review.results-safe", "get-env")
+            ]
+    assert verdicts == {"http": ["pass"], "stdio": ["pass"]}
