@@ -124,18 +124,16 @@ _AUTH_HEADER = rx(
 )
 _BEARER = rx(r"\bbearer\s+(?P<v3>[A-Za-z0-9._~+/-]{20,}=*)")
 _URL_PASSWORD = rx(r"\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s/:@]{1,64}):(?P<v3>[^\s/@]{3,128})@[\w.-]+")
-# Passwords in URLs that docs and dev defaults use (`postgres:postgres`, `guest:guest`, `user:pass`, `foo:bar`).
-_DEFAULT_PASSWORDS = re.compile(
-    r"pass|password|passwd|pwd|secret|guest|postgres|root|admin|test|example|user|bar|baz", re.I
-)
+# Passwords in URLs that dev defaults use (`postgres:postgres`, `guest:guest`); `user:pass` is a placeholder.
+_DEFAULT_PASSWORDS = re.compile(r"guest|postgres|root|admin|baz|qux", re.I)
 _SECRET_WORD = rx(r"key|secret|token|passw|pwd|auth|credential|bearer|session|cookie|signature|private")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{24,}(?![A-Za-z0-9+/_=-])")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _HEX = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+)$")
 
 
-def _names(words: tuple[str, ...]) -> str:
-    return "|".join(w.replace(" ", _SEPARATOR) for w in sorted(words, key=len, reverse=True))
+def _names(words: set[str]) -> str:
+    return "|".join(w.replace(" ", _SEPARATOR) for w in sorted(words, key=lambda w: (-len(w), w)))  # longest first
 
 
 @cache
@@ -144,9 +142,9 @@ def _assignment() -> re.Pattern[str]:
     ending one (`api_key_id` is no key), then `=`, `:`, `=>`, `:=` (or a space after `--name`), then its value."""
     from detect_secrets.plugins.keyword import DENYLIST  # the names detect-secrets treats as secret
 
-    extra = tuple(d.replace("_?", " ") for d in DENYLIST)
-    passwords = _PASSWORD_NAMES + tuple(d for d in extra if "pass" in d or "contras" in d)
-    secrets = _SECRET_NAMES + tuple(d for d in extra if d not in passwords and d != "pwd")
+    extra = [d.replace("_?", " ") for d in DENYLIST]
+    passwords = {*_PASSWORD_NAMES, *(d for d in extra if re.search("pass|pwd|contras", d))}
+    secrets = {*_SECRET_NAMES, *extra} - passwords
     return rx(
         r"(?:(?P<flag>(?<![A-Za-z0-9-])--(?:[A-Za-z0-9]+[_-])*)|(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z])))"
         rf"(?:(?P<password>{_names(passwords)})|(?P<secret>{_names(secrets)}))(?![A-Za-z0-9])"
