@@ -59,7 +59,7 @@ def placeholder(value: str) -> bool:
 
 def path_like(value: str) -> bool:
     """A filesystem path: it starts like one and none of its segments is a random token (a base64 value may
-    start with `/`; `/9j/4AAQSkZJRgABAQAAAQABAAD` is a JPEG, not a directory)."""
+    start with `/`: `/K7MDENGbPxRfiCY9x2LmQ4vT8wZ` is no directory)."""
     if not _PATH_START.match(value):
         return False
     return not any(len(part) >= 20 and randomish(part) for part in re.split(r"[/\\]", value))
