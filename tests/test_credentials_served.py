@@ -21,12 +21,12 @@ from tests.thirdparty import EVERYTHING, everything_stdio_argv, require
 TRANSPORTS = {"stdio": None, "http": "--http"}
 
 
-def run(mode: str, transport: str) -> Run:
-    return Run(("leaks", mode), http=TRANSPORTS[transport], calls="read-only", era="legacy", attest=None)
+def run(mode: str, transport: str, *extra: str) -> Run:
+    return Run(("leaks", mode, *extra), http=TRANSPORTS[transport], calls="read-only", era="legacy", attest=None)
 
 
-def by_subject(mode: str, transport: str, rule: str) -> dict[str | None, str]:
-    return {f.subject: f"{f.status}: {f.message}" for f in findings(run(mode, transport))[rule]}
+def by_subject(mode: str, transport: str, rule: str, *extra: str) -> dict[str | None, str]:
+    return {f.subject: f"{f.status}: {f.message}" for f in findings(run(mode, transport, *extra))[rule]}
 
 
 @pytest.mark.parametrize("transport", sorted(TRANSPORTS))
@@ -53,6 +53,12 @@ def test_a_key_in_a_description_or_a_credentials_resource_fails(transport):
     assert "credential assigned to 'DB_PASSWORD'" in resource
     dotenv = said["file:///srv/app/.env"]
     assert dotenv.startswith("fail") and "contents[0].blob (decoded): credential assigned to 'SESSION_SECRET'" in dotenv
+
+
+def test_a_credentials_resource_is_read_first_among_many():
+    """A server lists 24 pages before `internal://credentials`: the review reads 20 resources, secrets-named first."""
+    said = by_subject("leaky", "stdio", "review.descriptions-grounded", "--many")
+    assert said["internal://credentials"].startswith("fail") and said["file:///srv/app/.env"].startswith("fail")
 
 
 def test_server_everything_prints_a_shells_environment_and_passes_on_both_transports():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -78,15 +79,14 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     Everything the server's listings say to the model (`inspector/surfaces.py`: instructions; names, titles and
     descriptions of tools, prompts, resources and templates; inside input and output schemas every property name,
     title, description, enum value, default and example; prompt arguments; and the text of up to 20 listed
-    resources, read with `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan/) for
-    instructions aimed at the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to
-    URLs), credentials (known key formats, values given to secrets' names, high-entropy strings), invisible and bidi
-    characters, and
-    ANSI/OSC escapes. A tool's parameters fail when they ask the model for a secret or for its context (the tool
-    list, the conversation) that the tool's name and description never say it needs, or preset a copy recipient
-    (`bcc` defaulting to an address). Each hit quotes the offending span and says where it was found. What the
-    server says at run time has rules of its own: `review.results-safe`, `review.prompts-safe`,
-    `review.client-requests-safe`.
+    resources, those named like secrets first, read with `resources/read`, the first 65,536 characters of each,
+    a blob when it is UTF-8 text) is scanned (inspector/scan/) for instructions aimed at the model (`<IMPORTANT>`
+    blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials (known key formats, values
+    given to secrets' names, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes. A tool's
+    parameters fail when they ask the model for a secret or for its context (the tool list, the conversation) that
+    the tool's name and description never say it needs, or preset a copy recipient (`bcc` defaulting to an address).
+    Each hit quotes the offending span and says where it was found. What the server says at run time has rules of
+    its own: `review.results-safe`, `review.prompts-safe`, `review.client-requests-safe`.
 
     Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
     poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
@@ -113,7 +113,7 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
         key = f"{item.kind}:{item.key}" if item else None
         subjects[key] = item
         texts.setdefault(key, []).append(said)
-    for resource in list(ctx.snapshot.resources)[:RESOURCES_READ]:
+    for resource in sorted(ctx.snapshot.resources, key=_not_named_secret)[:RESOURCES_READ]:
         reply = await ctx.session.request("resources/read", {"uri": resource.key})
         key = f"resource:{resource.key}"
         texts.setdefault(key, []).extend(surfaces.contents(reply.result))
@@ -133,6 +133,13 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
 
 RESOURCES_READ = 20
 RESOURCE_CHARS = 65536
+_SECRET_NAMED = re.compile(r"secret|credential|passw|token|key|\.env|auth|config|private", re.I)
+
+
+def _not_named_secret(resource: Item) -> bool:
+    """Sorts the resources whose URI or name says they hold secrets (`internal://credentials`, `.env`) first:
+    those are read even when the server lists more than RESOURCES_READ."""
+    return not _SECRET_NAMED.search(f"{resource.key} {resource.get('name') or ''}")
 
 
 def _schema_problems(tool: Item) -> tuple[list[str], list[str]]:

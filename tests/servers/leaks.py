@@ -14,6 +14,7 @@
   documented examples, paths and placeholders.
 - resource `file:///srv/app/.env`, read as bytes (so served as a base64 `blob`): `leaky`'s holds a session
   secret, `benign`'s placeholders.
+- `--many`: 24 plain pages (`docs://page/00`...) are listed before those two, more than a review reads.
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ def print_env() -> str:
 @mcp.tool(title="Get weather", annotations=READ_ONLY, description=SAID["weather"])
 def get_weather(city: str) -> str:
     return f"Sunny in {city[:40]}"
+
+
+for page in range(24 if "--many" in sys.argv else 0):
+    mcp.resource(f"docs://page/{page:02}", name=f"page {page:02}", mime_type="text/plain")(lambda: "A plain page.")
 
 
 @mcp.resource("internal://credentials", name="credentials", mime_type="text/plain")
