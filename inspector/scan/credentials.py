@@ -118,6 +118,7 @@ _VALUE = (
     r"|(?P<v3>[^\s\"'`,;)}\]]{1,200}))"
 )
 _FORMAT_PLACEHOLDER = re.compile(r"x{4,}|X{4,}|\.\.\.|…|your|YOUR|<|\{|0{8,}|1234567890|abcdefghij", re.I)
+_PROSE = re.compile(r"\s+[a-z]{2,}\b")
 _IDENTIFIER_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,60}\Z")
 _AUTH_HEADER = rx(
     r"\b(?:proxy-)?authorization\s*[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|bot)\s+(?P<v3>[A-Za-z0-9._~+/=-]{8,})"
@@ -164,7 +165,7 @@ def _value_start(m: re.Match[str]) -> int:
 
 def _in_prose(m: re.Match[str], text: str, value: str, quoted: bool) -> bool:
     """An unquoted value followed by prose or ending a sentence (`the token: expires hourly.`)."""
-    return not quoted and (re.match(r"\s+[a-z]{2,}\b", text[m.end() :]) is not None or value[-1] in ".:")
+    return not quoted and (_PROSE.match(text, m.end()) is not None or value[-1] in ".:")
 
 
 def _assigned(m: re.Match[str], text: str) -> str | None:
@@ -184,8 +185,8 @@ def _assigned(m: re.Match[str], text: str) -> str | None:
         return None
     if key.upper() == "PWD" and not _connection_string(text, m):
         return None  # the shell's working directory; `Uid=sa;Pwd=…;` is a password
-    line_end = text.find("\n", start)
-    if heuristic.is_indirect_reference(text[start : len(text) if line_end < 0 else line_end]):
+    line = text[start : start + 1001].partition("\n")[0]  # detect-secrets skips lines over 1,000 characters
+    if heuristic.is_indirect_reference(line):
         return None  # `password = getpass()`, `token = request.headers["X"]`: code that fetches a secret
     prose = _in_prose(m, text, value, quoted)
     if not secret_value(value.rstrip(".:") if prose else value, password=bool(m.group("password")), prose=prose):
