@@ -43,6 +43,7 @@ LEAKS = [
     # passwords: chosen by people, so any non-placeholder value counts
     "Admin Password: super_secret_password123",
     "DB_PASSWORD=admin123",
+    "connecting as app with password=Summer2024 to db.internal",  # a password is one, prose after it or not
     "Driver={ODBC Driver 18};Server=db;Uid=sa;Pwd=Sup3r$ecret9;",
     "Server=db;Database=app;User Id=app;Password=Pr0d-Sup3rS3cret!;",
     "MYSQL_PWD=Xq7vL2pR9t",

@@ -118,7 +118,6 @@ _VALUE = (
     r"|(?P<v3>[^\s\"'`,;)}\]]{1,200}))"
 )
 _FORMAT_PLACEHOLDER = re.compile(r"x{4,}|X{4,}|\.\.\.|…|your|YOUR|<|\{|0{8,}|1234567890|abcdefghij", re.I)
-_PROSE = re.compile(r"\s+[a-z]{2,}\b")
 _IDENTIFIER_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,60}\Z")
 _AUTH_HEADER = rx(
     r"\b(?:proxy-)?authorization\s*[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|bot)\s+(?P<v3>[A-Za-z0-9._~+/=-]{8,})"
@@ -163,13 +162,8 @@ def _value_start(m: re.Match[str]) -> int:
     return next(m.start(g) for g in ("v1", "v2", "v4", "v3") if m.group(g) is not None)
 
 
-def _in_prose(m: re.Match[str], text: str, value: str, quoted: bool) -> bool:
-    """An unquoted value followed by prose or ending a sentence (`the token: expires hourly.`)."""
-    return not quoted and (_PROSE.match(text, m.end()) is not None or value[-1] in ".:")
-
-
 def _assigned(m: re.Match[str], text: str) -> str | None:
-    """The name a real secret is given to, or None: a placeholder, path or prose value, a pagination token, a
+    """The name a real secret is given to, or None: a placeholder, path, name or prose value, a pagination token, a
     documented example, the working directory `PWD`, code that fetches the secret."""
     from detect_secrets.filters import heuristic  # its filter for `secret = get_secret()` lines
 
@@ -188,8 +182,7 @@ def _assigned(m: re.Match[str], text: str) -> str | None:
     line = text[start : start + 1001].partition("\n")[0]  # detect-secrets skips lines over 1,000 characters
     if heuristic.is_indirect_reference(line):
         return None  # `password = getpass()`, `token = request.headers["X"]`: code that fetches a secret
-    prose = _in_prose(m, text, value, quoted)
-    if not secret_value(value.rstrip(".:") if prose else value, password=bool(m.group("password")), prose=prose):
+    if not secret_value(value if quoted else value.rstrip(".:"), password=bool(m.group("password"))):
         return None
     return key
 

@@ -18,7 +18,7 @@ A password (the name says password, passwd, passphrase, pwd, pass) is any other 
 (`admin123`, `Pr0d-Sup3rS3cret!`): passwords are chosen by people, not random. Any other secret (key, token,
 secret, credentials) must look random: at least 12 characters, letters and digits not in word-like runs
 (`entropy.randomish`), or 16+ hex digits, a UUID (Heroku-style keys), or 20+ characters at the entropy of
-random text. A value followed by prose or ending a sentence must look random too.
+random text.
 """
 
 from __future__ import annotations
@@ -72,12 +72,12 @@ def random_token(value: str) -> bool:
     return len(value) >= 20 and entropy(value) >= entropy_threshold(len(value)) and wordiness(value) < 0.5
 
 
-def secret_value(value: str, *, password: bool, prose: bool = False) -> bool:
+def secret_value(value: str, *, password: bool) -> bool:
     """Whether `value`, given to a secret's name, is a secret: for a `password`, any non-placeholder of 6+
-    characters that is not a path, URL or name; for other secrets (or a value in `prose`), a random token."""
+    characters that is not a path, URL or name; for other secrets, a random token."""
     value = value.strip()
     if len(value) < 6 or any(c.isspace() for c in value) or placeholder(value) or path_like(value):
         return False
     if _URL.match(value) or _NAME.fullmatch(value):
         return False
-    return random_token(value) if prose or not password else True
+    return password or random_token(value)
