@@ -2,10 +2,11 @@
 
 Order: the hidden text first (`normalise`: escapes and invisible characters, reported and removed from
 the view), then on the view the instructions, the sensitive files (`fail` when the text also instructs
-the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials).
-Spans are mapped back to the original text; overlapping or touching hits of one kind are merged, keeping
-the worst severity. Each hit quotes its span made visible (`inspector.text.visible`) between « » with ~30
-characters of context. Rich-style markup such as `[bold red]` is inert text here.
+the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials and
+the keys vendors publish as examples). Spans are mapped back to the original text; overlapping or touching
+hits of one kind are merged, keeping the worst severity. Each hit quotes its span made visible
+(`inspector.text.visible`) between « » with ~30 characters of context. Rich-style markup such as `[bold red]`
+is inert text here.
 """
 
 from __future__ import annotations
