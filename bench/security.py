@@ -7,10 +7,10 @@ prompt, a resource, a client request, a log line) and scanned (`inspector.scan`)
 are judged as the rules judge them (parameters that ask for secrets, forms that ask for them). A case is *caught* when
 the scan gives a `fail` (what makes a review fail), *flagged* when it gives a `fail` or a `warn`. Printed
 per category: recall on attacks (caught), the false-positive rate on benign cases (caught, and flagged),
-and totals; then each twin pair of fixture servers (vulnerable and hardened, hostile and clean) reviewed for
-real, rule by rule, to show that the verdict tells them apart. Categories whose proof is a behaviour
-(command injection, code execution, path traversal, SSRF: the active probes of `--probe security`; rug pulls: the
-definition hash) are scanned like the rest, but the scanner is not what judges them: their rows are marked.
+and totals; then each twin pair of fixture servers (vulnerable and hardened, hostile and clean, leaky and
+benign) reviewed for real, rule by rule, to show that the verdict tells them apart. Categories whose proof is a
+behaviour (command injection, code execution, path traversal, SSRF: the active probes of `--probe security`; rug
+pulls: the definition hash) are scanned like the rest, but the scanner is not what judges them: their rows are marked.
 """
 
 from __future__ import annotations
@@ -157,6 +157,14 @@ TWINS = [
         "read-only",
         frozenset(),
         "results-safe prompts-safe client-requests-safe descriptions-grounded",
+    ),
+    (
+        "credentials and their look-alikes",
+        "leaks",
+        ("leaky", "benign"),
+        "read-only",
+        frozenset(),
+        "results-safe descriptions-grounded",
     ),
 ]
 

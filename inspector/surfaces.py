@@ -3,8 +3,9 @@
 The scanner (`inspector.scan`) judges a text; this module finds the texts, wherever the server put them:
 a definition (names, titles, descriptions, and inside its schemas every property name, title, description,
 enum value, default and example), a tool result (text blocks, `structuredContent`, embedded resources,
-resource links), a `prompts/get` answer, a resource's contents, a JSON-RPC error, and what the server sends
-on its own: sampling and elicitation requests (with a URL elicitation's URL) and log notifications.
+resource links), a `prompts/get` answer, a resource's contents (a base64 blob too, when it decodes to UTF-8
+text), a JSON-RPC error, and what the server sends on its own: sampling and elicitation requests (with a URL
+elicitation's URL) and log notifications.
 
 Walks are bounded (depth, count and length), because everything here came from the server.
 """
@@ -106,6 +107,24 @@ def _block(block: dict[str, Any], where: str) -> Iterator[Said]:
 def _contents(part: dict[str, Any], where: str) -> Iterator[Said]:
     if isinstance(part.get("text"), str):
         yield _said(f"{where}.text", part["text"])
+    if isinstance(part.get("blob"), str):
+        text = _text_blob(part["blob"])
+        if text is not None:
+            yield _said(f"{where}.blob (decoded)", text)
+
+
+def _text_blob(blob: str) -> str | None:
+    """A base64 blob that holds UTF-8 text (a `.env` or key file a server read as bytes), or None for binary
+    data; only as much as is scanned is decoded."""
+    import base64
+    import binascii
+    import codecs
+
+    try:  # the incremental decoder holds back a character cut at the end of the head, and refuses binary
+        text = codecs.getincrementaldecoder("utf-8")().decode(base64.b64decode(blob[: TEXT_CHARS // 3 * 4]))
+    except (binascii.Error, ValueError):
+        return None
+    return text if text and "\x00" not in text else None
 
 
 def prompt(value: Any) -> Iterator[Said]:
@@ -123,7 +142,7 @@ def prompt(value: Any) -> Iterator[Said]:
 
 
 def contents(value: Any) -> Iterator[Said]:
-    """A `resources/read` answer: the text of every part."""
+    """A `resources/read` answer: the text of every part, and the text a blob part holds."""
     parts = value.get("contents") if isinstance(value, dict) else None
     for i, part in enumerate(parts if isinstance(parts, list) else []):
         if isinstance(part, dict):

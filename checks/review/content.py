@@ -40,8 +40,10 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Known false positives: a tool that returns other people's text (a web page, an issue, an email) returns their
     injections too: the server passed them on, it did not write them; say so when you waive it. A tool that returns
-    credentials on purpose (a secrets manager) fails by design. The scanner matches patterns (see
-    `review.descriptions-grounded`).
+    credentials on purpose (a secrets manager) fails by design; one that prints its environment (a `get-env` tool)
+    fails only on the secrets in it: the shell's PWD, paths, placeholders and documented example keys are none,
+    quoted or not, so the same server gets the same verdict over stdio and over HTTP, where its environment is the
+    shell's. The scanner matches patterns (see `review.descriptions-grounded`).
 
     Passes: results with nothing hidden, leaked or steering. Fails: a hostile or leaky span in a result. Warns: a
     suspicious span. Blocking: a tool that may not be called, or a call with no answer.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -78,14 +79,14 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     Everything the server's listings say to the model (`inspector/surfaces.py`: instructions; names, titles and
     descriptions of tools, prompts, resources and templates; inside input and output schemas every property name,
     title, description, enum value, default and example; prompt arguments; and the text of up to 20 listed
-    resources, read with `resources/read`, the first 65,536 characters of each) is scanned (inspector/scan/) for
-    instructions aimed at the model (`<IMPORTANT>` blocks, "do not tell the user", reading ~/.ssh, sending data to
-    URLs), credentials (assignments, known key formats, high-entropy strings), invisible and bidi characters, and
-    ANSI/OSC escapes. A tool's parameters fail when they ask the model for a secret or for its context (the tool
-    list, the conversation) that the tool's name and description never say it needs, or preset a copy recipient
-    (`bcc` defaulting to an address). Each hit quotes the offending span and says where it was found. What the
-    server says at run time has rules of its own: `review.results-safe`, `review.prompts-safe`,
-    `review.client-requests-safe`.
+    resources, those named like secrets first, read with `resources/read`, the first 65,536 characters of each,
+    a blob when it is UTF-8 text) is scanned (inspector/scan/) for instructions aimed at the model (`<IMPORTANT>`
+    blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials (known key formats, values
+    given to secrets' names, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes. A tool's
+    parameters fail when they ask the model for a secret or for its context (the tool list, the conversation) that
+    the tool's name and description never say it needs, or preset a copy recipient (`bcc` defaulting to an address).
+    Each hit quotes the offending span and says where it was found. What the server says at run time has rules of
+    its own: `review.results-safe`, `review.prompts-safe`, `review.client-requests-safe`.
 
     Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
     poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
@@ -93,11 +94,14 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Known false positives: the scanner matches patterns. Only the clearly hostile forms fail (a tag block addressed
     to the model, "ignore previous instructions", steering of other tools, a key in a known format that is not a
-    placeholder, a credential assignment with a random-looking value, a PEM key with key material); the softer forms
-    (high-entropy strings, a suspicious phrase) warn. A benign text can still match a hostile form: a security tool
-    that quotes an injection example, a tool that itself parses `<system>` tags, a documented test key that does not
-    look like a placeholder. The quoted span shows which: waive it with the reason. The side-effect test is a word
-    list: a mutating tool described with other verbs ("archives", "tags") warns.
+    placeholder, a value given to a secret's name that is one: a password, or a random-looking key of any vendor, a
+    PEM key with key material); the softer forms (high-entropy strings, a suspicious phrase) warn. Never counted as
+    credentials: placeholders, paths, pagination tokens, the shell's PWD, and the keys vendors publish as examples
+    (AWS's `AKIAIOSFODNN7EXAMPLE`, Stripe's sample test key), matched exactly: a key merely spelled `EXAMPLE` is
+    judged like any other. A benign text can still match a hostile form: a security tool that quotes an injection
+    example, a tool that itself parses `<system>` tags, a sample key its author made up rather than a vendor's
+    published one. The quoted span shows which: waive it with the reason. The side-effect test is a word list: a
+    mutating tool described with other verbs ("archives", "tags") warns.
 
     Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, or no description. Warns:
     a suspicious span, or a side-effecting tool whose description never says what it changes.
@@ -109,7 +113,7 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
         key = f"{item.kind}:{item.key}" if item else None
         subjects[key] = item
         texts.setdefault(key, []).append(said)
-    for resource in list(ctx.snapshot.resources)[:RESOURCES_READ]:
+    for resource in sorted(ctx.snapshot.resources, key=_not_named_secret)[:RESOURCES_READ]:
         reply = await ctx.session.request("resources/read", {"uri": resource.key})
         key = f"resource:{resource.key}"
         texts.setdefault(key, []).extend(surfaces.contents(reply.result))
@@ -129,6 +133,13 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
 
 RESOURCES_READ = 20
 RESOURCE_CHARS = 65536
+_SECRET_NAMED = re.compile(r"secret|credential|passw|token|key|\.env|auth|config|private", re.I)
+
+
+def _not_named_secret(resource: Item) -> bool:
+    """Sorts the resources whose URI or name says they hold secrets (`internal://credentials`, `.env`) first:
+    those are read even when the server lists more than RESOURCES_READ."""
+    return not _SECRET_NAMED.search(f"{resource.key} {resource.get('name') or ''}")
 
 
 def _schema_problems(tool: Item) -> tuple[list[str], list[str]]:

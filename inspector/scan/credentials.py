@@ -1,31 +1,39 @@
 """Leaked secrets: credentials (kind credential) and random-looking strings (kind high-entropy).
 
-- credential: key/token/password assignments, `Authorization:` headers, passwords in URLs and known
-  formats (AWS, GitHub, GitLab, Slack, OpenAI, Anthropic, Google, Stripe, Hugging Face, npm, PyPI,
-  SendGrid, JWT, PEM private keys). Placeholders (`YOUR_API_KEY`, `<token>`, `xxx`, `...`,
-  `${API_KEY}`, `sk-...`, env-var names) are ignored. Documented example keys (AWS's
-  `AKIAIOSFODNN7EXAMPLE`) are still reported, as examples (`warn`, see `detectors`).
-- high-entropy (`warn`): on a line that names a secret (key, token, secret, password, auth, session,
-  cookie, signature, private), a run of >= 24 base64/base64url characters with letters and digits whose
-  Shannon entropy reaches min(0.85 * log2(length), 4.5) bits per character, i.e. about the 3rd
-  percentile of random base62 strings of that length (3.90 at 24, 4.25 at 32, 4.5 from 40 on), and
-  which is not word-like (less than half of it in runs such as `Validator`, `load`, `HTTP`). Ignored as
-  identifiers: UUIDs and hex-only strings (commit SHAs, digests; a hex API key is still caught when it
-  is assigned to a key name), and anything inside a URL (doc links, slugs; secrets in URLs are caught
-  by the credential rules). Calibrated on random tokens (recall ~86-92% for base62/base64url) and on
-  the ~900 letter+digit tokens in this venv's site-packages (only real base64 remained).
+- credential: known formats (AWS, GitHub, GitLab, Slack, OpenAI, Anthropic, Google, Stripe, Hugging Face, npm,
+  PyPI, SendGrid, JWT, PEM private keys; `detectors` adds detect-secrets' other vendor plugins), and any value
+  given to a name that says it is a secret, whatever the vendor: `api_key=…`, `secret: …`, `token = "…"`,
+  JSON `"apiKey": "…"`, env style `FOO_SECRET=…`, `Admin Password: …`, `--api-key …`, ODBC `Pwd=…;`; also
+  `Authorization:` headers, bearer tokens and passwords in URLs. The value decides (`values`): placeholders,
+  paths, names and prose are not secrets; a password is any other value, another secret must look random.
+  Never credentials: pagination and counting tokens (`nextPageToken`, `max_tokens`), and the shell's working
+  directory `PWD` (on its own, outside a `;`-separated connection string); the other shell, locale and
+  directory variables (OLDPWD, HOME, PATH, SHELL, LANG, TMPDIR, XDG_*) are no secret's name, and their values
+  are paths or words. Keys a vendor publishes as examples (`detectors.DOCUMENTED`, matched exactly) are not
+  leaks and give no hit; a key merely spelled `…EXAMPLE…` is judged like any other.
+- high-entropy (`warn`): near a word that names a secret (key, token, secret, password, auth, session, cookie,
+  signature, private; within 60 characters before it on its line, or 20 after), a run of >= 24 base64/base64url
+  characters with letters and digits whose Shannon entropy reaches min(0.85 * log2(length), 4.5) bits per
+  character (`entropy`), which is not word-like. Ignored as identifiers: UUIDs and hex-only strings (commit
+  SHAs, digests; a hex key is still caught when it is given to a secret's name), paths, the payload of a
+  `base64,` data URL (an image), documented examples, and anything inside a URL (doc links, slugs; secrets in
+  URLs are caught by the credential rules).
 
-detect-secrets' vendor plugins (`detectors`) add the formats this module does not know; `high_entropy`
-skips the spans the credential rules took.
+Why our own format patterns beside detect-secrets': they know newer formats (OpenAI `sk-proj-`, Anthropic
+`sk-ant-`, GitHub `github_pat_`, Google, Hugging Face) and tell a Stripe test key (`warn`) from a live one;
+detect-secrets' JWT check (the header and payload must decode to JSON) confirms a JWT, and its keyword list
+and value filters are merged into ours (`values`).
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
+from functools import cache
 
-from inspector.scan.rules import URL_RE, Raw, masked, rx, snip
+from inspector.scan.detectors import DOCUMENTED
+from inspector.scan.entropy import entropy, entropy_threshold, randomish, wordiness
+from inspector.scan.rules import URL_RE, Raw, identifier_words, masked, rx, snip
+from inspector.scan.values import path_like, placeholder, secret_value
 
 _KEY_FORMATS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), "fail", "an AWS access key id"),
@@ -71,95 +79,149 @@ _PEM = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:(?P<body>[\sA-Za-z0-9+/=:,-]{0,20000}?)-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?"
 )
-_KEY_NAMES = (
-    r"api[_-]?key|apikey|api[_-]?secret|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key"
-    r"|client[_-]?secret|app[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|id[_-]?token"
-    r"|bearer[_-]?token|session[_-]?token|private[_-]?key|passwd|password|passphrase|pwd|secret|token|credentials?"
+# Names that say a value is a secret (each word joined by `_`, `-`, `.`, a space or a case change), with
+# detect-secrets' KeywordDetector names added (`_assignment`). Password names take any non-placeholder value.
+_SEPARATOR = r"[_ .-]?"
+_PASSWORD_NAMES = ("password", "passwd", "passphrase", "pwd")
+_SECRET_NAMES = (
+    "api key",
+    "api secret",
+    "api token",
+    "secret access key",
+    "access key id",
+    "access key",
+    "secret key",
+    "client secret",
+    "app secret",
+    "auth token",
+    "access token",
+    "refresh token",
+    "id token",
+    "bearer token",
+    "session token",
+    "private key",
+    "signing key",
+    "encryption key",
+    "master key",
+    "secret",
+    "token",
+    "credentials",
+    "credential",
 )
-_VALUE = r"(?:\"(?P<v1>[^\"\n]{1,200})\"|'(?P<v2>[^'\n]{1,200})'|(?P<v3>[^\s\"'`,;)}\]]{1,200}))"
-_ASSIGNMENT = rx(
-    rf"(?<![A-Za-z0-9])(?P<key>(?:[A-Za-z0-9]+[_-]){{0,6}}(?:{_KEY_NAMES}))(?![A-Za-z0-9])[\"']?\s*(?:=>|:=|=|:)\s*{_VALUE}"
+# The word before `token` (or another name) that makes it no secret: a pagination cursor, a count.
+_NOT_SECRET_BEFORE = re.compile(
+    r"next|page|continuation|pagination|cursor|sync|resume|max|min|total|num|prompt|input|output|completion"
+    r"|cancel|cancellation|idempotency"
 )
+_VALUE = (
+    r"(?:\"(?P<v1>[^\"\n]{1,200})\"|'(?P<v2>[^'\n]{1,200})'|`(?P<v4>[^`\n]{1,200})`"
+    r"|(?P<v3>[^\s\"'`,;)}\]]{1,200}))"
+)
+_FORMAT_PLACEHOLDER = re.compile(r"x{4,}|X{4,}|\.\.\.|…|your|YOUR|<|\{|0{8,}|1234567890|abcdefghij", re.I)
+_IDENTIFIER_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,60}\Z")
 _AUTH_HEADER = rx(
     r"\b(?:proxy-)?authorization\s*[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|bot)\s+(?P<v3>[A-Za-z0-9._~+/=-]{8,})"
 )
 _BEARER = rx(r"\bbearer\s+(?P<v3>[A-Za-z0-9._~+/-]{20,}=*)")
 _URL_PASSWORD = rx(r"\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s/:@]{1,64}):(?P<v3>[^\s/@]{3,128})@[\w.-]+")
-_PLACEHOLDER = re.compile(
-    r"^(?:.*(?:\.\.\.|…|xxx|\*\*\*|your|_here|-here|placeholder|changeme|change_me|dummy|fake|redacted|sample"
-    r"|<|>|\$\{|\{\{|\{%|%[A-Z_]+%|process\.env|os\.environ|getenv|secrets\.).*"
-    r"|\$[A-Za-z_]\w*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Za-z]+|(.)\1*|env:.*"
-    r"|none|null|nil|true|false|string|str|required|optional|secret|password|passwd|token|undefined|bool|int"
-    r"|integer|any|n/a|tbd|todo|example|test|user|username|pass|mypassword|hunter)$",
-    re.I,
-)
-_FORMAT_PLACEHOLDER = re.compile(r"x{4,}|X{4,}|\.\.\.|…|your|YOUR|<|\{|0{8,}|1234567890|abcdefghij", re.I)
-_WORD_RUN = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}")
-_HEX = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+)$")
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+# Passwords in URLs that dev defaults use (`postgres:postgres`, `guest:guest`); `user:pass` is a placeholder.
+_DEFAULT_PASSWORDS = re.compile(r"guest|postgres|root|admin|baz|qux", re.I)
 _SECRET_WORD = rx(r"key|secret|token|passw|pwd|auth|credential|bearer|session|cookie|signature|private")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{24,}(?![A-Za-z0-9+/_=-])")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_HEX = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+)$")
 
 
-def entropy(s: str) -> float:
-    """Shannon entropy of `s` in bits per character."""
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+def _names(words: set[str]) -> str:
+    return "|".join(w.replace(" ", _SEPARATOR) for w in sorted(words, key=lambda w: (-len(w), w)))  # longest first
 
 
-def entropy_threshold(length: int) -> float:
-    """Bits per character a token of `length` must reach to count as random (~3rd percentile of base62)."""
-    return min(0.85 * math.log2(length), 4.5)
+@cache
+def _assignment() -> re.Pattern[str]:
+    """A secret's name at the start of an identifier word (after a non-letter or at a case change: `dbPassword`),
+    ending one (`api_key_id` is no key), then `=`, `:`, `=>`, `:=` (or a space after `--name`), then its value."""
+    from detect_secrets.plugins.keyword import DENYLIST  # the names detect-secrets treats as secret
 
-
-def wordiness(s: str) -> float:
-    """Share of `s` in word-like runs (`Validator`, `load`, `HTTP`): ~0.2 for random base62, >0.6 for names."""
-    return sum(len(w) for w in _WORD_RUN.findall(s)) / len(s) if s else 0.0
-
-
-def _randomish(s: str) -> bool:
-    return (
-        len(s) >= 12
-        and any(c.isdigit() for c in s)
-        and any(c.isalpha() for c in s)
-        and wordiness(s) < 0.5
-        and len(set(s)) > 6
+    extra = [d.replace("_?", " ") for d in DENYLIST]
+    passwords = {*_PASSWORD_NAMES, *(d for d in extra if re.search("pass|pwd|contras", d))}
+    secrets = {*_SECRET_NAMES, *extra} - passwords
+    return rx(
+        r"(?:(?P<flag>(?<![A-Za-z0-9-])--(?:[A-Za-z0-9]+[_-])*)|(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z])))"
+        rf"(?:(?P<password>{_names(passwords)})|(?P<secret>{_names(secrets)}))(?![A-Za-z0-9])"
+        rf"[\"'\]]{{0,2}}(?:\s*(?:=>|:=|=|:)|(?(flag)[ \t]+|(?!)))\s*{_VALUE}"
     )
 
 
 def _value(m: re.Match[str]) -> tuple[str, bool]:
     groups = m.groupdict()
-    quoted = groups.get("v1") or groups.get("v2")
+    quoted = groups.get("v1") or groups.get("v2") or groups.get("v4")
     return (quoted or groups.get("v3") or ""), quoted is not None
 
 
-def _real_value(m: re.Match[str], text: str, *, strict: bool = False) -> bool:
-    """Whether an assigned value is a real secret rather than a placeholder, a type name or prose."""
+def _value_start(m: re.Match[str]) -> int:
+    return next(m.start(g) for g in ("v1", "v2", "v4", "v3") if m.group(g) is not None)
+
+
+def _assigned(m: re.Match[str], text: str) -> str | None:
+    """The name a real secret is given to, or None: a placeholder, path, name or prose value, a pagination token, a
+    documented example, the working directory `PWD`, code that fetches the secret."""
+    from detect_secrets.filters import heuristic  # its filter for `secret = get_secret()` lines
+
+    group = "password" if m.group("password") else "secret"
+    name, start = m.group(group), m.start(group)
+    key = (_IDENTIFIER_TAIL.search(text, max(0, start - 60), start).group() + name).lstrip("-")  # type: ignore[union-attr]
+    words = identifier_words(key)
+    before = words[: -len(identifier_words(name))]
+    if before and _NOT_SECRET_BEFORE.fullmatch(before[-1]):
+        return None
     value, quoted = _value(m)
-    if len(value) < 6 or _PLACEHOLDER.match(value):
-        return False
-    if strict:
-        return _randomish(value)
-    if quoted:
-        return value.count(" ") < 2
-    prose = re.match(r"\s+[a-z]{2,}\b", text[m.end() :]) is not None
-    if prose or value[-1] in ".:":
-        return _randomish(value.rstrip(".:"))
-    return any(c.isdigit() for c in value) or _randomish(value)
+    if value in DOCUMENTED:
+        return None
+    if key.upper() == "PWD" and not _connection_string(text, m):
+        return None  # the shell's working directory; `Uid=sa;Pwd=…;` is a password
+    line = text[start : start + 1001].partition("\n")[0]  # detect-secrets skips lines over 1,000 characters
+    if heuristic.is_indirect_reference(line):
+        return None  # `password = getpass()`, `token = request.headers["X"]`: code that fetches a secret
+    if not secret_value(value if quoted else value.rstrip(".:"), password=bool(m.group("password"))):
+        return None
+    return key
+
+
+def _connection_string(text: str, m: re.Match[str]) -> bool:
+    """`m` sits in a `key=value;` list (ODBC, ADO.NET)."""
+    return text[max(0, m.start() - 2) : m.start()].strip().endswith(";") or text[m.end() : m.end() + 1] == ";"
+
+
+def _url_password(m: re.Match[str]) -> bool:
+    """A URL's password that is not a placeholder, a documented default or its user's name repeated."""
+    user, password = m.group("user"), m.group("v3")
+    return not (placeholder(password) or _DEFAULT_PASSWORDS.fullmatch(password) or password == user)
+
+
+def _formats(view: str) -> list[Raw]:
+    raw: list[Raw] = []
+    for pattern, severity, what in _KEY_FORMATS:
+        for m in pattern.finditer(view):
+            token = m.group()
+            if _FORMAT_PLACEHOLDER.search(token[4:]) or len(set(token)) < 8 or token in DOCUMENTED:
+                continue
+            if what.startswith("an OpenAI") and not randomish(token.split("-", 2)[-1]):
+                continue  # "sk-learn-compatible-..." is a word, not a key
+            if what.startswith("a JWT") and not _jwt(token):
+                continue
+            raw.append(("credential", severity, m.start(), m.end(), f"looks like {what}: '{masked(token)}'"))
+    return raw
+
+
+def _jwt(token: str) -> bool:
+    from detect_secrets.plugins.jwt import JwtTokenDetector  # header and payload must decode to JSON
+
+    return bool(JwtTokenDetector.is_formally_valid(token.rstrip(".")))
 
 
 def credentials(view: str, lowered: str) -> list[Raw]:
-    """Known key formats, PEM private keys, assignments to key names, Authorization headers, URL passwords."""
-    raw: list[Raw] = []
-    if any(n in lowered for n in _FORMAT_NEEDLES):
-        for pattern, severity, what in _KEY_FORMATS:
-            for m in pattern.finditer(view):
-                token = m.group()
-                if _FORMAT_PLACEHOLDER.search(token[4:]) or len(set(token)) < 8:
-                    continue
-                if what.startswith("an OpenAI") and not _randomish(token.split("-", 2)[-1]):
-                    continue  # "sk-learn-compatible-..." is a word, not a key
-                raw.append(("credential", severity, m.start(), m.end(), f"looks like {what}: '{masked(token)}'"))
+    """Known key formats, PEM private keys, values given to secrets' names, Authorization headers, URL passwords."""
+    raw: list[Raw] = _formats(view) if any(n in lowered for n in _FORMAT_NEEDLES) else []
     if "private key" in lowered:
         for m in _PEM.finditer(view):
             material = len(re.findall(r"[A-Za-z0-9+/=]", m.group("body") or ""))
@@ -167,25 +229,34 @@ def credentials(view: str, lowered: str) -> list[Raw]:
                 raw.append(("credential", "fail", m.start(), m.end(), "a PEM private key, key material included"))
             else:
                 raw.append(("credential", "warn", m.start(), m.end(), "a PEM private-key header (no key material)"))
-    if any(n in lowered for n in ("key", "secret", "token", "pass", "pwd", "credential")):
-        for m in _ASSIGNMENT.finditer(view):
-            if _real_value(m, view):
-                raw.append(("credential", "fail", m.start(), m.end(), f"credential assigned to '{snip(m['key'], 30)}'"))
+    if any(n in lowered for n in ("key", "secret", "token", "pass", "pwd", "credential", "contras")):
+        known = [(h[2], h[3]) for h in raw]
+        for m in _assignment().finditer(view):
+            key = _assigned(m, view)
+            if key is not None and not any(a < m.end() and _value_start(m) < b for a, b in known):
+                raw.append(("credential", "fail", m.start(), m.end(), f"credential assigned to '{snip(key, 30)}'"))
     if "authorization" in lowered:
         for m in _AUTH_HEADER.finditer(view):
-            if _real_value(m, view):
+            if secret_value(m.group("v3"), password=True) and m.group("v3") not in DOCUMENTED:
                 raw.append(("credential", "fail", m.start(), m.end(), "a credential in an Authorization header"))
     if "bearer" in lowered:
         for m in _BEARER.finditer(view):
-            if _real_value(m, view, strict=True):
+            if secret_value(m.group("v3"), password=False) and m.group("v3") not in DOCUMENTED:
                 raw.append(("credential", "fail", m.start(), m.end(), "a bearer token"))
     if "://" in view:
         for m in _URL_PASSWORD.finditer(view):
-            if (not _PLACEHOLDER.match(m.group("v3")) and not _PLACEHOLDER.match(m.group("user") + "x")) or _real_value(
-                m, view
-            ):
+            if _url_password(m):
                 raw.append(("credential", "fail", m.start(), m.end(), "a password embedded in a URL"))
     return raw
+
+
+def _named_near(view: str, start: int, end: int) -> bool:
+    """A word naming a secret within 60 characters before the token on its line, or 20 after it."""
+    line_start = view.rfind("\n", 0, start) + 1
+    line_end = view.find("\n", end)
+    before = view[max(line_start, start - 60) : start]
+    after = view[end : min(end + 20, len(view) if line_end < 0 else line_end)]
+    return bool(_SECRET_WORD.search(before) or _SECRET_WORD.search(after))
 
 
 def high_entropy(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
@@ -194,22 +265,16 @@ def high_entropy(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
     urls = [(m.start(), m.end()) for m in URL_RE.finditer(view)] if "://" in view else []
     for m in _TOKEN.finditer(view):
         token, s, e = m.group(), m.start(), m.end()
-        line = view[view.rfind("\n", 0, s) + 1 : view.find("\n", e) % (len(view) + 1)]
-        if not _SECRET_WORD.search(line):
+        if not _named_near(view, s, e):
             continue  # ids, hashes and cursors are random too; a secret comes with a word that names it
-        if _HEX.match(token) or _UUID.match(token) or any(a < e and s < b for a, b in urls + taken):
+        if _HEX.match(token) or _UUID.match(token) or token in DOCUMENTED or path_like(token):
             continue
+        if view[max(0, s - 7) : s] == "base64," or any(a < e and s < b for a, b in urls + taken):
+            continue  # a data URL's payload (an image) is random, and no secret
         if not (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):
             continue
         h = entropy(token)
         if h >= entropy_threshold(len(token)) and wordiness(token) < 0.5:
-            raw.append(
-                (
-                    "high-entropy",
-                    "warn",
-                    s,
-                    e,
-                    f"random-looking {len(token)}-character string ({h:.1f} bits/char): a secret?",
-                )
-            )
+            message = f"random-looking {len(token)}-character string ({h:.1f} bits/char): a secret?"
+            raw.append(("high-entropy", "warn", s, e, message))
     return raw

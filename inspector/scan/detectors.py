@@ -7,8 +7,11 @@ tool server), so only the plugins' own format patterns are used here, compiled o
 pre-check (a run of 16+ key characters with a digit). Its entropy and keyword plugins are left out:
 `credentials` has calibrated ones that quote the span.
 
-Documented examples (`AKIAIOSFODNN7EXAMPLE` from AWS's docs, the jwt.io sample token, values spelled
-`...EXAMPLE...`) are well-formed but public: reported as examples (`warn`), never as leaks.
+`DOCUMENTED` lists the keys vendors publish as examples in their documentation, each with where: quoting one
+is quoting documentation, no leak, so the scanner reports nothing for it (`credentials` and `vendor_formats`
+skip it, `high_entropy` too). Only an exact match counts: `AKIA5EXAMPLE12345678` is shaped like AWS's example
+but is not it, and is judged like any key. Vendors that publish none (GitHub: its docs show `ghp_` followed by
+x's, a placeholder) have no entry.
 """
 
 from __future__ import annotations
@@ -36,15 +39,17 @@ _LEFT_OUT = {
     "IPPublicDetector",
 }
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+/=.-])[A-Za-z0-9_+/=.-]{16,}")  # from a run's start only: linear
-# Public on purpose: AWS documentation keys, the jwt.io sample token's signature.
-DOCUMENTED = (
-    "AKIAIOSFODNN7EXAMPLE",
-    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    "AKIAI44QH8DHBEXAMPLE",
-    "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
-    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
-)
-_SPELLED_EXAMPLE = re.compile(r"EXAMPLE|[Ee]xample(?:Key|Token|Secret)")
+# Keys published as examples, exactly as published: value -> where.
+DOCUMENTED: dict[str, str] = {
+    "AKIAIOSFODNN7EXAMPLE": "AWS IAM User Guide, 'Manage access keys for IAM users' (example access key id)",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "AWS IAM User Guide (the example secret access key)",
+    "AKIAI44QH8DHBEXAMPLE": "Amazon S3 docs, 'Signing and authenticating REST requests' (example key id)",
+    "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY": "Amazon S3 docs, same page (its example secret key)",
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc": "Stripe API reference, 'Authentication' (the sample test secret key)",
+    "pk_test_TYooMQauvdEDq54NiTphI7jx": "Stripe API reference (the sample publishable key)",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": "jwt.io debugger's sample token (John Doe, HS256)",
+}
 
 
 @cache
@@ -67,19 +72,19 @@ def vendor_formats(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
     raw: list[Raw] = []
     for kind, pattern in _patterns():
         for m in pattern.finditer(view):
-            if not any(a < m.end() and m.start() < b for a, b in taken):
+            if m.group() not in DOCUMENTED and not any(a < m.end() and m.start() < b for a, b in taken):
                 message = f"looks like a {kind} (detect-secrets): '{masked(m.group())}'"
                 raw.append(("credential", "fail", m.start(), m.end(), message))
                 taken.append((m.start(), m.end()))
     return raw
 
 
-def documented(view: str, found: list[Raw]) -> list[Raw]:
-    """`found` with each credential that is a documented example turned into a `warn` that says so."""
-    out: list[Raw] = []
-    for kind, severity, start, end, message in found:
-        span = view[start:end]
-        if kind == "credential" and (any(d in span for d in DOCUMENTED) or _SPELLED_EXAMPLE.search(span)):
-            severity, message = "warn", f"{message}: a documented example key, not a leak (remove it if it is real)"
-        out.append((kind, severity, start, end, message))
-    return out
+def documented_spans(view: str) -> list[tuple[int, int]]:
+    """Where the view quotes a documented example key (`DOCUMENTED`): no part of it is a secret."""
+    spans = []
+    for example in DOCUMENTED:
+        at = view.find(example)
+        while at >= 0:
+            spans.append((at, at + len(example)))
+            at = view.find(example, at + 1)
+    return spans

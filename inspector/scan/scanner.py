@@ -2,10 +2,11 @@
 
 Order: the hidden text first (`normalise`: escapes and invisible characters, reported and removed from
 the view), then on the view the instructions, the sensitive files (`fail` when the text also instructs
-the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials).
-Spans are mapped back to the original text; overlapping or touching hits of one kind are merged, keeping
-the worst severity. Each hit quotes its span made visible (`inspector.text.visible`) between « » with ~30
-characters of context. Rich-style markup such as `[bold red]` is inert text here.
+the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials and
+the keys vendors publish as examples). Spans are mapped back to the original text; overlapping or touching
+hits of one kind are merged, keeping the worst severity. Each hit quotes its span made visible
+(`inspector.text.visible`) between « » with ~30 characters of context. Rich-style markup such as `[bold red]`
+is inert text here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from inspector.scan import active, fold, intent
 from inspector.scan.context import damp
 from inspector.scan.credentials import credentials, high_entropy
-from inspector.scan.detectors import documented, vendor_formats
+from inspector.scan.detectors import documented_spans, vendor_formats
 from inspector.scan.exfiltration import EXFILTRATION, sensitive_files
 from inspector.scan.instructions import INSTRUCTIONS
 from inspector.scan.normalise import neutralise, to_original
@@ -123,8 +124,8 @@ def _scan(text: str) -> list[Hit]:
     raw, view, index = neutralise(text)
     found = _patterns(view)
     leaked = credentials(view, view.lower())
-    leaked = documented(view, leaked + vendor_formats(view, [(h[2], h[3]) for h in leaked]))
-    found += leaked + high_entropy(view, [(h[2], h[3]) for h in leaked])
+    leaked += vendor_formats(view, [(h[2], h[3]) for h in leaked])
+    found += leaked + high_entropy(view, [(h[2], h[3]) for h in leaked] + documented_spans(view))
     found = to_original(found, index)
     found += [("active-content", sev, a, b, msg) for a, b, sev, msg in active.find(text)]
     found += _evasions(text, raw + found)
