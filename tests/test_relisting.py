@@ -37,6 +37,13 @@ def test_a_stable_listing_with_a_repeated_name_passes():
     assert "stable within this session" in items[0].message
 
 
+def test_a_second_listing_that_fails_proves_nothing():
+    items = findings(Run(("relists", "--once")))[RULE]
+    assert [f.status for f in items] == ["blocking"], describe(items)
+    assert "tools/list gave no full listing to compare (again: JSON-RPC error -32603" in items[0].message
+    assert items[0].evidence, "the failed listing is cited"
+
+
 def rug_pull(review: dict) -> dict:
     return next(f for f in review["findings"] if f["rule"] == RULE)
 
