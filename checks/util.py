@@ -285,7 +285,8 @@ def rejected(record: Any) -> bool:
     return record.error is not None or record.is_error
 
 
-LOOKUP_VERBS = {"get", "read", "fetch", "show", "describe", "lookup", "view", "open", "inspect", "retrieve", "load"}
+# reading verbs only: "open" and "load" may act (launch an app, download a model) on whatever they are given
+LOOKUP_VERBS = {"get", "read", "fetch", "show", "describe", "lookup", "view", "inspect", "retrieve"}
 NAMING_WORDS = {"id", "uuid", "guid", "key", "slug", "identifier", "handle", "name", "ref", "path", "file", "filename"}
 NAMES_A_THING = re.compile(r"\b(ids?|identifier|uuid|key|slug|handle|name of|path)\b", re.I)
 

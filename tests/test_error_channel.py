@@ -63,6 +63,17 @@ def test_invalid_arguments_as_is_error_fail_up_to_2025_06_18_and_pass_after_citi
     assert "as MCP 2025-11-25 makes input validation errors isError results (SEP-1303); seed 003" in new[0].message
 
 
+def test_invalid_arguments_as_a_json_rpc_error_pass_on_any_revision_citing_sep_1303_after():
+    new, items = judged(Run(("lookups", "--invalid", "rpc")), "search_notes")
+    assert [f.status for f in new] == ["pass"], describe(items)
+    assert new[0].message.endswith(
+        "-> JSON-RPC error -32602, as seed 003 says; MCP 2025-11-25 makes input "
+        "validation errors isError results (SEP-1303)"
+    )
+    old, items = judged(Run(("lookups", "--invalid", "rpc", "--revision", "2025-06-18")), "search_notes")
+    assert [f.status for f in old] == ["pass"] and old[0].message.endswith("-32602, as seed 003 says"), describe(items)
+
+
 def test_a_lookup_that_may_not_be_called_is_blocking():
     mine, items = judged(Run(("lookups", "--missing", "raises"), calls="none"))
     assert [f.status for f in mine] == ["blocking"], describe(items)
