@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_rules import Run, describe, findings, worst
+from tests.test_rules import Run, describe, findings, review_of, worst
 
 RULE = "review.error-channel-correct"
 
@@ -32,13 +32,13 @@ def test_a_lookup_of_a_missing_id(missing, status, says):
     mine, items = judged(Run(("lookups", "--missing", missing)))
     assert [f.status for f in mine] == [status] and says in mine[0].message, describe(items)
     assert worst(items) == status, describe(items)
-    assert mine[0].evidence[-1] in {c["seq"] for c in findings_calls(missing)}, "the call is cited"
+    (lookup,) = [c for c in review_of(Run(("lookups", "--missing", missing))).coverage if is_lookup(c)]
+    assert lookup["seq"] in mine[0].evidence, "the lookup's exchange is cited"
+    assert len(mine[0].evidence) == len(set(mine[0].evidence))
 
 
-def findings_calls(missing: str) -> list[dict]:
-    from tests.test_rules import review_of
-
-    return [c for c in review_of(Run(("lookups", "--missing", missing))).coverage if c["tool"] == "get_note"]
+def is_lookup(call: dict) -> bool:
+    return call["tool"] == "get_note" and str(call["arguments"].get("note_id")).startswith("mcpr-missing-")
 
 
 def test_the_raised_failure_cites_seed_and_spec():

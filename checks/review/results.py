@@ -255,12 +255,13 @@ async def _lookup(ctx: CheckContext, tool: Item, param: str, args: Json) -> Find
 
 
 def _joined(ctx: CheckContext, tool: Item, parts: list[Finding]) -> Finding:
-    """One finding per tool: the worst status of its parts, their messages and evidence together."""
+    """One finding per tool: the worst status of its parts, their messages (the worst first) and evidence."""
     if len(parts) == 1:
         return parts[0]
-    status = min((p.status for p in parts), key=STATUSES.index)
+    parts = sorted(parts, key=lambda p: STATUSES.index(p.status))
+    status = parts[0].status
     make = {"fail": ctx.fail, "blocking": ctx.blocking, "warn": ctx.warn, "pass": ctx.passed}[status]
-    return make(tool, "; ".join(p.message for p in parts), [seq for p in parts for seq in p.evidence])
+    return make(tool, "; ".join(p.message for p in parts), list(dict.fromkeys(s for p in parts for s in p.evidence)))
 
 
 @rule("review.annotations-set", modes=("static",), source=f"{SEED} Tool contracts: annotations-set")
