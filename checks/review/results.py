@@ -138,7 +138,8 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     whose words look like a lookup but that creates what it is given would create `mcpr-missing-...` (a tool whose
     name has a writing verb is never probed). Invalid arguments are checked against the tool's own schema before
     they are sent (a value the schema admits is never used as "invalid"), the missing value too (one the schema
-    refuses is never sent), and a call that got no answer is blocking, never a silent success.
+    refuses is never sent), and a call that got no answer is blocking, never a silent success. The warn for a
+    swallowed failure is a word match: a result that rightly carries "error" or "unknown" (a log line) warns.
 
     Passes: JSON-RPC errors for the unknown tool and the nameless call; invalid arguments answered as a JSON-RPC
     error, or from 2025-11-25 with `isError` (both cite seed and spec); a missing thing answered with `isError:
