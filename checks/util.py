@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -285,3 +286,37 @@ def result_json(result: Any) -> Any:
 def rejected(record: Any) -> bool:
     """A call that did not succeed: a JSON-RPC error or an isError result."""
     return record.error is not None or record.is_error
+
+
+# reading verbs only: "open" and "load" may act (launch an app, download a model) on whatever they are given
+LOOKUP_VERBS = {"get", "read", "fetch", "show", "describe", "lookup", "view", "inspect", "retrieve"}
+NAMING_WORDS = {"id", "uuid", "guid", "key", "slug", "identifier", "handle", "name", "ref", "path", "file", "filename"}
+NAMES_A_THING = re.compile(r"\b(ids?|identifier|uuid|key|slug|handle|name of|path)\b", re.I)
+
+
+def missing_lookup(tool: Item, missing: str, good: Json | None = None) -> tuple[str, Json] | None:
+    """(parameter, arguments) that look up something that does not exist, or None for a tool that looks nothing up.
+
+    A lookup is a tool named with a reading verb (get, read, fetch, show, ... and nothing that writes) with a
+    required string parameter that names a thing: its words (`note_id`, `branchName`, `path`) or its description
+    ("the note's id") say so. That parameter gets `missing` (a UUID for `format: uuid`), the others the schema's
+    example values (or `good`'s: the rule's `ctx.arguments(tool)`). Arguments the tool's own schema refuses are
+    never sent (the next such parameter is tried, else None), so a refusal cannot be the server validating its input.
+    """
+    from inspector.localschema import validate
+
+    name_words = words(tool.name or "")
+    if not LOOKUP_VERBS.intersection(name_words) or WRITE_WORDS.search(" ".join(name_words)):
+        return None
+    schema = input_schema(tool) or {}
+    for param in required(schema):
+        sub = properties(schema).get(param, {})
+        naming = NAMING_WORDS.intersection(words(param)) or NAMES_A_THING.search(str(sub.get("description", "")))
+        if sub.get("type") != "string" or not naming or "enum" in sub or "const" in sub:
+            continue
+        value = str(uuid.uuid4()) if sub.get("format") == "uuid" else missing
+        args = {**(valid_arguments(tool) if good is None else good), param: value}
+        checked = validate(args, schema)
+        if not (checked.errors or checked.unverified):
+            return param, args
+    return None

@@ -13,12 +13,15 @@ or a base branch's and a PR's), each change put in one class:
   (`max_tools_list_tokens`, `max_tool_tokens`, `max_token_growth_percent`); every change also carries its
   item's token delta per encoding.
 
-One item can have a change in several classes. A change matching a recorded approval (same item, class and
-new definition hash) is marked approved and does not count for `--fail-on`.
+Items are matched by key (name or URI); a key listed more than once is compared by full content, its copies as a
+multiset, so one copy never stands for another. One item can have a change in several classes. A change matching
+a recorded approval (same item, class and new definition hash) is marked approved and does not count for
+`--fail-on`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -262,24 +265,53 @@ def _renames(gone: list[Entry], added: list[Entry]) -> Iterator[tuple[Entry, Ent
             yield old, new
 
 
+def _grouped(entries: list[Entry]) -> dict[str, list[Entry]]:
+    """Entries by key, each key's copies in pinned order: a server may list one name more than once."""
+    out: dict[str, list[Entry]] = {}
+    for e in entries:
+        out.setdefault(e.key, []).append(e)
+    return out
+
+
+def _without(entries: list[Entry], common: Counter[str]) -> list[Entry]:
+    """`entries` less one copy per hash counted in `common`, in order."""
+    left, out = Counter(common), []
+    for e in entries:
+        if left[e.sha256]:
+            left[e.sha256] -= 1
+        else:
+            out.append(e)
+    return out
+
+
+def _copies(olds: list[Entry], news: list[Entry]) -> Iterator[Change]:
+    """The changes under a key pinned on both sides, by full content: the copies are compared as a multiset, so a
+    key listed twice cannot hide an edit of one copy behind the other. What is left either side after the equal
+    copies is paired in order; a copy left over was removed, or added beside the pinned one."""
+    common = Counter(e.sha256 for e in olds) & Counter(e.sha256 for e in news)
+    was, now = _without(olds, common), _without(news, common)
+    for a, b in zip(was, now, strict=False):
+        yield from _changed(a, b)
+    count = f"copies: {len(olds)} pinned, {len(news)} now"
+    for e in was[len(now) :]:
+        yield Change(e.kind, e.key, "breaking", [f"a copy removed ({count})"], e.definition, None, _delta(e, None))
+    for e in now[len(was) :]:
+        added = "safety" if e.kind == "tool" and not is_read_only(e.definition) else "behaviour"
+        reason = f"another definition listed under the same {IDENT[e.kind]} ({count})"
+        yield Change(e.kind, e.key, added, [reason], olds[0].definition, e.definition, _delta(None, e))
+
+
 def _items(old: Lock, new: Lock) -> Iterator[Change]:
     for kind in ("tool", "prompt", "resource", "template"):
-        before = {e.key: e for e in old.items.get(kind, [])}
-        after = {e.key: e for e in new.items.get(kind, [])}
-        gone = [before[k] for k in sorted(set(before) - set(after))]
-        added = [after[k] for k in sorted(set(after) - set(before))]
+        before = _grouped(old.items.get(kind, []))
+        after = _grouped(new.items.get(kind, []))
+        gone = [e for k in sorted(set(before) - set(after)) for e in before[k]]
+        added = [e for k in sorted(set(after) - set(before)) for e in after[k]]
         for was, now in _renames(gone, added):
             gone.remove(was)
             added.remove(now)
-            yield Change(
-                kind,
-                now.key,
-                "breaking",
-                [f"renamed from {was.key!r}"],
-                was.definition,
-                now.definition,
-                _delta(was, now),
-            )
+            renamed = [f"renamed from {was.key!r}"]
+            yield Change(kind, now.key, "breaking", renamed, was.definition, now.definition, _delta(was, now))
         for e in gone:
             yield Change(kind, e.key, "breaking", [f"{kind} removed"], e.definition, None, _delta(e, None))
         for e in added:
@@ -290,8 +322,7 @@ def _items(old: Lock, new: Lock) -> Iterator[Change]:
             else:
                 yield Change(kind, e.key, "behaviour", [f"{kind} added"], None, e.definition, _delta(None, e))
         for key in sorted(set(before) & set(after)):
-            if before[key].sha256 != after[key].sha256:
-                yield from _changed(before[key], after[key])
+            yield from _copies(before[key], after[key])
 
 
 def _instructions(old: Lock, new: Lock) -> Iterator[Change]:

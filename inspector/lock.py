@@ -10,9 +10,10 @@ writes the same bytes and a changed one diffs line by line in a PR):
                "resource": [...], "template": [...]},
      "approvals": [{"kind", "key", "class", "by", "note", "sha256"}]}
 
-Each definition's hash is the SHA-256 of its RFC 8785 (JCS) canonical form, annotations and `_meta` included:
-the whole wire object as sent. A tool's cost is its definition's tokens; the totals are the whole `tools`
-array (as `list` counts it) and the sum of each other kind, per encoding.
+A name (or URI) the server lists more than once keeps an entry per copy, in listing order; `mcp-review diff`
+compares them as a multiset. Each definition's hash is the SHA-256 of its RFC 8785 (JCS) canonical form,
+annotations and `_meta` included: the whole wire object as sent. A tool's cost is its definition's tokens; the
+totals are the whole `tools` array (as `list` counts it) and the sum of each other kind, per encoding.
 """
 
 from __future__ import annotations

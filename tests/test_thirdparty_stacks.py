@@ -257,18 +257,24 @@ def test_list(request, data, case):
 
 # No authorization layer: one fail, transport-config's; audience-validated and resource-server-metadata point to it.
 NO_AUTH = ("review.transport-config",)
+# An unknown tool answered with isError: true (the SDKs' way): seed 003 says it MUST be a JSON-RPC error (issue 20).
+UNKNOWN_TOOL = "review.error-channel-correct"
 # Every rule that fails each server under the default packs, each judged true in docs/examples/README.md: a
 # new fail here is a false one until someone judges it (and a fail gone is a catch lost).
 FAILS = {
-    "calculator-stdio": ("spec.unknown-method",),  # -32602 for an unknown method
+    "calculator-stdio": (UNKNOWN_TOOL, "spec.unknown-method"),  # -32602 for an unknown method
+    "filesystem-stdio": (UNKNOWN_TOOL,),
+    "memory-stdio": (UNKNOWN_TOOL,),
+    "sequential-thinking-stdio": (UNKNOWN_TOOL,),
     "sqlite-stdio": ("review.error-channel-correct", "spec.unknown-method"),  # an unknown tool succeeds
-    "sdk-example-http": (*NO_AUTH, "spec.http-transport", "spec.icons", "spec.wire-schema"),
-    "fastmcp1-stdio": ("spec.unknown-method",),
-    "fastmcp1-http": (*NO_AUTH, "spec.unknown-method"),
-    "fastmcp1-http-stateless": (*NO_AUTH, "spec.unknown-method"),
-    "fastmcp1-sse": (*NO_AUTH, "spec.unknown-method"),
-    "fastmcp-http": (*NO_AUTH, "spec.http-transport"),  # accepts a foreign Origin
-    "fastmcp-sse": NO_AUTH,
+    "sdk-example-http": (*NO_AUTH, UNKNOWN_TOOL, "spec.http-transport", "spec.icons", "spec.wire-schema"),
+    "fastmcp1-stdio": (UNKNOWN_TOOL, "spec.unknown-method"),
+    "fastmcp1-http": (*NO_AUTH, UNKNOWN_TOOL, "spec.unknown-method"),
+    "fastmcp1-http-stateless": (*NO_AUTH, UNKNOWN_TOOL, "spec.unknown-method"),
+    "fastmcp1-sse": (*NO_AUTH, UNKNOWN_TOOL, "spec.unknown-method"),
+    "fastmcp-stdio": (UNKNOWN_TOOL,),
+    "fastmcp-http": (*NO_AUTH, UNKNOWN_TOOL, "spec.http-transport"),  # accepts a foreign Origin
+    "fastmcp-sse": (*NO_AUTH, UNKNOWN_TOOL),
 }
 
 

@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections.abc import AsyncIterator, Iterator
 
 from checks.context import CheckContext
 from checks.core import rule
 from checks.review.common import HINTS, SEED, named_tools
-from checks.util import DESTROY_WORDS, WRITE_WORDS, invalid_arguments, rejected, result_json, words
+from checks.util import (
+    DESTROY_WORDS,
+    WRITE_WORDS,
+    Json,
+    invalid_arguments,
+    missing_lookup,
+    rejected,
+    result_json,
+    result_text,
+    words,
+)
 from inspector.calls import annotations
-from inspector.review import Finding
+from inspector.catalog import Item
+from inspector.review import STATUSES, Finding
 
 
 @rule(
@@ -103,26 +116,38 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     What it checks: probe: `tools/call` for a tool that does not exist, and a `tools/call` without `name`, on the
     review's session (neither can execute anything). call: each callable tool with constrained arguments gets one
     schema-invalid argument object (the first of: a wrong type for the first required property, that property
-    missing, an unknown field under `additionalProperties: false`); judged by the negotiated revision: up to
-    2025-06-18 invalid arguments are a protocol error (JSON-RPC -32602); from 2025-11-25 they are a tool-execution
-    error (`isError: true`). Either is accepted with a note when the other is seen; silent success fails.
+    missing, an unknown field under `additionalProperties: false`). And each lookup (a tool named with a reading
+    verb such as get, read, fetch, show, and none that writes, with a required string parameter that names a thing:
+    `note_id`, `name`, `path`, or a description saying "id") gets schema-valid arguments naming something that does
+    not exist (`mcpr-missing-<random hex>`, a random UUID for `format: uuid`): an ordinary tool failure.
 
-    Why: seed 003 error-channel-correct: execution failures MUST reach the model as `isError: true` so it can react;
-    protocol failures MUST be JSON-RPC errors. Seed and spec disagree on unknown tools: seed 003 says MUST be a
-    JSON-RPC error; the spec lists them under protocol errors with -32602 only as an example (no MUST), and the
-    python and TypeScript SDKs answer `isError`. Such a refusal warns and cites both; success fails.
+    Why: seed 003 error-channel-correct (it pins MCP 2025-06-18 for tools): execution failures MUST reach the model
+    as `isError: true` so it can react; protocol failures (unknown tool, malformed arguments) MUST be JSON-RPC
+    errors; a reviewer MUST reject a server that raises protocol errors for ordinary tool failures. Where the spec
+    differs, the finding cites both: every revision lists unknown tools under protocol errors (-32602 as its
+    example, without a MUST; the python and TypeScript SDKs answer `isError`), and MCP's CallToolResult (2025-06-18
+    on) says errors from the tool SHOULD be `isError` results. Up to 2025-06-18 the spec lists invalid arguments
+    as protocol errors too; from 2025-11-25 (SEP-1303) they are tool-execution errors (`isError: true`).
 
     Spec: 2025-06-18 / 2025-11-25 (SEP-1303: invalid arguments became tool-execution errors)
 
-    Known false positives: none known for the fails. An unknown tool refused with `isError: true` only warns.
-    Invalid arguments are checked against the tool's own schema before they are sent (a value the schema admits
-    is never used as "invalid"), and a call that got no answer is blocking, never a silent success.
+    Known false positives: an unknown tool refused with `isError: true` fails, as the seed says, though the SDKs do
+    it and the spec has no MUST: waive it with that reason if the seed's line is not yours. A lookup whose server
+    checks an id format its schema never declared may call the missing value invalid (-32602) and fail; a tool
+    whose words look like a lookup but that creates what it is given would create `mcpr-missing-...` (a tool whose
+    name has a writing verb is never probed). Invalid arguments are checked against the tool's own schema before
+    they are sent (a value the schema admits is never used as "invalid"), the missing value too (one the schema
+    refuses is never sent), and a call that got no answer is blocking, never a silent success. The warn for a
+    swallowed failure is a word match: a result that rightly carries "error" or "unknown" (a log line) warns.
 
-    Passes: JSON-RPC errors for the unknown tool and the nameless call; invalid arguments answered on the revision's
-    channel. Fails: an unknown tool answered as a success, a nameless call not rejected as a JSON-RPC error,
-    invalid arguments accepted as a success. Warns: an unknown tool refused with `isError: true`; invalid
-    arguments refused on the other channel than the revision expects. Blocking: the invalid-argument part for
-    tools that may not be called, or a call that got no answer.
+    Passes: JSON-RPC errors for the unknown tool and the nameless call; invalid arguments answered as a JSON-RPC
+    error, or from 2025-11-25 with `isError` (both cite seed and spec); a missing thing answered with `isError:
+    true`, or as a success (a lookup may rightly find nothing: no proof of a swallowed error, said so). Fails: an
+    unknown tool answered as a success or with `isError: true`, a nameless call not rejected as a JSON-RPC error,
+    invalid arguments accepted as a success, or refused with `isError` up to 2025-06-18, a missing thing answered
+    with a JSON-RPC error. Warns: a missing thing answered as a success whose text says it failed ("not found",
+    "no such", "error"...) without `isError`. Blocking: the call parts for tools that may not be called, or a call
+    that got no answer.
 
     To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
@@ -132,12 +157,11 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     if reply.error is not None:
         yield ctx.passed(None, f"unknown tool -> JSON-RPC error {reply.error.get('code')}", [reply.seq])
     elif isinstance(reply.result, dict) and reply.result.get("isError") is True:
-        # The seed says MUST; the spec of every revision lists unknown tools under protocol errors with -32602
-        # as an example, with no MUST, and the SDKs answer isError: the server refused it, on the other channel.
-        yield ctx.warn(
+        yield ctx.fail(
             None,
-            f"unknown tool answered as a tool result with isError: true; seed 003 asks for a JSON-RPC error, "
-            f"MCP {ctx.revision} lists unknown tools under protocol errors (-32602 as an example, no MUST)",
+            f"unknown tool answered as a tool result with isError: true: seed 003 says protocol failures (unknown "
+            f"tool) MUST be JSON-RPC errors; MCP {ctx.revision} lists unknown tools under protocol errors too "
+            "(-32602 as its example, no MUST of its own)",
             [reply.seq],
         )
     else:
@@ -151,27 +175,94 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(
             "tools/call without name", "a tools/call without a name was not rejected as a JSON-RPC error", [reply.seq]
         )
-    modern_channel = ctx.revision_at_least("2025-11-25")
+    missing = f"mcpr-missing-{secrets.token_hex(4)}"
     for tool in named_tools(ctx):
-        case = next(invalid_arguments(tool, ctx.arguments(tool)), None)
-        if case is None:
+        good = ctx.arguments(tool)
+        invalid, lookup = next(invalid_arguments(tool, good), None), missing_lookup(tool, missing, good)
+        asks = [what for what, case in (("invalid arguments", invalid), ("a missing thing", lookup)) if case]
+        if not asks:
             continue
-        what, args = case
-        record = await ctx.try_call(tool, args, "how invalid arguments are answered")
-        if isinstance(record, Finding):
-            yield record
+        if ctx.may_call(tool) is not None:
+            yield ctx.blocking_call(tool, f"how {' and '.join(asks)} are answered")
             continue
-        if not rejected(record):
-            yield ctx.fail(tool, f"accepted invalid arguments ({what}) as a success", [record.seq])
-        elif (record.error is not None) == (not modern_channel):
-            yield ctx.passed(
-                tool, f"invalid arguments ({what}) -> {record.outcome}, as {ctx.revision} says", [record.seq]
-            )
-        else:
-            expected = "isError: true" if modern_channel else "a JSON-RPC error"
-            yield ctx.warn(
-                tool, f"invalid arguments ({what}) -> {record.outcome}; {ctx.revision} expects {expected}", [record.seq]
-            )
+        parts = [] if invalid is None else [await _invalid(ctx, tool, *invalid)]
+        parts += [] if lookup is None else [await _lookup(ctx, tool, *lookup)]
+        yield _joined(ctx, tool, parts)
+
+
+async def _invalid(ctx: CheckContext, tool: Item, what: str, args: Json) -> Finding:
+    """How one schema-invalid argument object is answered: the seed wants a JSON-RPC error, and so does MCP up to
+    2025-06-18; 2025-11-25 (SEP-1303) makes it an isError result, which passes citing both."""
+    record = await ctx.try_call(tool, args, "how invalid arguments are answered")
+    if isinstance(record, Finding):
+        return record
+    said = f"invalid arguments ({what}) -> {record.outcome}"
+    seed = "seed 003 (pinned to MCP 2025-06-18) says malformed arguments MUST be JSON-RPC errors"
+    sep = f"MCP {ctx.revision} makes input validation errors isError results (SEP-1303)"
+    if not rejected(record):
+        return ctx.fail(tool, f"accepted invalid arguments ({what}) as a success", [record.seq])
+    if record.error is not None:
+        note = f"; {sep}" if ctx.revision_at_least("2025-11-25") else ""
+        return ctx.passed(tool, f"{said}, as seed 003 says{note}", [record.seq])
+    if ctx.revision_at_least("2025-11-25"):
+        return ctx.passed(tool, f"{said}, as {sep}; {seed}", [record.seq])
+    return ctx.fail(
+        tool, f"{said}: {seed}, and MCP {ctx.revision} lists invalid arguments as protocol errors", [record.seq]
+    )
+
+
+SENT = "<the value sent>"  # what the missing value is replaced with before a result's text is read
+NOT_FOUND = re.compile(
+    r"not found|no such|do(?:es)?(?: not|n't) exist|(?:could|can)(?: ?not|n't) find|unknown|\berror\b|"
+    rf"\bno \w+ (?:with|named|called|for|matching|found|['\"]?{SENT})",
+    re.I,
+)
+
+
+async def _lookup(ctx: CheckContext, tool: Item, param: str, args: Json) -> Finding:
+    """How a lookup of something that does not exist is answered: an ordinary tool failure, so isError."""
+    sent = args[param]
+    record = await ctx.try_call(tool, args, "how a lookup of something missing is answered")
+    if isinstance(record, Finding):
+        return record
+    asked = f"a lookup of {param} = {sent!r} (which does not exist)"
+    if record.error is not None:
+        said = f"JSON-RPC error {record.error.get('code')} ({str(record.error.get('message'))[:80]!r})"
+        return ctx.fail(
+            tool,
+            f"{asked} raised {said}: an ordinary tool failure raised as a protocol error, which seed 003 says a "
+            "reviewer MUST reject; MCP's CallToolResult (2025-06-18 on) says errors from the tool SHOULD be isError "
+            "results, so the model can see them",
+            [record.seq],
+        )
+    if record.is_error:
+        return ctx.passed(tool, f"{asked} -> isError: true", [record.seq])
+    text = result_text(record.result).replace(sent, SENT)
+    hit = NOT_FOUND.search(text)
+    if hit:
+        quote = text[max(hit.start() - 30, 0) : hit.end() + 30]
+        return ctx.warn(
+            tool,
+            f"{asked} was answered as a success that says {quote!r}, without isError: seed 003 says execution "
+            "failures MUST be isError results; a call that rightly found nothing would say so without failing",
+            [record.seq],
+        )
+    return ctx.passed(
+        tool,
+        f"{asked} -> a success without isError and no word of a failure: no protocol error; a lookup may rightly "
+        "find nothing, so this proves no swallowed error",
+        [record.seq],
+    )
+
+
+def _joined(ctx: CheckContext, tool: Item, parts: list[Finding]) -> Finding:
+    """One finding per tool: the worst status of its parts, their messages (the worst first) and evidence."""
+    if len(parts) == 1:
+        return parts[0]
+    parts = sorted(parts, key=lambda p: STATUSES.index(p.status))
+    status = parts[0].status
+    make = {"fail": ctx.fail, "blocking": ctx.blocking, "warn": ctx.warn, "pass": ctx.passed}[status]
+    return make(tool, "; ".join(p.message for p in parts), list(dict.fromkeys(s for p in parts for s in p.evidence)))
 
 
 @rule("review.annotations-set", modes=("static",), source=f"{SEED} Tool contracts: annotations-set")

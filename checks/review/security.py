@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
 
 from checks.context import CheckContext
 from checks.core import rule
 from checks.review.common import SEED, named_tools
 from checks.util import invalid_arguments, rejected
-from inspector.baseline import definition_hash
+from inspector.baseline import definitions, hashed, pinned_definitions
 from inspector.catalog import LISTS as CATALOG_LISTS
 from inspector.catalog import list_all
 from inspector.diff import Diff
@@ -118,10 +119,13 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Tool definitions are stable within a session and against a pinned baseline, or version-bumped.
 
     What it checks: observe: `tools/list` is asked again at the end of the run and every definition's canonical hash
-    (name + description + schemas + annotations, the whole wire object) compared with the first listing; tools added
-    or removed are not judged, and a `notifications/tools/list_changed` during the run does not excuse a change.
-    baseline: with `--baseline FILE`, hashes are compared with the pinned ones: a changed definition under the same
-    server version (serverInfo.version) fails (silently edited); a new version passes with the changes listed.
+    (name + description + schemas + annotations, the whole wire object) compared with the first listing, by full
+    content: the definitions listed under each name are compared as a multiset, so a name listed twice cannot hide
+    an edit of one copy behind the other, and a copy added or dropped under a name listed both times is a change.
+    Names added or removed are not judged, a listing in another order is noted, and a
+    `notifications/tools/list_changed` during the run does not excuse a change. baseline: with `--baseline FILE`,
+    hashes are compared with the pinned ones (every copy of a repeated name pinned): a changed definition under the
+    same server version (serverInfo.version) fails (silently edited); a new version passes with the changes listed.
     Without `--baseline`, an `mcp-review.lock` (written by `mcp-review pin`, found where mcp-review.toml is) is read
     the same way through its diff: a definition edited, removed or renamed since the lock under the same version
     fails unless a reviewer approved that change; a version bump passes with the changes and their classes listed.
@@ -137,26 +141,40 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Passes: stable within the session and equal to the baseline, a new version with its changes listed, or the first
     run that pins the baseline. Fails: a definition changed within one session, or since the baseline without a
-    version bump. Blocking: no baseline or lock pinned (the first `--baseline` run writes one).
+    version bump. Blocking: no baseline or lock pinned (the first `--baseline` run writes one); the second
+    `tools/list` failed or was cut short by a limit of mcp-review's (nothing to compare).
 
     To verify when blocking: `mcp-review pin` writes mcp-review.lock beside the server (commit it; later checks run
     there compare against it), or run with `--baseline FILE` (the first run pins the definitions; later runs compare
-    against them).
+    against them); a longer --timeout when the second listing was cut short.
     """
-    first = {t.name: definition_hash(t.raw) for t in named_tools(ctx)}
+    listed = hashed(ctx.snapshot.tools)
+    first = definitions(listed)
     spec = next(s for s in CATALOG_LISTS if s.kind == "tool")
     again = await list_all(ctx.session, spec)
-    later = {t.name: definition_hash(t.raw) for t in again if t.name}
-    changed = sorted(n for n in first if n in later and later[n] != first[n])
     seqs = again.seqs[:1]
+    cut = [
+        f"{when}: {why}"
+        for when, listing in (("first", ctx.snapshot.tools), ("again", again))
+        for why in (listing.error, None if listing.broken else listing.stopped)
+        if why
+    ]
+    if ctx.snapshot.tools.declared and cut:  # a limit of mcp-review's, or no listing: nothing proves stability
+        yield ctx.blocking(
+            None, f"tools/list gave no full listing to compare ({'; '.join(cut)})", seqs or [again.error_seq]
+        )
+        return
+    relisted = hashed(again)
+    later = definitions(relisted)
+    changed = [_copies(n, first[n], later[n]) for n in sorted(first) if n in later and later[n] != first[n]]
     if changed:
         yield ctx.fail(None, f"definitions changed within one session: {', '.join(changed[:10])}", seqs)
         return
+    stable = "stable within this session" + _reordered(listed, relisted)
     baseline = ctx.pinned
     if ctx.pin_to:
-        yield ctx.passed(
-            None, f"stable within this session; pinned {len(first)} definitions to {ctx.pin_to} (first run)", seqs
-        )
+        count = sum(c.total() for c in first.values())
+        yield ctx.passed(None, f"{stable}; pinned {count} definitions to {ctx.pin_to} (first run)", seqs)
         return
     if not isinstance(baseline, dict) and ctx.changes is not None:
         yield against_lock(ctx, ctx.changes, seqs)
@@ -164,12 +182,11 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     if not isinstance(baseline, dict):
         yield ctx.blocking(
             None,
-            "stable within this session; no baseline pinned to compare versions: run with "
-            "--baseline FILE (the first run pins it)",
+            f"{stable}; no baseline pinned to compare versions: run with --baseline FILE (the first run pins it)",
             seqs,
         )
         return
-    pinned: dict[str, str] = baseline.get("tools", {})
+    pinned = pinned_definitions(baseline)
     edited = sorted(n for n in first if n in pinned and pinned[n] != first[n])
     same_version = baseline.get("version") == ctx.snapshot.server_version
     if edited and same_version:
@@ -188,6 +205,22 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
         )
     else:
         yield ctx.passed(None, f"every definition matches the baseline ({len(pinned)} pinned)", seqs)
+
+
+def _copies(name: str, was: Counter[str], now: Counter[str]) -> str:
+    """A changed name as a finding names it: with its copies counted when it is listed more than once."""
+    if was.total() == now.total() == 1:
+        return name
+    return f"{name} ({was.total()} definitions listed under the name, then {now.total()})"
+
+
+def _reordered(first: list[tuple[str | None, str]], again: list[tuple[str | None, str]]) -> str:
+    """A note when the same definitions came back in another order (order is not content: not judged)."""
+    return (
+        " (the same definitions, listed in another order)"
+        if first != again and sorted(first, key=str) == sorted(again, key=str)
+        else ""
+    )
 
 
 def against_lock(ctx: CheckContext, changes: Diff, seqs: list[int]) -> Finding:
