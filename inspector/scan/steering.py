@@ -139,7 +139,7 @@ STEERING = [
         rx(
             rf"\b(?:trust|believe|rely\s+(?:up)?on)\s+{_RETURNED}\b(?!\s+(?:store|anchor|chain|list)\b)"
             r"|\b(?:follow|obey|execute|carry\s+out|act\s+(?:up)?on|comply\s+with|do\s+what)\s+(?:(?:any|all|the|every"
-            r"|each)\s+)?(?:instructions?|directions|commands|directives|orders|steps|requests?)\s+(?:in|found\s+in"
+            r"|each)\s+)?(?:instructions?|directions|commands|directives|orders|requests?)\s+(?:in|found\s+in"
             rf"|contained\s+in|from|inside|within|given\s+in|embedded\s+in|it\s+(?:contains|gives))\s+"
             rf"(?:(?:the|its|this\s+tool['\u2019]s|each|any|every|a)\s+)?(?:returned\s+|fetched\s+)?{_CONTAINER}\b"
             r"|\b(?:treat|regard|consider|use)\s+(?:the\s+|all\s+|any\s+|its\s+)?(?:returned\s+|fetched\s+)?(?:content"
@@ -151,9 +151,8 @@ STEERING = [
             rf"{_RETURNED}\b"
         ),
         "trusts what the tool returns: '{m}' (steers the model to act on returned content unchecked)",
-        _needles(
-            "trust|believe|rely|follow|obey|execute|carry|act|comply|what|treat|regard|consider|verify|validat|check|question|second|saniti|review"
-        ),
+        _needles("trust|believe|rely|follow|obey|execute|carry out|act on|act upon|comply|do what| as |verify|validat")
+        + _needles("check|question|second-guess|saniti|review"),
     ),
     Rule(
         KIND,
@@ -171,7 +170,7 @@ STEERING = [
             rf"|any)\s+{_REQUESTS}\b{_UNSCOPED}"
         ),
         "widens the tool's use beyond its function: '{m}' (steers the model to call it unasked)",
-        ("every", "each", "all", "any", "even", "also", "whether", "regardless", "automatically"),
+        _needles("this tool| it |whether|regardless|automatically"),
     ),
     Rule(
         KIND,
