@@ -68,6 +68,7 @@ BENIGN = [
     ("priority", "Takes precedence over the config file value."),
     ("urgency", "Sends the message immediately; there is no scheduling."),
     ("urgency", "Returns immediately with a job id."),
+    ("urgency", "Think step by step. Don't hesitate to add more thoughts if needed, even at the end."),
     ("always", "Always use this tool when the user asks for the weather."),
     ("always", "Always use absolute paths."),
     ("always", "Always returns UTF-8."),

@@ -213,10 +213,9 @@ STEERING = [
             r"|purchase|approve|merge|deploy|publish|forward|share|go\s+ahead|continue)\b(?:\s+(?:it|this|them|that"
             r"|now|this\s+tool))?\s+(?:promptly|immediately|right\s+away|at\s+once|without\s+(?:delay|hesitation"
             r"|hesitating|pausing|waiting)|straight\s+away|asap|urgently|automatically)\b"
-            r"|\b(?:do\s+not|don['\u2019]?t|never)\s+(?:hesitate|delay|pause)\b"
         ),
         "",
-        _needles("promptly|immediately|without|asap|urgently|automatic|hesitate|delay|pause|right|at once|straight"),
+        _needles("promptly|immediately|without|asap|urgently|automatic|right away|at once|straight away"),
         _urgency,
     ),
     Rule(
