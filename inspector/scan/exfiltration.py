@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from inspector.scan.context import sentence_around
-from inspector.scan.intent import NEGATED
+from inspector.scan.intent import DESCRIBING, NEGATED
 from inspector.scan.rules import SENTENCE, TRANSFER, URL, Raw, Rule, rx, snip
 
 # ----------------------------------------------------------------------------------- sensitive files
@@ -106,7 +106,6 @@ _CHAINED = rx(r"\W*(?:also|please|first|then|now|and|next|additionally|finally)\
 _SHOWS = rx(r"(?:print|output|dump|cat|display|show)")
 # A third-person, past or -ing form describes what the tool does; a base form gives an order.
 _DESCRIBES = re.compile(r"(?:[^s]s|es|ed|ing|ion)$")
-_DESCRIBING = rx(r"\W*(?:(?:it|this\s+tool|the\s+tool|this\s+server)\s+)?[a-z]+(?:[^s\W]s|es)\b(?<!\bthis)(?<!\bits)")
 
 
 def _moved(view: str, lo: int, hi: int) -> bool:
@@ -125,7 +124,7 @@ def _moved(view: str, lo: int, hi: int) -> bool:
     orders = [v for v in verbs if not _DESCRIBES.search(v) or v == "embed"]
     if any(not _SHOWS.match(v) for v in orders):
         return True
-    describing = _DESCRIBING.match(view, lo, hi) is not None and read is None
+    describing = DESCRIBING.match(view, lo, hi) is not None and read is None
     opening = not view[:lo].strip() and not _CHAINED.match(view, lo, hi)
     return (read is not None or bool(orders) or len(verbs) < len(meant)) and not describing and not opening
 
