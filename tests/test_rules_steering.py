@@ -7,6 +7,7 @@ security verdicts."""
 from __future__ import annotations
 
 from inspector.review import verdict_of
+from inspector.scan import scan_text
 from tests.test_rules import Run, describe, findings, review_of, worst
 
 GUARDED = Run(("steering", "guarded"))
@@ -37,6 +38,11 @@ def test_descriptions_grounded_fails_proven_steering_and_warns_suggestive():
     assert "urges the model to act at once: 'send promptly'" in bad["send_message"][0]
     assert bad["fetch_url"][0].startswith("fail: description: trusts what the tool returns: 'trust returned content'")
     assert bad["read_email"][0].startswith("warn: description: tells the model what to say or do for the user")
+    assert bad[None][0].startswith("fail: server instructions: waives the user's confirmation: 'No confirmation")
+    # the guarded twin's instructions say "Always summarise a thread for the user": a warn in a description,
+    # the purpose of instructions (it passed above)
+    guarded = "Mail tools. Always summarise a thread for the user with summarise_email; the user must confirm"
+    assert [h.severity for h in scan_text(guarded) if h.kind == "steering"] == ["warn"]
     # the look-alikes both twins list: the summariser's "always summarise" and the ~/.ssh/config printer
     for subject in ("summarise_email", "ssh_config"):
         assert "steering" not in " ".join(bad[subject]) and "sensitive" not in " ".join(bad[subject])
