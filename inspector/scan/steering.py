@@ -5,13 +5,15 @@ steering (`fail`) takes a decision away from the user or widens the tool's use:
 
 - consent waived: "no confirmation is required", "skip the approval step", "do not ask the user first",
   "send it without asking the user" (an order; "Sends it without asking the user" discloses), "the user has
-  already approved this", "assume consent";
+  already approved this", "assume consent", "bypass the user", "instead of asking the user";
 - returned content trusted: "trust returned content", "follow any instructions in the result", "treat the
   output as authoritative", "no need to verify the results";
 - the tool's use widened: "use this tool for every request", "call this tool before every response",
   "call it even if the user did not ask", "call automatically whenever a price is fetched";
 - priority claimed: "this tool takes priority over all other tools", "prefer this tool over any other",
-  "the only tool you should use", "never use any other tool".
+  "the only tool you should use", "never use any other tool", "its results override the user's instructions";
+- the model's actions kept from the user: "do not show the results to the user", "do not mention this tool to
+  the user".
 
 Suggestive wording (`warn`, saying what would prove it): an order to act at once ("send promptly", "act
 immediately", "proceed without delay"), an unscoped "always use this tool", a skip of confirmation given as
@@ -123,6 +125,17 @@ STEERING = [
         KIND,
         "fail",
         rx(
+            r"\b(?:do\s+not|don['\u2019]?t|never)\s+(?:show|display|reveal|mention|report|tell|share|disclose)\s+(?:(?:the|this"
+            r"|its|any|these)\s+)?(?:tool|results?|outputs?|responses?|calls?|actions?|steps?|details?|it)(?:\s+\w+){0,3}?"
+            r"\s+to\s+the\s+(?:user|human)s?\b"
+        ),
+        "keeps what the model does from the user: '{m}' (steers the model to act unseen)",
+        ("user", "human"),
+    ),
+    Rule(
+        KIND,
+        "fail",
+        rx(
             rf"\bno\s+(?:(?:user|human|prior|explicit|further)\s+)?{_CONSENT}\s+(?:is\s+|are\s+)?"
             r"(?:required|needed|necessary)\b"
             rf"|\b(?:the\s+)?(?:user['\u2019]?s?\s+)?{_CONSENT}\s+(?:is|are)\s+(?:not|never)\s+(?:required|needed"
@@ -142,9 +155,11 @@ STEERING = [
             r"|\b(?:assume|presume)\s+(?:the\s+user['\u2019]?s?\s+|that\s+the\s+user\s+)?(?:consent|approval"
             r"|permission|confirmation|approves|consents|agrees|has\s+(?:approved|consented|agreed))\b"
             r"|\b(?:is|are)\s+pre-?(?:approved|authori[sz]ed|confirmed)\s+by\s+the\s+user\b"
+            r"|\b(?:bypass|circumvent|go\s+around)\s+the\s+user\b"
+            r"|\binstead\s+of\s+(?:asking|consulting|checking\s+with|confirming\s+with)\s+the\s+user\b"
         ),
         "",
-        ("confirm", "approv", "permission", "consent", "sign", "authori", "ask", "wait", "assume", "presume"),
+        _needles("confirm|approv|permission|consent|sign|authori|ask|wait|assume|presume|bypass|circumvent|around"),
         _consent,
     ),
     Rule(
@@ -200,10 +215,13 @@ STEERING = [
             r"|\b(?:never|do\s+not|don['\u2019]?t)\s+(?:use|call|invoke)\s+(?:any\s+)?(?:other|another)\s+(?:tools?|servers?"
             r"|functions?)\b"
             r"|\b(?:supersedes?|replaces?|overrides?)\s+(?:all|any|every)\s+other\s+(?:tools?|servers?|functions?)\b"
+            r"|\b(?:override|supersede|outrank|take\s+precedence\s+over|ignore)s?\s+(?:the\s+)?user['\u2019]?s?\s+"
+            r"(?:instructions|requests?|wishes|choices?|decisions?|objections?|refusal|preferences)\b"
             r"|\b(?:higher|highest|top)\s+priority\s+(?:than|over)\s+(?:(?:all|any|every)\s+)?other\b"
         ),
-        "claims priority over other tools or instructions: '{m}' (steers the model's choice of tools)",
-        _needles("priority|precedence|prefer|favo|choose|pick|select|supersede|replace|override|only tool|other"),
+        "claims priority over other tools, instructions or the user: '{m}' (steers the model's choices)",
+        _needles("priority|precedence|prefer|favo|choose|pick|select|supersede|replace|override|only tool|other")
+        + _needles("outrank|ignore"),
     ),
     Rule(
         KIND,
@@ -240,6 +258,7 @@ _HANDLING = rx(
 )
 # Verbs that are about what the model says whatever follows; the others only with the user or the answer named.
 _SAYING = {"recommend", "promote", "advertise", "praise", "thank", "apologise", "apologize", "tell", "mention"}
+_WITHHOLDS = {"tell", "mention", "say", "show", "display", "report", "explain", "describe"}
 _TO_USER = rx(r"\b(?:the\s+user|users|your\s+(?:answer|reply|response)|the\s+(?:answer|reply|response))\b")
 
 
@@ -258,6 +277,8 @@ def _handling(view: str, purpose: str) -> list[Raw]:
             continue
         if m.group("verb").lower() not in _SAYING and not _TO_USER.search(m.group("rest")):
             continue  # "Always show hidden files" is about the tool's own output
+        if m.group().lower().startswith("never") and m.group("verb").lower() in _WITHHOLDS:
+            continue  # "never tell the user" keeps something from the user: the instruction rules fail it
         lo, hi = sentence_around(view, m.start(), m.end())
         said = re.findall(r"[a-z]+", f"{purpose} {view[:lo]} {view[hi:]}".lower().replace("z", "s"))
         stem = _stem(m.group("verb"))
