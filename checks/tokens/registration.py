@@ -9,7 +9,7 @@ from checks.context import CheckContext
 from checks.core import rule
 from checks.tokens.common import SEED, named_tools
 from checks.util import acts_outward, input_schema, properties, required, valid_arguments, words
-from inspector.calls import effective_hints, is_destructive
+from inspector.calls import annotations, effective_hints, is_destructive
 from inspector.review import Finding
 
 CANONICAL_KEYS = {"action", "params", "fields", "limit", "cursor"}
@@ -108,8 +108,12 @@ async def destructive_elicitation(ctx: CheckContext) -> AsyncIterator[Finding]:
         elif verb:
             yield ctx.fail(
                 tool,
-                f"{done}: an outbound or destructive action ({verb!r}) with no annotation, so "
-                "destructive and open-world by MCP's defaults",
+                f"{done}: an outbound or destructive action ({verb!r}) "
+                + (
+                    "that sets no destructiveHint, so destructive by MCP's default"
+                    if annotations(tool.raw)
+                    else "with no annotation, so destructive and open-world by MCP's defaults"
+                ),
                 [record.seq],
             )
         else:
