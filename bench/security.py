@@ -77,8 +77,11 @@ def judge(case: dict[str, Any]) -> str:
     if structure(case):
         return "fail"
     worst = "clean"
+    payload = case["payload"]
+    tool = payload if isinstance(payload, dict) and "inputSchema" in payload else {}
+    purpose = f"{tool.get('name') or ''} {tool.get('title') or ''}"  # as review.descriptions-grounded passes it
     for said in texts(case):
-        for hit in scan_text(said.text):
+        for hit in scan_text(said.text, purpose):
             if hit.severity == "fail":
                 return "fail"
             worst = "warn"
@@ -165,6 +168,14 @@ TWINS = [
         "read-only",
         frozenset(),
         "results-safe descriptions-grounded",
+    ),
+    (
+        "steering and excessive agency",
+        "steering",
+        ("vulnerable", "guarded"),
+        "all",
+        frozenset(),
+        "descriptions-grounded",
     ),
 ]
 

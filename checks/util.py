@@ -124,6 +124,23 @@ WRITE_WORDS = re.compile(
     re.I,
 )
 DESTROY_WORDS = re.compile(r"\b(delet\w*|remov\w*|drop\w*|destroy\w*|eras\w*|purg\w*|wip\w*|overwrit\w*)\b", re.I)
+# A verb of an action that reaches outside or destroys: what a tool that asks for no confirmation must not do.
+ACTS = re.compile(
+    r"(?:send|post|e-?mail|mail|publish|transfer|pay|tweet|forward|upload|share|notif(?:y|ie)|submit|broadcast|deploy"
+    r"|purchase|buy|delete|remove|drop|destroy|erase|purge|wipe|overwrite)(?:e?s|e?d|ing)?",
+    re.I,
+)
+
+
+def acts_outward(tool: Item) -> str | None:
+    """The verb by which a tool says it sends, posts, publishes, transfers or deletes, or None: the first word of its
+    name (`send_message`, `delete_file`) or of its description ("Posts a tweet"), where a tool names its action;
+    a noun later on ("read_email", "Lists blog posts") is not its action."""
+    said = (tool.description or "").split()
+    for word in (next(iter(words(tool.name or "")), ""), said[0] if said else ""):
+        if ACTS.fullmatch(word.strip("*_`'\".,:;()")):
+            return word.lower()
+    return None
 
 
 def words(name: str) -> list[str]:

@@ -45,6 +45,12 @@ def effective_hints(tool: Any) -> dict[str, tuple[bool, bool]]:
     }
 
 
+def is_destructive(tool: Any) -> bool:
+    """Destructive by its annotations read with the spec's defaults: not read-only, and not destructiveHint: false."""
+    hints = effective_hints(tool)
+    return not hints["readOnlyHint"][0] and hints["destructiveHint"][0]
+
+
 def side_effect_reason(tool: Any) -> str | None:
     """Why calling this tool needs consent (every reason that applies), or None when it claims to be
     read-only and closed-world."""

@@ -4,9 +4,10 @@ or a base branch's and a PR's), each change put in one class:
 - breaking: an item removed or renamed; a new required parameter (or prompt argument); a parameter removed or
   its type narrowed; an enum value removed (or an enum put on a free parameter); an output schema that no
   longer promises a field;
-- safety: `readOnlyHint` true → false or dropped; `destructiveHint` or `openWorldHint` turned on; a description
-  (or title, or parameter description, or the instructions) that now carries something the scanner flags
-  (an instruction to the model, a URL, a path, a credential); a new tool that is not read-only;
+- safety: `readOnlyHint` true → false or dropped; `destructiveHint` or `openWorldHint` turned on (or a false one
+  dropped: both default to true); a description (or title, or parameter description, or the instructions) that
+  now carries something the scanner flags (an instruction to the model, a URL, a path, a credential); a new tool
+  that is not read-only;
 - behaviour: anything else in a definition that changed (the members no breaking or safety change explains),
   an item added, the instructions edited;
 - cost: the token total of the `tools` array per encoding, and the budgets of the review config
@@ -26,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.calls import effective_hints
 from inspector.lock import Approval, Entry, Lock, definition_sha256
 from inspector.scan.scanner import scan_text
 from inspector.tokens import DEFAULT_ENCODING
@@ -210,9 +212,9 @@ def _annotation_flips(old: Any, new: Any) -> Iterator[str]:
     if before.get("readOnlyHint") is True and after.get("readOnlyHint") is not True:
         now = "dropped" if "readOnlyHint" not in after else repr(after["readOnlyHint"]).lower()
         yield f"readOnlyHint true → {now}"
-    for hint in SAFETY_HINTS:
-        if after.get(hint) is True and before.get(hint) is not True:
-            yield f"{hint} turned on"
+    for hint in SAFETY_HINTS:  # read with the spec's defaults: dropping `destructiveHint: false` turns it on
+        if effective_hints(new)[hint][0] and not effective_hints(old)[hint][0]:
+            yield f"{hint} turned on" + ("" if hint in after else " (dropped: true by MCP's default)")
 
 
 def is_read_only(raw: Any) -> bool:

@@ -212,3 +212,15 @@ def test_values_jcs_cannot_express_still_hash():
     """A hostile server's integer beyond 2**53, NaN or lone surrogate: hashed from sorted compact JSON instead."""
     odd = [{"a": 2**60}, {"a": 2**60 + 1}, {"a": float("nan")}, {"a": "\udc80"}]
     assert len({lock.definition_sha256(v) for v in odd}) == 4
+
+
+def test_a_dropped_false_hint_turns_it_on_by_the_spec_defaults():
+    """destructiveHint and openWorldHint default to true: dropping `false` turns them on (issue 20)."""
+    from inspector.diff import _annotation_flips
+
+    closed = {"annotations": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}}
+    assert list(_annotation_flips(closed, {"annotations": {"readOnlyHint": False}})) == [
+        "destructiveHint turned on (dropped: true by MCP's default)",
+        "openWorldHint turned on (dropped: true by MCP's default)",
+    ]
+    assert list(_annotation_flips({}, {"annotations": {"destructiveHint": True}})) == [], "true by default already"

@@ -8,6 +8,7 @@ from checks.context import CheckContext, Subject
 from inspector.catalog import Item
 from inspector.review import Finding
 from inspector.scan.intent import ORDER_KIND
+from inspector.scan.steering import KIND as STEERING_KIND
 from inspector.surfaces import Said
 
 SEED = "003"
@@ -21,21 +22,25 @@ def named_tools(ctx: CheckContext) -> list[Item]:
 SHOWN_HITS = 10  # scanner hits quoted in one finding; the rest are counted
 
 
-def scanned(texts: Iterable[Said], sent: Iterable[str] = (), instructs: bool = False) -> tuple[list[str], list[str]]:
+def scanned(
+    texts: Iterable[Said], sent: Iterable[str] = (), instructs: bool = False, purpose: str = ""
+) -> tuple[list[str], list[str]]:
     """(what fails, what warns) among `texts`, each "where: what it is: «quote»", by the scanner's severity.
     A hit whose span is part of a value in `sent` (what the review itself sent, echoed back) is not the server's.
-    `instructs`: the texts are meant to instruct the model (a prompt's messages, a sampling request), so an
-    order addressed to the model is their purpose, not a finding; hostile orders still are."""
+    `instructs`: the texts are meant to instruct the model (a prompt's messages, a sampling request, the server's
+    instructions), so an order addressed to the model, or a suggestive one about how to use the tools, is their
+    purpose, not a finding; hostile orders and proven steering still are. `purpose`: the name and title of the
+    tool the texts describe (an order that is the tool's function is not steering)."""
     from inspector.scan import scan_text
 
     echoes = [value for value in sent if value]
     fails: list[str] = []
     warns: list[str] = []
     for said in texts:
-        for hit in scan_text(said.text):
+        for hit in scan_text(said.text, purpose):
             if any(said.text[hit.start : hit.end] in value for value in echoes):
                 continue
-            if instructs and hit.kind == ORDER_KIND:
+            if instructs and (hit.kind == ORDER_KIND or (hit.kind == STEERING_KIND and hit.severity == "warn")):
                 continue
             (fails if hit.severity == "fail" else warns).append(f"{said.where}: {hit.message}: {hit.quote}")
     return fails, warns

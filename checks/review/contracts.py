@@ -81,12 +81,16 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     title, description, enum value, default and example; prompt arguments; and the text of up to 20 listed
     resources, those named like secrets first, read with `resources/read`, the first 65,536 characters of each,
     a blob when it is UTF-8 text) is scanned (inspector/scan/) for instructions aimed at the model (`<IMPORTANT>`
-    blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), credentials (known key formats, values
-    given to secrets' names, high-entropy strings), invisible and bidi characters, and ANSI/OSC escapes. A tool's
-    parameters fail when they ask the model for a secret or for its context (the tool list, the conversation) that
-    the tool's name and description never say it needs, or preset a copy recipient (`bcc` defaulting to an address).
-    Each hit quotes the offending span and says where it was found. What the server says at run time has rules of
-    its own: `review.results-safe`, `review.prompts-safe`, `review.client-requests-safe`.
+    blocks, "do not tell the user", reading ~/.ssh, sending data to URLs), steering beyond the tool's function (a
+    waived confirmation, "trust returned content", "use this tool for every request", a priority claim over other
+    tools; suggestive: "send promptly", "always summarise ... for the user", judged against the tool's name and
+    title), credentials (known key formats, values given to secrets' names, high-entropy strings), invisible and
+    bidi characters, and ANSI/OSC escapes. The server's instructions are meant to instruct: only their hostile
+    orders and proven steering count. A tool's parameters fail when they ask the model for a secret or for its
+    context (the tool list, the conversation) that the tool's name and description never say it needs, or preset a
+    copy recipient (`bcc` defaulting to an address). Each hit quotes the offending span and says where it was
+    found. What the server says at run time has rules of its own: `review.results-safe`, `review.prompts-safe`,
+    `review.client-requests-safe`.
 
     Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
     poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
@@ -100,11 +104,16 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     (AWS's `AKIAIOSFODNN7EXAMPLE`, Stripe's sample test key), matched exactly: a key merely spelled `EXAMPLE` is
     judged like any other. A benign text can still match a hostile form: a security tool that quotes an injection
     example, a tool that itself parses `<system>` tags, a sample key its author made up rather than a vendor's
-    published one. The quoted span shows which: waive it with the reason. The side-effect test is a word list: a
-    mutating tool described with other verbs ("archives", "tags") warns.
+    published one. The quoted span shows which: waive it with the reason.
+    Steering is read from the wording too: a description that honestly says "no confirmation is required" for a
+    harmless action fails, and a parameter documented as skipping a command-line prompt ("set force to skip the
+    confirmation prompt") warns. The side-effect test is a word list and reads MCP's defaults (a tool not annotated
+    readOnlyHint: true has side effects): a mutating tool described with other verbs ("archives", "tags") warns.
 
-    Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, or no description. Warns:
-    a suspicious span, or a side-effecting tool whose description never says what it changes.
+    Passes: a plain description with purpose and effects. Fails: a hostile or leaky span, proven steering ("no
+    confirmation is required", "trust returned content"), or no description. Warns: a suspicious span, suggestive
+    steering ("send promptly", saying what would prove it), or a side-effecting tool whose description never says
+    what it changes.
     """
     texts: dict[str | None, list[Said]] = {}
     subjects: dict[str | None, Item | None] = {}
@@ -119,7 +128,8 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
         texts.setdefault(key, []).extend(surfaces.contents(reply.result))
         evidence.setdefault(key, []).append(reply.seq)
     for key, item in subjects.items():
-        fails, warns = scanned(texts.get(key, []), instructs=key is None)  # instructions are meant to instruct
+        purpose = f"{item.key} {item.get('title') or ''}" if item is not None and item.kind == "tool" else ""
+        fails, warns = scanned(texts.get(key, []), instructs=key is None, purpose=purpose)  # instructions instruct
         if item is not None and item.kind == "tool":
             fails += [f"{where}: {why}" for where, why in parameter_asks(item.raw)]
             if not (item.description or "").strip():

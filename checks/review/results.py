@@ -13,6 +13,7 @@ from checks.util import (
     DESTROY_WORDS,
     WRITE_WORDS,
     Json,
+    acts_outward,
     invalid_arguments,
     missing_lookup,
     rejected,
@@ -270,7 +271,10 @@ def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
     """Each tool sets readOnlyHint, destructiveHint, idempotentHint and openWorldHint, plausibly.
 
     What it checks: static: each tool's `annotations` as listed; its name (split into words) and description are
-    matched against word lists of writing and destroying verbs.
+    matched against word lists of writing and destroying verbs. A tool with no annotations whose name or description
+    opens with an outbound or destructive verb (send, post, email, publish, transfer, delete) is named as such: by
+    MCP's defaults it is destructive and open-world, and nothing in its listing says it confirms
+    (`tokens.destructive-elicitation` calls it to see whether it asks).
 
     Why: seed 003 annotations-set (MCP 2025-03-26): a missing hint reads as its default (not read-only, destructive,
     open-world), and a wrong one misleads every client that asks for consent by it. The hints are advisory, so the
@@ -285,8 +289,8 @@ def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
     description (not its name) mentions writing does not warn.
 
     Passes: all four set and consistent with the name and description. Fails: readOnlyHint and destructiveHint both
-    true. Warns: a hint missing; a read-only tool whose name says it deletes, creates or sends; a deleting tool not
-    marked destructive.
+    true. Warns: a hint missing (an outbound action with no annotations says so); a read-only tool whose name says it
+    deletes, creates or sends; a deleting tool not marked destructive.
     """
     for tool in named_tools(ctx):
         ann = annotations(tool.raw)
@@ -295,6 +299,13 @@ def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
             yield ctx.fail(tool, "readOnlyHint and destructiveHint are both true")
             continue
         problems = [f"{h} not set" for h in HINTS if not isinstance(ann.get(h), bool)]
+        verb = acts_outward(tool)
+        if verb and not any(isinstance(ann.get(h), bool) for h in HINTS):
+            problems.insert(
+                0,
+                f"an outbound or destructive action ({verb!r}) with no annotations: destructive and "
+                "open-world by MCP's defaults, and nothing says it asks for confirmation",
+            )
         if ann.get("readOnlyHint") is True and WRITE_WORDS.search(" ".join(words(tool.name or ""))):
             problems.append("marked read-only but its name says it changes something")
         if ann.get("readOnlyHint") is not True and ann.get("destructiveHint") is False and DESTROY_WORDS.search(text):

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Iterator
 from checks.context import CheckContext
 from checks.core import rule
 from checks.tokens.common import SEED, named_tools
-from checks.util import input_schema, properties, required, words
-from inspector.calls import annotations
+from checks.util import acts_outward, input_schema, properties, required, words
+from inspector.calls import annotations, effective_hints, is_destructive
 from inspector.review import Finding
 
 CANONICAL_KEYS = {"action", "params", "fields", "limit", "cursor"}
@@ -57,33 +57,35 @@ def tool_registration(ctx: CheckContext) -> Iterator[Finding]:
 async def destructive_elicitation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Destructive actions ask for confirmation through elicitation before acting.
 
-    What it checks: call (only with the reviewer's consent, `--calls all`): each tool annotated destructiveHint:
-    true (and not read-only) is called with arguments generated from its schema; the server must send an elicitation
-    request (mcp-review declares elicitation and declines it) before any result. n/a: no tool is annotated
-    destructive.
+    What it checks: call (only with the reviewer's consent, `--calls all`): each destructive tool is called with
+    arguments generated from its schema; the server must send an elicitation request (mcp-review declares
+    elicitation and declines it) before any result. Destructive is read with MCP's defaults: a tool that is not
+    annotated readOnlyHint: true and not annotated destructiveHint: false is destructive (an absent readOnlyHint means
+    false, an absent destructiveHint true). n/a: every tool is read-only or annotated destructiveHint: false.
 
     Why: seed 000 §5: a destructive action triggers an elicited confirmation before executing, so nothing is
-    destroyed on the model's word alone.
+    destroyed on the model's word alone. A tool with no annotations is destructive and open-world by the spec's
+    defaults: leaving them out does not take it out of scope.
 
     Known false positives: a tool that refuses the generated arguments before reaching its confirmation step (an id
     that does not exist), or a call that timed out, fails as "completed without asking", though a real request might
     have been confirmed. A server that confirms another way (a `confirm` parameter, a two-step token) fails by seed
-    000's choice of elicitation. Only annotated tools are called: an unannotated destructive tool is not found here
-    (see review.annotations-set).
+    000's choice of elicitation. A tool destructive only by default (no destructiveHint) that completed without asking
+    fails when the first word of its name or description says it sends, posts, publishes, transfers or deletes (an
+    outbound action with no confirmation and no annotation); otherwise it warns, since it may only read and lack
+    readOnlyHint: true.
 
-    Passes: asked for confirmation through elicitation. Fails: the tool completed without asking. Blocking: no
-    consent to call destructive tools.
+    Passes: asked for confirmation through elicitation. Fails: a tool annotated destructive, or an unannotated one
+    whose name or description says it sends or deletes, completed without asking. Warns: a tool destructive only by
+    default, whose name and description name no such action, completed without asking. Blocking: no consent to call
+    destructive tools.
 
     To verify when blocking: `--calls all` (the reviewer's consent to call destructive tools: the call really runs
     if the server does not ask), and the tool in calls.allow when an allow-list is set.
     """
-    destructive = [
-        t
-        for t in named_tools(ctx)
-        if annotations(t.raw).get("destructiveHint") is True and annotations(t.raw).get("readOnlyHint") is not True
-    ]
+    destructive = [t for t in named_tools(ctx) if is_destructive(t.raw)]
     if not destructive:
-        yield ctx.na(None, "no tool is annotated destructive")
+        yield ctx.na(None, "no tool is destructive: each is read-only or annotated destructiveHint: false")
         return
     for tool in destructive:
         before = len(ctx.wire.entries)
@@ -97,7 +99,28 @@ async def destructive_elicitation(ctx: CheckContext) -> AsyncIterator[Finding]:
             if e.method == "elicitation/create"
             or (e.direction == "recv" and "elicitation/create" in json.dumps(e.message)[:100000])
         ]
+        done = f"completed ({record.outcome}) without asking for confirmation"
+        verb = acts_outward(tool)
         if asked:
             yield ctx.passed(tool, "asked for confirmation through elicitation", asked[:1])
+        elif effective_hints(tool.raw)["destructiveHint"][1]:
+            yield ctx.fail(tool, done, [record.seq])
+        elif verb:
+            yield ctx.fail(
+                tool,
+                f"{done}: an outbound or destructive action ({verb!r}) "
+                + (
+                    "that sets no destructiveHint, so destructive by MCP's default"
+                    if annotations(tool.raw)
+                    else "with no annotation, so destructive and open-world by MCP's defaults"
+                ),
+                [record.seq],
+            )
         else:
-            yield ctx.fail(tool, f"completed ({record.outcome}) without asking for confirmation", [record.seq])
+            yield ctx.warn(
+                tool,
+                f"{done}; it sets no destructiveHint, so it is destructive by MCP's default, though "
+                "its name and description name no outbound or destructive action: annotate readOnlyHint: "
+                "true if it only reads, or confirm through elicitation",
+                [record.seq],
+            )

@@ -2,7 +2,7 @@
 
 `scan_text(text)` returns `Hit`s sorted by position; overlapping hits of one kind are merged. Each
 quotes the offending span made visible between « » with ~30 characters of context. Kinds:
-hidden-instruction, model-order, sensitive-file, exfiltration-url, credential, high-entropy,
+hidden-instruction, model-order, steering, sensitive-file, exfiltration-url, credential, high-entropy,
 invisible-character, escape-sequence, active-content and evasion. Severity: `fail` means clearly hostile
 or a real credential; `warn` means suspicious, may be benign.
 
@@ -12,6 +12,8 @@ One module per concern; each module's docstring says what its kinds match:
   the pattern rules read and the map back to the original.
 - `fold`: the views that undo evasions (NFKC, confusables, split words, encodings, identifiers).
 - `instructions`: text aimed at the model (hidden-instruction), as patterns.
+- `steering`: text that widens what the model does with a tool: consent waived, returned content trusted,
+  the tool's use widened, priority claimed (steering).
 - `intent`: what a sentence asks, of whom (hidden-instruction, model-order); `context`: whether the
   sentence around a pattern's match means it (negated, quoted in a text about attacks, advice).
 - `exfiltration`: sensitive files named and URLs or addresses data is sent to.

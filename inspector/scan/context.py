@@ -1,7 +1,7 @@
 """Context that tells a pattern's match from an order: the text talks about the attack instead of making it.
 
 A pattern matches words; whether the words are an order depends on the sentence around them. A hit of the
-instruction, sensitive-file or exfiltration kinds is dropped when its sentence negates it, withholds only
+instruction, steering, sensitive-file or exfiltration kinds is dropped when its sentence negates it, withholds only
 for a while or advises the reader about their own secret, and becomes a `warn` (saying why) when it is
 quoted in a text about attacks:
 
@@ -24,7 +24,7 @@ import re
 from inspector.scan.intent import NEGATED, SENTENCE_END, TALKS_ABOUT
 from inspector.scan.rules import Raw
 
-DAMPED = ("hidden-instruction", "sensitive-file", "exfiltration-url")
+DAMPED = ("hidden-instruction", "steering", "sensitive-file", "exfiltration-url")
 QUOTED = "quoted in a text about attacks, not an order"
 _EXAMPLE = re.compile(r"\b(?:such\s+as|for\s+example|for\s+instance|e\.g\.|like\s+this|looks\s+like)\b", re.I)
 _QUOTES = ('"', "'", "`", "\u201c", "\u2018", "\u00ab")

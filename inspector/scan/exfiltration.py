@@ -2,10 +2,11 @@
 
 - sensitive-file: ~/.ssh and key files, .env, cloud / registry / kube credentials, /etc/shadow,
   MCP client configs (which hold other servers' secrets), browser cookies, keychains, private keys.
-  `fail` when named in a sentence that opens with an order to read it ("Also load /etc/shadow") or whose
-  verb moves data (pass, send, include, cat...) and is not
-  negated ("it never copies the private key"), or in a text that also instructs the model; a file only
-  named is not reported (an SSH config tool says ~/.ssh, a TLS tool says private key).
+  `fail` when named in a sentence that orders it read or moved ("Also load /etc/shadow", "include ~/.ssh/id_rsa")
+  or whose verb moves it to a destination (a URL, an argument, another tool), and is not negated ("it never
+  copies the private key"), or in a text that also instructs the model; a file only named is not reported (an
+  SSH config tool says ~/.ssh, a TLS tool says private key), nor one that is the tool's own subject: a verb
+  that describes ("Prints the effective ~/.ssh/config stanza") or the text's opening statement of its function.
 - exfiltration-url: "send/post/upload ... to https://...", webhook and tunnel hosts, bare-IP URLs,
   URL templates that carry secrets or the conversation, markdown image beacons, bcc/forward to an
   email address, `curl ... | sh` and `curl -d @file`.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 
 from inspector.scan.context import sentence_around
-from inspector.scan.intent import NEGATED
+from inspector.scan.intent import DESCRIBING, NEGATED
 from inspector.scan.rules import SENTENCE, TRANSFER, URL, Raw, Rule, rx, snip
 
 # ----------------------------------------------------------------------------------- sensitive files
@@ -94,6 +95,40 @@ _FILE_NEEDLES = (
 )
 
 
+# Where a moved file would go: a URL, an address, an argument the model fills, another tool, a remote.
+_DESTINATION = rx(
+    r"https?://|[\w.+-]+@[\w-]+\.\w|`[\w.-]+`|\b(?:argument|parameter|param|field)s?\b|\b(?:remote|webhook|endpoint)s?\b"
+    r"|\b[\w-]+_[\w-]+\s+tool\b|\b(?:to|via|using|through)\s+(?:the\s+|a\s+|an\s+|your\s+)?(?:[\w-]+\s+){0,2}"
+    r"(?:tool|server|url|address|host|channel|chat|reply|answer|response|conversation)\b"
+)
+_CHAINED = rx(r"\W*(?:also|please|first|then|now|and|next|additionally|finally)\b")
+# Verbs that show or read a file where the tool runs; the other TRANSFER verbs move it somewhere.
+_SHOWS = rx(r"(?:print|output|dump|cat|display|show)")
+# A third-person, past or -ing form describes what the tool does; a base form gives an order.
+_DESCRIBES = re.compile(r"(?:[^s]s|es|ed|ing|ion)$")
+
+
+def _moved(view: str, lo: int, hi: int) -> bool:
+    """The sentence view[lo:hi] asks for a file it names to be moved, rather than naming the tool's subject:
+    a verb that moves data (not negated) with a destination (a URL, an argument, another tool), an order to
+    move it ("include ~/.ssh/id_rsa"), or an order to read or show it ("Also read ~/.ssh/id_rsa") unless the
+    sentence describes the tool ("Prints the effective ~/.ssh/config stanza") or is the text's opening statement
+    of what the tool does ("Print the effective ~/.ssh/config stanza for a host alias")."""
+    meant = [v for v in TRANSFER.finditer(view, lo, hi) if not NEGATED.search(view[lo : v.start()])]
+    read = _READ_ORDER.match(view, lo, hi)
+    if not (meant or read):
+        return False
+    if _DESTINATION.search(view, lo, hi):
+        return True
+    verbs = [v.group().lower() for v in meant if " " not in v.group()]  # not "contents of"
+    orders = [v for v in verbs if not _DESCRIBES.search(v) or v == "embed"]
+    if any(not _SHOWS.match(v) for v in orders):
+        return True
+    describing = DESCRIBING.match(view, lo, hi) is not None and read is None
+    opening = not view[:lo].strip() and not _CHAINED.match(view, lo, hi)
+    return (read is not None or bool(orders) or len(verbs) < len(meant)) and not describing and not opening
+
+
 def sensitive_files(view: str, lowered: str, instructed: bool) -> list[Raw]:
     """Sensitive files named in the view; `instructed`: the text also instructs the model (makes them `fail`)."""
     raw: list[Raw] = []
@@ -104,10 +139,9 @@ def sensitive_files(view: str, lowered: str, instructed: bool) -> list[Raw]:
             continue  # a public key is meant to be shared
         what = _FILE_WHAT[m.lastgroup or "key"]
         lo, hi = sentence_around(view, m.start(), m.end())
-        verb = TRANSFER.search(view, lo, hi) or _READ_ORDER.match(view, lo, hi)
-        moved = verb is not None and not NEGATED.search(view[lo : verb.start()])
+        moved = _moved(view, lo, hi)
         if not (moved or instructed):
-            continue  # named, not asked for: an SSH config tool says ~/.ssh
+            continue  # named, not asked for: an SSH config tool says ~/.ssh, "Prints ~/.ssh/config" is its subject
         why = " next to an instruction to move it" if moved else " in text that instructs the model"
         raw.append(("sensitive-file", "fail", m.start(), m.end(), f"names {what}: '{snip(m.group(), 40)}'{why}"))
     return raw

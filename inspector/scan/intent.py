@@ -11,7 +11,9 @@ injection quotes "ignore previous instructions". `judge(sentence)` reads one sen
   something somewhere (an address, a URL, a channel, a remote, another tool), to change how another
   server's tools are used, or to give up the model's own rules;
 - whether it is negated ("never asks for your seed phrase", "does not send") or talks about attacks
-  rather than making one ("detects prompts such as ...", "an article about injection").
+  rather than making one ("detects prompts such as ...", "an article about injection"), and whether it
+  describes what the tool does ("Sends the email without confirmation" discloses; "Send it without
+  confirmation" orders).
 
 The verdict is `fail` when the sentence asks something hostile of the model or the user and means it,
 `warn` when it only suggests it (a request addressed to the model with nothing hostile in it, hostile words
@@ -213,6 +215,8 @@ USER_SECRET = Feature(
     ),
     "-word one-time",
 )
+# A sentence that opens by describing what the tool does, third person: "Sends the email ...", "It prints ...".
+DESCRIBING = _c(r"\W*(?:(?:it|this\s+tool|the\s+tool|this\s+server)\s+)?[a-z]+(?:[^s\W]s|es)\b(?<!\bthis)(?<!\bits)")
 NEGATED = _c(
     r"\b(?:never|not|no\s+longer|won'?t|doesn'?t|don'?t|isn'?t|cannot|can'?t|without|nor|neither)\b"
     r"(?!\s+(?:forget|hesitate|fail|neglect|miss|only)\b)"  # "do not forget to send ..." still orders it
@@ -276,7 +280,9 @@ def judge(sentence: str, addressed: bool = False) -> Judgement | None:
     found: list[tuple[bool, str]] = []  # (hostile, why)
     if ask and secret and not _negated(sentence, ask) and ask.start() < secret.end():
         found.append((True, "asks the user for a secret (phishing)"))
-    if override or (unchecked and (action or address) and not _negated(sentence, unchecked)):
+    # "Sends the email without confirmation" discloses what the tool does; "Send it without confirmation" orders
+    disclosed = not (address or addressed) and DESCRIBING.match(sentence) is not None
+    if override or (unchecked and (action or address) and not _negated(sentence, unchecked) and not disclosed):
         found.append((True, "tells the model to set aside its rules"))
     if covert and (action or address) and "until" not in sentence[covert.end() :].lower():
         found.append((True, "asks the model to keep something from the user"))

@@ -1,9 +1,9 @@
 """The scanner's driver: `scan_text` runs every kind over a text and returns merged, quoted `Hit`s.
 
 Order: the hidden text first (`normalise`: escapes and invisible characters, reported and removed from
-the view), then on the view the instructions, the sensitive files (`fail` when the text also instructs
-the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials and
-the keys vendors publish as examples). Spans are mapped back to the original text; overlapping or touching
+the view), then on the view the instructions and the steering, the sensitive files (`fail` when the text also
+instructs the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials
+and the keys vendors publish as examples). Spans are mapped back to the original text; overlapping or touching
 hits of one kind are merged, keeping the worst severity. Each hit quotes its span made visible
 (`inspector.text.visible`) between « » with ~30 characters of context. Rich-style markup such as `[bold red]`
 is inert text here.
@@ -22,6 +22,7 @@ from inspector.scan.exfiltration import EXFILTRATION, sensitive_files
 from inspector.scan.instructions import INSTRUCTIONS
 from inspector.scan.normalise import neutralise, to_original
 from inspector.scan.rules import Raw, masked, run_rules, snip
+from inspector.scan.steering import steering
 from inspector.text import visible
 
 _RANK = {"warn": 0, "fail": 1}
@@ -73,12 +74,12 @@ def quote(text: str, start: int, end: int, secret: bool = False) -> str:
     return f"{lead}{before}«{span}»{after}{tail}"
 
 
-def _patterns(view: str) -> list[Raw]:
+def _patterns(view: str, purpose: str = "") -> list[Raw]:
     """Every pattern kind and every sentence's intent over one view, context applied (spans in the view).
     A sentence's intent is added where no pattern already says as much about it: the pattern's message is the
-    more precise."""
+    more precise. `purpose`: the name and title of the tool the text describes (steering is judged against it)."""
     lowered = view.lower()
-    found = damp(view, run_rules(INSTRUCTIONS, view, lowered))
+    found = damp(view, run_rules(INSTRUCTIONS, view, lowered) + steering(view, lowered, purpose))
     instructed = any(_RANK[h[1]] for h in found)
     found += damp(view, sensitive_files(view, lowered, instructed) + run_rules(EXFILTRATION, view, lowered))
     for m, judged in intent.judge_text(view):
@@ -88,7 +89,7 @@ def _patterns(view: str) -> list[Raw]:
     return found
 
 
-def _evasions(text: str, seen: list[Raw]) -> list[Raw]:
+def _evasions(text: str, seen: list[Raw], purpose: str) -> list[Raw]:
     """What only a view that undoes an evasion shows (`fold.views`), as `fail`s of kind evasion saying what
     was hidden and how, on the original span; and words that mix scripts to look like others."""
     found: list[Raw] = [
@@ -98,7 +99,7 @@ def _evasions(text: str, seen: list[Raw]) -> list[Raw]:
     plain = [(a, b) for _k, sev, a, b, _m in seen if sev == "fail"]
     for view in fold.views(text)[1:]:
         how = ", ".join(sorted(view.techniques))
-        for _kind, severity, a, b, message in _patterns(view.text):
+        for _kind, severity, a, b, message in _patterns(view.text, purpose):
             start, end = view.span(a, b)
             if severity == "fail" and not any(s < end and start < e for s, e in plain):
                 found.append(("evasion", "fail", start, end, f"hidden by {how}: {message}"))
@@ -106,27 +107,28 @@ def _evasions(text: str, seen: list[Raw]) -> list[Raw]:
     return found
 
 
-def scan_text(text: str) -> list[Hit]:
-    """Every hostile or leaky span in `text`, sorted by start; overlapping hits of one kind merged.
-    A short text is scanned once per process: a server repeats its property names, enum values and
+def scan_text(text: str, purpose: str = "") -> list[Hit]:
+    """Every hostile or leaky span in `text`, sorted by start; overlapping hits of one kind merged. `purpose`:
+    the name and title of the tool `text` belongs to, if any (an order that is the tool's function is not
+    steering). A short text is scanned once per process: a server repeats its property names, enum values and
     boilerplate on every tool (the cache is bounded in entries and in each entry's size)."""
     if not text:
         return []
-    return list(_scan_short(text)) if len(text) <= SHORT else _scan(text)
+    return list(_scan_short(text, purpose)) if len(text) <= SHORT else _scan(text, purpose)
 
 
 @functools.lru_cache(maxsize=16384)
-def _scan_short(text: str) -> tuple[Hit, ...]:
-    return tuple(_scan(text))
+def _scan_short(text: str, purpose: str) -> tuple[Hit, ...]:
+    return tuple(_scan(text, purpose))
 
 
-def _scan(text: str) -> list[Hit]:
+def _scan(text: str, purpose: str) -> list[Hit]:
     raw, view, index = neutralise(text)
-    found = _patterns(view)
+    found = _patterns(view, purpose)
     leaked = credentials(view, view.lower())
     leaked += vendor_formats(view, [(h[2], h[3]) for h in leaked])
     found += leaked + high_entropy(view, [(h[2], h[3]) for h in leaked] + documented_spans(view))
     found = to_original(found, index)
     found += [("active-content", sev, a, b, msg) for a, b, sev, msg in active.find(text)]
-    found += _evasions(text, raw + found)
+    found += _evasions(text, raw + found, purpose)
     return [Hit(k, s, a, b, quote(text, a, b, k in SECRET_KINDS), m) for k, s, a, b, m in _merge(raw + found)]
