@@ -21,10 +21,15 @@ def by_subject(run: Run, rule: str) -> dict[str | None, list[str]]:
     return out
 
 
+SDK = {"review.error-channel-correct"}  # both twins are MCPServer: an unknown tool comes back isError (seed 003 fails it)
+
+
 def test_the_twins_get_different_security_verdicts():
-    """Pack review (seed 003) alone: the vulnerable twin fails, the guarded one does not."""
+    """Pack review (seed 003) alone, less what the SDK does for both: the vulnerable twin fails, the guarded one
+    does not."""
     security = {
-        run: [f for f in review_of(run).findings if f.rule.startswith("review.")] for run in (GUARDED, VULNERABLE)
+        run: [f for f in review_of(run).findings if f.rule.startswith("review.") and f.rule not in SDK]
+        for run in (GUARDED, VULNERABLE)
     }
     assert verdict_of(security[VULNERABLE]) == "FAIL"
     assert verdict_of(security[GUARDED]) != "FAIL", describe([f for f in security[GUARDED] if f.status == "fail"])
