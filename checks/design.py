@@ -243,7 +243,7 @@ def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: lean. Warns: JSON nested deeper than 4 levels, time fields as strings instead of `*_ms` numbers, rows
     with none of id/name/url, no JSON result. Blocking: tools that may not be called.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
@@ -280,7 +280,7 @@ def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: `{ok, result, issues}`. Fails: a result or failure without the envelope. Blocking: tools that may not be
     called.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """

@@ -39,7 +39,7 @@ async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: no strictness claimed, or an unknown field refused. Fails: a strict schema whose tool accepted an
     unknown field. Blocking: strict tools that may not be called.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """

@@ -1,8 +1,9 @@
 """Calling tools safely: the consent policy, and a record of every call made.
 
-A tool may only be called without explicit consent when its annotations say it is read-only and
-neither destructive nor open-world. Annotations are the server's claims, not proof, but a tool that
-does not even claim to be harmless is never called behind the reviewer's back.
+A tool may only be called without explicit consent when its annotations say it is read-only and closed-world
+(`openWorldHint: false`: MCP's default for an absent hint is open-world) and not destructive. Annotations are the
+server's claims, not proof, but a tool that does not even claim to be harmless is never called behind the
+reviewer's back.
 """
 
 from __future__ import annotations
@@ -55,9 +56,13 @@ def side_effect_reason(tool: Any) -> str | None:
     """Why calling this tool needs consent (every reason that applies), or None when it claims to be
     read-only and closed-world."""
     ann = annotations(tool)
+    world = ann.get("openWorldHint")
     reasons = [
         *(["it is not annotated readOnlyHint: true"] if ann.get("readOnlyHint") is not True else []),
-        *(f"it is annotated {hint}: true" for hint in ("destructiveHint", "openWorldHint") if ann.get(hint) is True),
+        *(["it is annotated destructiveHint: true"] if ann.get("destructiveHint") is True else []),
+        *(["it is annotated openWorldHint: true"] if world is True else []),
+        # MCP's default for an absent openWorldHint is true: such a tool may reach hosts nobody named
+        *(["it does not say openWorldHint: false (open-world is MCP's default)"] if world is None else []),
     ]
     return "; ".join(reasons) or None
 

@@ -48,7 +48,7 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: results with nothing hidden, leaked or steering. Fails: a hostile or leaky span in a result. Warns: a
     suspicious span. Blocking: a tool that may not be called, or a call with no answer.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """

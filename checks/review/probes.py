@@ -78,7 +78,7 @@ async def paths_confined(ctx: CheckContext) -> AsyncIterator[Finding]:
     be called, calls with no answer.
 
     To verify when blocking: run with `--probe security` and `--calls read-only` for tools annotated readOnlyHint:
-    true (and not open-world) or `--calls all` (the reviewer's consent) for any other; with an allow-list, add
+    true (and openWorldHint: false) or `--calls all` (the reviewer's consent) for any other; with an allow-list, add
     the tool to calls.allow in mcp-review.toml.
     """
     async for finding in run_probe(ctx, PATHS, canary_paths):
@@ -310,7 +310,7 @@ async def templates_inert(ctx: CheckContext) -> AsyncIterator[Finding]:
     for the server), tools that may not be called, calls with no answer.
 
     To verify when blocking: run with `--probe security` and `--calls read-only` for tools annotated readOnlyHint:
-    true (and not open-world) or `--calls all` (the reviewer's consent) for any other; with an allow-list, add
+    true (and openWorldHint: false) or `--calls all` (the reviewer's consent) for any other; with an allow-list, add
     the tool to calls.allow in mcp-review.toml.
     """
     async for finding in run_probe(ctx, TEMPLATE, tokens_only(template_payloads)):
@@ -348,7 +348,7 @@ async def secrets_not_echoed(ctx: CheckContext) -> AsyncIterator[Finding]:
     for the server), tools that may not be called, calls with no answer.
 
     To verify when blocking: run with `--probe security` and `--calls read-only` for tools annotated readOnlyHint:
-    true (and not open-world) or `--calls all` (the reviewer's consent) for any other, such as a login; with an
+    true (and openWorldHint: false) or `--calls all` (the reviewer's consent) for any other, such as a login; with an
     allow-list, add the tool to calls.allow in mcp-review.toml.
     """
     async for finding in run_probe(ctx, SECRETS, tokens_only(secret_payloads)):

@@ -60,7 +60,7 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
     n/a before 2025-06-18 (no structured output). Validation is offline: an outputSchema that refers to a remote
     schema, or whose $refs form a cycle, leaves the result unverified (blocking), never fetched.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml. An outputSchema with remote or cyclic $refs cannot be checked offline: the reviewer checks the
     result by hand and waives the finding with a note.
@@ -150,7 +150,7 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     "no such", "error"...) without `isError`. Blocking: the call parts for tools that may not be called, or a call
     that got no answer.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """

@@ -41,7 +41,7 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: every invalid object rejected (and the manual part attested). Fails: any invalid call that succeeded, or
     a reviewer attests missing authorization. Blocking: tools that may not be called, and the manual part.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml. The manual part: an [[attest]] entry for review.arguments-validated-and-authorized in
     mcp-review.toml (or the TUI), by a reviewer who read each handler's authorization check.

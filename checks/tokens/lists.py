@@ -43,7 +43,7 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
     list-style tool without limit or cursor, limit 1000 rejected, another result shape, more than 100 items.
     Blocking: the call part when calls are not allowed.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
@@ -100,7 +100,7 @@ async def field_selection(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: `fields: ["id"]` returned only id. Fails: no `fields` array, no JSON result, other keys returned.
     Blocking: the call part when calls are not allowed.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """

@@ -81,7 +81,7 @@ def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: `_meta.request_id` present. Fails: a success without it. Warns: the sample call failed (no success
     envelope to read). Blocking: tools that may not be called.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """

@@ -55,7 +55,7 @@ def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: no untruncated long strings and well-formed envelopes in the sample. Fails: a string over the limit, an
     envelope without full_action/full_params or with a long preview. Blocking: tools that may not be called.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
@@ -103,7 +103,7 @@ def output_budget(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: within budget, or marked with a valid action. Fails: over budget without `_overflow`, an
     `_overflow_action` that names no listed tool or action. Blocking: tools that may not be called.
 
-    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and not open-world),
+    To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """

@@ -16,7 +16,7 @@ from inspector.tui.dialogs.common import DIALOG_CSS
 
 CALLS = [
     ("none: call rules stay blocking", "none"),
-    ("read-only: tools annotated read-only and not open-world", "read-only"),
+    ("read-only: tools annotated read-only and openWorldHint: false", "read-only"),
     ("all: every tool, side effects included (your consent)", "all"),
 ]
 
