@@ -63,7 +63,8 @@ def test_paths_of_a_tool_that_may_write_lead_into_the_canary_area():
         for value in args.values():
             assert area.holds(os.path.join("/srv/ws", value)) and os.path.exists(os.path.join("/", value))
         assert call_arguments(ping, area) == {"target": "x"}
-        read_only = tool("read_file", "Read a file.", {"path": {"type": "string"}}, {"readOnlyHint": True})
+        closed = {"readOnlyHint": True, "openWorldHint": False}
+        read_only = tool("read_file", "Read a file.", {"path": {"type": "string"}}, closed)
         assert call_arguments(read_only, area) == {"path": "x"}, "a read-only tool's path is left alone"
 
 

@@ -144,7 +144,8 @@ def test_out_writes_the_complete_review_beside_the_short_one(tmp_path):
     assert short.count("only --calls all (the reviewer's consent)") == 1
     counts = {status: int(n) for n, status in re.findall(r"(\d+) (fail|warn)\b", short.splitlines()[2])}
     evidence = full.count("<summary>evidence (wire)</summary>")
-    assert evidence == counts["fail"] + counts["warn"] > 500, "every failure and warning with its exchange"
+    # > 300: many.py's read-only tools do not say openWorldHint: false, so --calls read-only calls none of them
+    assert evidence == counts["fail"] + counts["warn"] > 300, "every failure and warning with its exchange"
 
 
 def test_rules_listing_and_docs():

@@ -187,7 +187,7 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
 async def test_call_form_generated_from_the_schema(tmp_path):
     from textual.widgets import Button, Input, Select, TextArea
 
-    from inspector.tui.dialogs import ResultScreen
+    from inspector.tui.dialogs import ConfirmScreen, ResultScreen
 
     app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "4")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -210,6 +210,10 @@ async def test_call_form_generated_from_the_schema(tmp_path):
         await pilot.pause()
         assert not screen.query_one("#call", Button).disabled
         await pilot.press("ctrl+s")
+        # read-only, but it does not say openWorldHint: false: open-world by MCP's default, so it asks first
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "open-world is MCP's default" in str(app.screen.query_one("#result Static").render())
+        await pilot.click("#yes")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert app.call_log[-1]["arguments"] == {"query": "carol", "limit": 5, "filter_1": "closed"}
 
