@@ -196,10 +196,12 @@ def twins() -> None:
     for what, server, modes, calls, probe, rules in TWINS:
         worst: dict[str, dict[str, str]] = {}
         verdicts = {}
+        failing: dict[str, set[str]] = {}
         for mode in modes:
             plan = CheckPlan(packs=["review"], options=Options(calls=calls, probe=probe))  # type: ignore[arg-type]
             review = asyncio.run(run_check(stdio_target(fixture_argv(server, mode)), plan))
             verdicts[mode] = review.verdict
+            failing[mode] = {f.rule for f in review.findings if f.status == "fail"}
             for rule in rules.split():
                 statuses = {f.status for f in review.findings if f.rule == f"review.{rule}"}
                 worst.setdefault(rule, {})[mode] = next((s for s in STATUSES if s in statuses), "none")
@@ -212,7 +214,9 @@ def twins() -> None:
             apart = by_mode[bad] == "fail" and by_mode[good] == "pass"
             said = "separated" if apart else "NOT separated"
             print(f"  review.{rule:<28}{by_mode[bad]:>10} / {by_mode[good]:<10}{said}")
-        print(f"  {'verdict':<35}{verdicts[bad]:>10} / {verdicts[good]}")
+        shared = sorted(failing[bad] & failing[good])  # what both twins fail: their stack, not the defect
+        both = f"  (both fail {', '.join(shared)})" if shared else ""
+        print(f"  {'verdict':<35}{verdicts[bad]:>10} / {verdicts[good]}{both}")
 
 
 def _row(name: str, row: Counter[str]) -> str:
