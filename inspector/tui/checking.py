@@ -40,7 +40,8 @@ T = TypeVar("T")
 def summary(review: Review) -> str:
     """The verdict and how many findings have each status."""
     counts = ", ".join(f"{n} {s}" for s, n in sorted(review.counts().items()))
-    return f"verdict {review.verdict} · {counts}"
+    applied = review.repository_decisions()  # the repository's own waivers said beside the verdict they made
+    return f"verdict {review.verdict} · {counts}" + (f" · with {applied}" if applied else "")
 
 
 def run_checks(app: ReviewApp, only: str | None = None) -> None:
