@@ -93,7 +93,7 @@ def resolve(named: str | None, base: str | None, known: tuple[set[str], set[str]
     own = load_config(own_path, *known) if own_path else ReviewConfig()
     if own_path:
         _stamped(own, trust.Origin(str(own_path), "reviewer"))
-    found = Path(named) if named else find_config()
+    found = Path(named) if named else find_config(Path())  # relative: named as the reviewer knows it
     if found is None or (own_path and found.resolve() == own_path.resolve()):
         return Resolved(own, decisions={"configs": [vars(trust.origin_of(own_path))] if own_path else [], "base": base})
     repo = load_config(found, *known)
