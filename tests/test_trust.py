@@ -100,7 +100,7 @@ def test_a_token_env_and_an_outside_baseline_are_not_taken_from_the_repository(t
     options = resolved.config.build_options(None)
     assert options.foreign_token is None and options.calls == "none" and not options.probe
     assert resolved.config.baseline is None and "outside the working directory" in resolved.refused[0]
-    out, _ = review_of(tmp_path / "work", "--pack", "review")
+    review_of(tmp_path / "work", "--pack", "review")
     assert not (tmp_path / "outside.json").exists(), "check wrote outside the working directory"
     trust.trust(tmp_path / "work" / "mcp-review.toml")
     assert resolve(None, None, known).config.build_options(None).foreign_token == "ghp_" + "a" * 36
@@ -137,7 +137,7 @@ def test_with_a_base_only_the_bases_decisions_count_and_the_added_ones_are_liste
     git(tmp_path, "commit", "-qm", "base")
     (tmp_path / "mcp-review.toml").write_text(WAIVER.format(rule=failing))
     git(tmp_path, "commit", "-qam", "the change waives its own finding")
-    out, review = review_of(tmp_path, "--base", "HEAD~1")
+    _, review = review_of(tmp_path, "--base", "HEAD~1")
     assert not [f for f in review["findings"] if f["status"] == "waived"]
     assert review["verdict"] == plain["verdict"]
     assert [(d["kind"], d["rule"], d["by"]) for d in review["decisions"]["added"]] == [
