@@ -142,6 +142,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from e
     if (applied := review.repository_decisions()) is not None:  # never a PASS read without who made it one
         print(f"mcp-review: {review.verdict} with {applied}", file=sys.stderr)
+    if added := (plan.decisions or {}).get("added"):
+        files = ", ".join(sorted({str(d["file"]) for d in added}))
+        print(
+            f"mcp-review: decisions this change adds: {len(added)} in {files}, not on {args.base}: not applied",
+            file=sys.stderr,
+        )
     if not args.out:
         sys.stdout.writelines(render_chunks(review, args.format))
         return EXIT_CODES[review.verdict]
