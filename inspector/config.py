@@ -35,6 +35,11 @@
     status = "pass"                          # pass (default) or fail
 
 Unknown keys and unknown rule ids are errors naming the file and the key.
+
+A file in the checkout under review is the repository's: what it asks that only the reviewer may grant
+(`ReviewConfig.grants`: calls policy "all", probes, the token env vars, a baseline outside the working
+directory) is refused unless the reviewer trusted the file (`mcp-review trust`), and its waivers and
+attestations carry their provenance; `inspector.decisions` resolves it with the reviewer's own config.
 """
 
 from __future__ import annotations
