@@ -77,7 +77,7 @@ def _merge(own: ReviewConfig, repo: ReviewConfig) -> ReviewConfig:
         packs=repo.packs or own.packs,
         ignore=[*own.ignore, *repo.ignore],
         baseline=repo.baseline or own.baseline,
-        options={**repo.options, **own.options},
+        options={**own.options, **repo.options},  # the repository's grants are gone unless trusted
         policy=own.policy or repo.policy,
         allow=repo.allow if repo.allow is not None else own.allow,
         waivers=[*own.waivers, *repo.waivers],

@@ -245,4 +245,6 @@ def test_a_change_cannot_approve_itself_only_the_bases_approvals_count(locks, tm
     lock.save(base, old)
     out = cli("diff", str(base), str(pr), "--fail-on", "breaking,safety", "--format", "json")
     assert out.returncode == 0, out.stderr
-    assert "decisionsThisChangeAdds" not in json.loads(out.stdout) and "decisions this change adds" not in out.stderr
+    document = json.loads(out.stdout)
+    assert "decisionsThisChangeAdds" not in document and "decisions this change adds" not in out.stderr
+    assert {c["approval"]["file"] for c in document["changes"] if c["approval"]} == {str(base)}

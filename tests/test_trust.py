@@ -160,3 +160,16 @@ def test_an_unknown_base_is_a_usage_error(tmp_path):
         assert "no revision" in str(e)
     else:
         raise AssertionError("an option given as a revision was taken")
+
+
+def test_the_apps_verdict_line_names_the_repositorys_waivers():
+    from inspector.review import Finding, Review, Waiver
+    from inspector.tui.checking import summary
+
+    waiver = Waiver("review.injection-safe", "fine", "security-team", source="mcp-review.toml", origin="repository")
+    review = Review({}, {}, None, None, "stdio", [Finding("review.injection-safe", "review", "fail", "x")], [waiver])
+    review.apply_waivers()
+    assert summary(review).endswith("· with 1 finding waived and 0 attestations by mcp-review.toml")
+    review.waivers = [Waiver("review.injection-safe", "fine", "me", origin="reviewer")]
+    review.apply_waivers()
+    assert "with" not in summary(review), "the reviewer's own waivers are the reviewer's"

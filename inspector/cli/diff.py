@@ -64,6 +64,13 @@ def run(args: argparse.Namespace) -> int:
     inherited = [a for a in new.approvals if a in old.approvals]
     result = diff.diff(old, new, budget, inherited)
     document = result.to_json()
+    if inherited:  # the approvals that count are the base's: said with the file and commit they came from
+        from inspector.trust import commit_of
+
+        base = {"file": old.source, "commit": commit_of(old.source) if old.source else None}
+        for change in document["changes"]:
+            if change.get("approval"):
+                change["approval"].update(base)
     added = [a for a in new.approvals if a not in old.approvals]
     if added:
         document["decisionsThisChangeAdds"] = _self_approvals(added, new.source)
