@@ -173,3 +173,14 @@ def test_the_apps_verdict_line_names_the_repositorys_waivers():
     review.waivers = [Waiver("review.injection-safe", "fine", "me", origin="reviewer")]
     review.apply_waivers()
     assert "with" not in summary(review), "the reviewer's own waivers are the reviewer's"
+
+
+def test_the_app_takes_the_repositorys_decisions_fresh_and_keeps_the_reviewers():
+    from inspector.review import Waiver
+    from inspector.tui.checking import current
+
+    mine = Waiver("review.injection-safe", "checked by hand", "me")
+    once = Waiver("review.precise-names", "fine", "author", origin="repository")  # saved from a run without --base
+    now = Waiver("review.annotations-set", "fine", "author", origin="repository")
+    assert current([mine, once], [now]) == [mine, now]
+    assert current(None, [now]) == [now]
