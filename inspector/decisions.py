@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from checks.core import DEFAULT_PACKS
 from inspector import trust
 from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
 from inspector.review import Attestation, Waiver
@@ -67,7 +68,19 @@ def _on_base(cfg: ReviewConfig, path: Path, base: str, known: tuple[set[str], se
     added = [_added(d) for d in [*cfg.waivers, *cfg.attestations] if _same(d) not in kept]
     cfg.waivers = [w for w in cfg.waivers if _same(w) in kept]
     cfg.attestations = [a for a in cfg.attestations if _same(a) in kept]
+    skip = {"kind": "ignore", "subject": None, "by": None, "why": "not run", "file": str(path), "commit": None}
+    added += [{**skip, "rule": name} for name in cfg.ignore if name not in had.ignore]
+    cfg.ignore = [name for name in cfg.ignore if name in had.ignore]
+    if _narrows(had.packs, cfg.packs):
+        added.append({**skip, "kind": "packs", "rule": ", ".join(cfg.packs or []), "why": "fewer packs than the base"})
+        cfg.packs = had.packs
     return added
+
+
+def _narrows(before: list[str] | None, after: list[str] | None) -> bool:
+    """Whether `after` runs a pack `before` ran (None: the default packs)."""
+    was, now = set(before or DEFAULT_PACKS), set(after or DEFAULT_PACKS)
+    return "all" not in now and ("all" in was or not was <= now)
 
 
 def _merge(own: ReviewConfig, repo: ReviewConfig) -> ReviewConfig:
@@ -112,6 +125,7 @@ def resolve(named: str | None, base: str | None, known: tuple[set[str], set[str]
             repo.without_grants()
         if base is not None:
             out.decisions["added"] = _on_base(repo, found, base, known)
+        out.decisions["ignored"] = repo.ignore  # said beside the verdict: rules the repository chose not to run
     out.decisions["refused"] = out.refused
     out.config = _merge(own, repo)
     return out

@@ -206,12 +206,15 @@ class Review:
         """What the repository's own decisions did to this verdict, said beside it (None: nothing)."""
         waivers = [f.waiver for f in self.findings if f.waiver is not None and f.waiver.origin == "repository"]
         attested = [a for a in self.attestations if a.origin == "repository"]
-        if not waivers and not attested:
+        ignored = (self.decisions or {}).get("ignored") or []
+        if not waivers and not attested and not ignored:
             return None
-        files = sorted({f"{d.source}" + (f" at {d.commit[:12]}" if d.commit else "") for d in [*waivers, *attested]})
-        return (
-            f"{_count(len(waivers), 'finding')} waived and {_count(len(attested), 'attestation')} by {', '.join(files)}"
-        )
+        files = {f"{d.source}" + (f" at {d.commit[:12]}" if d.commit else "") for d in [*waivers, *attested]}
+        if ignored:
+            files |= {c["file"] for c in (self.decisions or {}).get("configs", []) if c.get("who") == "repository"}
+        said = f"{_count(len(waivers), 'finding')} waived and {_count(len(attested), 'attestation')}"
+        said += f" and {_count(len(ignored), 'rule or pack', 'rules or packs')} not run (ignore)" if ignored else ""
+        return f"{said} by {', '.join(sorted(files))}"
 
     def apply_waivers(self, today: dt.date | None = None) -> None:
         """Mark every finding a live waiver covers; say so where an expired one would have."""
@@ -341,8 +344,8 @@ class Review:
         return review
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def review_file(target: dict[str, Any], folder: Path | None = None) -> Path:

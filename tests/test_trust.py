@@ -184,3 +184,17 @@ def test_the_app_takes_the_repositorys_decisions_fresh_and_keeps_the_reviewers()
     now = Waiver("review.annotations-set", "fine", "author", origin="repository")
     assert current([mine, once], [now]) == [mine, now]
     assert current(None, [now]) == [now]
+
+
+def test_ignore_and_fewer_packs_are_decisions_too(tmp_path):
+    git(tmp_path, "init", "-q")
+    plain, failing = unpassed(tmp_path)
+    git(tmp_path, "add", "mcp-review.toml")
+    git(tmp_path, "commit", "-qm", "base")
+    (tmp_path / "mcp-review.toml").write_text(f"packs = ['spec']\nignore = [{failing!r}]\n")
+    git(tmp_path, "commit", "-qam", "the change skips what it fails")
+    out, review = review_of(tmp_path)  # no base: the repository's policy, said beside the verdict
+    assert "and 1 rule or pack not run (ignore) by mcp-review.toml" in out.stderr
+    _, review = review_of(tmp_path, "--base", "HEAD~1")
+    assert review["verdict"] == plain["verdict"] and failing in {f["rule"] for f in review["findings"]}
+    assert [(d["kind"], d["rule"]) for d in review["decisions"]["added"]] == [("ignore", failing), ("packs", "spec")]

@@ -78,6 +78,13 @@ CASES = [
         "decisions this change adds",
     ),
     RepoCase(
+        "ignores-on-change",
+        "base",
+        "the change's mcp-review.toml skips every rule it does not pass, and the review pack",
+        lambda clean: {"mcp-review.toml": f"packs = ['spec']\nignore = {clean['unpassed']!r}\n"},
+        "decisions this change adds",
+    ),
+    RepoCase(
         "self-approving-lock",
         "diff",
         "the change's mcp-review.lock approves its own changes",
