@@ -212,7 +212,7 @@ def repository_decisions(review: Review, rows: int | None = None) -> list[str]:
         ]
         out += [
             f"| {cell(d.get('kind'), 20)} | {cell(d.get('rule'), 80)} | {cell(d.get('subject') or 'server', 120)} "
-            f"| {cell(d.get('by'), 80)} | {cell(d.get('why'), 200)} | {cell(d.get('file'), 120)} |"
+            f"| {cell(d.get('by') or '', 80)} | {cell(d.get('why'), 200)} | {cell(d.get('file'), 120)} |"
             for d in added[:rows]
         ]
         out += more(len(added[:rows]), len(added), "decisions")
