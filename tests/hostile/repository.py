@@ -7,6 +7,8 @@ Each case builds a git checkout twice, clean and with the hostile files, runs mc
 directories outside the checkout, and judges with the trust judge: a verdict, an exit code, a tool called, a
 probe sent, a file written outside the checkout, or the app's state before any run that changed because of a
 repository file is a failure; so is a file that asked for more than it may without a line that names it.
+Without a base (mode `said`) the repository's waivers apply as its policy: there only the line beside the
+verdict that says how many and from which file and commit is required, and no call may change.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ SURFACE = fixture_argv("surface")  # its v2 changes one item of every class, saf
 @dataclass(frozen=True)
 class RepoCase:
     name: str
-    mode: str  # check, base (check --base HEAD~1), diff, app
+    mode: str  # check, base (check --base HEAD~1), said (check, its verdict may change if it says why), diff, app
     what: str
     files: Callable[[dict[str, Any]], dict[str, str]]  # the clean run's outcome -> the hostile files
     asks: str = ""  # what a line on stderr (or the app) must name when the file asks for more than it may
@@ -76,6 +78,13 @@ CASES = [
         "the change adds a [tool.mcp-review] waiving every finding",
         _pyproject,
         "decisions this change adds",
+    ),
+    RepoCase(
+        "waives-without-base",
+        "said",
+        "the same [tool.mcp-review] with no base: its policy applies, and the verdict line must say so",
+        _pyproject,
+        "findings waived and 0 attestations by pyproject.toml at",
     ),
     RepoCase(
         "ignores-on-change",
@@ -204,7 +213,8 @@ COMPARED = ("exit", "verdict", "calls", "review", "chosen", "probe")  # what a r
 
 def judge(case: RepoCase, clean: dict[str, Any], hostile: dict[str, Any], outside: list[str]) -> list[str]:
     """The trust judge: what changed because of a repository file (and a refusal nobody was told of)."""
-    found = [f"{k}: {clean.get(k)!r} -> {hostile.get(k)!r}" for k in COMPARED if clean.get(k) != hostile.get(k)]
+    compared = ("calls",) if case.mode == "said" else COMPARED  # without a base the repository's policy applies
+    found = [f"{k}: {clean.get(k)!r} -> {hostile.get(k)!r}" for k in compared if clean.get(k) != hostile.get(k)]
     found += [f"wrote outside the checkout: {p}" for p in outside]
     if case.asks and case.asks not in hostile.get("stderr", ""):
         found.append(f"asked for {case.asks} and nobody was told")
@@ -220,7 +230,7 @@ def _once(case: RepoCase, home: Path, files: dict[str, str], hostile: bool) -> d
         "GITHUB_TOKEN": "ghp_" + "0" * 36,
     }
     repo = _checkout(home, files)
-    if case.mode == "check":
+    if case.mode in ("check", "said"):
         return _check(repo, env)
     if case.mode == "base":
         return _check(repo, env, "--base", "HEAD~1")
