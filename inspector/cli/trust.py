@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from inspector.cli.common import UsageError
 from inspector.review import ExitCode
@@ -23,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from inspector import trust
     from inspector.config import ConfigFileError, find_config, load_config
 
-    found = args.file or find_config()
+    found = args.file or find_config(Path())
     if found is None:
         raise UsageError("no mcp-review.toml here, nor [tool.mcp-review] in pyproject.toml: name the file")
     try:  # it must read: a file that does not is never trusted
