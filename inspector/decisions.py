@@ -57,8 +57,12 @@ def _added(d: Waiver | Attestation) -> dict[str, Any]:
     }
 
 
-def _on_base(cfg: ReviewConfig, path: Path, base: str, known: tuple[set[str], set[str]]) -> list[dict[str, Any]]:
+Known = tuple[set[str], set[str]]  # the rule ids and packs a config may name
+
+
+def _on_base(cfg: ReviewConfig, origin: trust.Origin, base: str, known: Known) -> list[dict[str, Any]]:
     """Keep the decisions `base` already had; return those the change adds (not applied)."""
+    path, commit = Path(origin.file), origin.commit
     text = trust.base_text(path, base)
     try:
         had = load_config(path, *known, text=text) if text is not None else ReviewConfig()
@@ -68,7 +72,7 @@ def _on_base(cfg: ReviewConfig, path: Path, base: str, known: tuple[set[str], se
     added = [_added(d) for d in [*cfg.waivers, *cfg.attestations] if _same(d) not in kept]
     cfg.waivers = [w for w in cfg.waivers if _same(w) in kept]
     cfg.attestations = [a for a in cfg.attestations if _same(a) in kept]
-    skip = {"kind": "ignore", "subject": None, "by": None, "why": "not run", "file": str(path), "commit": None}
+    skip = {"kind": "ignore", "subject": None, "by": None, "why": "not run", "file": str(path), "commit": commit}
     added += [{**skip, "rule": name} for name in cfg.ignore if name not in had.ignore]
     cfg.ignore = [name for name in cfg.ignore if name in had.ignore]
     if _narrows(had.packs, cfg.packs):
@@ -98,7 +102,7 @@ def _merge(own: ReviewConfig, repo: ReviewConfig) -> ReviewConfig:
     )
 
 
-def resolve(named: str | None, base: str | None, known: tuple[set[str], set[str]]) -> Resolved:
+def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
     """The review config of a run: `named` (--review-config) or the one found here, with the reviewer's own."""
     if base is not None and not trust.has_revision(base):
         raise ConfigFileError(f"--base: no revision {base!r} in this git checkout")
@@ -124,7 +128,7 @@ def resolve(named: str | None, base: str | None, known: tuple[set[str], set[str]
             )
             repo.without_grants()
         if base is not None:
-            out.decisions["added"] = _on_base(repo, found, base, known)
+            out.decisions["added"] = _on_base(repo, origin, base, known)
         out.decisions["ignored"] = repo.ignore  # said beside the verdict: rules the repository chose not to run
     out.decisions["refused"] = out.refused
     out.config = _merge(own, repo)
