@@ -3,7 +3,9 @@
 .venv/bin/python bench/hostile.py [--timeout S] [--jobs N] [CASE ...]
 
 Each run is `tests.hostile.harness.run` (a fresh network namespace when the machine allows it, secrets
-planted, artifacts grepped, orphans and connections to other hosts looked for). Goal: every total 0.
+planted, artifacts grepped, orphans and connections to other hosts looked for); then every hostile repository of
+`tests.hostile.repository` under the trust judge (a verdict, call or state its own files changed). Goal: every
+total 0.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests.hostile import repository
 from tests.hostile.cases import CASES, MODES
 from tests.hostile.harness import run
 
-KINDS = ("crash", "hang", "leak", "orphan", "terminal", "memory")
+KINDS = ("crash", "hang", "leak", "orphan", "terminal", "memory", "trust")
 
 
 def kinds_of(outcome: dict) -> list[str]:
@@ -35,14 +38,15 @@ def main() -> None:
     p.add_argument("--timeout", type=float, default=2.0)
     p.add_argument("--jobs", type=int, default=3)
     args = p.parse_args()
-    names = args.cases or [c.name for c in CASES]
+    names = [n for n in args.cases if n not in repository.BY_NAME] if args.cases else [c.name for c in CASES]
+    repos = [n for n in args.cases if n in repository.BY_NAME] if args.cases else list(repository.BY_NAME)
     jobs = [(name, mode) for name in names for mode in MODES]
     totals = dict.fromkeys(KINDS, 0)
-    started = time.monotonic()
+    started, isolated = time.monotonic(), False
     print(f"{'case':17} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
     with ThreadPoolExecutor(args.jobs) as pool:
         for outcome in pool.map(lambda job: run(job[0], job[1], args.timeout), jobs):
-            bad = kinds_of(outcome)
+            bad, isolated = kinds_of(outcome), bool(outcome.get("isolated"))
             for kind in bad:
                 totals[kind] += 1
             note = outcome.get("crash") or "; ".join(outcome.get("leaks", [])[:2]) or outcome.get("error_line", "")
@@ -51,9 +55,14 @@ def main() -> None:
                 f"{outcome.get('seconds', 0):7.2f} {outcome.get('rss_mb', 0):8.1f}  {note[:90]}",
                 flush=True,
             )
-    isolated = "in a fresh network namespace" if outcome.get("isolated") else "NOT isolated (no unshare -n)"
+        for outcome in pool.map(repository.run, repos):  # the checkout's own files: the trust judge
+            totals["trust"] += not outcome["ok"]
+            note = "; ".join(outcome["trust"])
+            print(f"{outcome['case']:17} {outcome['mode']:6} {'trust' if note else 'ok':24} {'':7} {'':8}  {note[:90]}")
+    where = "in a fresh network namespace" if isolated else "NOT isolated (no unshare -n)"
     print(
-        f"\n{len(jobs)} runs ({len(names)} cases x {len(MODES)} modes, --timeout {args.timeout:g}), {isolated}, "
+        f"\n{len(jobs)} runs ({len(names)} cases x {len(MODES)} modes, --timeout {args.timeout:g}) and {len(repos)} "
+        f"hostile repositories, {where}, "
         f"{time.monotonic() - started:.0f} s"
     )
     print("totals: " + ", ".join(f"{k} {v}" for k, v in totals.items()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from checks.context import CheckContext, Options
 from checks.core import Rule, select
@@ -43,6 +44,8 @@ class CheckPlan:
     budget: float | None = None  # seconds the run may wait on the server, before 1 s per request (None: 4 x timeout)
     lock: str | None = None  # mcp-review.lock: the review carries the diff against it (rug-pull reads it too)
     diff_budget: TokenBudget | None = None  # the cost budgets of that diff
+    decisions: dict[str, Any] | None = None  # where the review config came from (inspector.decisions)
+    notices: Sequence[str] = ()  # what a repository file asked for and was refused, one line each
 
 
 def _stage(rule: Rule) -> int:
@@ -191,6 +194,7 @@ async def _review(
         notes=snapshot.notes,
         packs=sorted({r.pack for r in rules}),
         changes=ctx.changes.to_json() if ctx.changes else None,
+        decisions=plan.decisions,
     )
     if pin_to and not unreachable:
         baseline.save(pin_to, snapshot)

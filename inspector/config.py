@@ -35,6 +35,11 @@
     status = "pass"                          # pass (default) or fail
 
 Unknown keys and unknown rule ids are errors naming the file and the key.
+
+A file in the checkout under review is the repository's: what it asks that only the reviewer may grant
+(`ReviewConfig.grants`: calls policy "all", probes, the token env vars, a baseline outside the working
+directory) is refused unless the reviewer trusted the file (`mcp-review trust`), and its waivers and
+attestations carry their provenance; `inspector.decisions` resolves it with the reviewer's own config.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from typing import Any
 from checks.context import Options
 from inspector.diff import TokenBudget
 from inspector.review import Attestation, Waiver
+from inspector.trust import inside
 
 TOP_KEYS = {"packs", "ignore", "baseline", "options", "calls", "waive", "attest"}
 OPTION_KEYS = {
@@ -64,6 +70,7 @@ OPTION_KEYS = {
     "max_tool_tokens": int,
     "max_token_growth_percent": float,
 }
+TOKEN_ENVS = ("foreign_token_env", "narrow_token_env")  # read the reviewer's environment: the reviewer's grant
 DIFF_BUDGETS = ("max_tools_list_tokens", "max_tool_tokens", "max_token_growth_percent")
 PROBES = ("security", "security-all")
 WAIVE_KEYS = {"rule", "subject", "reason", "by", "expires"}
@@ -92,13 +99,31 @@ class ReviewConfig:
         for key, value in self.options.items():
             if key == "probe":
                 opts.probe |= frozenset(value)
-            elif key in ("foreign_token_env", "narrow_token_env"):
+            elif key in TOKEN_ENVS:
                 token = os.environ.get(str(value))
                 if token:
                     setattr(opts, key.removesuffix("_env"), token)
             elif key not in DIFF_BUDGETS:
                 setattr(opts, key, value)
         return opts
+
+    def grants(self) -> list[str]:
+        """What this config asks for that only the reviewer may grant (see `inspector.trust`)."""
+        asked = ['calls.policy = "all"'] if self.policy == "all" else []
+        if self.options.get("probe"):
+            asked.append(f"probe = {self.options['probe']}")
+        asked += [f"{key} = {self.options[key]!r}" for key in TOKEN_ENVS if key in self.options]
+        if self.baseline and not inside(self.baseline):
+            asked.append(f"baseline = {self.baseline!r} (outside the working directory)")
+        return asked
+
+    def without_grants(self) -> None:
+        """Drop what `grants` lists, as if the file had not asked for it."""
+        self.policy = None if self.policy == "all" else self.policy
+        for key in ("probe", *TOKEN_ENVS):
+            self.options.pop(key, None)
+        if self.baseline and not inside(self.baseline):
+            self.baseline = None
 
     def diff_budget(self) -> TokenBudget:
         return TokenBudget(**{key: self.options[key] for key in DIFF_BUDGETS if key in self.options})
@@ -139,10 +164,13 @@ def _table(where: str, value: Any, keys: set[str], required: tuple[str, ...]) ->
     return value
 
 
-def load_config(path: str | Path, known_rules: set[str], known_packs: set[str]) -> ReviewConfig:
+def load_config(
+    path: str | Path, known_rules: set[str], known_packs: set[str], text: str | None = None
+) -> ReviewConfig:
+    """The config in `path` (or `text`, what `path` holds on another revision)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8") if text is None else text)
     except OSError as e:
         raise ConfigFileError(f"{path}: cannot read: {e.strerror}") from e
     except tomllib.TOMLDecodeError as e:

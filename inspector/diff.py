@@ -16,8 +16,8 @@ or a base branch's and a PR's), each change put in one class:
 
 Items are matched by key (name or URI); a key listed more than once is compared by full content, its copies as a
 multiset, so one copy never stands for another. One item can have a change in several classes. A change matching
-a recorded approval (same item, class and new definition hash) is marked approved and does not count for
-`--fail-on`.
+an approval that counts (same item, class and new definition hash) is marked approved and does not count for
+`--fail-on`; of a lock's approvals only those its base already had count (`mcp-review diff OLD NEW`).
 """
 
 from __future__ import annotations
@@ -383,7 +383,8 @@ def _cost(old: Lock, new: Lock, budget: TokenBudget, totals: dict[str, dict[str,
 
 
 def diff(old: Lock, new: Lock, budget: TokenBudget | None = None, approvals: Iterable[Approval] | None = None) -> Diff:
-    """Every change from `old` to `new`, classed; approvals from `new` (a lock pinned with them) or given."""
+    """Every change from `old` to `new`, classed; `approvals` mark the changes they approve. A lock's own approvals
+    are not applied here: the caller says which count (a change never approves itself, see `cli.diff`)."""
     names = [n for n in new.encodings if n in old.encodings] or new.encodings
     totals = {}
     for n in names:
@@ -393,5 +394,5 @@ def diff(old: Lock, new: Lock, budget: TokenBudget | None = None, approvals: Ite
     changes.sort(key=lambda c: (CLASSES.index(c.change_class), c.kind, c.key))  # worst class first
     versions = (old.server.get("version"), new.server.get("version"))
     result = Diff(old.source or old.label, new.source or new.label, changes, totals, versions, old.approvals)
-    result.approve([*new.approvals, *(approvals or [])])
+    result.approve(approvals or [])
     return result

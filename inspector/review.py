@@ -50,6 +50,8 @@ class Waiver:
     subject: str | None = None  # None: every subject of the rule
     expires: str | None = None  # ISO date; after it the waiver no longer applies
     source: str | None = None  # where it was declared (config file) or "tui"
+    commit: str | None = None  # the commit that last changed that file, when git tracks it
+    origin: str | None = None  # "reviewer" or "repository" (see inspector.trust); None: the app's reviewer
 
     def expired(self, today: dt.date | None = None) -> bool:
         return bool(self.expires) and dt.date.fromisoformat(str(self.expires)) < (today or dt.date.today())
@@ -68,6 +70,8 @@ class Attestation:
     status: Literal["pass", "fail"] = "pass"
     subject: str | None = None
     source: str | None = None
+    commit: str | None = None
+    origin: str | None = None
 
 
 @dataclass
@@ -188,6 +192,7 @@ class Review:
     packs: list[str] = field(default_factory=list)
     exchanges: dict[int, dict[str, Any]] = field(default_factory=dict)  # wire entries the evidence cites
     changes: dict[str, Any] | None = None  # the diff against mcp-review.lock (inspector.diff), when one exists
+    decisions: dict[str, Any] | None = None  # where the config came from, what it asked, what a change adds
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
     def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
@@ -196,6 +201,20 @@ class Review:
     @property
     def verdict(self) -> Verdict:
         return verdict_of(self.findings)
+
+    def repository_decisions(self) -> str | None:
+        """What the repository's own decisions did to this verdict, said beside it (None: nothing)."""
+        waivers = [f.waiver for f in self.findings if f.waiver is not None and f.waiver.origin == "repository"]
+        attested = [a for a in self.attestations if a.origin == "repository"]
+        ignored = (self.decisions or {}).get("ignored") or []
+        if not waivers and not attested and not ignored:
+            return None
+        files = {f"{d.source}" + (f" at {d.commit[:12]}" if d.commit else "") for d in [*waivers, *attested]}
+        if ignored:
+            files |= {c["file"] for c in (self.decisions or {}).get("configs", []) if c.get("who") == "repository"}
+        said = f"{_count(len(waivers), 'finding')} waived and {_count(len(attested), 'attestation')}"
+        said += f" and {_count(len(ignored), 'rule or pack', 'rules or packs')} not run (ignore)" if ignored else ""
+        return f"{said} by {', '.join(sorted(files))}"
 
     def apply_waivers(self, today: dt.date | None = None) -> None:
         """Mark every finding a live waiver covers; say so where an expired one would have."""
@@ -269,6 +288,8 @@ class Review:
         }
         if self.changes is not None:
             out["changes"] = self.changes
+        if self.decisions is not None:
+            out["decisions"] = self.decisions
         return out
 
     def save(self, path: str | Path) -> None:
@@ -317,20 +338,29 @@ class Review:
             exchanges={int(k): v for k, v in data.get("exchanges", {}).items()},
             created=data.get("created", ""),
             changes=data.get("changes"),
+            decisions=data.get("decisions"),
         )
         review.apply_waivers()
         return review
 
 
-def review_file(target: dict[str, Any], cwd: Path | None = None) -> Path:
-    """Where a server's review is kept: next to its config file, else in ./.mcp-review/, named after the target."""
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def review_file(target: dict[str, Any], folder: Path | None = None) -> Path:
+    """Where the app keeps a server's review: the reviewer's state directory (never the checkout under review,
+    whose files its author wrote), named after the target and the working directory it was reviewed from."""
     import hashlib
 
-    key = json.dumps({k: target.get(k) for k in ("kind", "command", "args", "url", "name")}, sort_keys=True)
+    from inspector.trust import state_dir
+
+    fields = {k: target.get(k) for k in ("kind", "command", "args", "url", "name", "source")}
+    key = json.dumps({**fields, "cwd": str(Path.cwd().resolve())}, sort_keys=True)
     label = str(target.get("name") or Path(str(target.get("command") or target.get("url") or "server")).name)
     slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in label)[:40]
-    folder = Path(target["source"]).parent if target.get("source") else (cwd or Path.cwd())
-    return folder / ".mcp-review" / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.review.json"
+    where = folder or state_dir() / "reviews"
+    return where / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.review.json"
 
 
 def load_review(path: Path) -> Review | None:

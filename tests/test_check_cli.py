@@ -19,8 +19,12 @@ SLOPPY = fixture_argv("profiled", "sloppy")
 
 
 def check(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return cli("check", *args, cwd=cwd)
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "inspector", "check", *args],
+        [sys.executable, "-m", "inspector", *args],
         capture_output=True,
         text=True,
         timeout=180,
@@ -73,6 +77,8 @@ def test_exit_3_when_something_could_not_be_verified():
 
 def test_config_attestations_waivers_and_baseline_make_it_pass(tmp_path):
     (tmp_path / "mcp-review.toml").write_text(CONFIG)
+    trusted = cli("trust", cwd=tmp_path)  # the reviewer grants its calls and probes (issue 21)
+    assert trusted.returncode == 0 and "it grants calls.policy = \"all\"; probe = ['security']" in trusted.stdout
     out = check("--out", "review.md", "--", *EXEMPLARY, cwd=tmp_path)
     assert out.returncode == 0, out.stderr + (tmp_path / "review.md").read_text()[:3000]
     md = (tmp_path / "review.md").read_text()

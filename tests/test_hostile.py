@@ -3,7 +3,9 @@ host, nothing hangs past its bound, crashes, leaves a process behind, writes raw
 
 Each case runs as `list`, `call`, `check` and in the app, each in a fresh network namespace when this
 machine allows it (see tests/hostile/harness.py), with secrets planted in mcp-review's environment, in
-`--env`, `--bearer` and a credential header. The detectors the harness judges with are tested too.
+`--env`, `--bearer` and a credential header. Hostile repositories (tests/hostile/repository.py: a checkout
+whose own files grant consent, waive, approve, preload state or write outside it) go through the trust judge.
+The detectors the harness judges with are tested too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.hostile import repository
 from tests.hostile.cases import CASES, MODES
 from tests.hostile.harness import TERMINAL, exposures, marked, run
 
@@ -75,7 +78,24 @@ EXPECT = {
 }
 
 
+@pytest.mark.parametrize("name", list(repository.BY_NAME))
+def test_a_hostile_repository_decides_nothing(name):
+    """Issue 21: the checkout's own files change no verdict, no call, no state, and write nothing outside it."""
+    outcome = repository.run(name)
+    assert outcome["ok"], outcome
+
+
 # ---------------------------------------------------------------------------- the detectors themselves
+def test_the_trust_judge_sees_a_changed_verdict_a_call_a_write_outside_and_a_silent_refusal():
+    case = repository.BY_NAME["grants-consent"]
+    clean = {"exit": 3, "verdict": "BLOCKED", "calls": [], "stderr": ""}
+    told = {**clean, "stderr": 'mcp-review: mcp-review.toml asks for calls.policy = "all": refused'}
+    assert repository.judge(case, clean, told, []) == []
+    assert repository.judge(case, clean, clean, []) == ['asked for calls.policy = "all" and nobody was told']
+    changed = {**told, "exit": 0, "verdict": "PASS", "calls": ["delete_note (check)"]}
+    assert len(repository.judge(case, clean, changed, ["outside-baseline.json"])) == 4
+
+
 def test_the_leak_detector_sees_every_encoding():
     secret = "ghp_" + "0123456789abcdef" * 2
     for text in (

@@ -224,3 +224,27 @@ def test_a_dropped_false_hint_turns_it_on_by_the_spec_defaults():
         "openWorldHint turned on (dropped: true by MCP's default)",
     ]
     assert list(_annotation_flips({}, {"annotations": {"destructiveHint": True}})) == [], "true by default already"
+
+
+def test_a_change_cannot_approve_itself_only_the_bases_approvals_count(locks, tmp_path):
+    """Issue 21: the PR's own lock approving its safety changes "by maintainer" leaves `diff base pr` failing; the
+    approvals it adds are listed with their file, not applied. The same approvals already on the base count."""
+    old, new = lock.load(locks[0]), lock.load(locks[1])
+    safety = [c for c in diff(old, new).changes if c.change_class in ("safety", "breaking")]
+    approvals = [Approval(c.kind, c.key, c.change_class, "maintainer", "fine", c.sha256) for c in safety]
+    pr, base = tmp_path / "pr.lock", tmp_path / "base.lock"
+    new.approvals, old.approvals = approvals, []
+    lock.save(pr, new)
+    lock.save(base, old)
+    out = cli("diff", str(base), str(pr), "--fail-on", "breaking,safety", "--format", "json")
+    assert out.returncode == 1, out.stderr
+    added = json.loads(out.stdout)["decisionsThisChangeAdds"]
+    assert len(added) == len(approvals) and {a["file"] for a in added} == {str(pr)}
+    assert f"decisions this change adds: {pr} approves" in out.stderr and "not applied" in out.stderr
+    old.approvals = approvals  # the base approved them already (pinned on the base branch): they count
+    lock.save(base, old)
+    out = cli("diff", str(base), str(pr), "--fail-on", "breaking,safety", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    document = json.loads(out.stdout)
+    assert "decisionsThisChangeAdds" not in document and "decisions this change adds" not in out.stderr
+    assert {c["approval"]["file"] for c in document["changes"] if c["approval"]} == {str(base)}

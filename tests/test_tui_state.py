@@ -270,3 +270,36 @@ async def test_an_elicitation_starts_empty_with_the_cursor_in_its_first_field(tm
             e.message for e in app.wire_pending if e.direction == "send"
         ]
         assert '"name": "x"' not in json.dumps(sent) and '"Ada"' in json.dumps(sent)
+
+
+async def test_a_review_and_a_config_shipped_in_the_checkout_are_not_the_reviewers(tmp_path, monkeypatch):
+    """Issue 21: a `.mcp-review/` review shipped with the repository, where the app used to keep its own, is never
+    loaded as the reviewer's (no PASS before any run); a config that grants itself calls is refused, on screen."""
+    import hashlib
+
+    from inspector.cli import parse
+    from inspector.cli.check import review_plan
+    from inspector.review import Finding, Review
+
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    monkeypatch.chdir(checkout)
+    (checkout / "mcp-review.toml").write_text('[calls]\npolicy = "all"\n')
+    args = parse(["tui", "--", *fixture_argv("good")])
+    target = stdio_target(args.server_command)
+    public = target.public()
+    key = json.dumps({k: public.get(k) for k in ("kind", "command", "args", "url", "name")}, sort_keys=True)
+    shipped = checkout / ".mcp-review" / f"{Path(target.command).name}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
+    shipped.parent.mkdir()
+    fake = [Finding("review.injection-safe", "review", "pass", "shipped with the change")]
+    Review(server={}, target=public, revision=None, era=None, transport="stdio", findings=fake).save(
+        f"{shipped}.review.json"
+    )
+    app = ReviewApp(target, plan=review_plan(args))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.snapshot is not None)
+        assert app.review is None, "a review shipped in the checkout was read as the reviewer's"
+        assert not app.review_path.is_relative_to(checkout)
+        shown = [n.message for n in app._notifications]
+        assert any('mcp-review.toml asks for calls.policy = "all"' in m and "refused" in m for m in shown), shown
+        assert app.check_calls == "none" and not app.calls_chosen, "the repository chose what checks may call"

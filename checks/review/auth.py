@@ -41,7 +41,8 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     What it checks: probe, each on a fresh connection with the handshake: no token; a random string; a
     well-formed JWT signed by a key the server cannot trust (claims copied from the reviewer's token when that
     is a JWT); the same expired; the same for another audience; and, when the reviewer supplies one
-    (`foreign_token_env` in mcp-review.toml, e.g. from a second login at the same authorization server), a real
+    (`foreign_token_env` in the reviewer's own or a trusted mcp-review.toml, e.g. from a second login at the same
+    authorization server; a repository's untrusted config cannot name one), a real
     token issued for another resource. Each must get 401 with a `WWW-Authenticate` that names
     `resource_metadata`. The forged tokens are masked in the wire log and every output like the reviewer's own.
 
@@ -67,7 +68,8 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     real token for another resource was supplied. n/a on stdio, and where review.transport-config's fail settles
     it.
 
-    To verify when blocking: set foreign_token_env in mcp-review.toml to an environment variable holding a
+    To verify when blocking: set foreign_token_env in your own mcp-review.toml ($XDG_CONFIG_HOME/mcp-review/, or
+    the repository's once you ran `mcp-review trust` on it) to an environment variable holding a
     real token issued by the same authorization server for another resource (log in a second time with another
     `resource`), or a longer --timeout when a probe got no answer.
     """
@@ -146,7 +148,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     another origin is never fetched; an authorization server on the target's origin is asked for its metadata
     only, on a connection of its own without any credential (see checks/review/discovery.py); one on another origin
     is never contacted (a host the reviewer did not name), so the finding is blocking. When the
-    reviewer supplies a real token without a scope the server needs (`narrow_token_env` in mcp-review.toml), it
+    reviewer supplies a real token without a scope the server needs (`narrow_token_env` in the reviewer's own or a
+    trusted mcp-review.toml), it
     must get 403 with `error="insufficient_scope"` and the scope wanted, so a client can step up.
 
     Why: seed 003 resource-server-metadata (RFC 9728, RFC 8414; MCP 2025-06-18 / 2025-11-25): clients find the

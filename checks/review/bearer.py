@@ -173,6 +173,6 @@ async def token_probes(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.blocking(
             None,
             "no real token for another resource: a server that checks signatures but not audiences refuses "
-            "every forgery (these exchanges); set foreign_token_env in mcp-review.toml",
+            "every forgery (these exchanges); set foreign_token_env in your own (or a trusted) mcp-review.toml",
             seqs,
         )

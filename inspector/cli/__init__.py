@@ -1,6 +1,6 @@
 """The `mcp-review` command line.
 
-    mcp-review [tui|list|call|check|pin|diff|rules|servers|auth] [TARGET OPTIONS] [-- command args...]
+    mcp-review [tui|list|call|check|pin|diff|rules|servers|auth|trust] [TARGET OPTIONS] [-- command args...]
 
 Target: everything after `--` is a stdio command; or `--url`; or `--config FILE --server NAME`; with no
 target, the bundled demo server. Exit codes: 0 ok, 1 the server reported an error, 2 usage or
@@ -24,11 +24,22 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from inspector import __version__
-from inspector.cli import app, auth, call, check, diff, listing, pin, rules, servers
+from inspector.cli import app, auth, call, check, diff, listing, pin, rules, servers, trust
 from inspector.cli.common import Failure, UsageError
 from inspector.review import ExitCode
 
-COMMANDS = (app, listing, call, check, pin, diff, rules, servers, auth)  # in the order `mcp-review --help` lists them
+COMMANDS = (
+    app,
+    listing,
+    call,
+    check,
+    pin,
+    diff,
+    rules,
+    servers,
+    auth,
+    trust,
+)  # in the order `mcp-review --help` lists them
 DEFAULT = app.NAME  # what `mcp-review` runs with no command
 
 

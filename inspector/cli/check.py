@@ -44,6 +44,12 @@ def review_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--baseline", metavar="FILE", help="pinned tool hashes (written on the first run)")
     p.add_argument(
+        "--base",
+        metavar="REF",
+        help="the git revision the change is compared with: only waivers and attestations already in its review "
+        "config count; those the change adds are listed, not applied",
+    )
+    p.add_argument(
         "--budget",
         type=float,
         metavar="SECONDS",
@@ -66,7 +72,8 @@ def review_plan(args: argparse.Namespace) -> Any:
     from inspector.checking import CheckPlan
 
     rules = load_rules()
-    config = review_config(args.review_config)
+    resolved = review_config(args.review_config, args.base)
+    config = resolved.config
     for name in [*args.ignore]:
         if name not in rules and name not in PACKS:
             raise UsageError(f"--ignore: unknown rule or pack {name!r}")
@@ -84,6 +91,8 @@ def review_plan(args: argparse.Namespace) -> Any:
         budget=args.budget,
         lock=_found_lock(),
         diff_budget=config.diff_budget(),
+        decisions=resolved.decisions,
+        notices=resolved.refused,
     )
 
 
@@ -131,6 +140,14 @@ def run(args: argparse.Namespace) -> int:
         review = asyncio.run(_run_check(args, target, plan, progress))
     except ValueError as e:  # unknown pack, or a lock that does not read
         raise UsageError(str(e)) from e
+    if (applied := review.repository_decisions()) is not None:  # never a PASS read without who made it one
+        print(f"mcp-review: {review.verdict} with {applied}", file=sys.stderr)
+    if added := (plan.decisions or {}).get("added"):
+        files = ", ".join(sorted({str(d["file"]) for d in added}))
+        print(
+            f"mcp-review: decisions this change adds: {len(added)} in {files}, not on {args.base}: not applied",
+            file=sys.stderr,
+        )
     if not args.out:
         sys.stdout.writelines(render_chunks(review, args.format))
         return EXIT_CODES[review.verdict]

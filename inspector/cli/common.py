@@ -109,16 +109,21 @@ def _configured(path: str | None, name: str | None) -> Target:
     return target
 
 
-def review_config(path: str | None) -> Any:
-    """The review config (`--review-config FILE`, else ./mcp-review.toml or [tool.mcp-review] in pyproject.toml)."""
+def review_config(path: str | None, base: str | None = None) -> Any:
+    """The review config resolved (`inspector.decisions`): `--review-config FILE`, else ./mcp-review.toml or
+    [tool.mcp-review] in pyproject.toml, with the reviewer's own; what a repository file asked for and was
+    refused is said here, one line per file."""
     from checks.core import PACKS, load_rules
-    from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
+    from inspector.config import ConfigFileError
+    from inspector.decisions import resolve
 
-    found = path or find_config()
     try:
-        return load_config(found, set(load_rules()), set(PACKS)) if found else ReviewConfig()
+        resolved = resolve(path, base, (set(load_rules()), set(PACKS)))
     except ConfigFileError as e:
         raise UsageError(str(e)) from e
+    for line in resolved.refused:
+        print(f"mcp-review: {line}", file=sys.stderr)
+    return resolved
 
 
 async def with_session(args: argparse.Namespace, target: Target, work: Callable[[Any], Any]) -> Any:

@@ -1,6 +1,10 @@
 """`mcp-review diff`: what changed since mcp-review.lock (the live server, or another lock), each change classed
 breaking, safety, behaviour or cost (see `inspector.diff`). Exit 0 when no change of a `--fail-on` class is
-found (approved changes do not count), 1 when one is, 2 on a usage or connection error."""
+found (approved changes do not count), 1 when one is, 2 on a usage or connection error.
+
+With two locks, OLD is the base: of NEW's approvals only those OLD already has count. Those NEW adds are the
+change approving itself: listed under "decisions this change adds" (stderr, and `decisionsThisChangeAdds` in
+the JSON) with the file and commit they came from, and not applied."""
 
 from __future__ import annotations
 
@@ -46,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if unknown or len(args.locks) > 2:
         raise UsageError(f"--fail-on: unknown {', '.join(unknown)}" if unknown else "give at most two locks")
     try:
-        budget = review_config(args.review_config).diff_budget()
+        budget = review_config(args.review_config).config.diff_budget()
         if len(args.locks) == 2:
             old, new = lock.load(args.locks[0]), lock.load(args.locks[1])
         else:
@@ -57,8 +61,19 @@ def run(args: argparse.Namespace) -> int:
             new = lock.build(asyncio.run(with_session(args, build_target(args), _snapshot)))
     except lock.LockError as e:
         raise UsageError(str(e)) from e
-    result = diff.diff(old, new, budget)
+    inherited = [a for a in new.approvals if a in old.approvals]
+    result = diff.diff(old, new, budget, inherited)
     document = result.to_json()
+    if inherited:  # the approvals that count are the base's: said with the file and commit they came from
+        from inspector.trust import commit_of
+
+        base = {"file": old.source, "commit": commit_of(old.source) if old.source else None}
+        for change in document["changes"]:
+            if change.get("approval"):
+                change["approval"].update(base)
+    added = [a for a in new.approvals if a not in old.approvals]
+    if added:
+        document["decisionsThisChangeAdds"] = _self_approvals(added, new.source)
     if args.format == "table":
         from inspector.render import print_table
 
@@ -66,6 +81,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(changes.render(document, args.format))
     return ExitCode.FAILED if result.fails(fail_on) else ExitCode.OK
+
+
+def _self_approvals(added: list[Any], source: str | None) -> list[dict[str, Any]]:
+    """The approvals a change adds to its own lock, with their provenance; said on stderr, one line."""
+    from inspector.trust import commit_of
+
+    commit = commit_of(source) if source else None
+    shown = ", ".join(f"{a.kind} {a.key} {a.change_class} by {a.by}" for a in added[:5])
+    more = f" and {len(added) - 5} more" if len(added) > 5 else ""
+    print(
+        f"mcp-review: decisions this change adds: {source} approves {shown}{more}; not applied (not on the base)",
+        file=sys.stderr,
+    )
+    return [{**a.to_json(), "file": source, "commit": commit} for a in added]
 
 
 async def _snapshot(session: Any) -> Any:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from inspector import __version__
-from inspector.review import STATUSES, Finding, Review
+from inspector.review import STATUSES, Attestation, Finding, Review, Waiver
 from inspector.text import one_line, visible
 
 ICONS = {"FAIL": "❌", "BLOCKED": "⛔", "PASS_WITH_WARNINGS": "⚠️", "PASS": "✅"}
@@ -147,11 +147,13 @@ def header(review: Review) -> list[str]:
     name = server.get("name") or "(unnamed server)"
     verdict = review.verdict
     counts = review.counts()
+    applied = review.repository_decisions()  # never a PASS read without whose waivers made it one
     return [
         f"# MCP review: {cell(name, 80)} {cell(server.get('version') or '', 40)}".rstrip(),
         "",
         f"**Verdict: {ICONS[verdict]} {verdict}**  ·  "
-        + "  ·  ".join(f"{counts[s]} {s}" for s in ORDER if s in counts),
+        + "  ·  ".join(f"{counts[s]} {s}" for s in ORDER if s in counts)
+        + (f"  ·  with {cell(applied, 300)}" if applied else ""),
         "",
         f"- Revision `{review.revision}` ({review.era} era), transport `{review.transport}`",
         f"- Target: {code(_target_label(review.target), 160)}",
@@ -165,6 +167,13 @@ def more(shown: int, total: int, what: str) -> list[str]:
     return [f"- … and {total - shown} more {what}"] if total > shown else []
 
 
+def _from(decision: Waiver | Attestation) -> str:
+    """Where a repository's decision came from: its file and commit."""
+    if decision.origin != "repository":
+        return ""
+    return f" (the repository's {decision.source}" + (f" at {decision.commit[:12]})" if decision.commit else ")")
+
+
 def waivers_and_attestations(review: Review, rows: int | None = None, chars: int = 300) -> list[str]:
     waived = [f for f in review.findings if f.effective == "waived"]
     if not waived and not review.attestations:
@@ -174,18 +183,40 @@ def waivers_and_attestations(review: Review, rows: int | None = None, chars: int
         w = f.waiver
         assert w is not None
         lines.append(
-            f"| {f.rule} (waived {f.status}) | {cell(f.subject or 'server', chars)} | {cell(w.by, chars)} "
+            f"| {f.rule} (waived {f.status}) | {cell(f.subject or 'server', chars)} | {cell(w.by + _from(w), chars)} "
             f"| {cell(w.reason, chars)} | {w.expires or ''} |"
         )
     for a in review.attestations:
         lines.append(
-            f"| {a.rule} (attested {a.status}) | {cell(a.subject or 'server', chars)} | {cell(a.by, chars)} "
+            f"| {a.rule} (attested {a.status}) | {cell(a.subject or 'server', chars)} | {cell(a.by + _from(a), chars)} "
             f"| {cell(a.note, chars)} | |"
         )
     shown = lines[:rows]
     tail = [f"| … and {len(lines) - len(shown)} more | | | | |"] if len(lines) > len(shown) else []
     head = ["## Waivers and attestations", "", "| rule | subject | who | why | expires |", "|---|---|---|---|---|"]
     return [*head, *shown, *tail, ""]
+
+
+def repository_decisions(review: Review, rows: int | None = None) -> list[str]:
+    """What a repository file asked for and was refused, and the decisions the change adds (not applied)."""
+    decisions = review.decisions or {}
+    refused, added = decisions.get("refused") or [], decisions.get("added") or []
+    out = [f"- Refused: {cell(line, 400)}" for line in refused]
+    if added:
+        out += [
+            "",
+            f"### Decisions this change adds (not on the base `{cell(decisions.get('base'), 80)}`: not applied)",
+            "",
+            "| decision | rule | subject | who | why | file |",
+            "|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {cell(d.get('kind'), 20)} | {cell(d.get('rule'), 80)} | {cell(d.get('subject') or 'server', 120)} "
+            f"| {cell(d.get('by') or '', 80)} | {cell(d.get('why'), 200)} | {cell(d.get('file'), 120)} |"
+            for d in added[:rows]
+        ]
+        out += more(len(added[:rows]), len(added), "decisions")
+    return ["## The repository's review config", "", *out, ""] if out else []
 
 
 def reviewer_notes(review: Review, rows: int | None = None, chars: int = 1000) -> list[str]:
@@ -236,6 +267,7 @@ def render(review: Review) -> str:
                 out += ["", *("  " + line if line else "" for line in exchange(review, f, related=related))]
         out.append("")
     out += waivers_and_attestations(review)
+    out += repository_decisions(review)
     out += reviewer_notes(review)
     out += changes.section(review)
     out += _tokens(review)

@@ -23,6 +23,7 @@ from inspector.report.markdown import (
     header,
     more,
     pointers,
+    repository_decisions,
     reviewer_notes,
     settles,
     subject,
@@ -49,6 +50,7 @@ def render(review: Review, full: str | None = None) -> str:
     out += _blocking([f for f in review.findings if f.effective == "blocking"])
     tail = [
         *waivers_and_attestations(review, ROWS, 120),
+        *repository_decisions(review, ROWS),
         *reviewer_notes(review, ROWS, 300),
         *changes.section(review, ROWS),
         *_tokens(review),

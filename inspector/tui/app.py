@@ -130,6 +130,8 @@ class ReviewApp(App[None]):
         self.call_after_refresh(self.asker.painted.set)  # the server's requests wait for the first paint
         self.set_interval(0.1, lambda: self.main.flush_wire(self.wire_pending))
         self.connection.open(self.target, self.era, self.wire_pending)
+        for line in self.plan.notices:  # what a repository file asked for and was refused
+            self.notify(line, title="refused", severity="warning", timeout=30, markup=False)  # the file's own words
 
     async def on_unmount(self) -> None:
         await self.switcher.close()

@@ -26,7 +26,7 @@ from inspector.catalog import ServerSnapshot
 from inspector.checking import review_session
 from inspector.connection.session import Session
 from inspector.lock import find_lock
-from inspector.review import Finding, Review
+from inspector.review import Attestation, Finding, Review, Waiver
 from inspector.tui.dialogs import ConfirmScreen, RunScreen
 from inspector.tui.messages import ChecksDone, ChecksProgress
 from inspector.tui.panes.checklist import order_findings
@@ -35,12 +35,22 @@ if TYPE_CHECKING:
     from inspector.tui.app import ReviewApp
 
 T = TypeVar("T")
+D = TypeVar("D", Waiver, Attestation)
 
 
 def summary(review: Review) -> str:
     """The verdict and how many findings have each status."""
     counts = ", ".join(f"{n} {s}" for s, n in sorted(review.counts().items()))
-    return f"verdict {review.verdict} · {counts}"
+    applied = review.repository_decisions()  # the repository's own waivers said beside the verdict they made
+    return f"verdict {review.verdict} · {counts}" + (f" · with {applied}" if applied else "")
+
+
+def current(saved: Sequence[D] | None, planned: Sequence[D]) -> list[D]:
+    """The reviewer's own decisions as saved (made in the app), the repository's as the plan resolved them now: a
+    waiver a repository file made once (before a --base run, or before the file changed) is not kept."""
+    if saved is None:
+        return list(planned)
+    return [*(d for d in saved if d.origin != "repository"), *(d for d in planned if d.origin == "repository")]
 
 
 def run_checks(app: ReviewApp, only: str | None = None) -> None:
@@ -72,8 +82,8 @@ def run_checks(app: ReviewApp, only: str | None = None) -> None:
             calls=app.check_calls,  # type: ignore[arg-type]
             probe=frozenset() if app.check_probe == "off" else frozenset({app.check_probe}),
         ),
-        waivers=previous.waivers if previous else app.plan.waivers,
-        attestations=previous.attestations if previous else app.plan.attestations,
+        waivers=current(previous.waivers if previous else None, app.plan.waivers),
+        attestations=current(previous.attestations if previous else None, app.plan.attestations),
         lock=str(found) if (found := find_lock(app.export_dir)) else None,  # the Changes tab's lock
     )
     if not (only and previous):

@@ -1,0 +1,135 @@
+"""One step that resolves the review config a run uses, and records where each part of it came from.
+
+Two files may take part: the reviewer's own config (`inspector.trust.user_config`) and the repository's
+(`--review-config FILE`, else ./mcp-review.toml, else `[tool.mcp-review]` in ./pyproject.toml). The
+repository's is the reviewer's too once trusted as it is (`mcp-review trust FILE`). Otherwise:
+
+- what it asks that only the reviewer grants (`ReviewConfig.grants`) is refused, as if not written, and said
+  in one line (on stderr, in the app, and in the review's `decisions`);
+- its decisions (waivers, attestations) carry their file and commit. With a base revision (`--base REF`),
+  only those already on the base count; those the change adds are listed under "decisions this change adds"
+  and not applied. Without a base they apply as the repository's policy, and the verdict line says so
+  (`Review.repository_decisions`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from checks.core import DEFAULT_PACKS
+from inspector import trust
+from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
+from inspector.review import Attestation, Waiver
+
+
+@dataclass
+class Resolved:
+    config: ReviewConfig  # what the run uses
+    refused: list[str] = field(default_factory=list)  # one line per file that asked for more than it may
+    decisions: dict[str, Any] = field(default_factory=dict)  # for the review: configs, base, refused, added
+
+
+def _stamped(cfg: ReviewConfig, origin: trust.Origin) -> None:
+    cfg.waivers = [replace(w, source=origin.file, commit=origin.commit, origin=origin.who) for w in cfg.waivers]
+    cfg.attestations = [
+        replace(a, source=origin.file, commit=origin.commit, origin=origin.who) for a in cfg.attestations
+    ]
+
+
+def _same(d: Waiver | Attestation) -> tuple[Any, ...]:
+    """A decision as written, whatever file or commit it was read from."""
+    return (type(d).__name__, *(v for k, v in vars(d).items() if k not in ("source", "commit", "origin")))
+
+
+def _added(d: Waiver | Attestation) -> dict[str, Any]:
+    kind = "waive" if isinstance(d, Waiver) else "attest"
+    why = d.reason if isinstance(d, Waiver) else d.note
+    return {
+        "kind": kind,
+        "rule": d.rule,
+        "subject": d.subject,
+        "by": d.by,
+        "why": why,
+        "file": d.source,
+        "commit": d.commit,
+    }
+
+
+Known = tuple[set[str], set[str]]  # the rule ids and packs a config may name
+
+
+def _on_base(cfg: ReviewConfig, origin: trust.Origin, base: str, known: Known) -> list[dict[str, Any]]:
+    """Keep the decisions `base` already had; return those the change adds (not applied)."""
+    path, commit = Path(origin.file), origin.commit
+    text = trust.base_text(path, base)
+    try:
+        had = load_config(path, *known, text=text) if text is not None else ReviewConfig()
+    except ConfigFileError:
+        had = ReviewConfig()  # a base whose config does not read holds no decision
+    kept = {_same(d) for d in [*had.waivers, *had.attestations]}
+    added = [_added(d) for d in [*cfg.waivers, *cfg.attestations] if _same(d) not in kept]
+    cfg.waivers = [w for w in cfg.waivers if _same(w) in kept]
+    cfg.attestations = [a for a in cfg.attestations if _same(a) in kept]
+    skip = {"kind": "ignore", "subject": None, "by": None, "why": "not run", "file": str(path), "commit": commit}
+    added += [{**skip, "rule": name} for name in cfg.ignore if name not in had.ignore]
+    cfg.ignore = [name for name in cfg.ignore if name in had.ignore]
+    if _narrows(had.packs, cfg.packs):
+        added.append({**skip, "kind": "packs", "rule": ", ".join(cfg.packs or []), "why": "fewer packs than the base"})
+        cfg.packs = had.packs
+    return added
+
+
+def _narrows(before: list[str] | None, after: list[str] | None) -> bool:
+    """Whether `after` runs a pack `before` ran (None: the default packs)."""
+    was, now = set(before or DEFAULT_PACKS), set(after or DEFAULT_PACKS)
+    return "all" not in now and ("all" in was or not was <= now)
+
+
+def _merge(own: ReviewConfig, repo: ReviewConfig) -> ReviewConfig:
+    """The reviewer's config with the repository's on top; the reviewer's consent wins where both speak."""
+    return ReviewConfig(
+        path=repo.path or own.path,
+        packs=repo.packs or own.packs,
+        ignore=[*own.ignore, *repo.ignore],
+        baseline=repo.baseline or own.baseline,
+        options={**own.options, **repo.options},  # the repository's grants are gone unless trusted
+        policy=own.policy or repo.policy,
+        allow=repo.allow if repo.allow is not None else own.allow,
+        waivers=[*own.waivers, *repo.waivers],
+        attestations=[*own.attestations, *repo.attestations],
+    )
+
+
+def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
+    """The review config of a run: `named` (--review-config) or the one found here, with the reviewer's own."""
+    if base is not None and not trust.has_revision(base):
+        raise ConfigFileError(f"--base: no revision {base!r} in this git checkout")
+    own_path = trust.user_config()
+    own = load_config(own_path, *known) if own_path else ReviewConfig()
+    if own_path:
+        _stamped(own, trust.Origin(str(own_path), "reviewer"))
+    found = Path(named) if named else find_config(Path())  # relative: named as the reviewer knows it
+    if found is None or (own_path and found.resolve() == own_path.resolve()):
+        return Resolved(own, decisions={"configs": [vars(trust.origin_of(own_path))] if own_path else [], "base": base})
+    repo = load_config(found, *known)
+    origin = trust.origin_of(found)
+    _stamped(repo, origin)
+    out = Resolved(own, decisions={"configs": [vars(origin)], "base": base, "refused": [], "added": []})
+    if own_path:
+        out.decisions["configs"].insert(0, vars(trust.origin_of(own_path)))
+    if origin.who == "repository":
+        asked = repo.grants()
+        if asked:
+            out.refused.append(
+                f"{found} asks for {'; '.join(asked)}: refused, not the reviewer's "
+                f"(grant it with a flag, or read it and run `mcp-review trust {found}`)"
+            )
+            repo.without_grants()
+        if base is not None:
+            out.decisions["added"] = _on_base(repo, origin, base, known)
+        out.decisions["ignored"] = repo.ignore  # said beside the verdict: rules the repository chose not to run
+    out.decisions["refused"] = out.refused
+    out.config = _merge(own, repo)
+    return out
