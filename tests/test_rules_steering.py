@@ -21,7 +21,8 @@ def by_subject(run: Run, rule: str) -> dict[str | None, list[str]]:
     return out
 
 
-SDK = {"review.error-channel-correct"}  # both twins are MCPServer: an unknown tool comes back isError (seed 003 fails it)
+# Both twins are MCPServer: an unknown tool comes back isError, which seed 003 fails on both alike.
+SDK = {"review.error-channel-correct"}
 
 
 def test_the_twins_get_different_security_verdicts():
