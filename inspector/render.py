@@ -215,7 +215,10 @@ def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
 def print_call(record: CallRecord) -> None:
     console = _console()
     console.print(
-        Text(f"{one_line(record.tool, 80)}  ·  {record.latency_ms:.0f} ms  ·  {record.outcome}", style="bold")
+        Text(
+            f"{one_line(record.tool, 80)}  ·  {record.latency_ms:.0f} ms  ·  {one_line(record.outcome, 2000)}",
+            style="bold",
+        )
     )
     if record.error is not None:
         console.print(Text(visible(json.dumps(record.error, indent=2, ensure_ascii=False), 20000)))

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     snapshot = asyncio.run(with_session(args, target, take_snapshot))
     report = render.token_report(snapshot, counter)
     if args.format == "json":
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False))
     else:
         render.print_listing(snapshot, report)
     return ExitCode.OK

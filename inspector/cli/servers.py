@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
             }
             for s in found
         ]
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False))
     else:
         render.print_servers(found)
     return ExitCode.OK

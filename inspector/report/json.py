@@ -44,7 +44,7 @@ def chunks(review: Review) -> Iterator[str]:
     pending: list[str] = []
     size = 0
     # indent=2 uses the pure-Python encoder anyway (CPython's C encoder only serves indent=None).
-    for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(doc):
+    for piece in json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False).iterencode(doc):
         pending.append(piece)
         size += len(piece)
         if size >= BLOCK:
