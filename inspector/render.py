@@ -97,7 +97,8 @@ def _header(snapshot: ServerSnapshot) -> Text:
     out.append(one_line(snapshot.server_name, 80), style="bold")
     if snapshot.server_version:
         out.append(" " + one_line(snapshot.server_version, 40))
-    out.append(f"  ·  revision {snapshot.revision} ({snapshot.era} era)  ·  {snapshot.target.get('kind')}")
+    revision = one_line(snapshot.revision, 40)  # the server's protocolVersion, as it sent it
+    out.append(f"  ·  revision {revision} ({snapshot.era} era)  ·  {snapshot.target.get('kind')}")
     caps = ", ".join(sorted(snapshot.capabilities)) or "none"
     out.append(f"\ncapabilities: {one_line(caps, 200)}")
     return out

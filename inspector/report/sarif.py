@@ -20,7 +20,8 @@ from inspector.text import one_line
 
 LEVELS = {"fail": "error", "blocking": "error", "warn": "warning"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_MARKUP = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)|[\\<\[]")  # a code span (left alone), or what opens a tag or link
+# a code span (left alone), or what opens a tag or link (escaped)
+_MARKUP = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)|[\\<\[]")
 
 
 def plain(text: str) -> str:
