@@ -11,13 +11,14 @@ import math
 from xml.etree import ElementTree as ET
 
 import pytest
+from markdown_it import MarkdownIt
 
 from inspector.calls import consent_reason
 from inspector.catalog import Item
 from inspector.connection.wire import WireLog
 from inspector.output import SafeStream
 from inspector.report.junit import xml_text
-from inspector.report.markdown import fence_for
+from inspector.report.markdown import cell, fence_for
 from inspector.report.sarif import plain
 from inspector.untrusted import parse_message, strict_loads
 
@@ -73,6 +74,9 @@ def test_exports_quote_server_text_inertly():
     ET.fromstring(f"<x a='{text.replace('<', '&lt;').replace('&', '&amp;')}'/>")
     assert "\\x01" in text and "<U+FFFE>" in text
     assert plain("a `<b>` <c> [d](e)\nf") == "a `<b>` \\<c> \\[d](e) f"
+    row = "| " + cell("x \\| y \\[l](http://h) <b> &lt;") + " | z |"
+    html = MarkdownIt("commonmark").enable("table").render(f"| a | b |\n|---|---|\n{row}\n")
+    assert html.count("<td>") == 2 and "<a " not in html and "<b>" not in html and "&amp;lt;" in html
 
 
 def test_a_pipe_gets_no_escape_not_even_a_colour():

@@ -2,7 +2,7 @@
 short review (`markdown_short`, `--format md`) shares with it.
 
 Server text is untrusted: it goes into code spans, fenced blocks (fenced by more backticks than any run in
-it) or escaped text (`cell`: `&`, `<`, `>`, `|` and `[` escaped, line breaks folded, so it never starts a line)
+it) or escaped text (`cell`: `&`, `<`, `>`, `\\`, `|` and `[` escaped, line breaks folded, so it never starts a line)
 with control characters made visible and sizes capped (after escaping, too), so it cannot open or close a fence,
 a `<details>`, an HTML element, a heading, a table row or a link in the pull request.
 """
@@ -50,7 +50,7 @@ def fence_for(body: str) -> str:
 def cell(text: object, limit: int = 300) -> str:
     """Inert markdown text, also in a table cell: no pipe, no tag, no `[` that could open a link or an image."""
     shown = _line(text, limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return shown.replace("|", "\\|").replace("[", "\\[")
+    return shown.replace("\\", "\\\\").replace("|", "\\|").replace("[", "\\[")  # `\[` must not unescape `[`
 
 
 def subject(f: Finding, limit: int = 200) -> str:

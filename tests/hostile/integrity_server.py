@@ -27,7 +27,7 @@ INJECT = (
     f"```{MARK}-info\n# {MARK}-heading\n</details>\n<details open><summary>{MARK}</summary>\n"
     f"<{MARK}-tag onclick=x>\n````\n~~~\n</testcase><testcase name='{MARK}'>]]><![CDATA[{MARK}\n"
     f"> {MARK} quote\n| {MARK} | table |\n[{MARK}-link](http://127.0.0.2/{MARK}) ![{MARK}](http://127.0.0.2/i)\n"
-    f"<!-- {MARK} -->\n\x01\x0b\x0c\ufffe\x1b[31m{MARK}-bell\x07 `` ` ``"
+    f"<!-- {MARK} --> \\[{MARK}-escaped](http://127.0.0.2/{MARK}) \\| {MARK} |\n\x01\x0b\x0c\ufffe\x1b[31m{MARK}-bell\x07 `` ` ``"
 )
 NONFINITE = '{"nan": NaN, "inf": Infinity, "ninf": -Infinity, "big": 1e999, "ok": 1.5}'
 VERSION = "2025-11-25" + (f"`\n# {MARK}-version <{MARK}-v>\x1b[31m" if CASE == "fences" else "")  # shown as sent
