@@ -16,6 +16,7 @@ Files are written whole and atomically: a crash never leaves half a review behin
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -29,6 +30,7 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)  # read once, at import (single-threaded): files are created as the user's umask says
 
 _OWN = r"\x1b\[[0-9;]*[mK]"  # the only sequences mcp-review writes: colours, and erasing a progress line
+_JSON_HIDDEN = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # what JSON leaves raw and SafeStream does not
 _CONTROL = re.compile(rf"({_OWN})|([\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069])")
 
 
@@ -43,6 +45,17 @@ def _escaped(match: re.Match[str]) -> str:
         return "\\e" + match.group(1)[1:]
     code = ord(match.group(2))
     return "\\e" if code == 0x1B else f"\\x{code:02x}" if code < 0x100 else f"<U+{code:04X}>"
+
+
+def inert_json(text: str) -> str:
+    """JSON text whose strings hold no character a terminal acts on: DEL, C1 controls and bidi overrides become
+    `\\u` escapes (JSON escapes C0 itself). What `SafeStream` would change in it would break the JSON."""
+    return _JSON_HIDDEN.sub(lambda m: f"\\u{ord(m[0]):04x}", text) if _JSON_HIDDEN.search(text) else text
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """A JSON output (printed or written): strict JSON (RFC 8259: a NaN raises), indented, `inert_json`."""
+    return inert_json(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False, **options))
 
 
 def terminal_safe(text: str, own: bool = True) -> str:

@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from inspector.calls import consent_reason
 from inspector.catalog import Item
 from inspector.connection.wire import WireLog
-from inspector.output import SafeStream
+from inspector.output import SafeStream, json_text
 from inspector.report.junit import xml_text
 from inspector.report.markdown import cell, fence_for
 from inspector.report.sarif import plain
@@ -77,6 +77,13 @@ def test_exports_quote_server_text_inertly():
     row = "| " + cell("x \\| y \\[l](http://h) <b> &lt;") + " | z |"
     html = MarkdownIt("commonmark").enable("table").render(f"| a | b |\n|---|---|\n{row}\n")
     assert html.count("<td>") == 2 and "<a " not in html and "<b>" not in html and "&amp;lt;" in html
+
+
+def test_printed_json_passes_the_terminal_guard_unchanged():
+    value = {"t": "\x1b[31m \x9b2J \u202e \x7f", "ok": "ü"}
+    pipe = io.StringIO()
+    SafeStream(pipe).write(json_text(value))
+    assert json.loads(pipe.getvalue()) == value and "ü" in pipe.getvalue()
 
 
 def test_a_pipe_gets_no_escape_not_even_a_colour():

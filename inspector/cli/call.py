@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from typing import Any
 
 from inspector.cli.common import Failure, UsageError, build_target, target_options, with_session
+from inspector.output import json_text
 from inspector.review import ExitCode
 from inspector.untrusted import strict_loads
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     record = asyncio.run(with_session(args, target, work))
     if args.format == "json":
         out = record.result if record.error is None else {"error": record.error}
-        print(json.dumps(out, indent=2, ensure_ascii=False, allow_nan=False))
+        print(json_text(out))
     else:
         render.print_call(record)
     if record.failure:

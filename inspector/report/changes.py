@@ -6,13 +6,13 @@ Everything here reads the diff's JSON, so a review that carries a diff renders i
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
 from inspector import __version__
+from inspector.output import json_text
 from inspector.report.markdown import cell, code
 from inspector.report.sarif import SCHEMA, plain
 from inspector.text import one_line
@@ -122,7 +122,7 @@ def sarif_run(diff: dict[str, Any]) -> dict[str, Any]:
 
 def sarif(diff: dict[str, Any]) -> str:
     doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [sarif_run(diff)]}
-    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(doc) + "\n"
 
 
 def render(diff: dict[str, Any], fmt: str) -> str:
@@ -131,4 +131,4 @@ def render(diff: dict[str, Any], fmt: str) -> str:
         return markdown(diff)
     if fmt == "sarif":
         return sarif(diff)
-    return json.dumps(diff, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(diff) + "\n"

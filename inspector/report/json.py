@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from inspector.output import inert_json
 from inspector.review import Review
 
 BLOCK = 1 << 16  # characters handed to the sink at once
@@ -48,10 +49,10 @@ def chunks(review: Review) -> Iterator[str]:
         pending.append(piece)
         size += len(piece)
         if size >= BLOCK:
-            yield "".join(pending)
+            yield inert_json("".join(pending))
             pending, size = [], 0
     pending.append("\n")
-    yield "".join(pending)
+    yield inert_json("".join(pending))
 
 
 def render(review: Review) -> str:

@@ -10,11 +10,11 @@ backslash (`plain`), so no viewer makes a tag or a link of it (a code span is in
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from inspector import __version__
+from inspector.output import json_text
 from inspector.review import Review
 from inspector.text import one_line
 
@@ -95,4 +95,4 @@ def render(review: Review) -> str:
         from inspector.report.changes import sarif_run
 
         doc["runs"].append(sarif_run(review.changes))
-    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(doc) + "\n"

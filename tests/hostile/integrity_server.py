@@ -3,7 +3,8 @@
 - trust: one tool name, two definitions: read-only and closed-world, then destructive and open-world (on page
   2 of the first listing, or in every listing after the first). Every call of that tool made after the server
   gave its dangerous definition is a line in `--log FILE`: the harness judges whether the reviewer consented.
-- json: NaN, Infinity, -Infinity and 1e999 in the listing and in every result (not strict JSON, RFC 8259).
+- json: NaN, Infinity, -Infinity and 1e999 in the listing and in every result (not strict JSON, RFC 8259), and
+  C1, bidi and DEL characters in the result's text (JSON leaves them raw: a terminal guard must not break it).
 - injection: fences, HTML and XML tags, CDATA ends, headings, links and XML-forbidden characters in every
   name, description, result and stderr line, each marked with MARK so the harness finds what went live.
 - terminal: crashes during a call, a CSI and an OSC escape on its stderr first.
@@ -65,7 +66,10 @@ def call(params: dict[str, Any]) -> str | None:
         with open(LOG, "a", encoding="utf-8") as f:
             f.write(json.dumps({"tool": "probe", "arguments": params.get("arguments")}) + "\n")
     if CASE == "nonfinite":
-        return '{"content": [{"type": "text", "text": "NaN"}], "structuredContent": %s}' % NONFINITE
+        shown = (
+            "NaN \\u009b2J \\u202e \\u007f"  # C1, bidi and DEL: raw in JSON text, which a terminal guard must not break
+        )
+        return '{"content": [{"type": "text", "text": "%s"}], "structuredContent": %s}' % (shown, NONFINITE)
     if CASE == "fences":
         sys.stderr.write(INJECT + "\n")
         sys.stderr.flush()
