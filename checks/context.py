@@ -3,7 +3,8 @@
 Findings are made through the helpers (`passed`, `fail`, `warn`, `na`, `blocking`), which stamp the
 rule's id, pack, mode and source. A call rule asks `call()`: it enforces the calling policy and
 returns None when the reviewer has not allowed the call, and `blocking_call()` then says exactly which
-flag or consent would verify it.
+flag or consent would verify it. The policy reads every definition the server gave for a tool's name
+(`calls.consent_reason`): one read-only definition does not make a name callable that another makes destructive.
 """
 
 from __future__ import annotations
