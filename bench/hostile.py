@@ -19,14 +19,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.hostile import repository
-from tests.hostile.cases import CASES, MODES
+from tests.hostile.cases import BY_NAME, CASES, MODES
 from tests.hostile.harness import run
 
-KINDS = ("crash", "hang", "leak", "orphan", "terminal", "memory", "trust")
+KINDS = ("crash", "hang", "leak", "orphan", "terminal", "memory", "trust", "json", "injection")
 
 
 def kinds_of(outcome: dict) -> list[str]:
-    found = [k for k in ("crash", "hang", "terminal", "memory") if outcome.get(k)]
+    found = [k for k in ("crash", "hang", "terminal", "memory", "trust", "json", "injection") if outcome.get(k)]
     found += ["leak"] if outcome.get("leaks") else []
     found += ["orphan"] if outcome.get("orphans") else []
     return found
@@ -42,6 +42,7 @@ def main() -> None:
     repos = [n for n in args.cases if n in repository.BY_NAME] if args.cases else list(repository.BY_NAME)
     jobs = [(name, mode) for name in names for mode in MODES]
     totals = dict.fromkeys(KINDS, 0)
+    classes: dict[str, list[int]] = {}  # the class a case attacks -> [runs, runs with a problem]
     started, isolated = time.monotonic(), False
     print(f"{'case':17} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
     with ThreadPoolExecutor(args.jobs) as pool:
@@ -49,7 +50,12 @@ def main() -> None:
             bad, isolated = kinds_of(outcome), bool(outcome.get("isolated"))
             for kind in bad:
                 totals[kind] += 1
-            note = outcome.get("crash") or "; ".join(outcome.get("leaks", [])[:2]) or outcome.get("error_line", "")
+            tally = classes.setdefault(BY_NAME[outcome["case"]].attacks, [0, 0])
+            tally[0] += 1
+            tally[1] += bool(bad)
+            problems = outcome.get("leaks", []) + outcome.get("trust", []) + outcome.get("json", [])
+            note = outcome.get("crash") or "; ".join((problems + outcome.get("injection", []))[:2])
+            note = note or outcome.get("error_line", "")
             print(
                 f"{outcome['case']:17} {outcome['mode']:6} {','.join(bad) or 'ok':24} "
                 f"{outcome.get('seconds', 0):7.2f} {outcome.get('rss_mb', 0):8.1f}  {note[:90]}",
@@ -66,6 +72,7 @@ def main() -> None:
         f"{time.monotonic() - started:.0f} s"
     )
     print("totals: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
+    print("runs with a problem, per class attacked: " + ", ".join(f"{c} {b}/{n}" for c, (n, b) in classes.items()))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from checks.util import DESTROY_WORDS, WRITE_WORDS, Json, example_value, input_schema, properties, words
-from inspector.calls import side_effect_reason
+from inspector.calls import consent_reason
 from inspector.canary import CanaryArea
 from inspector.catalog import Item
 
@@ -85,7 +85,7 @@ def named_values(text: str) -> list[str]:
 def may_use_named(tool: Item) -> bool:
     """Values a description names are sent only to a tool that claims to be read-only, or whose name and
     description say nothing of writing, deleting or running: a named `admin` must not be the user deleted."""
-    if side_effect_reason(tool.raw) is None:
+    if consent_reason(tool) is None:
         return True
     text = about(tool)
     return not (WRITE_WORDS.search(text) or DESTROY_WORDS.search(text))
@@ -121,13 +121,13 @@ def described_value(tool: Item, name: str, schema: Json) -> str | None:
 
 def call_arguments(tool: Item, area: CanaryArea | None = None) -> Json:
     """Valid arguments for one call: the schema's own values, then values the descriptions name (when
-    `may_use_named`), and, for a tool that may write (`side_effect_reason`) with an `area`, every path
+    `may_use_named`), and, for a tool that may write (`consent_reason`) with an `area`, every path
     parameter as a traversal to a fresh path in that area."""
     schema = input_schema(tool) or {"type": "object"}
     value = example_value(schema)
     arguments: Json = value if isinstance(value, dict) else {}
     named = may_use_named(tool)
-    confine = area is not None and side_effect_reason(tool.raw) is not None
+    confine = area is not None and consent_reason(tool) is not None
     for name, sub in properties(schema).items():
         if name not in arguments or not isinstance(arguments[name], str):
             continue

@@ -3,7 +3,8 @@
 Findings are made through the helpers (`passed`, `fail`, `warn`, `na`, `blocking`), which stamp the
 rule's id, pack, mode and source. A call rule asks `call()`: it enforces the calling policy and
 returns None when the reviewer has not allowed the call, and `blocking_call()` then says exactly which
-flag or consent would verify it.
+flag or consent would verify it. The policy reads every definition the server gave for a tool's name
+(`calls.consent_reason`): one read-only definition does not make a name callable that another makes destructive.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from inspector import canary
-from inspector.calls import CallRecord, call_tool, side_effect_reason
+from inspector.calls import CallRecord, call_tool, consent_reason
 from inspector.canary import CanaryArea
 from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.probe import Prober
@@ -112,7 +113,7 @@ class CheckContext:
         descriptions name, and its path parameters inside the canary area when it may write."""
         from checks.arguments import call_arguments
 
-        return call_arguments(tool, self.area() if side_effect_reason(tool.raw) else None)
+        return call_arguments(tool, self.area() if consent_reason(tool) else None)
 
     def for_rule(self, rule: Rule) -> CheckContext:
         """The context one rule runs with: the same review state (session, calls made, sample results),
@@ -206,7 +207,7 @@ class CheckContext:
             return f"add {name!r} to the tools allowed for calls in mcp-review.toml (calls.allow)"
         if self.options.calls == "none":
             return "run with --calls read-only (or --calls all) to let mcp-review call tools"
-        reason = side_effect_reason(tool.raw)
+        reason = consent_reason(tool)
         if reason and self.options.calls != "all":
             return f"{reason}: only --calls all (the reviewer's consent) lets mcp-review call it"
         return None
@@ -214,7 +215,7 @@ class CheckContext:
     async def call(self, tool: Item, arguments: Any, purpose: str | None = None) -> CallRecord | None:
         if self.may_call(tool) is not None:
             return None
-        consent = "reviewer" if side_effect_reason(tool.raw) else "read-only"
+        consent = "reviewer" if consent_reason(tool) else "read-only"
         record = await call_tool(
             self.session,
             tool.name or "",

@@ -68,4 +68,4 @@ def load(path: str | Path) -> dict[str, Any] | None:
 def save(path: str | Path, snapshot: ServerSnapshot) -> None:
     from inspector.output import write_text
 
-    write_text(path, json.dumps(pin(snapshot), indent=2, sort_keys=True) + "\n")
+    write_text(path, json.dumps(pin(snapshot), indent=2, sort_keys=True, allow_nan=False) + "\n")

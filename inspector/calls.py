@@ -3,7 +3,7 @@
 A tool may only be called without explicit consent when its annotations say it is read-only and closed-world
 (`openWorldHint: false`: MCP's default for an absent hint is open-world) and not destructive. Annotations are the
 server's claims, not proof, but a tool that does not even claim to be harmless is never called behind the
-reviewer's back.
+reviewer's back. A name the server defined more than once is judged by its most dangerous definition.
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from inspector.connection.session import Session
 from inspector.targets import Target
 from inspector.untrusted import original_length
+
+if TYPE_CHECKING:
+    from inspector.catalog import Item
 
 Consent = Literal["read-only", "reviewer"]
 
@@ -52,19 +55,41 @@ def is_destructive(tool: Any) -> bool:
     return not hints["readOnlyHint"][0] and hints["destructiveHint"][0]
 
 
-def side_effect_reason(tool: Any) -> str | None:
-    """Why calling this tool needs consent (every reason that applies), or None when it claims to be
-    read-only and closed-world."""
+def side_effect_reasons(tool: Any) -> list[str]:
+    """Why calling this tool needs consent (every reason that applies); none when it claims to be read-only and
+    closed-world."""
     ann = annotations(tool)
     world = ann.get("openWorldHint")
-    reasons = [
+    return [
         *(["it is not annotated readOnlyHint: true"] if ann.get("readOnlyHint") is not True else []),
         *(["it is annotated destructiveHint: true"] if ann.get("destructiveHint") is True else []),
         *(["it is annotated openWorldHint: true"] if world is True else []),
         # MCP's default for an absent openWorldHint is true: such a tool may reach hosts nobody named
         *(["it does not say openWorldHint: false (open-world is MCP's default)"] if world is None else []),
     ]
-    return "; ".join(reasons) or None
+
+
+def consent_reason(tool: Item) -> str | None:
+    """Why calling `tool` needs consent, read from every definition the server gave for its name in the review
+    (`tool.definitions`: all pages, every re-listing): a second definition that asks for more is named, and
+    consent follows the most dangerous. None when every definition claims read-only and closed-world."""
+    reasons = side_effect_reasons(tool.raw)
+    others: list[int] = []
+    seen = tool.definitions.of(tool.name) if tool.definitions is not None and tool.name is not None else []
+    for hints, seq in seen:
+        more = [r for r in side_effect_reasons({"annotations": hints}) if r not in reasons]
+        if more:
+            reasons += more
+            others.append(seq)
+    if not reasons:
+        return None
+    if not others:
+        return "; ".join(reasons)
+    wires = ", ".join(f"#{seq}" for seq in others)
+    return (
+        f"{'; '.join(reasons)} (the server gave this name a second definition that asks for more, wire {wires}: "
+        "consent follows the most dangerous definition of a name)"
+    )
 
 
 @dataclass
@@ -137,7 +162,7 @@ async def call_tool(
     timeout: float | None = None,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> CallRecord:
-    """Call one tool and record it. The caller has already applied the policy (see `side_effect_reason`)."""
+    """Call one tool and record it. The caller has already applied the policy (see `consent_reason`)."""
     from inspector.connection.errors import ConnectionFailed
 
     record = CallRecord(name, arguments, consent, purpose)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from inspector.connection.channel import BudgetSpent
 from inspector.connection.errors import RequestTimeout, RpcError
 from inspector.connection.session import Session
+from inspector.definitions import Definitions
 
 Kind = Literal["tool", "resource", "template", "prompt"]
 MAX_PAGES = 500
@@ -44,6 +45,8 @@ class Item:
     page: int
     index: int  # position across all pages
     problems: list[str] = field(default_factory=list)
+    # every definition the server gave for this name in the review (the wire log's index): consent reads them all
+    definitions: Definitions | None = field(default=None, repr=False, compare=False)
 
     def _str(self, key: str) -> str | None:
         value = self.raw.get(key) if isinstance(self.raw, dict) else None
@@ -205,6 +208,7 @@ async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAG
             return listing
         for raw in items:
             item = Item(spec.kind, raw, reply.seq, page + 1, len(listing.items), _problems(spec.kind, raw))
+            item.definitions = session.wire.definitions
             if spec.kind in ("tool", "prompt") and item.name is not None:
                 if item.name in names:
                     item.problems.append(f"duplicate name (first at position {names[item.name] + 1})")

@@ -117,7 +117,7 @@ class Lock:
         }
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def build(

@@ -6,7 +6,9 @@ this is the last line, for whatever reached a sink another way. At every sink:
 - every known secret is masked, in any encoding (`redact.scrub`);
 - on the terminal, no control character passes except line breaks, tabs, the carriage return of a
   progress line, and the colour and erase-line sequences mcp-review itself writes (`\\e[...m`, `\\e[K`): a
-  server's OSC 52 (clipboard), screen clears or hyperlinks cannot reach the terminal;
+  server's OSC 52 (clipboard), screen clears or hyperlinks cannot reach the terminal. mcp-review writes
+  those sequences only to a terminal (or where FORCE_COLOR asks), so elsewhere (a pipe, a CI log) not even
+  they pass: a server's colour that reached a sink unescaped is shown as `\\e[31m` there;
 - nothing raises on text the stream cannot encode.
 
 Files are written whole and atomically: a crash never leaves half a review behind.
@@ -14,6 +16,7 @@ Files are written whole and atomically: a crash never leaves half a review behin
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -27,20 +30,39 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)  # read once, at import (single-threaded): files are created as the user's umask says
 
 _OWN = r"\x1b\[[0-9;]*[mK]"  # the only sequences mcp-review writes: colours, and erasing a progress line
+_JSON_HIDDEN = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # what JSON leaves raw and SafeStream does not
 _CONTROL = re.compile(rf"({_OWN})|([\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069])")
 
 
 def _shown(match: re.Match[str]) -> str:
     if match.group(1):
         return match.group(1)
+    return _escaped(match)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    if match.group(1):
+        return "\\e" + match.group(1)[1:]
     code = ord(match.group(2))
     return "\\e" if code == 0x1B else f"\\x{code:02x}" if code < 0x100 else f"<U+{code:04X}>"
 
 
-def terminal_safe(text: str) -> str:
-    """`text` as it may reach a terminal: secrets masked, foreign control characters shown as escapes."""
+def inert_json(text: str) -> str:
+    """JSON text whose strings hold no character a terminal acts on: DEL, C1 controls and bidi overrides become
+    `\\u` escapes (JSON escapes C0 itself). What `SafeStream` would change in it would break the JSON."""
+    return _JSON_HIDDEN.sub(lambda m: f"\\u{ord(m[0]):04x}", text) if _JSON_HIDDEN.search(text) else text
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """A JSON output (printed or written): strict JSON (RFC 8259: a NaN raises), indented, `inert_json`."""
+    return inert_json(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False, **options))
+
+
+def terminal_safe(text: str, own: bool = True) -> str:
+    """`text` as it may reach a terminal: secrets masked, foreign control characters shown as escapes (and
+    mcp-review's own colour and erase-line sequences too, with `own=False`)."""
     text = scrub(text)
-    return _CONTROL.sub(_shown, text) if _CONTROL.search(text) else text
+    return _CONTROL.sub(_shown if own else _escaped, text) if _CONTROL.search(text) else text
 
 
 class SafeStream:
@@ -48,9 +70,15 @@ class SafeStream:
 
     def __init__(self, inner: TextIO) -> None:
         self._inner = inner
+        # where mcp-review's own colours may go: a terminal, or a pipe the user asked colours on (as rich reads it)
+        asked = any(os.environ.get(name) for name in ("FORCE_COLOR", "TTY_COMPATIBLE"))
+        try:
+            self._tty = asked or inner.isatty()
+        except (AttributeError, ValueError):
+            self._tty = asked
 
     def write(self, text: str) -> int:
-        safe = terminal_safe(text)
+        safe = terminal_safe(text, own=self._tty)
         try:
             self._inner.write(safe)
         except UnicodeEncodeError:

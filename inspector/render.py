@@ -97,7 +97,8 @@ def _header(snapshot: ServerSnapshot) -> Text:
     out.append(one_line(snapshot.server_name, 80), style="bold")
     if snapshot.server_version:
         out.append(" " + one_line(snapshot.server_version, 40))
-    out.append(f"  ·  revision {snapshot.revision} ({snapshot.era} era)  ·  {snapshot.target.get('kind')}")
+    revision = one_line(snapshot.revision, 40)  # the server's protocolVersion, as it sent it
+    out.append(f"  ·  revision {revision} ({snapshot.era} era)  ·  {snapshot.target.get('kind')}")
     caps = ", ".join(sorted(snapshot.capabilities)) or "none"
     out.append(f"\ncapabilities: {one_line(caps, 200)}")
     return out
@@ -215,7 +216,10 @@ def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
 def print_call(record: CallRecord) -> None:
     console = _console()
     console.print(
-        Text(f"{one_line(record.tool, 80)}  ·  {record.latency_ms:.0f} ms  ·  {record.outcome}", style="bold")
+        Text(
+            f"{one_line(record.tool, 80)}  ·  {record.latency_ms:.0f} ms  ·  {one_line(record.outcome, 2000)}",
+            style="bold",
+        )
     )
     if record.error is not None:
         console.print(Text(visible(json.dumps(record.error, indent=2, ensure_ascii=False), 20000)))

@@ -296,7 +296,7 @@ class Review:
         """Write atomically (a crash mid-write never leaves a half review behind), secrets masked."""
         from inspector.output import write_text
 
-        write_text(path, json.dumps(self.to_json(), indent=2, ensure_ascii=False))
+        write_text(path, json.dumps(self.to_json(), indent=2, ensure_ascii=False, allow_nan=False))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Review:

@@ -7,6 +7,9 @@ export without crashing, hanging or running out of memory:
 - nesting deeper than MAX_DEPTH is cut (the deep part becomes a marker string), so no walker over
   server data (ours, jsonschema's, the JSON encoder's) can reach Python's recursion limit;
 - integers longer than Python parses by default (4,300 digits) become a marker string, not an error;
+- the non-finite numbers JSON does not have (`NaN`, `Infinity`, `-Infinity`, and a literal beyond a double
+  such as `1e999`) become the string of their literal, so every export stays strict JSON (RFC 8259): they
+  read back as the same strings, and the note says the server sent numbers;
 - lone surrogates (`"\\ud800"`) become U+FFFD, so printing or encoding never raises;
 - strings longer than MAX_STRING are cut, with a marker (CUT) that says how long they were; once the
   wire log holds as much as it may (see `wire.WIRE_BUDGET`), the caller passes a much smaller limit;
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +42,7 @@ CUT = "…[cut by mcp-review: {:,} characters in all]"
 _CUT = re.compile(r"…\[cut by mcp-review: ([\d,]+) characters in all\]$")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_BIG_FLOAT = re.compile(r"[eE]\+?\d{3}|\d{300}")  # a literal that may be beyond a double
 
 
 class Unusable(ValueError):
@@ -110,18 +115,42 @@ def _huge_int(digits: str) -> Any:
     return int(digits) if count <= MAX_INT_DIGITS else f"<integer of {count} digits: not parsed by mcp-review>"
 
 
+def _strict(text: str, notes: list[str], parse_int: Any = None) -> Any:
+    """`json.loads` with the non-finite numbers kept as the strings of their literals, and a note when there were
+    any. Floats go through Python only when the text has a literal that could overflow (checked at C speed)."""
+    found: list[str] = []
+
+    def constant(literal: str) -> str:  # NaN, Infinity, -Infinity: Python's parser takes them, JSON does not
+        found.append(literal)
+        return literal
+
+    def finite(literal: str) -> float | str:
+        value = float(literal)
+        if math.isfinite(value):
+            return value
+        found.append(literal[:24])
+        return literal
+
+    big = finite if _BIG_FLOAT.search(text) else None
+    value = json.loads(text, parse_constant=constant, parse_float=big, parse_int=parse_int)
+    note = f"non-finite numbers are not JSON: {', '.join(sorted(set(found))[:3])} kept as strings"
+    if found and note not in notes:
+        notes.append(note)
+    return value
+
+
 def _loads(text: str, notes: list[str]) -> Any:
     try:
-        value = json.loads(text)
+        value = _strict(text, notes)
     except RecursionError:
-        value = json.loads(_cut_deep(text))
+        value = _strict(_cut_deep(text), notes)
         notes.append(f"nested deeper than {MAX_DEPTH} levels: the deeper part is not kept")
         return value
     except ValueError as e:
         if "integer string conversion" not in str(e):
             raise
         notes.append(f"an integer longer than {MAX_INT_DIGITS} digits is kept as a marker string")
-        return _loads_cut(json.loads(text, parse_int=_huge_int), text, notes)
+        return _loads_cut(_strict(text, notes, _huge_int), text, notes)
     return _loads_cut(value, text, notes)
 
 
@@ -129,7 +158,7 @@ def _loads_cut(value: Any, text: str, notes: list[str]) -> Any:
     if text.count("{") + text.count("[") <= MAX_DEPTH or depth_of(value) <= MAX_DEPTH:  # the count: at C speed
         return value
     notes.append(f"nested deeper than {MAX_DEPTH} levels: the deeper part is not kept")
-    return json.loads(_cut_deep(text), parse_int=_huge_int)
+    return _strict(_cut_deep(text), notes, _huge_int)
 
 
 def parse_message(text: str, redactor: Redactor | None = None, max_string: int = MAX_STRING) -> Parsed:
@@ -180,6 +209,16 @@ def safe_text(text: str, redactor: Redactor | None = None) -> str:
     if _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
     return redactor.text(text) if redactor is not None else text
+
+
+def _refuse(literal: str) -> Any:
+    raise ValueError(f"{literal} is not a JSON number (RFC 8259)")
+
+
+def strict_loads(text: str) -> Any:
+    """`json.loads` for JSON the reviewer typed (call arguments): `NaN` and `Infinity` refused, as RFC 8259 says,
+    so nothing mcp-review sends, logs or exports holds a number JSON does not have. Raises ValueError."""
+    return json.loads(text, parse_constant=_refuse)
 
 
 def loads(text: str) -> Any:

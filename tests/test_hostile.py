@@ -1,5 +1,7 @@
 """mcp-review against a corpus of hostile servers (tests/hostile): no secret leaves, nothing goes to another
-host, nothing hangs past its bound, crashes, leaves a process behind, writes raw escapes or grows past 500 MB.
+host, nothing hangs past its bound, crashes, leaves a process behind, writes raw escapes or grows past 500 MB;
+no tool is called without the consent its most dangerous definition needs, every JSON export is strict JSON,
+and no server text is live structure (a fence, a tag, a heading, a link) in any export.
 
 Each case runs as `list`, `call`, `check` and in the app, each in a fresh network namespace when this
 machine allows it (see tests/hostile/harness.py), with secrets planted in mcp-review's environment, in
@@ -22,6 +24,7 @@ import pytest
 from tests.hostile import repository
 from tests.hostile.cases import CASES, MODES
 from tests.hostile.harness import TERMINAL, exposures, marked, run
+from tests.hostile.judges import exports, markdown_injection, strict_json, xml_injection
 
 TIMEOUT = 1.0
 
@@ -35,6 +38,7 @@ def _problems(outcome: dict[str, Any]) -> list[str]:
     found = [f"{k}: {outcome[k]}" for k in ("crash", "hang", "terminal", "memory") if outcome.get(k)]
     found += [f"leak: {leak}" for leak in outcome.get("leaks", [])]
     found += [f"orphan pids {outcome['orphans']}"] if outcome.get("orphans") else []
+    found += [f"{kind}: {what}" for kind in ("trust", "json", "injection") for what in outcome.get(kind, [])]
     return found
 
 
@@ -75,6 +79,11 @@ EXPECT = {
     "huge-int": lambda runs: runs["call"]["exit"] == 0,
     "burst-requests": lambda runs: runs["app"]["app"]["connected"],
     "elicit-first": lambda runs: runs["app"]["app"]["connected"] and runs["app"]["app"]["first_paint"],
+    # refused, and the refusal names the second definition (the harness's trust judge saw no call either)
+    "dup-page": lambda runs: runs["call"]["exit"] == 2 and "second definition" in runs["call"]["error_line"],
+    "nonfinite": lambda runs: runs["call"]["exit"] == 0 and runs["check"]["review"] is not None,
+    "fences": lambda runs: runs["check"]["review"] is not None,  # judged: every format rendered from it
+    "crash-escape": lambda runs: "\\e[31mfatal" in runs["call"]["error_line"],
 }
 
 
@@ -125,3 +134,20 @@ def test_the_orphan_detector_finds_a_marked_process():
         proc.kill()
         proc.wait()
     assert proc.pid not in marked(token)
+
+
+def test_the_export_judges_see_live_structure_and_pass_inert_text():
+    live = "# MCP review\n\n- a\n\n# zqx-heading\n\n<details open>\n\n```zqx-info\nx\n```\n\n[l](http://zqx) <b>"
+    found = " | ".join(markdown_injection(live, "md"))
+    for what in ("heading made of server text", "live HTML block", "fence opened", "link or image", "inline HTML"):
+        assert what in found, what
+    assert "do not balance" in " | ".join(markdown_injection("<details><summary>x</summary>\n\nx\n", "md"))
+    inert = "# MCP review: x &lt;zqx&gt;\n\n<details><summary>evidence: zqx &lt;b&gt;</summary>\n\n````text\n"
+    inert += "#3 ← ```zqx <details> # zqx\n````\n\n</details>\n\n- `<zqx>` \\[zqx](x) # zqx\n"
+    assert markdown_injection(inert, "md") == []
+    assert "not well-formed" in xml_injection("<testsuites>\x01</testsuites>", "xml")[0]
+    assert "does not write" in xml_injection("<testsuites><zqx/></testsuites>", "xml")[0]
+    assert xml_injection("<testsuites><testsuite><testcase name='&lt;zqx&gt;'/></testsuite></testsuites>", "x") == []
+    assert strict_json('{"a": NaN}') and strict_json("[1]\n[-Infinity]", lines=True) and not strict_json('{"a": "NaN"}')
+    sarif = json.dumps({"runs": [{"results": [{"message": {"text": "[fail] `<zqx>` \\<zqx> <zqx>"}}]}]})
+    assert exports({"x.sarif": sarif})["injection"] == ["x.sarif message: live inline HTML '<zqx>'"]

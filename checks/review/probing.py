@@ -24,7 +24,7 @@ from checks.arguments import is_path
 from checks.context import CheckContext
 from checks.review.common import named_tools
 from checks.util import input_schema, properties, rejected, words
-from inspector.calls import CallRecord, side_effect_reason
+from inspector.calls import CallRecord, consent_reason
 from inspector.canary import CanaryArea
 from inspector.catalog import Item
 from inspector.review import Finding
@@ -148,7 +148,7 @@ async def run_probe(ctx: CheckContext, probe: Probe, plant: Plant) -> AsyncItera
         return
     if not probing(ctx):
         params = [f"{tool.name}.{p}" for tool, ps in found for p in ps]
-        calls = "all" if any(side_effect_reason(tool.raw) for tool, _ in found) else "read-only"
+        calls = "all" if any(consent_reason(tool) for tool, _ in found) else "read-only"
         yield ctx.blocking(
             None,
             f"{len(params)} parameter(s) could carry {probe.what} ({', '.join(params[:8])}): run with "
@@ -172,7 +172,7 @@ def confined(ctx: CheckContext, probe: Probe, tool: Item, param: str, value: str
     that may write goes inside the canary area, after a traversal to it, so a tool that writes where the value
     leads writes there and nowhere else; the injection itself is still in the value."""
     schema = properties(input_schema(tool)).get(param, {})
-    if probe.paths or side_effect_reason(tool.raw) is None or not is_path(tool, param, schema):
+    if probe.paths or consent_reason(tool) is None or not is_path(tool, param, schema):
         return value
     area = ctx.area()
     return f"{area.traversal(area.root / 'scratch')}/{value}"

@@ -9,6 +9,7 @@ import sys
 
 from inspector.cli.common import Failure, UsageError
 from inspector.review import ExitCode
+from inspector.text import one_line, visible
 
 NAME = "auth"
 HELP = "log in to OAuth-protected servers; list or forget the stored tokens"
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if args.verb == "list":
         shown = store.servers()
         for url, claims in shown.items():
-            print(f"{url}  {store.describe(claims)}")
+            print(one_line(f"{url}  {store.describe(claims)}", 2000))  # the token's claims are the server's text
         if not shown:
             print(f"no stored tokens ({store.path()})")
         return ExitCode.OK
@@ -51,11 +52,11 @@ def run(args: argparse.Namespace) -> int:
     secret = os.environ.get(args.client_secret_env or "") if args.client_secret_env else None
     if args.client_secret_env and not secret:
         raise UsageError(f"${args.client_secret_env} is empty")
-    browser = Browser(say=lambda s: print(s, file=sys.stderr), paste=args.no_browser)
+    browser = Browser(say=lambda s: print(visible(s), file=sys.stderr), paste=args.no_browser)
     try:
         client = {"client_id": args.client_id, "client_secret": secret, "client_metadata_url": args.client_metadata_url}
         asyncio.run(login(args.url, browser, scope=args.scope, **client))
     except LoginFailed as e:
         raise Failure(f"login failed: {e}") from e
-    print(f"{args.url}  {store.describe(store.servers()[args.url])}")
+    print(one_line(f"{args.url}  {store.describe(store.servers()[args.url])}", 2000))
     return ExitCode.OK

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from typing import Any
 
 from inspector.cli.common import Failure, UsageError, build_target, target_options, with_session
+from inspector.output import json_text
 from inspector.review import ExitCode
+from inspector.untrusted import strict_loads
 
 NAME = "call"
 HELP = "call one tool and print its result"
@@ -30,7 +31,7 @@ def _parse_args_json(text: str) -> Any:
         except OSError as e:
             raise UsageError(f"cannot read {text[1:]}: {e.strerror}") from e
     try:
-        value = json.loads(text)
+        value = strict_loads(text)
     except ValueError as e:
         raise UsageError(f"--args is not valid JSON: {e}") from e
     if not isinstance(value, dict):
@@ -41,7 +42,7 @@ def _parse_args_json(text: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     target = build_target(args)
     from inspector import render
-    from inspector.calls import call_tool, side_effect_reason
+    from inspector.calls import call_tool, consent_reason
     from inspector.catalog import take_snapshot
 
     arguments = _parse_args_json(args.args)
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         if tool is None:
             names = ", ".join(t.key for t in snapshot.tools.items[:20]) or "none"
             raise UsageError(f"the server lists no tool named {args.tool!r} (tools: {names})")
-        reason = side_effect_reason(tool.raw)
+        reason = consent_reason(tool)
         if reason and not args.yes:
             raise UsageError(
                 f"refusing to call {args.tool!r}: {reason}, so it may have side effects; add --yes to consent"
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     record = asyncio.run(with_session(args, target, work))
     if args.format == "json":
         out = record.result if record.error is None else {"error": record.error}
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(json_text(out))
     else:
         render.print_call(record)
     if record.failure:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 
 from inspector.cli.common import UsageError, build_target, target_options, with_session
+from inspector.output import json_text
 from inspector.review import ExitCode
 
 NAME = "list"
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     snapshot = asyncio.run(with_session(args, target, take_snapshot))
     report = render.token_report(snapshot, counter)
     if args.format == "json":
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json_text(report))
     else:
         render.print_listing(snapshot, report)
     return ExitCode.OK

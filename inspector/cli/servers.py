@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
+from inspector.output import json_text
 from inspector.review import ExitCode
 
 NAME = "servers"
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
             }
             for s in found
         ]
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json_text(rows))
     else:
         render.print_servers(found)
     return ExitCode.OK

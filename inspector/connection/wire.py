@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from inspector.definitions import Definitions
 from inspector.redact import Redactor
 from inspector.untrusted import MAX_STRING
 
@@ -107,6 +108,7 @@ class WireLog:
     entries: list[WireEntry] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)  # every request refused for its origin
     dropped: int = 0  # chatter entries counted but not kept (over MAX_CHATTER)
+    definitions: Definitions = field(default_factory=Definitions)  # every tool definition listed (consent reads it)
     kept: int = 0  # characters of received messages kept (what WIRE_BUDGET bounds)
     _chatter: int = 0
     _listeners: list[Callable[[WireEntry], None]] = field(default_factory=list)
@@ -134,6 +136,8 @@ class WireLog:
         key = _id_key(entry)
         if key is not None:
             self._by_id.setdefault(key, []).append(entry)
+            if entry.direction == "recv" and "result" in entry.message and self._answers(key, "tools/list"):
+                self.definitions.see(entry.message["result"], entry.seq)
         elif entry.direction == "http" and entry.exchange is not None:
             self._by_exchange.setdefault(entry.exchange, []).append(entry)
         if entry.direction == "send" and entry.exchange is not None:
@@ -141,6 +145,10 @@ class WireLog:
         for listener in self._listeners:
             listener(entry)
         return entry
+
+    def _answers(self, key: tuple[int, str, Any], method: str) -> bool:
+        """Did we send a `method` request with this connection and id?"""
+        return any(e.direction == "send" and e.method == method for e in self._by_id[key])
 
     def _entry(self, direction: Direction, conn: int, **kw: Any) -> WireEntry:
         return self._add(WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw))
@@ -228,7 +236,7 @@ class WireLog:
         return sorted(related.values(), key=lambda e: e.seq)
 
     def to_jsonl(self) -> str:
-        return "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in self.entries)
+        return "".join(json.dumps(e.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for e in self.entries)
 
     def save(self, path: str | Path) -> None:
         from inspector.output import write_text

@@ -6,15 +6,15 @@ Everything here reads the diff's JSON, so a review that carries a diff renders i
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
 from inspector import __version__
+from inspector.output import json_text
 from inspector.report.markdown import cell, code
-from inspector.report.sarif import SCHEMA
+from inspector.report.sarif import SCHEMA, plain
 from inspector.text import one_line
 
 FORMATS = ("table", "md", "json", "sarif")
@@ -106,7 +106,7 @@ def sarif_run(diff: dict[str, Any]) -> dict[str, Any]:
             "ruleId": rule,
             "ruleIndex": index[rule],
             "level": LEVELS[c["class"]] if not c.get("approval") else "note",
-            "message": {"text": f"{c['kind']} {c['key']}: {'; '.join(c['reasons'])}"},
+            "message": {"text": plain(f"{c['kind']} {c['key']}: {'; '.join(c['reasons'])}")},
             "locations": [{"logicalLocations": [{"name": c["key"], "kind": c["kind"]}]}],
             "properties": {"tokens": c["tokens"], "overBudget": c["overBudget"]},
         }
@@ -122,7 +122,7 @@ def sarif_run(diff: dict[str, Any]) -> dict[str, Any]:
 
 def sarif(diff: dict[str, Any]) -> str:
     doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [sarif_run(diff)]}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(doc) + "\n"
 
 
 def render(diff: dict[str, Any], fmt: str) -> str:
@@ -131,4 +131,4 @@ def render(diff: dict[str, Any], fmt: str) -> str:
         return markdown(diff)
     if fmt == "sarif":
         return sarif(diff)
-    return json.dumps(diff, indent=2, ensure_ascii=False) + "\n"
+    return json_text(diff) + "\n"

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from inspector.output import inert_json
 from inspector.review import Review
 
 BLOCK = 1 << 16  # characters handed to the sink at once
@@ -44,14 +45,14 @@ def chunks(review: Review) -> Iterator[str]:
     pending: list[str] = []
     size = 0
     # indent=2 uses the pure-Python encoder anyway (CPython's C encoder only serves indent=None).
-    for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(doc):
+    for piece in json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False).iterencode(doc):
         pending.append(piece)
         size += len(piece)
         if size >= BLOCK:
-            yield "".join(pending)
+            yield inert_json("".join(pending))
             pending, size = [], 0
     pending.append("\n")
-    yield "".join(pending)
+    yield inert_json("".join(pending))
 
 
 def render(review: Review) -> str:

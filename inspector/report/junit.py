@@ -1,34 +1,48 @@
-"""JUnit XML: a test case per rule and subject; fail: <failure>, blocking: <error>, n/a and waived: <skipped>."""
+"""JUnit XML: a test case per rule and subject; fail: <failure>, blocking: <error>, n/a and waived: <skipped>.
+
+ElementTree escapes `<`, `>`, `&` and quotes in server text, so it cannot open or close an element (nor end a
+CDATA section: there is none); what it does not do is refuse the characters XML 1.0 forbids (most C0 controls,
+lone surrogates, U+FFFE/U+FFFF), which would make the file unreadable: `xml_text` shows them as escapes.
+"""
 
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree as ET
 
 from inspector.review import Review
+
+FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # XML 1.0, production Char
+
+
+def xml_text(text: object) -> str:
+    """`text` with every character XML 1.0 does not allow shown as `\\xNN` or `<U+NNNN>`."""
+    return FORBIDDEN.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"<U+{ord(m[0]):04X}>", str(text))
 
 
 def render(review: Review) -> str:
     counts = review.counts()
     suite = ET.Element(
         "testsuite",
-        name=f"mcp-review {review.server.get('name')}",
+        name=xml_text(f"mcp-review {review.server.get('name')}"),
         tests=str(len(review.findings)),
         failures=str(counts.get("fail", 0)),
         errors=str(counts.get("blocking", 0)),
         skipped=str(counts.get("n/a", 0) + counts.get("waived", 0)),
     )
     for f in review.findings:
-        case = ET.SubElement(suite, "testcase", classname=f.rule, name=f.subject or "(server)")
+        case = ET.SubElement(suite, "testcase", classname=f.rule, name=xml_text(f.subject or "(server)"))
         status = f.effective
+        message = xml_text(f.message)
         if status == "fail":
-            ET.SubElement(case, "failure", message=f.message[:500], type="fail").text = f"{f.message}\n{f.source}"
+            ET.SubElement(case, "failure", message=message[:500], type="fail").text = f"{message}\n{f.source}"
         elif status == "blocking":
-            ET.SubElement(case, "error", message=f.message[:500], type="blocking").text = f"{f.message}\n{f.source}"
+            ET.SubElement(case, "error", message=message[:500], type="blocking").text = f"{message}\n{f.source}"
         elif status in ("n/a", "waived"):
-            reason = f.message if status == "n/a" else f"waived by {f.waiver.by if f.waiver else '?'}"
+            reason = message if status == "n/a" else xml_text(f"waived by {f.waiver.by if f.waiver else '?'}")
             ET.SubElement(case, "skipped", message=reason[:500])
         elif status == "warn":
-            ET.SubElement(case, "system-out").text = f"warning: {f.message}"
+            ET.SubElement(case, "system-out").text = f"warning: {message}"
     root = ET.Element("testsuites")
     root.append(suite)
     ET.indent(root)

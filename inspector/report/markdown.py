@@ -1,8 +1,10 @@
 """The complete markdown review (`--format md-full`): every finding with its wire evidence, and the pieces the
 short review (`markdown_short`, `--format md`) shares with it.
 
-Server text is untrusted: it goes into code spans or fenced blocks with control characters made
-visible and sizes capped (after escaping, too), so it cannot inject markdown or HTML into the pull request.
+Server text is untrusted: it goes into code spans, fenced blocks (fenced by more backticks than any run in
+it) or escaped text (`cell`: `&`, `<`, `>`, `\\`, `|` and `[` escaped, line breaks folded, so it never starts a line)
+with control characters made visible and sizes capped (after escaping, too), so it cannot open or close a fence,
+a `<details>`, an HTML element, a heading, a table row or a link in the pull request.
 """
 
 from __future__ import annotations
@@ -40,9 +42,15 @@ def code(text: object, limit: int = 200) -> str:
     return f"{fence} {body} {fence}"
 
 
+def fence_for(body: str) -> str:
+    """A code fence no line of `body` can close: more backticks than its longest run, and at least three."""
+    return "`" * max(3, max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
+
+
 def cell(text: object, limit: int = 300) -> str:
     """Inert markdown text, also in a table cell: no pipe, no tag, no `[` that could open a link or an image."""
-    return _line(text, limit).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("[", "\\[")
+    shown = _line(text, limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return shown.replace("\\", "\\\\").replace("|", "\\|").replace("[", "\\[")  # `\[` must not unescape `[`
 
 
 def subject(f: Finding, limit: int = 200) -> str:
@@ -69,7 +77,7 @@ def exchange(
     if not lines:
         return []
     body = "\n".join(lines).splitlines()
-    fence = "````" if any("```" in line for line in body) else "```"
+    fence = fence_for("\n".join(body))
     summary = f"<summary>evidence (wire){title}</summary>"
     return ["<details>" + summary, "", f"{fence}text", *body, fence, "", "</details>", ""]
 
@@ -155,7 +163,7 @@ def header(review: Review) -> list[str]:
         + "  ·  ".join(f"{counts[s]} {s}" for s in ORDER if s in counts)
         + (f"  ·  with {cell(applied, 300)}" if applied else ""),
         "",
-        f"- Revision `{review.revision}` ({review.era} era), transport `{review.transport}`",
+        f"- Revision {code(review.revision, 60)} ({review.era} era), transport `{review.transport}`",
         f"- Target: {code(_target_label(review.target), 160)}",
         f"- Packs: {', '.join(review.packs)}  ·  reviewed with mcp-review {__version__} on {review.created}",
         "",

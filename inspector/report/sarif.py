@@ -2,18 +2,31 @@
 
 A finding's physical location is the config file the target came from (when it did); its logical
 location is the tool (or resource/prompt) it concerns, or the server.
+
+A message is plain text (SARIF 3.11.3), but viewers render some markdown in it: server text in it is kept on
+one line, control characters shown as escapes, and `<`, `[` and `\\` outside code spans escaped with a
+backslash (`plain`), so no viewer makes a tag or a link of it (a code span is inert: it is left alone).
 """
 
 from __future__ import annotations
 
-import json
+import re
 from typing import Any
 
 from inspector import __version__
+from inspector.output import json_text
 from inspector.review import Review
+from inspector.text import one_line
 
 LEVELS = {"fail": "error", "blocking": "error", "warn": "warning"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# a code span (left alone), or what opens a tag or link (escaped)
+_MARKUP = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)|[\\<\[]")
+
+
+def plain(text: str) -> str:
+    """A message text no markdown renderer turns into structure (see the module's docstring)."""
+    return _MARKUP.sub(lambda m: m[0] if m[1] else "\\" + m[0], one_line(text, 4000))
 
 
 def render(review: Review) -> str:
@@ -56,7 +69,7 @@ def render(review: Review) -> str:
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
             "level": LEVELS.get(f.status, "note"),
-            "message": {"text": f"[{status}] {f.message}"},
+            "message": {"text": f"[{status}] {plain(f.message)}"},
             "locations": [location],
             "properties": {"status": status, "evidence": f.evidence, "source": f.source},
         }
@@ -82,4 +95,4 @@ def render(review: Review) -> str:
         from inspector.report.changes import sarif_run
 
         doc["runs"].append(sarif_run(review.changes))
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(doc) + "\n"

@@ -16,7 +16,7 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
-from inspector.calls import CallRecord, Consent, call_tool, side_effect_reason
+from inspector.calls import CallRecord, Consent, call_tool, consent_reason
 from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.session import Session
 from inspector.text import one_line, visible
@@ -54,7 +54,7 @@ class Caller:
         )
 
     def consent_then_call(self, tool: Item, arguments: dict[str, Any]) -> None:
-        reason = side_effect_reason(tool.raw)
+        reason = consent_reason(tool)
         if reason is None:
             self._call(tool, arguments, "read-only")
             return

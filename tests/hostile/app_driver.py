@@ -2,8 +2,8 @@
 
     python app_driver.py OUT_DIR -- mcp-review target arguments (--url ... | -- command ...)
 
-Connect, wait, run the default packs with every tool callable, call `probe`, copy the call as CLI and JSON,
-export the review in every format, quit. Writes OUT_DIR/app.json: the text of every screen seen, the
+Connect, wait, run the default packs with every tool callable (or those `--calls` allows), call `probe` (a
+consent dialog is declined: escape), copy the call as CLI and JSON, export the review in every format, quit. Writes OUT_DIR/app.json: the text of every screen seen, the
 clipboard, the files exported, and any exception (a crash). The harness greps all of it for secrets.
 """
 
@@ -52,7 +52,7 @@ async def until(pilot: Any, condition: Any, seconds: float) -> bool:
     return False
 
 
-async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float) -> None:
+async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float, calls: str = "all") -> None:
     from inspector.tui.dialogs import AnswerScreen, CallScreen, ExportScreen, ResultScreen
 
     async with app.run_test(size=(80, 24)) as pilot:
@@ -71,7 +71,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             report["connected"] = False
             return
         report["connected"] = True
-        app.check_calls, app.calls_chosen = "all", True  # the packs r runs by default; every tool callable
+        app.check_calls, app.calls_chosen = calls, True  # the packs r runs by default; the tools --calls allows
         app.action_run_checks()
         await until(pilot, lambda: app.review is not None and not app.checking, budget)
         for tab in ("tab-overview", "tab-tools", "tab-checks", "tab-wire", "tab-logs", "tab-calls"):
@@ -125,7 +125,7 @@ def main() -> int:
     report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
     app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)
     try:
-        asyncio.run(drive(app, out, report, budget=max(20.0, args.timeout * 8)))
+        asyncio.run(drive(app, out, report, budget=max(20.0, args.timeout * 8), calls=args.calls or "all"))
     except Exception:
         report["error"] = traceback.format_exc()
     finally:

@@ -1,6 +1,8 @@
 """The hostile corpus: one entry per server in stdio_server.py / http_server.py, with the class it attacks.
 
-Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app.
+Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app;
+(issue 21): trust (a call made without the consent its most dangerous definition needs), json (an export that
+is not strict JSON), injection (server text live as structure in an export).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ class Case:
     transport: str  # stdio, http, sse
     attacks: str  # the class of problem it is built for
     what: str
+    server: str = "stdio_server.py"  # the file of tests/hostile that serves it (stdio)
+    calls: str = "all"  # the consent the reviewer gives: "all" (--yes, --calls all) or "read-only" (no --yes)
 
 
 CASES = [
@@ -53,6 +57,31 @@ CASES = [
     Case("gzip-bomb", "http", "memory", "512 MB of zeros, gzip-compressed"),
     Case("http-hang", "http", "hang", "accepts connections and never answers"),
     Case("huge-headers", "http", "crash", "20,000 response headers"),
+    *[
+        Case(name, "stdio", attacks, what, server="integrity_server.py", calls=calls)
+        for name, attacks, what, calls in (
+            ("dup-page", "trust", "one name: read-only on page 1, destructive and open-world on page 2", "read-only"),
+            (
+                "dup-relist",
+                "trust",
+                "one name: read-only in the first listing, destructive in every later one",
+                "read-only",
+            ),
+            ("nonfinite", "json", "NaN, Infinity, -Infinity and 1e999 in the listing and every result", "all"),
+            (
+                "fences",
+                "injection",
+                "fences, HTML/XML tags, headings, links, XML-forbidden characters everywhere",
+                "all",
+            ),
+            (
+                "crash-escape",
+                "terminal",
+                "crashes in a call, a CSI colour and an OSC 8 link on its stderr first",
+                "all",
+            ),
+        )
+    ],
 ]
 BY_NAME = {c.name: c for c in CASES}
 MODES = ("list", "call", "check", "app")

@@ -13,7 +13,10 @@ in `--env`, in `--bearer` and in a credential header. An outcome is:
   another address); a connection or name lookup by mcp-review to anything but the target;
 - orphan: a process of the server still alive after mcp-review exited;
 - terminal: an escape or control character from the server on stdout or stderr;
-- memory: a peak RSS of mcp-review over 500 MB.
+- memory: a peak RSS of mcp-review over 500 MB;
+- trust, json, injection: see `judges` (a call without the consent its most dangerous definition needs, an
+  export that is not strict JSON, server text live as structure in an export). An injection case's check also
+  has its review.json rendered in every other format, as `check --format` would write it.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from tests.hostile import judges
 from tests.hostile.cases import BY_NAME, Case
 
 HERE = Path(__file__).resolve().parent
@@ -163,10 +167,13 @@ def _peak_rss_kb(pid: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------- a run
-def command(case: Case, mode: str, timeout: float, port: int, token: str, keys: dict[str, str], far: str) -> list[str]:
+def command(
+    case: Case, mode: str, timeout: float, port: int, token: str, keys: dict[str, str], far: str, log: str = os.devnull
+) -> list[str]:
+    """`log`: where an integrity case's server writes the calls it judges (see `judges.trust`)."""
     if case.transport == "stdio":
         target = ["--env", f"API_KEY={keys['API_KEY']}", "--env", f"HOSTILE_TOKEN={token}", "--"]
-        target += [PYTHON, str(HERE / "stdio_server.py"), case.name, "--canary", far]
+        target += [PYTHON, str(HERE / case.server), case.name, "--canary", far, "--log", log]
     else:
         path = "/sse" if case.transport == "sse" else "/mcp"
         target = ["--url", f"http://127.0.0.1:{port}{path}", "--bearer", keys["bearer"]]
@@ -175,11 +182,22 @@ def command(case: Case, mode: str, timeout: float, port: int, token: str, keys: 
             target += ["--transport", "sse"]
     opts = ["--timeout", str(timeout), "--wire-log", "wire.jsonl"]
     if mode == "app":
-        return [PYTHON, "-m", "tests.hostile.app_driver", ".", "--timeout", str(timeout), *target]
+        return [
+            PYTHON,
+            "-m",
+            "tests.hostile.app_driver",
+            ".",
+            "--timeout",
+            str(timeout),
+            "--calls",
+            case.calls,
+            *target,
+        ]
+    printed = ["--format", "json"] if case.attacks == "json" else []  # what list and call print: strict JSON too
     own = {
-        "list": ["list", *opts],
-        "call": ["call", "probe", "--yes", *opts],
-        "check": ["check", "--pack", "all", "--calls", "all", "--format", "json", "--out", "review.json", *opts],
+        "list": ["list", *printed, *opts],
+        "call": ["call", "probe", *(["--yes"] if case.calls == "all" else []), *printed, *opts],
+        "check": ["check", "--pack", "all", "--calls", case.calls, "--format", "json", "--out", "review.json", *opts],
     }[mode]
     split = target.index("--") if "--" in target else len(target)
     return [PYTHON, "-m", "inspector", *own, *target[:split], *target[split:]]
@@ -224,7 +242,7 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
             "MCP_REVIEW_CONFIG_DIR": str(work / ".config"),
             "COLUMNS": "100",
         }
-        argv = command(case, mode, timeout, port, token, keys, far.url)
+        argv = command(case, mode, timeout, port, token, keys, far.url, str(work / ".calls"))
         outcome = _execute(argv, work, env, bound(mode, timeout))
         time.sleep(0.3)
         left = marked(token)
@@ -233,6 +251,8 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
                 os.kill(pid, signal.SIGKILL)
         outcome.update(case=name, mode=mode, orphans=left)
         outcome.update(_judge(work, outcome, keys, port, near.hits + far.hits))
+        found = judges.integrity(case, work)
+        outcome.update(found, ok=outcome["ok"] and not any(found.values()))
         return outcome
     finally:
         near.close()
@@ -268,7 +288,7 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
     stderr = (work / ".stderr").read_bytes().decode("utf-8", "replace")
     artifacts = {".stdout": stdout, ".stderr": stderr}
     for path in work.rglob("*"):
-        if path.is_file() and not path.name.startswith((".stdout", ".stderr", ".netlog", ".rss")):
+        if path.is_file() and not path.name.startswith((".stdout", ".stderr", ".netlog", ".rss", ".calls")):
             artifacts[str(path.relative_to(work))] = path.read_bytes().decode("utf-8", "replace")
     app = json.loads(artifacts.get("app.json") or "{}")
     leaks = [

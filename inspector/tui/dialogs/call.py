@@ -15,12 +15,13 @@ from textual.widgets import Button, Static, TextArea
 from inspector.text import one_line, visible
 from inspector.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
 from inspector.tui.dialogs.form import FormDialog, SchemaForm, form_and_json
+from inspector.untrusted import strict_loads
 
 
 def argument_problems(text: str, schema: Any) -> list[str]:
     """Why `text` is not an argument object the tool's inputSchema accepts."""
     try:
-        value = json.loads(text or "{}")
+        value = strict_loads(text or "{}")
     except ValueError as e:
         return [f"not JSON: {e}"]
     if not isinstance(value, dict):
@@ -67,7 +68,7 @@ class CallScreen(FormDialog):
 
     def submit(self) -> None:
         if not self.query_one("#call", Button).disabled:
-            self.dismiss(json.loads(self.query_one(TextArea).text or "{}"))
+            self.dismiss(strict_loads(self.query_one(TextArea).text or "{}"))
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:

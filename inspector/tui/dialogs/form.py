@@ -20,6 +20,7 @@ from textual.widgets import Checkbox, Input, Select, Static, TabbedContent, TabP
 from inspector.text import one_line
 from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import schema_problems
+from inspector.untrusted import strict_loads
 
 HINT_KEYS = ("default", "examples", "example")  # shown in an empty field, so leaving it out is an informed choice
 
@@ -52,14 +53,14 @@ def form_value(kind: str, raw: Any) -> tuple[bool, Any]:
     if kind == "boolean":
         return True, bool(raw)
     if kind == "enum":
-        return (raw is not None and raw != Select.NULL), (json.loads(raw) if isinstance(raw, str) else raw)
+        return (raw is not None and raw != Select.NULL), (strict_loads(raw) if isinstance(raw, str) else raw)
     text = str(raw or "").strip()
     if not text:
         return False, None
     if kind == "string":
         return True, str(raw)
     try:
-        return True, json.loads(text)
+        return True, strict_loads(text)
     except ValueError:
         return True, text  # left as typed: the schema check says what is wrong with it
 

@@ -94,7 +94,7 @@ class CallsPane(TabPane):
         call = self.highlighted()
         if call is not None:
             self.app.copy_to_clipboard(
-                json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False)
+                json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False, allow_nan=False)
             )
             self.notify("copied as JSON")
 
