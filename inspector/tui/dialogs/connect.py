@@ -45,7 +45,9 @@ def target_from_form(values: dict[str, str]) -> Target:
     if values.get("config"):
         from inspector.configs import find_server
 
-        return find_server(values["config"], values.get("name"))
+        chosen = find_server(values["config"], values.get("name"))  # a project's file gets none of your env
+        assert chosen.target is not None  # find_server raises for an unusable entry
+        return chosen.target
     what = values.get("what", "").strip()
     if what.startswith(("http://", "https://")):
         headers = {}
