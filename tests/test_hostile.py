@@ -17,15 +17,17 @@ from typing import Any
 
 import pytest
 
-from tests.hostile.cases import CASES, MODES
-from tests.hostile.harness import TERMINAL, exposures, marked, run
+from tests.hostile.cases import BY_NAME, CASES
+from tests.hostile.harness import TERMINAL, marked, run
+from tests.hostile.leakcheck import exposures
 
 TIMEOUT = 1.0
 
 
 def _runs(name: str) -> dict[str, dict[str, Any]]:
-    with ThreadPoolExecutor(len(MODES)) as pool:
-        return dict(zip(MODES, pool.map(lambda mode: run(name, mode, TIMEOUT), MODES), strict=True))
+    modes = BY_NAME[name].modes
+    with ThreadPoolExecutor(len(modes)) as pool:
+        return dict(zip(modes, pool.map(lambda mode: run(name, mode, TIMEOUT), modes), strict=True))
 
 
 def _problems(outcome: dict[str, Any]) -> list[str]:
@@ -72,6 +74,18 @@ EXPECT = {
     "huge-int": lambda runs: runs["call"]["exit"] == 0,
     "burst-requests": lambda runs: runs["app"]["app"]["connected"],
     "elicit-first": lambda runs: runs["app"]["app"]["connected"] and runs["app"]["app"]["first_paint"],
+    "project-env": lambda runs: (
+        "gets nothing for ${GITHUB_TOKEN}, ${env:OPENAI_API_KEY}, envFile" in runs["list"]["error_line"]
+    ),
+    "oauth-metadata": lambda runs: (
+        runs["login"]["exit"] == 2
+        and "169.254.169.254/latest/meta-data/iam/security-credentials/: a cloud metadata"
+        in runs["login"]["error_line"]
+    ),
+    "oauth-closed-stdin": lambda runs: (
+        runs["login"]["error_line"]
+        == "mcp-review: error: login failed: stdin is closed: nothing to read the redirect URL from (--no-browser)"
+    ),
 }
 
 
@@ -89,6 +103,15 @@ def test_the_leak_detector_sees_every_encoding():
     ):
         assert exposures(text, secret), text
     assert not exposures("ghp_0123 and nothing else", secret)
+
+
+def test_the_secret_detector_sees_every_computed_form():
+    from tests.hostile.secret_cases import transformed
+
+    secret = "sk-" + "9f8e7d6c5b4a" * 3
+    for form in transformed(secret):
+        assert exposures(f"x {form} y", secret), form
+    assert not exposures("sk- 9f8e 7d6c and other words", secret)
 
 
 def test_the_terminal_detector_flags_escapes_only():

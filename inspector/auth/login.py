@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import webbrowser
 from collections.abc import AsyncIterator, Callable
@@ -29,6 +30,9 @@ from inspector.connection.egress import EgressRefused, check_url
 from inspector.redact import remember
 
 WAIT_FOR_BROWSER = 300.0  # seconds the loopback listener waits for the redirect
+# The SDK logs a failed flow with its traceback ("OAuth flow error"), which Python prints to stderr when nothing
+# handles it: the reason reaches the reviewer as one line (`LoginFailed`), so its log goes nowhere.
+QUIET = logging.NullHandler()
 DONE_PAGE = (
     b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nmcp-review: logged in; close this tab.\n"
 )
@@ -167,6 +171,7 @@ async def authorized_client(
     SDK's step-up) and refreshes its token; for a whole MCP session (the SDK's `streamable_http_client`)."""
     import httpx2
 
+    logging.getLogger("mcp.client.auth").addHandler(QUIET)  # the same handler: added once
     async with loopback() as (redirect, callback):
         client = (client_id, client_secret, client_metadata_url)
         provider = _provider(url, browser, redirect, callback, scope, *client)

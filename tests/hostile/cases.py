@@ -1,11 +1,15 @@
 """The hostile corpus: one entry per server in stdio_server.py / http_server.py, with the class it attacks.
 
-Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app.
+Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app;
+(issue 21): secret (the reviewer's secrets, in any form), egress (metadata, link-local and other hosts).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+MODES = ("list", "call", "check", "app")  # the default ways mcp-review is run against a case
+OAUTH_MODES = ("list", "check", "login")  # login: `auth login --no-browser`, stdin closed
 
 
 @dataclass(frozen=True)
@@ -14,6 +18,7 @@ class Case:
     transport: str  # stdio, http, sse
     attacks: str  # the class of problem it is built for
     what: str
+    modes: tuple[str, ...] = MODES
 
 
 CASES = [
@@ -53,6 +58,9 @@ CASES = [
     Case("gzip-bomb", "http", "memory", "512 MB of zeros, gzip-compressed"),
     Case("http-hang", "http", "hang", "accepts connections and never answers"),
     Case("huge-headers", "http", "crash", "20,000 response headers"),
+    Case("echo-transformed", "stdio", "secret", "echoes secrets reversed, rot13, base32, swapcase, spaced, UTF-16 hex"),
+    Case("project-env", "project", "secret", "a project .mcp.json expands the reviewer's tokens and an envFile"),
+    Case("oauth-metadata", "http", "egress", "AS metadata names 169.254.169.254, fe80:: and another host", OAUTH_MODES),
+    Case("oauth-closed-stdin", "http", "crash", "auth login --no-browser with stdin closed", ("login",)),
 ]
 BY_NAME = {c.name: c for c in CASES}
-MODES = ("list", "call", "check", "app")
