@@ -38,7 +38,7 @@ def main() -> None:
     jobs = [(name, mode) for name in names for mode in BY_NAME[name].modes]
     totals = dict.fromkeys(KINDS, 0)
     started = time.monotonic()
-    print(f"{'case':17} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
+    print(f"{'case':19} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
     with ThreadPoolExecutor(args.jobs) as pool:
         for outcome in pool.map(lambda job: run(job[0], job[1], args.timeout), jobs):
             bad = kinds_of(outcome)
@@ -46,7 +46,7 @@ def main() -> None:
                 totals[kind] += 1
             note = outcome.get("crash") or "; ".join(outcome.get("leaks", [])[:2]) or outcome.get("error_line", "")
             print(
-                f"{outcome['case']:17} {outcome['mode']:6} {','.join(bad) or 'ok':24} "
+                f"{outcome['case']:19} {outcome['mode']:6} {','.join(bad) or 'ok':24} "
                 f"{outcome.get('seconds', 0):7.2f} {outcome.get('rss_mb', 0):8.1f}  {note[:90]}",
                 flush=True,
             )

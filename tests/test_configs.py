@@ -221,3 +221,14 @@ def test_cli_withholds_and_says_so_in_one_line(tmp_path):
     assert "${GITHUB_TOKEN}" in line and "--allow-env GITHUB_TOKEN" in line and "planted" not in out.stderr
     out = cli("list", "--server", "notes-dev", "--allow-env", "GITHUB_TOKEN", cwd=tmp_path, env=env)
     assert out.returncode == 0 and "gets nothing" not in out.stderr
+
+
+def test_the_apps_connect_form_withholds_too_and_says_what(tmp_path, monkeypatch):
+    from inspector.tui.dialogs.connect import target_from_form
+
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_planted_value")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-value")
+    cfg, creds = _project(tmp_path)
+    target, line = target_from_form({"config": str(cfg), "name": "notes-dev"})
+    assert "ghp_planted_value" not in target.args and target.env == {"OPENAI": "", "PLAIN": "p"}
+    assert line and "--allow-env GITHUB_TOKEN" in line and f"--allow-env-file {creds}" in line
