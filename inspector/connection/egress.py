@@ -138,13 +138,16 @@ def guarded_client(target_url: str, verify: bool | str, timeout: float, on_refus
         def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
             self.inner = inner
             self.allowed = origin_of(target_url)
+            self.checked = False
 
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
             url = str(request.url)
             if self.allowed is None or origin_of(url) != self.allowed:
                 on_refused(url)
                 raise EgressRefused(url, "another origin than the target's")
-            await asyncio.to_thread(check_url, url)  # a name is resolved: not on the event loop
+            if not self.checked:  # one origin: its host is checked once (a name is resolved, off the event loop)
+                await asyncio.to_thread(check_url, url)
+                self.checked = True
             return await self.inner.handle_async_request(request)
 
         async def aclose(self) -> None:
