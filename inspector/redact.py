@@ -5,7 +5,13 @@ command line, and values of our own environment whose names say they are credent
 `targets.Target.secret_values`). They are registered once (`remember`) in a process-wide `Redactor`, and
 masked in every form a server might echo them in: as is, JSON `\\uXXXX` / `\\xXX` escapes (whole or
 mixed with plain characters), percent-encoding, HTML character references, hex, and base64 (standard and
-URL-safe, at any alignment inside a longer base64 string, e.g. `Basic base64(user:secret)`).
+URL-safe, at any alignment inside a longer base64 string, e.g. `Basic base64(user:secret)`); and, for a
+secret of LONG characters or more, what a server can compute from it to slip past a masker that knows only
+those: reversed, rot13 (of either), base32 (any alignment), the hex of UTF-16 LE/BE, and its letters and digits
+(or its hex) spelled out with separators, forwards or backwards. Matching ignores ASCII case, so swapcase and
+any case of hex, base32 and base64 are caught. A secret shorter than LONG is matched in its plain encodings only:
+its computed forms would be ordinary words. Known false positives: text that spells a long secret's letters and
+digits in order with at most 5 other characters between each (never by chance for a random key).
 
 Where it applies: at the wire boundary (every message, header, body and stderr line is masked before the
 rest of the program sees it: the snapshot, call results, findings and the app never hold a secret), and
