@@ -150,6 +150,7 @@ def test_cli_servers(tmp_path):
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert [r["name"] for r in rows] == ["cursor-one"] and "hidden-v" not in out.stdout
+    assert rows[0]["withheld"] == []
     table = cli("servers", cwd=tmp_path, env={"HOME": str(home), "COLUMNS": "200"})
     assert "cursor-one" in table.stdout and "Cursor" in table.stdout
 
@@ -219,6 +220,8 @@ def test_cli_withholds_and_says_so_in_one_line(tmp_path):
     assert out.returncode == 0, out.stderr
     (line,) = [x for x in out.stderr.splitlines() if "withheld" in x or "gets nothing" in x]
     assert "${GITHUB_TOKEN}" in line and "--allow-env GITHUB_TOKEN" in line and "planted" not in out.stderr
+    listed = json.loads(cli("servers", "--format", "json", cwd=tmp_path, env=env).stdout)
+    assert [r["withheld"] for r in listed if r["name"] == "notes-dev"] == [["${GITHUB_TOKEN}"]]
     out = cli("list", "--server", "notes-dev", "--allow-env", "GITHUB_TOKEN", cwd=tmp_path, env=env)
     assert out.returncode == 0 and "gets nothing" not in out.stderr
 
