@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import base64
 import codecs
+import hashlib
 import html
 import json
+import os
 import re
 import string
 from collections.abc import Iterable, Mapping
@@ -36,6 +38,8 @@ MIN_SECRET = 4  # shorter values would mask ordinary text everywhere
 MIN_FORM = 6  # an encoded form shorter than this (base64 of a short secret, cut) is not matched on its own
 LONG = 8  # a secret this long is matched in its computed forms too (reversed, rot13, separated...)
 SEPARATOR = r"[^0-9a-z]{0,5}"  # between the letters and digits of a secret spelled out separated
+LONG_TEXT = 16_384  # a text this long found clean is remembered (by a keyed digest) and not scanned again
+_DIGEST_KEY = os.urandom(32)
 _ALNUM = frozenset(string.digits + string.ascii_lowercase)
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 # Escapes a secret may hide behind in text: \uXXXX, \xXX, %XX, &#NN; / &#xHH;, \/ (JSON's escaped slash).
@@ -156,26 +160,45 @@ def _trie(alternatives: Iterable[tuple[str, ...]]) -> str:
 class Redactor:
     """Masks known secret values in text and JSON, and credential headers by name.
 
-    Every form of every secret is precomputed once (`add`) into one regular expression, matched on the text
-    with ASCII letters lowered (same length, so spans map back): one pass over the text whatever the number of
-    secrets and forms, linear in its size (tests/test_redact_forms.py measures it on 10 MB).
+    Every form of every secret is precomputed once (`add`), and the text is searched with ASCII letters lowered
+    (same length, so spans map back): its literal forms with C's substring search, its spelled-out forms with one
+    regular expression; only a text that holds one is masked, by one pass of one expression of every form, factored
+    by common prefixes. Each step is linear in the text's size (tests/test_secret_forms.py measures it on 10 MB).
+    A long text found clean is remembered by a keyed digest, so that showing it again costs no scan.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
-        self._combined: re.Pattern[str] | None = None
+        self._combined: re.Pattern[str] | None = None  # every form: what masking replaces
+        self._forms: list[str] = []  # the literal forms: found with `in` (C's substring search, the faster test)
+        self._spelled: re.Pattern[str] | None = None  # the spelled-out forms
         self._patterns: list[re.Pattern[str]] = []
+        self._clean: set[bytes] = set()  # digests of long texts that hold no secret
         self.add(secrets)
+
+    def _digest(self, text: str) -> bytes | None:
+        """A long text's digest, keyed per process (no server can make two texts collide); None if short."""
+        if len(text) < LONG_TEXT:
+            return None
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16, key=_DIGEST_KEY).digest()
+
+    def _found_clean(self, digest: bytes | None) -> None:
+        if digest is not None:
+            if len(self._clean) >= 4096:
+                self._clean.clear()
+            self._clean.add(digest)
 
     def add(self, values: Iterable[str]) -> None:
         new = {v for v in values if isinstance(v, str) and len(v) >= MIN_SECRET} - self.secrets
         if not new:
             return
         self.secrets |= new
+        self._clean.clear()  # clean of the old secrets only
         forms = {f for s in self.secrets for f in encoded_forms(s)}
-        alternatives = [_tokens(f, False) for f in forms]
-        alternatives += [_tokens(f, True) for s in self.secrets if len(s) >= LONG for f in _spelled(s)]
-        self._combined = re.compile(_trie(alternatives))
+        spelled = [_tokens(f, True) for s in self.secrets if len(s) >= LONG for f in _spelled(s)]
+        self._forms = sorted(forms, key=len)
+        self._spelled = re.compile(_trie(spelled)) if spelled else None
+        self._combined = re.compile(_trie([_tokens(f, False) for f in forms] + spelled))
         self._patterns = [
             re.compile("".join(_char_pattern(c) for c in s), re.IGNORECASE)
             for s in sorted(self.secrets, key=len, reverse=True)
@@ -183,9 +206,17 @@ class Redactor:
 
     def needed(self, text: str) -> bool:
         """Does `text` hold a secret, in any of the forms above (escapes decoded)?"""
-        if self._combined is None:
+        digest = self._digest(text)
+        if self._combined is None or digest in self._clean:
             return False
-        return bool(self._combined.search(text.translate(_ASCII_LOWER))) or self._escaped(text)
+        if self._found(text.translate(_ASCII_LOWER)) or self._escaped(text):
+            return True
+        self._found_clean(digest)
+        return False
+
+    def _found(self, low: str) -> bool:
+        """Does the lowered text hold a form, as is or spelled out?"""
+        return any(form in low for form in self._forms) or bool(self._spelled and self._spelled.search(low))
 
     def _escaped(self, text: str) -> bool:
         """Does a secret appear in `text` once its escapes are decoded?"""
@@ -193,9 +224,13 @@ class Redactor:
         return decoded is not text and any(secret in decoded for secret in self.secrets)
 
     def text(self, text: str) -> str:
-        if self._combined is None:
+        digest = self._digest(text)
+        if self._combined is None or digest in self._clean:
             return text
-        spans = [m.span() for m in self._combined.finditer(text.translate(_ASCII_LOWER))]
+        low = text.translate(_ASCII_LOWER)
+        spans = [m.span() for m in self._combined.finditer(low)] if self._found(low) else []
+        if not spans and not _ESCAPE.search(text):
+            self._found_clean(digest)
         if spans:
             pieces, last = [], 0
             for start, end in spans:

@@ -74,3 +74,16 @@ def test_masking_ten_megabytes_is_linear():
     assert not any(form in masked for form in forms(SECRET).values())
     assert big_s < 10 and big_s < 20 * max(small_s, 0.01), (small_s, big_s)
     print(f"10 MB masked in {big_s:.2f} s (1 MB: {small_s:.2f} s)")
+
+
+def test_a_long_clean_text_is_scanned_once_and_again_after_a_new_secret():
+    redactor = Redactor([SECRET])
+    later = "sk-" + "5a4b3c2d" * 5
+    text = "D" * 900_000 + " " + later[::-1]
+    assert redactor.text(text) is text and not redactor.needed(text)
+    started = time.perf_counter()
+    for _ in range(50):
+        assert redactor.text(text) is text
+    assert time.perf_counter() - started < 1.0  # fifty scans would take seconds: the digest answers
+    redactor.add([later])
+    assert redactor.needed(text) and redactor.text(text).endswith(f" {MASK}")
