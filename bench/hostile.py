@@ -37,6 +37,7 @@ def main() -> None:
     names = args.cases or [c.name for c in CASES]
     jobs = [(name, mode) for name in names for mode in BY_NAME[name].modes]
     totals = dict.fromkeys(KINDS, 0)
+    by_class: dict[str, list[int]] = {}  # the class a case attacks: [runs that went wrong, runs]
     started = time.monotonic()
     print(f"{'case':19} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
     with ThreadPoolExecutor(args.jobs) as pool:
@@ -44,6 +45,9 @@ def main() -> None:
             bad = kinds_of(outcome)
             for kind in bad:
                 totals[kind] += 1
+            tally = by_class.setdefault(BY_NAME[outcome["case"]].attacks, [0, 0])
+            tally[0] += bool(bad)
+            tally[1] += 1
             note = outcome.get("crash") or "; ".join(outcome.get("leaks", [])[:2]) or outcome.get("error_line", "")
             print(
                 f"{outcome['case']:19} {outcome['mode']:6} {','.join(bad) or 'ok':24} "
@@ -56,6 +60,7 @@ def main() -> None:
         f"{time.monotonic() - started:.0f} s"
     )
     print("totals: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
+    print("by class attacked (runs gone wrong / runs): " + ", ".join(f"{c} {w}/{n}" for c, (w, n) in by_class.items()))
 
 
 if __name__ == "__main__":
