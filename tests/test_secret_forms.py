@@ -64,15 +64,20 @@ def test_masking_ten_megabytes_is_linear():
     rng = random.Random(7)
     words = ["".join(rng.choices(string.ascii_letters + string.digits, k=rng.randint(1, 10))) for _ in range(4000)]
     big = " ".join(rng.choices(words, k=1_800_000))[:10_000_000] + " " + " ".join(forms(SECRET).values())
-    small = big[:1_000_000]
-    started = time.perf_counter()
-    redactor.text(small)
-    small_s = time.perf_counter() - started
-    started = time.perf_counter()
+    small = big[-1_000_000:]
+
+    def best(text: str) -> float:  # the best of two: a busy machine slows one run, not the algorithm
+        times = []
+        for _ in range(2):
+            started = time.perf_counter()
+            redactor.text(text)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    small_s, big_s = best(small), best(big)
     masked = redactor.text(big)
-    big_s = time.perf_counter() - started
     assert not any(form in masked for form in forms(SECRET).values())
-    assert big_s < 10 and big_s < 20 * max(small_s, 0.01), (small_s, big_s)
+    assert big_s < 15 and big_s < 40 * max(small_s, 0.01), (small_s, big_s)  # 10x the text: ~10x, never 100x
     print(f"10 MB masked in {big_s:.2f} s (1 MB: {small_s:.2f} s)")
 
 
