@@ -19,15 +19,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.hostile import repository
-from tests.hostile.cases import BY_NAME, CASES, MODES
+from tests.hostile.cases import BY_NAME, CASES
 from tests.hostile.harness import run
 
-KINDS = ("crash", "hang", "leak", "orphan", "terminal", "memory", "trust", "json", "injection")
+KINDS = ("crash", "hang", "secret", "egress", "orphan", "terminal", "memory", "trust", "json", "injection")
 
 
 def kinds_of(outcome: dict) -> list[str]:
-    found = [k for k in ("crash", "hang", "terminal", "memory", "trust", "json", "injection") if outcome.get(k)]
-    found += ["leak"] if outcome.get("leaks") else []
+    judged = ("crash", "hang", "secret", "egress", "terminal", "memory", "trust", "json", "injection")
+    found = [k for k in judged if outcome.get(k)]
     found += ["orphan"] if outcome.get("orphans") else []
     return found
 
@@ -40,11 +40,11 @@ def main() -> None:
     args = p.parse_args()
     names = [n for n in args.cases if n not in repository.BY_NAME] if args.cases else [c.name for c in CASES]
     repos = [n for n in args.cases if n in repository.BY_NAME] if args.cases else list(repository.BY_NAME)
-    jobs = [(name, mode) for name in names for mode in MODES]
+    jobs = [(name, mode) for name in names for mode in BY_NAME[name].modes]
     totals = dict.fromkeys(KINDS, 0)
     classes: dict[str, list[int]] = {}  # the class a case attacks -> [runs, runs with a problem]
     started, isolated = time.monotonic(), False
-    print(f"{'case':17} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
+    print(f"{'case':19} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
     with ThreadPoolExecutor(args.jobs) as pool:
         for outcome in pool.map(lambda job: run(job[0], job[1], args.timeout), jobs):
             bad, isolated = kinds_of(outcome), bool(outcome.get("isolated"))
@@ -57,17 +57,17 @@ def main() -> None:
             note = outcome.get("crash") or "; ".join((problems + outcome.get("injection", []))[:2])
             note = note or outcome.get("error_line", "")
             print(
-                f"{outcome['case']:17} {outcome['mode']:6} {','.join(bad) or 'ok':24} "
+                f"{outcome['case']:19} {outcome['mode']:6} {','.join(bad) or 'ok':24} "
                 f"{outcome.get('seconds', 0):7.2f} {outcome.get('rss_mb', 0):8.1f}  {note[:90]}",
                 flush=True,
             )
         for outcome in pool.map(repository.run, repos):  # the checkout's own files: the trust judge
             totals["trust"] += not outcome["ok"]
             note = "; ".join(outcome["trust"])
-            print(f"{outcome['case']:17} {outcome['mode']:6} {'trust' if note else 'ok':24} {'':7} {'':8}  {note[:90]}")
+            print(f"{outcome['case']:19} {outcome['mode']:6} {'trust' if note else 'ok':24} {'':7} {'':8}  {note[:90]}")
     where = "in a fresh network namespace" if isolated else "NOT isolated (no unshare -n)"
     print(
-        f"\n{len(jobs)} runs ({len(names)} cases x {len(MODES)} modes, --timeout {args.timeout:g}) and {len(repos)} "
+        f"\n{len(jobs)} runs ({len(names)} cases, each in its modes, --timeout {args.timeout:g}) and {len(repos)} "
         f"hostile repositories, {where}, "
         f"{time.monotonic() - started:.0f} s"
     )

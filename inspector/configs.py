@@ -6,7 +6,17 @@ Formats:
 - `servers` (VS Code `.vscode/mcp.json`, the user `mcp.json`; `settings.json` under `mcp.servers`):
   entries with `type` stdio|http|sse; JSON with comments and trailing commas; `${workspaceFolder}`,
   `${userHome}`, `${env:NAME}`; `${input:id}` cannot be resolved here, so such an entry is unusable.
-- `${VAR}` and `${VAR:-default}` (Claude Code) in command, args, env, cwd, url and headers.
+- `${VAR}` and `${VAR:-default}` (Claude Code) in command, args, env, cwd, url and headers; `envFile` (VS Code,
+  Cursor) for a stdio server's environment.
+
+Secrets stay home: a variable of the reviewer's environment and an `envFile` are the reviewer's, so only the
+reviewer's own files may use them: the user-level files `config_locations` names (Claude Desktop, Claude Code's
+`~/.claude.json`, Cursor's and Windsurf's files in the home directory, VS Code's user `mcp.json` and
+`settings.json`). Any other file (a project's `.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`, or a file
+given with `--config`) is the repository's: it gets a variable only when the reviewer names it (`Allowed.env`,
+`--allow-env NAME`) and an envFile only when the reviewer names that file (`--allow-env-file PATH`). What is not
+allowed is withheld (the server gets the `:-` default or nothing) and listed in `ConfiguredServer.withheld`.
+Variables a stdio server inherits anyway (`targets.INHERITED`: HOME, PATH, USER...) are always expanded.
 
 Problems are stated without values: a config file's secrets never reach a message.
 """
@@ -17,11 +27,11 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.targets import Target
+from inspector.targets import INHERITED, Target
 
 VAR = re.compile(r"\$\{([^}]+)\}")
 HTTP_TYPES = {"http": "http", "streamable-http": "http", "streamablehttp": "http", "sse": "sse"}
@@ -36,12 +46,51 @@ class _Unresolved(Exception):
 
 
 @dataclass(frozen=True)
+class Allowed:
+    """What of the reviewer's own a repository's config file may use: these variables and env files."""
+
+    env: frozenset[str] = frozenset()
+    files: frozenset[Path] = frozenset()
+    everything: bool = False  # the reviewer's own file
+
+    @classmethod
+    def by_flags(cls, names: list[str], files: list[str]) -> Allowed:
+        return cls(frozenset(names), frozenset(Path(f).expanduser().resolve() for f in files))
+
+
+@dataclass(frozen=True)
 class ConfiguredServer:
     name: str
     target: Target | None
     source: str
     client: str
     problem: str | None = None
+    withheld: tuple[str, ...] = ()  # `${NAME}` and `envFile PATH` the entry asked for and did not get
+
+    def withheld_line(self) -> str | None:
+        """One line for stderr: what was withheld and the flags that would pass it."""
+        if not self.withheld:
+            return None
+        flags = " ".join(_flag(w) for w in self.withheld)
+        return (
+            f"{self.source} is not your own config file: server {self.name!r} gets nothing for "
+            f"{', '.join(self.withheld)}; to pass them to it: {flags}"
+        )
+
+
+def _flag(withheld: str) -> str:
+    if withheld.startswith("envFile "):
+        return f"--allow-env-file {withheld.removeprefix('envFile ')}"
+    return f"--allow-env {withheld[2:-1].removeprefix('env:').partition(':-')[0]}"
+
+
+@dataclass
+class _Scope:
+    """One entry's expansion: the folder `${workspaceFolder}` names, what is allowed, what was withheld."""
+
+    folder: Path
+    allowed: Allowed
+    withheld: list[str] = field(default_factory=list)
 
 
 def strip_jsonc(text: str) -> str:
@@ -78,16 +127,20 @@ def _read(path: Path) -> Any:
         raise ConfigError(f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
 
 
-def _expand(value: str, folder: Path) -> str:
+def _expand(value: str, scope: _Scope) -> str:
     def one(match: re.Match[str]) -> str:
         key = match.group(1)
         if key == "workspaceFolder":
-            return str(folder)
+            return str(scope.folder)
         if key == "userHome":
             return str(Path.home())
         if key.startswith("input:"):
             raise _Unresolved(f"needs input {key[6:]!r}")
         name, _, default = key.removeprefix("env:").partition(":-")
+        allowed = scope.allowed.everything or name in scope.allowed.env or name in INHERITED
+        if not allowed:
+            scope.withheld.append(match.group(0))
+            return default
         if name in os.environ:
             return os.environ[name]
         if ":-" in key:
@@ -97,11 +150,12 @@ def _expand(value: str, folder: Path) -> str:
     return VAR.sub(one, value)
 
 
-def _entry(name: str, raw: Any, path: Path, client: str) -> ConfiguredServer:
+def _entry(name: str, raw: Any, path: Path, client: str, allowed: Allowed) -> ConfiguredServer:
     source = str(path)
     if not isinstance(raw, dict):
         return ConfiguredServer(name, None, source, client, "entry is not an object")
     folder = path.parent.parent if path.parent.name == ".vscode" else path.parent
+    scope = _Scope(folder, allowed)
     kind = str(raw.get("type") or raw.get("transport") or "").lower().replace("_", "-")
     url = raw.get("url") or raw.get("serverUrl")
     try:
@@ -110,8 +164,8 @@ def _entry(name: str, raw: Any, path: Path, client: str) -> ConfiguredServer:
                 return ConfiguredServer(name, None, source, client, f"unknown type {kind!r}")
             if not isinstance(url, str):
                 return ConfiguredServer(name, None, source, client, "no url")
-            headers = {str(k): _expand(str(v), folder) for k, v in (raw.get("headers") or {}).items()}
-            resolved = _expand(url, folder)
+            headers = {str(k): _expand(str(v), scope) for k, v in (raw.get("headers") or {}).items()}
+            resolved = _expand(url, scope)
             transport = HTTP_TYPES.get(kind) or ("sse" if resolved.rstrip("/").endswith("/sse") else "http")
             target = Target(kind=transport, url=resolved, headers=headers, name=name, source=source)  # type: ignore[arg-type]
         else:
@@ -122,28 +176,31 @@ def _entry(name: str, raw: Any, path: Path, client: str) -> ConfiguredServer:
             args = raw.get("args") or []
             if not isinstance(args, list):
                 return ConfiguredServer(name, None, source, client, "args is not a list")
-            env = {str(k): _expand(str(v), folder) for k, v in (raw.get("env") or {}).items()}
+            env = {str(k): _expand(str(v), scope) for k, v in (raw.get("env") or {}).items()}
             env_file = raw.get("envFile")
             if isinstance(env_file, str):
-                env = {**_env_file(folder / _expand(env_file, folder)), **env}
+                env = {**_env_file(folder / Path(_expand(env_file, scope)).expanduser(), scope), **env}
             cwd = raw.get("cwd")
             target = Target(
                 kind="stdio",
-                command=_expand(raw["command"], folder),
-                args=tuple(_expand(str(a), folder) for a in args),
+                command=_expand(raw["command"], scope),
+                args=tuple(_expand(str(a), scope) for a in args),
                 env=env,
-                cwd=str(folder / _expand(cwd, folder)) if isinstance(cwd, str) else None,
+                cwd=str(folder / _expand(cwd, scope)) if isinstance(cwd, str) else None,
                 name=name,
                 source=source,
             )
     except _Unresolved as e:
         return ConfiguredServer(name, None, source, client, str(e))
     problem = "disabled" if raw.get("disabled") is True else None
-    return ConfiguredServer(name, target, source, client, problem)
+    return ConfiguredServer(name, target, source, client, problem, tuple(dict.fromkeys(scope.withheld)))
 
 
-def _env_file(path: Path) -> dict[str, str]:
+def _env_file(path: Path, scope: _Scope) -> dict[str, str]:
     env: dict[str, str] = {}
+    if not (scope.allowed.everything or path.resolve() in scope.allowed.files):
+        scope.withheld.append(f"envFile {path}")
+        return env
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
@@ -173,15 +230,28 @@ def _servers_of(data: Any, cwd: Path | None) -> dict[str, Any]:
     return found
 
 
-def load_servers(path: str | Path, client: str | None = None, cwd: Path | None = None) -> list[ConfiguredServer]:
+def reviewers_own(path: Path, home: Path | None = None) -> bool:
+    """Is `path` one of the reviewer's user-level config files (not a project's, not one given by path)?"""
+    mine = {p.expanduser().resolve() for client, p in config_locations(home) if not client.startswith("project")}
+    return path.resolve() in mine
+
+
+def load_servers(
+    path: str | Path,
+    client: str | None = None,
+    cwd: Path | None = None,
+    allowed: Allowed | None = None,
+    home: Path | None = None,
+) -> list[ConfiguredServer]:
     path = Path(path).expanduser().resolve()
     data = _read(path)
     label = client or ("VS Code" if path.parent.name == ".vscode" else "mcp.json")
-    return [_entry(str(name), raw, path, label) for name, raw in _servers_of(data, cwd).items()]
+    allowed = Allowed(everything=True) if reviewers_own(path, home) else allowed or Allowed()
+    return [_entry(str(name), raw, path, label, allowed) for name, raw in _servers_of(data, cwd).items()]
 
 
-def find_server(path: str | Path, name: str | None) -> Target:
-    servers = load_servers(path, cwd=Path.cwd())
+def find_server(path: str | Path, name: str | None, allowed: Allowed | None = None) -> ConfiguredServer:
+    servers = load_servers(path, cwd=Path.cwd(), allowed=allowed)
     names = ", ".join(s.name for s in servers) or "none"
     if name is None:
         if len(servers) != 1:
@@ -193,7 +263,7 @@ def find_server(path: str | Path, name: str | None) -> Target:
             raise ConfigError(f"{path} has no server {name!r} (servers: {names})")
     if chosen.target is None:
         raise ConfigError(f"{path}: server {chosen.name!r} cannot be used: {chosen.problem}")
-    return chosen.target
+    return chosen
 
 
 def config_locations(home: Path | None = None, cwd: Path | None = None) -> list[tuple[str, Path]]:
@@ -218,7 +288,9 @@ def config_locations(home: Path | None = None, cwd: Path | None = None) -> list[
     ]
 
 
-def discover(home: Path | None = None, cwd: Path | None = None) -> list[ConfiguredServer]:
+def discover(
+    home: Path | None = None, cwd: Path | None = None, allowed: Allowed | None = None
+) -> list[ConfiguredServer]:
     """Every server in every config file that exists; a broken file is one entry with its problem."""
     found: list[ConfiguredServer] = []
     cwd = cwd or Path.cwd()
@@ -226,19 +298,21 @@ def discover(home: Path | None = None, cwd: Path | None = None) -> list[Configur
         if not path.is_file():
             continue
         try:
-            found += load_servers(path, client, cwd)
+            found += load_servers(path, client, cwd, allowed, home)
         except ConfigError as e:
             found.append(ConfiguredServer("(file)", None, str(path), client, str(e).split(": ", 1)[-1]))
     return found
 
 
-def find_discovered(name: str, home: Path | None = None, cwd: Path | None = None) -> tuple[Target, str | None]:
+def find_discovered(
+    name: str, home: Path | None = None, cwd: Path | None = None, allowed: Allowed | None = None
+) -> tuple[ConfiguredServer, str | None]:
     """`--server NAME` without `--config`: the entry named so in the config files `discover` finds.
 
     A project's files win over the user's (a project's `.mcp.json` says what this repository runs). Returns
-    the target and, when more than one file defines the name, a sentence that says which file was used.
+    the entry and, when more than one file defines the name, a sentence that says which file was used.
     """
-    found = [s for s in discover(home, cwd) if s.name == name]
+    found = [s for s in discover(home, cwd, allowed) if s.name == name]
     if not found:
         raise ConfigError(
             f"no server {name!r} in the MCP config files mcp-review knows (`mcp-review servers` lists them); "
@@ -250,4 +324,4 @@ def find_discovered(name: str, home: Path | None = None, cwd: Path | None = None
         raise ConfigError(f"{chosen.source}: server {name!r} cannot be used: {chosen.problem}")
     others = sorted({s.source for s in found[1:]} - {chosen.source})
     note = f"--server {name}: using {chosen.source} (also defined in {', '.join(others)})" if others else None
-    return chosen.target, note
+    return chosen, note

@@ -5,7 +5,13 @@ command line, and values of our own environment whose names say they are credent
 `targets.Target.secret_values`). They are registered once (`remember`) in a process-wide `Redactor`, and
 masked in every form a server might echo them in: as is, JSON `\\uXXXX` / `\\xXX` escapes (whole or
 mixed with plain characters), percent-encoding, HTML character references, hex, and base64 (standard and
-URL-safe, at any alignment inside a longer base64 string, e.g. `Basic base64(user:secret)`).
+URL-safe, at any alignment inside a longer base64 string, e.g. `Basic base64(user:secret)`); and, for a
+secret of LONG characters or more, what a server can compute from it to slip past a masker that knows only
+those: reversed, rot13 (of either), base32 (any alignment), the hex of UTF-16 LE/BE, and its letters and digits
+(or its hex) spelled out with separators, forwards or backwards. Matching ignores ASCII case, so swapcase and
+any case of hex, base32 and base64 are caught. A secret shorter than LONG is matched in its plain encodings only:
+its computed forms would be ordinary words. Known false positives: text that spells a long secret's letters and
+digits in order with at most 5 other characters between each (never by chance for a random key).
 
 Where it applies: at the wire boundary (every message, header, body and stderr line is masked before the
 rest of the program sees it: the snapshot, call results, findings and the app never hold a secret), and
@@ -16,9 +22,13 @@ somewhere else. Matching is on text, so masking is safe to repeat.
 from __future__ import annotations
 
 import base64
+import codecs
+import hashlib
 import html
 import json
+import os
 import re
+import string
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -26,6 +36,12 @@ from urllib.parse import quote, quote_plus
 MASK = "***"
 MIN_SECRET = 4  # shorter values would mask ordinary text everywhere
 MIN_FORM = 6  # an encoded form shorter than this (base64 of a short secret, cut) is not matched on its own
+LONG = 8  # a secret this long is matched in its computed forms too (reversed, rot13, separated...)
+SEPARATOR = r"[^0-9a-z]{0,5}"  # between the letters and digits of a secret spelled out separated
+LONG_TEXT = 16_384  # a text this long found clean is remembered (by a keyed digest) and not scanned again
+_DIGEST_KEY = os.urandom(32)
+_ALNUM = frozenset(string.digits + string.ascii_lowercase)
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 # Escapes a secret may hide behind in text: \uXXXX, \xXX, %XX, &#NN; / &#xHH;, \/ (JSON's escaped slash).
 _ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|%[0-9a-fA-F]{2}|&#[xX]?[0-9a-fA-F]+;|\\/")
 _SECRET_HEADER_WORDS = ("authorization", "cookie", "token", "secret", "api-key", "apikey", "password", "credential")
@@ -73,42 +89,116 @@ def _char_pattern(ch: str) -> str:
     return "(?:" + "|".join(forms) + ")"
 
 
-def _base64_forms(raw: bytes) -> set[str]:
-    """The part of base64(prefix + raw + suffix) that depends on `raw` alone, for each of the 3 alignments."""
+def _aligned_forms(raw: bytes, encode: Any, group: int, bits: int) -> set[str]:
+    """The part of encode(prefix + raw + suffix) that depends on `raw` alone, at each alignment in a group of
+    `group` bytes (3 for base64, 5 for base32), `bits` per output character."""
     out = set()
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + raw).decode()
-        start, end = -(-8 * offset // 6), 8 * (offset + len(raw)) // 6
-        inner = encoded[start:end]
-        out |= {inner, inner.replace("+", "-").replace("/", "_")}
+    for offset in range(group):
+        encoded = encode(b"\0" * offset + raw).decode()
+        start, end = -(-8 * offset // bits), 8 * (offset + len(raw)) // bits
+        out.add(encoded[start:end])
     return out
 
 
 def encoded_forms(secret: str) -> set[str]:
-    """The plain-substring forms of one secret: as is, JSON-escaped, percent-encoded, hex and base64."""
+    """The plain-substring forms of one secret: as is, JSON-escaped, percent-encoded, hex and base64; and for a
+    secret of LONG characters or more what a server can compute from it: reversed, rot13, base32, the hex of
+    UTF-16 (LE and BE). Matching ignores ASCII case, so swapcase and any case of hex/base32/base64 are caught."""
     raw = secret.encode()
     forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
-    forms |= {quote(secret, safe=""), quote_plus(secret), raw.hex(), raw.hex().upper(), html.escape(secret)}
-    forms |= _base64_forms(raw)
-    return {f for f in forms if len(f) >= MIN_FORM or f == secret}
+    forms |= {quote(secret, safe=""), quote_plus(secret), raw.hex(), html.escape(secret)}
+    b64 = _aligned_forms(raw, base64.b64encode, 3, 6)
+    forms |= b64 | {f.replace("+", "-").replace("/", "_") for f in b64}
+    if len(secret) >= LONG:
+        forms |= {secret[::-1], codecs.encode(secret, "rot13"), codecs.encode(secret[::-1], "rot13")}
+        forms |= _aligned_forms(raw, base64.b32encode, 5, 5)
+        forms |= {secret.encode("utf-16-le").hex(), secret.encode("utf-16-be").hex()}
+    return {f.translate(_ASCII_LOWER) for f in forms if len(f) >= MIN_FORM or f == secret}
+
+
+def _spelled(secret: str) -> set[str]:
+    """The letters and digits of a secret, forwards and backwards, and of its hex: what a server may spell out
+    with separators. Only [0-9a-z]: the separators are the other characters, so a match never backtracks."""
+    forms = {secret.translate(_ASCII_LOWER), secret.encode().hex()}
+    forms |= {f[::-1] for f in forms}
+    alnum = {"".join(c for c in f if c in _ALNUM) for f in forms}
+    return {f for f in alnum if len(f) >= LONG}
+
+
+def _tokens(form: str, separated: bool) -> tuple[str, ...]:
+    """`form` as regex pieces, one per character; `separated`: up to 5 separators (spaces, dashes, dots,
+    newlines...) may stand between any two of its characters."""
+    pieces = [re.escape(c) for c in form]
+    return (pieces[0], *(SEPARATOR + p for p in pieces[1:])) if separated else tuple(pieces)
+
+
+def _trie(alternatives: Iterable[tuple[str, ...]]) -> str:
+    """One regex for many alternatives, factored by common prefixes (the engine then tries only the branches
+    whose first character matches), longest match first: a secret that contains another is masked whole."""
+    root: dict[str, Any] = {}
+    for pieces in alternatives:
+        node = root
+        for piece in pieces:
+            node = node.setdefault(piece, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        branches = []
+        for piece, child in node.items():
+            run = [piece]
+            while len(child) == 1 and "" not in child:  # a chain without choices: one literal run
+                ((piece, child),) = child.items()
+                run.append(piece)
+            branches.append("".join(run) + build(child) if piece else "")
+        rest = sorted((b for b in branches if b), key=len, reverse=True)
+        body = rest[0] if len(rest) == 1 else "(?:" + "|".join(rest) + ")" if rest else ""
+        return f"(?:{body})?" if "" in node and body else body
+
+    return build(root)
 
 
 class Redactor:
-    """Masks known secret values in text and JSON, and credential headers by name."""
+    """Masks known secret values in text and JSON, and credential headers by name.
+
+    Every form of every secret is precomputed once (`add`), and the text is searched with ASCII letters lowered
+    (same length, so spans map back): its literal forms with C's substring search, its spelled-out forms with one
+    regular expression; only a text that holds one is masked, by one pass of one expression of every form, factored
+    by common prefixes. Each step is linear in the text's size (tests/test_secret_forms.py measures it on 10 MB).
+    A long text found clean is remembered by a keyed digest, so that showing it again costs no scan.
+    """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
-        self._forms: list[str] = []
+        self._combined: re.Pattern[str] | None = None  # every form: what masking replaces
+        self._forms: list[str] = []  # the literal forms: found with `in` (C's substring search, the faster test)
+        self._spelled: re.Pattern[str] | None = None  # the spelled-out forms
         self._patterns: list[re.Pattern[str]] = []
+        self._clean: set[bytes] = set()  # digests of long texts that hold no secret
         self.add(secrets)
+
+    def _digest(self, text: str) -> bytes | None:
+        """A long text's digest, keyed per process (no server can make two texts collide); None if short."""
+        if len(text) < LONG_TEXT:
+            return None
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16, key=_DIGEST_KEY).digest()
+
+    def _found_clean(self, digest: bytes | None) -> None:
+        if digest is not None:
+            if len(self._clean) >= 4096:
+                self._clean.clear()
+            self._clean.add(digest)
 
     def add(self, values: Iterable[str]) -> None:
         new = {v for v in values if isinstance(v, str) and len(v) >= MIN_SECRET} - self.secrets
         if not new:
             return
         self.secrets |= new
+        self._clean.clear()  # clean of the old secrets only
         forms = {f for s in self.secrets for f in encoded_forms(s)}
-        self._forms = sorted(forms, key=len, reverse=True)  # a secret that contains another is masked whole
+        spelled = [_tokens(f, True) for s in self.secrets if len(s) >= LONG for f in _spelled(s)]
+        self._forms = sorted(forms, key=len)
+        self._spelled = re.compile(_trie(spelled)) if spelled else None
+        self._combined = re.compile(_trie([_tokens(f, False) for f in forms] + spelled))
         self._patterns = [
             re.compile("".join(_char_pattern(c) for c in s), re.IGNORECASE)
             for s in sorted(self.secrets, key=len, reverse=True)
@@ -116,20 +206,38 @@ class Redactor:
 
     def needed(self, text: str) -> bool:
         """Does `text` hold a secret, in any of the forms above (escapes decoded)?"""
-        if not self.secrets:
+        digest = self._digest(text)
+        if self._combined is None or digest in self._clean:
             return False
-        if any(form in text for form in self._forms):
+        if self._found(text.translate(_ASCII_LOWER)) or self._escaped(text):
             return True
+        self._found_clean(digest)
+        return False
+
+    def _found(self, low: str) -> bool:
+        """Does the lowered text hold a form, as is or spelled out?"""
+        return any(form in low for form in self._forms) or bool(self._spelled and self._spelled.search(low))
+
+    def _escaped(self, text: str) -> bool:
+        """Does a secret appear in `text` once its escapes are decoded?"""
         decoded = unescape(text)
         return decoded is not text and any(secret in decoded for secret in self.secrets)
 
     def text(self, text: str) -> str:
-        if not self.needed(text):
+        digest = self._digest(text)
+        if self._combined is None or digest in self._clean:
             return text
-        for form in self._forms:
-            if form in text:
-                text = text.replace(form, MASK)
-        if _ESCAPE.search(text):
+        low = text.translate(_ASCII_LOWER)
+        spans = [m.span() for m in self._combined.finditer(low)] if self._found(low) else []
+        if not spans and not _ESCAPE.search(text):
+            self._found_clean(digest)
+        if spans:
+            pieces, last = [], 0
+            for start, end in spans:
+                pieces += [text[last:start], MASK]
+                last = end
+            text = "".join(pieces) + text[last:]
+        if _ESCAPE.search(text) and self._escaped(text):
             for pattern in self._patterns:
                 text = pattern.sub(MASK, text)
         return text

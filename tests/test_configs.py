@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.configs import ConfigError, discover, find_server, load_servers, strip_jsonc
+from inspector.configs import Allowed, ConfigError, discover, find_server, load_servers, strip_jsonc
 
 
 def write(path: Path, data: object) -> Path:
@@ -58,7 +58,7 @@ def test_vscode_jsonc_and_variables(tmp_path, monkeypatch):
       },
     }""",
     )
-    servers = {s.name: s for s in load_servers(cfg)}
+    servers = {s.name: s for s in load_servers(cfg, allowed=Allowed.by_flags(["MY_TOKEN", "NOT_SET"], []))}
     py = servers["py"].target
     assert (
         py
@@ -150,6 +150,7 @@ def test_cli_servers(tmp_path):
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert [r["name"] for r in rows] == ["cursor-one"] and "hidden-v" not in out.stdout
+    assert rows[0]["withheld"] == []
     table = cli("servers", cwd=tmp_path, env={"HOME": str(home), "COLUMNS": "200"})
     assert "cursor-one" in table.stdout and "Cursor" in table.stdout
 
@@ -166,3 +167,71 @@ def test_cli_server_without_config_uses_the_discovered_files(tmp_path):
     assert f"using {project / '.mcp.json'} (also defined in {home / '.cursor' / 'mcp.json'})" in out.stderr
     out = cli("list", "--server", "nope", cwd=project, env={"HOME": str(home)})
     assert out.returncode == 2 and "no server 'nope' in the MCP config files" in out.stderr
+
+
+def _project(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository's .mcp.json that asks for the reviewer's tokens and an env file outside the checkout."""
+    creds = write(tmp_path / "home" / ".aws" / "credentials", "[default]\naws_secret_access_key=aws-planted-1234\n")
+    entry = {
+        "command": "${HOME}/bin/srv",
+        "args": ["--token", "${GITHUB_TOKEN}", "${PORT_Y:-81}"],
+        "env": {"OPENAI": "${env:OPENAI_API_KEY}", "PLAIN": "p"},
+        "envFile": str(creds),
+    }
+    return write(tmp_path / "repo" / ".mcp.json", {"mcpServers": {"notes-dev": entry}}), creds
+
+
+def test_a_project_file_gets_none_of_the_reviewers_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_planted_value")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-value")
+    monkeypatch.setenv("PORT_Y", "9999")
+    cfg, creds = _project(tmp_path)
+    (server,) = load_servers(cfg)
+    target = server.target
+    assert target.command == f"{os.environ['HOME']}/bin/srv"  # HOME: the server inherits it anyway
+    assert target.args == ("--token", "", "81") and target.env == {"OPENAI": "", "PLAIN": "p"}
+    assert set(server.withheld) == {"${GITHUB_TOKEN}", "${PORT_Y:-81}", "${env:OPENAI_API_KEY}", f"envFile {creds}"}
+    line = server.withheld_line()
+    assert all(f"--allow-env {name}" in line for name in ("GITHUB_TOKEN", "PORT_Y", "OPENAI_API_KEY"))
+    assert f"--allow-env-file {creds}" in line and "planted" not in line
+    (allowed,) = load_servers(cfg, allowed=Allowed.by_flags(["GITHUB_TOKEN", "OPENAI_API_KEY"], [str(creds)]))
+    assert allowed.target.args == ("--token", "ghp_planted_value", "81") and allowed.withheld == ("${PORT_Y:-81}",)
+    assert allowed.target.env == {
+        "aws_secret_access_key": "aws-planted-1234",
+        "OPENAI": "sk-planted-value",
+        "PLAIN": "p",
+    }
+
+
+def test_the_reviewers_own_file_expands_as_its_client_would(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-value")
+    home = tmp_path / "home"
+    write(home / ".cursor" / "mcp.json", {"mcpServers": {"mine": {"command": "x", "env": {"K": "${OPENAI_API_KEY}"}}}})
+    (mine,) = discover(home=home, cwd=tmp_path / "repo")
+    assert mine.target.env == {"K": "sk-planted-value"} and not mine.withheld
+
+
+def test_cli_withholds_and_says_so_in_one_line(tmp_path):
+    good = str(Path(__file__).parent / "servers" / "good.py")
+    entry = {"command": sys.executable, "args": [good], "env": {"T": "${GITHUB_TOKEN}"}}
+    write(tmp_path / ".mcp.json", {"mcpServers": {"notes-dev": entry}})
+    env = {"GITHUB_TOKEN": "ghp_planted_value", "HOME": str(tmp_path / "home")}
+    out = cli("list", "--format", "json", "--server", "notes-dev", cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    (line,) = [x for x in out.stderr.splitlines() if "withheld" in x or "gets nothing" in x]
+    assert "${GITHUB_TOKEN}" in line and "--allow-env GITHUB_TOKEN" in line and "planted" not in out.stderr
+    listed = json.loads(cli("servers", "--format", "json", cwd=tmp_path, env=env).stdout)
+    assert [r["withheld"] for r in listed if r["name"] == "notes-dev"] == [["${GITHUB_TOKEN}"]]
+    out = cli("list", "--server", "notes-dev", "--allow-env", "GITHUB_TOKEN", cwd=tmp_path, env=env)
+    assert out.returncode == 0 and "gets nothing" not in out.stderr
+
+
+def test_the_apps_connect_form_withholds_too_and_says_what(tmp_path, monkeypatch):
+    from inspector.tui.dialogs.connect import target_from_form
+
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_planted_value")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-value")
+    cfg, creds = _project(tmp_path)
+    target, line = target_from_form({"config": str(cfg), "name": "notes-dev"})
+    assert "ghp_planted_value" not in target.args and target.env == {"OPENAI": "", "PLAIN": "p"}
+    assert line and "--allow-env GITHUB_TOKEN" in line and f"--allow-env-file {creds}" in line

@@ -22,16 +22,18 @@ from typing import Any
 import pytest
 
 from tests.hostile import repository
-from tests.hostile.cases import CASES, MODES
-from tests.hostile.harness import TERMINAL, exposures, marked, run
+from tests.hostile.cases import BY_NAME, CASES
+from tests.hostile.harness import TERMINAL, marked, run
 from tests.hostile.judges import exports, markdown_injection, strict_json, xml_injection
+from tests.hostile.leakcheck import exposures
 
 TIMEOUT = 1.0
 
 
 def _runs(name: str) -> dict[str, dict[str, Any]]:
-    with ThreadPoolExecutor(len(MODES)) as pool:
-        return dict(zip(MODES, pool.map(lambda mode: run(name, mode, TIMEOUT), MODES), strict=True))
+    modes = BY_NAME[name].modes
+    with ThreadPoolExecutor(len(modes)) as pool:
+        return dict(zip(modes, pool.map(lambda mode: run(name, mode, TIMEOUT), modes), strict=True))
 
 
 def _problems(outcome: dict[str, Any]) -> list[str]:
@@ -84,6 +86,18 @@ EXPECT = {
     "nonfinite": lambda runs: runs["call"]["exit"] == 0 and runs["check"]["review"] is not None,
     "fences": lambda runs: runs["check"]["review"] is not None,  # judged: every format rendered from it
     "crash-escape": lambda runs: "\\e[31mfatal" in runs["call"]["error_line"],
+    "project-env": lambda runs: (
+        "gets nothing for ${GITHUB_TOKEN}, ${env:OPENAI_API_KEY}, envFile" in runs["list"]["error_line"]
+    ),
+    "oauth-metadata": lambda runs: (
+        runs["login"]["exit"] == 2
+        and "169.254.169.254/latest/meta-data/iam/security-credentials/: a cloud metadata"
+        in runs["login"]["error_line"]
+    ),
+    "oauth-closed-stdin": lambda runs: (
+        runs["login"]["error_line"]
+        == "mcp-review: error: login failed: stdin is closed: nothing to read the redirect URL from (--no-browser)"
+    ),
 }
 
 
@@ -118,6 +132,15 @@ def test_the_leak_detector_sees_every_encoding():
     ):
         assert exposures(text, secret), text
     assert not exposures("ghp_0123 and nothing else", secret)
+
+
+def test_the_secret_detector_sees_every_computed_form():
+    from tests.hostile.secret_cases import transformed
+
+    secret = "sk-" + "9f8e7d6c5b4a" * 3
+    for form in transformed(secret):
+        assert exposures(f"x {form} y", secret), form
+    assert not exposures("sk- 9f8e 7d6c and other words", secret)
 
 
 def test_the_terminal_detector_flags_escapes_only():

@@ -7,7 +7,8 @@ client-credentials grant: the SDK is maintained against the MCP authorization sp
 general OAuth library) is not, so its discovery order and resource checks follow each spec revision. What is
 ours: the browser step (open the browser, always print the URL, catch the redirect on a loopback port, or read
 the pasted redirect URL with `no_browser`), where tokens are kept (`store`), and the egress rule: the flow may
-only reach the server's origin and the authorization server its own metadata names (its endpoints included).
+only reach the server's origin and the authorization server its own metadata names (its endpoints included),
+and never a cloud metadata or link-local address (`egress.check_url`), whoever names it.
 The SDK is imported inside the functions: the core loads without it (tests/test_layers.py).
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import webbrowser
 from collections.abc import AsyncIterator, Callable
@@ -24,9 +26,13 @@ from urllib.parse import parse_qs, urlsplit
 
 from inspector.auth import store
 from inspector.auth.forged import claims_of
+from inspector.connection.egress import EgressRefused, check_url
 from inspector.redact import remember
 
 WAIT_FOR_BROWSER = 300.0  # seconds the loopback listener waits for the redirect
+# The SDK logs a failed flow with its traceback ("OAuth flow error"), which Python prints to stderr when nothing
+# handles it: the reason reaches the reviewer as one line (`LoginFailed`), so its log goes nowhere.
+QUIET = logging.NullHandler()
 DONE_PAGE = (
     b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nmcp-review: logged in; close this tab.\n"
 )
@@ -165,6 +171,7 @@ async def authorized_client(
     SDK's step-up) and refreshes its token; for a whole MCP session (the SDK's `streamable_http_client`)."""
     import httpx2
 
+    logging.getLogger("mcp.client.auth").addHandler(QUIET)  # the same handler: added once
     async with loopback() as (redirect, callback):
         client = (client_id, client_secret, client_metadata_url)
         provider = _provider(url, browser, redirect, callback, scope, *client)
@@ -172,6 +179,10 @@ async def authorized_client(
         async def guard(request: Any) -> None:
             if origin(str(request.url)) not in allowed_origins(url, provider.context):
                 raise LoginFailed(f"refused to send a request to {str(request.url)[:200]}: not named by the server")
+            try:  # never a metadata or link-local address, whoever named it
+                await asyncio.to_thread(check_url, str(request.url))
+            except EgressRefused as e:
+                raise LoginFailed(str(e)) from e
             browser.step(f"{request.method} {str(request.url)[:200]}")
 
         async with httpx2.AsyncClient(auth=provider, trust_env=False, event_hooks={"request": [guard]}) as http:
@@ -219,7 +230,10 @@ def _provider(
 
     async def redirected() -> AuthorizationCodeResult:
         if browser.paste:
-            target = await asyncio.to_thread(browser.ask, "paste the URL the browser was sent to: ")
+            try:
+                target = await asyncio.to_thread(browser.ask, "paste the URL the browser was sent to: ")
+            except EOFError as e:  # stdin closed (CI, a pipe): nothing will ever be pasted
+                raise LoginFailed("stdin is closed: nothing to read the redirect URL from (--no-browser)") from e
         else:
             target = await asyncio.wait_for(callback.get(), WAIT_FOR_BROWSER)
         query = parse_qs(urlsplit(target.strip()).query)

@@ -11,7 +11,8 @@ Egress: one POST, to the token endpoint recorded at login for this server, nowhe
 the URL came from the authorization server's metadata, which the server's own protected-resource metadata
 named, during a login the reviewer started (`login.authorized_client` let no request leave those origins),
 and it is read from the reviewer's token store, not from anything a server sends now. No redirect is
-followed, the proxy environment is ignored, and the answer is read within bounds.
+followed, the proxy environment is ignored, the answer is read within bounds, and a metadata or link-local
+address is never contacted (`egress.check_url`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from inspector.auth import store
 from inspector.auth.login import StoredTokens, keep_tokens
+from inspector.connection.egress import EgressRefused, check_url
 from inspector.redact import scrub
 
 EARLY = 30  # seconds before its `exp` a token counts as expired: it must outlive the request it goes with
@@ -80,6 +82,10 @@ def _refresh(url: str, entry: dict[str, Any], verify: bool | str, timeout: float
         data, headers = context.prepare_token_auth(grant, {"Content-Type": "application/x-www-form-urlencoded"})
     except (ValueError, OAuthTokenError) as e:  # a stored client or metadata the SDK cannot use
         raise RefreshFailed(f"the client recorded at login is unusable ({type(e).__name__})") from e
+    try:
+        check_url(str(endpoint))
+    except EgressRefused as e:
+        raise RefreshFailed(str(e)) from e
     try:
         tls = ssl.create_default_context(cafile=verify) if isinstance(verify, str) else verify  # `--ca FILE`
         with (

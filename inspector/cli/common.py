@@ -32,6 +32,14 @@ def target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--config", metavar="FILE", help="an mcp.json-style file (Claude, Cursor, VS Code, .mcp.json)")
     g.add_argument("--server", metavar="NAME", help="which server of --config (alone: from the files `servers` finds)")
     g.add_argument(
+        "--allow-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="let a project's config file (not your own) expand ${NAME} / ${env:NAME} from your environment",
+    )
+    g.add_argument("--allow-env-file", action="append", default=[], metavar="PATH", help="let it read this envFile")
+    g.add_argument(
         "--era",
         choices=["auto", "legacy", "modern"],
         default="auto",
@@ -69,7 +77,7 @@ def build_target(args: argparse.Namespace) -> Target:
             args.url, transport=args.transport, headers=_pairs(args.header, ":", "--header"), bearer=bearer
         )
     elif args.config or args.server:
-        target = _configured(args.config, args.server)
+        target = _configured(args)
     else:
         target = demo_target()
     changes: dict[str, Any] = {"timeout": args.timeout}
@@ -92,21 +100,25 @@ def _stored_token(args: argparse.Namespace) -> str | None:
         raise Failure(f"{e}; log in again: mcp-review auth login {args.url}") from e
 
 
-def _configured(path: str | None, name: str | None) -> Target:
+def _configured(args: argparse.Namespace) -> Target:
     """An entry of an mcp.json-style file: `--config FILE [--server NAME]`, or `--server NAME` alone (found in
-    the files `mcp-review servers` lists)."""
-    from inspector.configs import ConfigError, find_discovered, find_server
+    the files `mcp-review servers` lists). What a project's file asked of the reviewer's environment and was
+    not allowed (`--allow-env`, `--allow-env-file`) is withheld, and said in one line."""
+    from inspector.configs import Allowed, ConfigError, find_discovered, find_server
 
+    allowed = Allowed.by_flags(args.allow_env, args.allow_env_file)
     try:
-        if path:
-            return find_server(path, name)
-        assert name is not None
-        target, note = find_discovered(name)
+        if args.config:
+            chosen, note = find_server(args.config, args.server, allowed), None
+        else:
+            chosen, note = find_discovered(args.server, allowed=allowed)
     except ConfigError as e:
         raise UsageError(str(e)) from e
-    if note:
-        print(f"mcp-review: {note}", file=sys.stderr)
-    return target
+    for line in (note, chosen.withheld_line()):
+        if line:
+            print(f"mcp-review: {line}", file=sys.stderr)
+    assert chosen.target is not None  # find_* raise for an unusable entry
+    return chosen.target
 
 
 def review_config(path: str | None, base: str | None = None) -> Any:

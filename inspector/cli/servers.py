@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
                 "client": s.client,
                 "source": s.source,
                 "problem": s.problem,
+                "withheld": list(s.withheld),  # what a project's entry asks of your environment (--allow-env)
                 "target": s.target.public() if s.target else None,
             }
             for s in found

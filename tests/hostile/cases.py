@@ -2,12 +2,16 @@
 
 Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app;
 (issue 21): trust (a call made without the consent its most dangerous definition needs), json (an export that
-is not strict JSON), injection (server text live as structure in an export).
+is not strict JSON), injection (server text live as structure in an export), secret (the reviewer's secrets, in any
+form), egress (metadata, link-local and other hosts).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+MODES = ("list", "call", "check", "app")  # the default ways mcp-review is run against a case
+OAUTH_MODES = ("list", "check", "login")  # login: `auth login --no-browser`, stdin closed
 
 
 @dataclass(frozen=True)
@@ -16,6 +20,7 @@ class Case:
     transport: str  # stdio, http, sse
     attacks: str  # the class of problem it is built for
     what: str
+    modes: tuple[str, ...] = MODES
     server: str = "stdio_server.py"  # the file of tests/hostile that serves it (stdio)
     calls: str = "all"  # the consent the reviewer gives: "all" (--yes, --calls all) or "read-only" (no --yes)
 
@@ -82,6 +87,9 @@ CASES = [
             ),
         )
     ],
+    Case("echo-transformed", "stdio", "secret", "echoes secrets reversed, rot13, base32, swapcase, spaced, UTF-16 hex"),
+    Case("project-env", "project", "secret", "a project .mcp.json expands the reviewer's tokens and an envFile"),
+    Case("oauth-metadata", "http", "egress", "AS metadata names 169.254.169.254, fe80:: and another host", OAUTH_MODES),
+    Case("oauth-closed-stdin", "http", "crash", "auth login --no-browser with stdin closed", ("login",)),
 ]
 BY_NAME = {c.name: c for c in CASES}
-MODES = ("list", "call", "check", "app")

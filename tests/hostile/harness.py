@@ -4,13 +4,17 @@
 
 `run(case, mode)` does it in a fresh network namespace when `unshare -n` works here (only loopback
 exists there, so nothing can reach a real host), with secrets planted in mcp-review's own environment,
-in `--env`, in `--bearer` and in a credential header. An outcome is:
+in `--env`, in `--bearer`, in a credential header and in a file a project's envFile names. Modes: list,
+call, check, the app, and `login` (`auth login --no-browser`, stdin closed) for the OAuth cases. An outcome is:
 
 - crash: an exit code other than 0-3, a traceback, or an exception in the app;
 - hang: still running past the bound for its mode (--timeout x a small factor);
-- leak: a planted secret in any artifact (stdout, stderr, every file written, the app's screens and
-  clipboard), in any encoding; a request that reached another host (two canary listeners: another port,
-  another address); a connection or name lookup by mcp-review to anything but the target;
+- secret: a planted secret in any artifact (stdout, stderr, every file written, the app's screens and
+  clipboard), in any encoding or form a server can compute (`leakcheck.exposures`), or in the environment a
+  project's `.mcp.json` made mcp-review give its server (case project-env);
+- egress: a request that reached another host (two canary listeners: another port, another address); a
+  connection or name lookup by mcp-review to anything but the target (recorded before it happens, so an
+  attempt at 169.254.169.254 counts though nothing listens there);
 - orphan: a process of the server still alive after mcp-review exited;
 - terminal: an escape or control character from the server on stdout or stderr;
 - memory: a peak RSS of mcp-review over 500 MB;
@@ -21,9 +25,7 @@ in `--env`, in `--bearer` and in a credential header. An outcome is:
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import html
 import json
 import os
 import re
@@ -39,10 +41,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from tests.hostile import judges
 from tests.hostile.cases import BY_NAME, Case
+from tests.hostile.leakcheck import exposures, plant
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -86,46 +88,6 @@ class Canary:
         self.server.shutdown()
 
 
-# ------------------------------------------------------------------------------------------- secrets
-def plant() -> dict[str, str]:
-    return {
-        "GITHUB_TOKEN": "ghp_" + random.token_hex(18),
-        "OPENAI_API_KEY": "sk-" + random.token_hex(20),
-        "API_KEY": "key-" + random.token_hex(16),
-        "bearer": "bt-" + random.token_hex(16),
-        "header": "hk-" + random.token_hex(16),
-    }
-
-
-def _b64_cores(secret: str) -> set[str]:
-    out = set()
-    for pad in range(3):
-        enc = base64.b64encode(b"\0" * pad + secret.encode()).decode()
-        core = enc[(pad * 4 + 2) // 3 + 1 : -3]
-        if len(core) >= 12:
-            out |= {core, core.replace("+", "-").replace("/", "_")}
-    return out
-
-
-def _decoded(text: str) -> str:
-    text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
-    return unquote(html.unescape(text))
-
-
-def exposures(text: str, secret: str) -> list[str]:
-    """In which forms `secret` appears in `text` (written independently of mcp-review's redactor)."""
-    found = []
-    if secret in text:
-        found.append("plain")
-    if any(core in text for core in _b64_cores(secret)):
-        found.append("base64")
-    if secret.encode().hex() in text.lower():
-        found.append("hex")
-    if not found and secret in _decoded(text):
-        found.append("escaped")
-    return found
-
-
 # ----------------------------------------------------------------------------------------- processes
 def _wait_port(port: int, proc: subprocess.Popen[bytes], seconds: float = 20) -> None:
     end = time.monotonic() + seconds
@@ -167,11 +129,25 @@ def _peak_rss_kb(pid: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------- a run
+def project(work: Path, token: str, far: str, keys: dict[str, str]) -> None:
+    """The checkout of case project-env: a .mcp.json asking for the reviewer's tokens and an env file."""
+    creds = Path(tempfile.mkdtemp(prefix="hostile-home-")) / "credentials"
+    creds.write_text(f"[default]\naws_secret_access_key={keys['AWS_SECRET']}\n", encoding="utf-8")
+    args = [str(HERE / "stdio_server.py"), "project-env", "--canary", far, "--envlog", str(work / ".server-env")]
+    env = {"GH": "${GITHUB_TOKEN}", "OPENAI": "${env:OPENAI_API_KEY}", "HOSTILE_TOKEN": token}
+    entry = {"command": PYTHON, "args": args, "env": env, "envFile": str(creds)}
+    (work / ".mcp.json").write_text(json.dumps({"mcpServers": {"notes-dev": entry}}), encoding="utf-8")
+
+
 def command(
     case: Case, mode: str, timeout: float, port: int, token: str, keys: dict[str, str], far: str, log: str = os.devnull
 ) -> list[str]:
     """`log`: where an integrity case's server writes the calls it judges (see `judges.trust`)."""
-    if case.transport == "stdio":
+    if mode == "login":
+        return [PYTHON, "-m", "inspector", "auth", "login", f"http://127.0.0.1:{port}/mcp", "--no-browser"]
+    if case.transport == "project":
+        target = ["--server", "notes-dev"]
+    elif case.transport == "stdio":
         target = ["--env", f"API_KEY={keys['API_KEY']}", "--env", f"HOSTILE_TOKEN={token}", "--"]
         target += [PYTHON, str(HERE / case.server), case.name, "--canary", far, "--log", log]
     else:
@@ -211,7 +187,9 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
     near, far = Canary("127.0.0.1"), Canary("127.0.0.2")
     server, port = None, 0
     try:
-        if case.transport != "stdio":
+        if case.transport == "project":
+            project(work, token, far.url, keys)
+        elif case.transport != "stdio":
             port = _free_port()
             server = subprocess.Popen(
                 [
@@ -240,6 +218,7 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
             "HOSTILE_NETLOG": str(work / ".netlog"),
             "HOSTILE_RSSLOG": str(work / ".rss"),
             "MCP_REVIEW_CONFIG_DIR": str(work / ".config"),
+            "MCP_REVIEW_TOKENS": str(work / ".config" / "tokens.json"),
             "COLUMNS": "100",
         }
         argv = command(case, mode, timeout, port, token, keys, far.url, str(work / ".calls"))
@@ -288,21 +267,26 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
     stderr = (work / ".stderr").read_bytes().decode("utf-8", "replace")
     artifacts = {".stdout": stdout, ".stderr": stderr}
     for path in work.rglob("*"):
-        if path.is_file() and not path.name.startswith((".stdout", ".stderr", ".netlog", ".rss", ".calls")):
+        if path.is_file() and not path.name.startswith(
+            (".stdout", ".stderr", ".netlog", ".rss", ".calls", ".server-env")
+        ):
             artifacts[str(path.relative_to(work))] = path.read_bytes().decode("utf-8", "replace")
     app = json.loads(artifacts.get("app.json") or "{}")
-    leaks = [
+    with contextlib.suppress(OSError):  # what a project's config made mcp-review give the server
+        artifacts["the server's environment"] = (work / ".server-env").read_text(encoding="utf-8")
+    secret = [
         f"{key} in {where} ({', '.join(forms)})"
-        for key, secret in keys.items()
+        for key, value in keys.items()
         for where, text in artifacts.items()
-        if (forms := exposures(text, secret))
+        if (forms := exposures(text, value))
     ]
-    leaks += [f"request to another origin: {h['method']} {h['path']}" for h in hits]
+    egress = [f"request to another origin: {h['method']} {h['path']}" for h in hits]
     allowed = {"'127.0.0.1'", f"('127.0.0.1', {port})", "'localhost'"} if port else set()
     net = []
     with contextlib.suppress(OSError):
         net = [line for line in (work / ".netlog").read_text().splitlines() if json.loads(line)[1] not in allowed]
-    leaks += [f"network: {line}" for line in net]
+    egress += [f"network: {line}" for line in net]
+    leaks = secret + egress
     summary = None
     with contextlib.suppress(ValueError, KeyError, TypeError):
         review = json.loads(artifacts.get("review.json") or "null")
@@ -323,6 +307,8 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
     return {
         "crash": crash,
         "leaks": leaks,
+        "secret": secret,
+        "egress": egress,
         "terminal": terminal,
         "memory": outcome["rss_mb"] > RSS_LIMIT_MB,
         "error_line": stderr.strip().splitlines()[-1][:300] if stderr.strip() else "",

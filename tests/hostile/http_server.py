@@ -95,7 +95,11 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
 
 
 async def serve(request: tuple[str, str, dict[str, str], bytes], writer: asyncio.StreamWriter) -> None:
-    method, _path, headers, body = request
+    method, path, headers, body = request
+    if CASE.startswith("oauth-") and headers.get("authorization") != f"Bearer {BEARER}":
+        writer.write(oauth(method, path))
+        await writer.drain()
+        return
     if CASE == "http-hang":
         await asyncio.sleep(3600)
     if CASE in ("sse-elsewhere", "sse-other-port") and method == "GET":
@@ -158,6 +162,18 @@ async def serve(request: tuple[str, str, dict[str, str], bytes], writer: asyncio
         return
     writer.write(response(200, payload, extra=extra))
     await writer.drain()
+
+
+def oauth(method: str, path: str) -> bytes:
+    """A protected server's answer to a request without the bearer: its metadata, else a 401 that names it."""
+    from secret_cases import oauth_answer  # a sibling: this file runs as a script
+
+    origin = f"http://127.0.0.1:{PORT}"
+    found = oauth_answer(CASE, method, path, origin, FAR)
+    if found is not None:
+        return response(found[0], json.dumps(found[1]).encode())
+    challenge = f'Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource"'.encode()
+    return response(401, b"", extra=[("WWW-Authenticate", challenge)])
 
 
 def bomb(size: int) -> bytes:

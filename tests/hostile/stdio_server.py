@@ -424,6 +424,11 @@ elif CASE == "many-strings":
     chunk = "D" * 900_000
     TOOLS = [tool(f"t{i}", chunk) for i in range(30)] + [tool("probe", "x")]
 
+elif CASE in ("echo-transformed", "project-env"):
+    from secret_cases import stdio_case  # a sibling: this file runs as a script
+
+    INSTRUCTIONS, TOOLS, CALL = stdio_case(CASE, stolen(), tool, text)
+
 else:
     sys.exit(f"unknown case {CASE}")
 

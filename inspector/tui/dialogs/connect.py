@@ -40,12 +40,15 @@ def known_servers() -> list[Choice]:
     ]
 
 
-def target_from_form(values: dict[str, str]) -> Target:
-    """What the connect dialog gave: a config entry, a URL (headers, bearer) or a command line."""
+def target_from_form(values: dict[str, str]) -> tuple[Target, str | None]:
+    """What the connect dialog gave: a config entry, a URL (headers, bearer) or a command line; and for a
+    project's config entry, what of the reviewer's environment it asked for and did not get (`configs`)."""
     if values.get("config"):
         from inspector.configs import find_server
 
-        return find_server(values["config"], values.get("name"))
+        chosen = find_server(values["config"], values.get("name"))  # a project's file gets none of your env
+        assert chosen.target is not None  # find_server raises for an unusable entry
+        return chosen.target, chosen.withheld_line()
     what = values.get("what", "").strip()
     if what.startswith(("http://", "https://")):
         headers = {}
@@ -54,8 +57,8 @@ def target_from_form(values: dict[str, str]) -> Target:
             if not found:
                 raise ValueError(f"a header must look like K: V, got {pair!r}")
             headers[key.strip()] = value.strip()
-        return http_target(what, headers=headers, bearer=values.get("bearer") or None)
-    return stdio_target(shlex.split(what))
+        return http_target(what, headers=headers, bearer=values.get("bearer") or None), None
+    return stdio_target(shlex.split(what)), None
 
 
 def remember_recent(values: dict[str, str]) -> None:
@@ -127,10 +130,12 @@ def ask_target(app: App[Any], current: Target, then: Callable[[Target], None]) -
         if not values:
             return
         try:
-            target = target_from_form(values)
+            target, withheld = target_from_form(values)
         except (ValueError, ConfigError) as e:
             app.notify(str(e), severity="error", markup=False)
             return
+        if withheld:  # the app has no --allow-env: the command line's flags pass them
+            app.notify(withheld, severity="warning", markup=False, timeout=15)
         remember(target.secret_values())  # masked from here on: in saved settings, messages, the screen
         then(target)  # remembered as recent once it has answered
 

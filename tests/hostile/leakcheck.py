@@ -1,0 +1,69 @@
+"""The secret judge: planted secrets, and every form of them a hostile server can produce (written independently
+of mcp-review's redactor, so that one cannot vouch for itself)."""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import functools
+import html
+import re
+import secrets as random
+from urllib.parse import unquote
+
+
+def plant() -> dict[str, str]:
+    return {
+        "GITHUB_TOKEN": "ghp_" + random.token_hex(18),
+        "OPENAI_API_KEY": "sk-" + random.token_hex(20),
+        "API_KEY": "key-" + random.token_hex(16),
+        "bearer": "bt-" + random.token_hex(16),
+        "header": "hk-" + random.token_hex(16),
+        "AWS_SECRET": "aws" + random.token_hex(16),  # only in a file a project's envFile names
+    }
+
+
+def _cores(secret: str, encode: object, group: int, bits: int) -> set[str]:
+    """What encode(x + secret + y) holds whatever x and y are, at every alignment (base64: 3 bytes, 6 bits)."""
+    out = set()
+    for pad in range(group):
+        enc = encode(b"\0" * pad + secret.encode()).decode()  # type: ignore[operator]
+        core = enc[-(-8 * pad // bits) + 1 : 8 * (pad + len(secret)) // bits - 1]
+        if len(core) >= 12:
+            out |= {core, core.replace("+", "-").replace("/", "_")}
+    return out
+
+
+def _decoded(text: str) -> str:
+    text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+    return unquote(html.unescape(text))
+
+
+@functools.lru_cache(maxsize=4)
+def _views(text: str) -> tuple[str, str]:
+    """The text lowered, and its letters and digits alone (what is left of a secret spelled out with spaces)."""
+    low = text.lower()
+    return low, re.sub(r"[^0-9a-z]+", "", low)
+
+
+def exposures(text: str, secret: str) -> list[str]:
+    """In which forms `secret` appears in `text`."""
+    low, alnum = _views(text)
+    s = secret.lower()
+    forms = {
+        "plain": secret in text,
+        "other case": secret not in text and s in low,
+        "base64": any(core.lower() in low for core in _cores(secret, base64.b64encode, 3, 6)),
+        "base32": any(core.lower() in low for core in _cores(secret, base64.b32encode, 5, 5)),
+        "hex": secret.encode().hex() in low,
+        "utf-16 hex": any(secret.encode(c).hex() in low for c in ("utf-16-le", "utf-16-be")),
+        "reversed": s[::-1] in low,
+        "rot13": any(codecs.encode(v, "rot13") in low for v in (s, s[::-1])),
+    }
+    found = [name for name, seen in forms.items() if seen]
+    letters = re.sub(r"[^0-9a-z]+", "", s)
+    if not found and len(letters) >= 12 and (letters in alnum or letters[::-1] in alnum):
+        found.append("spelled out")
+    if not found and secret in _decoded(text):
+        found.append("escaped")
+    return found
