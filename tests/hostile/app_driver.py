@@ -59,21 +59,34 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
         report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
         await until(pilot, lambda: app.snapshot is not None or app.failure is not None, budget)
         report["screens"].append(screen_text(app))
-        while isinstance(app.screen, AnswerScreen):  # the server asked first: decline what it asks
-            report["screens"].append(screen_text(app))
-            everything = app.screen.query("#decline-all")
-            if everything:
-                everything.first().press()
-            else:
-                await pilot.press("escape")
-            await pilot.pause(0.1)
+
+        async def answered(done: Any, seconds: float) -> bool:
+            """Wait for `done()`, declining whatever the server asks meanwhile."""
+            ends = time.monotonic() + seconds
+            while not done() and await until(
+                pilot, lambda: done() or isinstance(app.screen, AnswerScreen), ends - time.monotonic()
+            ):
+                await decline()
+            return bool(done())
+
+        async def decline() -> None:
+            while isinstance(app.screen, AnswerScreen):  # the server asks: decline what it asks
+                report["screens"].append(screen_text(app))
+                everything = app.screen.query("#decline-all")
+                if everything:
+                    everything.first().press()
+                else:
+                    await pilot.press("escape")
+                await pilot.pause(0.1)
+
+        await decline()
         if app.snapshot is None:
             report["connected"] = False
             return
         report["connected"] = True
         app.check_calls, app.calls_chosen = "all", True  # the packs r runs by default; every tool callable
         app.action_run_checks()
-        await until(pilot, lambda: app.review is not None and not app.checking, budget)
+        await answered(lambda: app.review is not None and not app.checking, budget)  # the checklist's calls ask too
         for tab in ("tab-overview", "tab-tools", "tab-checks", "tab-wire", "tab-logs", "tab-calls"):
             app.main.query_one("TabbedContent").active = tab
             await pilot.pause(0.05)
@@ -90,10 +103,10 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 await pilot.pause(0.05)
                 report["screens"].append(screen_text(app))
                 await pilot.press("ctrl+s")
-                answered = lambda: isinstance(app.screen, ResultScreen) or not app.caller.running  # noqa: E731
-                if not await until(pilot, answered, 5):
+                result = lambda: isinstance(app.screen, ResultScreen) or not app.caller.running  # noqa: E731
+                if not await answered(result, 5):
                     await pilot.press("x")  # a call that only reports progress: the reviewer cancels it, as one would
-                    await until(pilot, answered, budget)
+                    await answered(result, budget)
                 await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2)
                 report["screens"].append(screen_text(app))
                 await pilot.press("escape")

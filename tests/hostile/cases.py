@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+FLOOD = "flood_server.py"
+LISTING = "listing_items=1000"  # 10,000 junk tools would make the checklist take 30 s
+
 
 @dataclass(frozen=True)
 class Case:
@@ -14,6 +17,8 @@ class Case:
     transport: str  # stdio, http, sse
     attacks: str  # the class of problem it is built for
     what: str
+    server: str = "stdio_server.py"  # the stdio server's script (flood_server.py: issue 21's floods)
+    limits: str = ""  # MCP_REVIEW_LIMITS for mcp-review: a cap hit in seconds (the default is proven the same way)
 
 
 CASES = [
@@ -53,6 +58,12 @@ CASES = [
     Case("gzip-bomb", "http", "memory", "512 MB of zeros, gzip-compressed"),
     Case("http-hang", "http", "hang", "accepts connections and never answers"),
     Case("huge-headers", "http", "crash", "20,000 response headers"),
+    Case("rounds-endless", "stdio", "hang", "2026-07-28: input_required rounds that never end, 1 MB each", FLOOD),
+    Case("round-elicit", "stdio", "app", "2026-07-28: one input_required round holding one elicitation", FLOOD),
+    Case("endless-pages", "stdio", "hang", "tools/list pages of 200 tools, at once, never ending", FLOOD, LISTING),
+    Case("prompt-flood", "stdio", "memory", "prompts/get answers 100,000 messages", FLOOD),
+    Case("blob-bomb", "stdio", "memory", "resources/read answers a 200 MB blob", FLOOD),
+    Case("no-read-flood", "stdio", "memory", "stops reading stdin and sends pings with 1 MB ids to echo", FLOOD),
 ]
 BY_NAME = {c.name: c for c in CASES}
 MODES = ("list", "call", "check", "app")

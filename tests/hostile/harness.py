@@ -166,7 +166,7 @@ def _peak_rss_kb(pid: int) -> int:
 def command(case: Case, mode: str, timeout: float, port: int, token: str, keys: dict[str, str], far: str) -> list[str]:
     if case.transport == "stdio":
         target = ["--env", f"API_KEY={keys['API_KEY']}", "--env", f"HOSTILE_TOKEN={token}", "--"]
-        target += [PYTHON, str(HERE / "stdio_server.py"), case.name, "--canary", far]
+        target += [PYTHON, str(HERE / case.server), case.name, "--canary", far]
     else:
         path = "/sse" if case.transport == "sse" else "/mcp"
         target = ["--url", f"http://127.0.0.1:{port}{path}", "--bearer", keys["bearer"]]
@@ -222,6 +222,7 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
             "HOSTILE_NETLOG": str(work / ".netlog"),
             "HOSTILE_RSSLOG": str(work / ".rss"),
             "MCP_REVIEW_CONFIG_DIR": str(work / ".config"),
+            "MCP_REVIEW_LIMITS": case.limits,
             "COLUMNS": "100",
         }
         argv = command(case, mode, timeout, port, token, keys, far.url)
