@@ -21,7 +21,6 @@ class Limits:
     request_state: int = 4 << 20  # characters of `requestState` echoed back for one request, over its rounds
     session_state: int = 32 << 20  # ... and for every request of one connection
     prompt_messages: int = 1_000  # messages of one prompts/get result judged
-    resource_chars: int = 8 << 20  # characters of one resources/read result (its texts and blobs) kept
     schema_bytes: int = 1 << 20  # a received message larger than this is not validated against the schema
     write_buffer: int = 8 << 20  # bytes waiting to be written to a stdio server that does not read them
 

@@ -16,25 +16,15 @@ import threading
 import time
 from typing import Any
 
+from lines import messages, send, write
+
 CASE = sys.argv[1]
 RO = {"readOnlyHint": True, "openWorldHint": False}
-OUT = sys.stdout.buffer
-LOCK = threading.Lock()
 MODERN = "2026-07-28"
 STATE = "S" * int(os.environ.get("FLOOD_STATE", 1 << 20))  # requestState of every round
 PAGE = int(os.environ.get("FLOOD_PAGE", 200))  # tools on every page of an endless listing
 MESSAGES = int(os.environ.get("FLOOD_MESSAGES", 100_000))  # messages of prompts/get
 BLOB = int(os.environ.get("FLOOD_BLOB", 200 << 20))  # bytes of the resource blob (before base64)
-
-
-def write(data: bytes) -> None:
-    with LOCK:
-        OUT.write(data)
-        OUT.flush()
-
-
-def send(message: Any) -> None:
-    write(json.dumps(message).encode() + b"\n")
 
 
 def tool(name: str, description: str = "A tool.") -> dict:
@@ -113,9 +103,9 @@ elif CASE == "blob-bomb":
 elif CASE == "no-read-flood":
 
     def flood() -> None:
-        """Requests whose ids the client must echo, 1 MB each, sent to a client this server no longer reads."""
-        for i in range(100_000):
-            send({"jsonrpc": "2.0", "id": f"{i}-" + "I" * (1 << 20), "method": "ping"})
+        """Requests whose ids the client must echo, 200 KB each, sent to a client this server no longer reads."""
+        for i in range(1_000_000):
+            send({"jsonrpc": "2.0", "id": f"{i}-" + "I" * 200_000, "method": "ping"})
 
 else:
     sys.exit(f"unknown case {CASE}")
@@ -158,13 +148,8 @@ def handle(message: dict) -> None:
 
 
 def main() -> None:
-    for line in sys.stdin.buffer:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(message, dict):
-            handle(message)
+    for message in messages():
+        handle(message)
 
 
 if __name__ == "__main__":
