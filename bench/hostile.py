@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.hostile.cases import CASES, MODES
+from tests.hostile.cases import BY_NAME, CASES, MODES
 from tests.hostile.harness import run
 
 KINDS = ("crash", "hang", "leak", "orphan", "terminal", "memory")
@@ -41,7 +41,7 @@ def main() -> None:
     started = time.monotonic()
     print(f"{'case':17} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
     with ThreadPoolExecutor(args.jobs) as pool:
-        for outcome in pool.map(lambda job: run(job[0], job[1], args.timeout), jobs):
+        for outcome in pool.map(lambda job: run(job[0], job[1], BY_NAME[job[0]].timeout or args.timeout), jobs):
             bad = kinds_of(outcome)
             for kind in bad:
                 totals[kind] += 1
