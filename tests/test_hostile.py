@@ -71,7 +71,15 @@ def _rounds_cut(runs) -> bool:
     return said in runs["call"]["error_line"] and "blocking" in _rule(runs, "review.primitive-by-purpose")
 
 
+def _keys_answered(runs) -> bool:
+    """While the server keeps a dialog up, `r` opened the run dialog and `q` quit, each within a second."""
+    pressed = runs["app"]["app"]["keys"]
+    return all(pressed[key] is not None and pressed[key] <= 1.0 for key in ("r", "q"))
+
+
 EXPECT = {
+    "sampling-loop": _keys_answered,
+    "elicit-huge": _keys_answered,
     "rounds-endless": _rounds_cut,
     "round-elicit": lambda runs: runs["call"]["exit"] == 0 and len(runs["app"]["app"]["exported"]) == 5,
     "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 1,000 tools", "listing_items"),

@@ -130,15 +130,40 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
         await app.action_quit()
 
 
+async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float) -> None:
+    """While the server keeps a dialog up (a sampling loop, a hostile elicitation), the reviewer presses `r`
+    (the run dialog must open) and then `q` (the app must quit): report["keys"] says how long each took, or None."""
+    from inspector.tui.dialogs import AnswerScreen, RunScreen
+
+    report["keys"] = {"r": None, "q": None}
+    async with app.run_test(size=(80, 24)) as pilot:
+        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
+        report["connected"] = await until(pilot, lambda: app.snapshot is not None, budget)
+        if not await until(pilot, lambda: isinstance(app.screen, AnswerScreen), budget):
+            return
+        report["screens"].append(screen_text(app))
+        for key, done in (("r", lambda: isinstance(app.screen, RunScreen)), ("q", lambda: not app.is_running)):
+            started = time.monotonic()
+            await pilot.press(key)
+            if await until(pilot, done, 4):
+                report["keys"][key] = round(time.monotonic() - started, 2)
+            if key == "r":
+                await pilot.press("escape")
+                await pilot.pause(0.2)
+        if app.is_running:
+            await app.action_quit()
+
+
 def main() -> int:
     out = Path(sys.argv[1])
-    args = parse(["tui", *sys.argv[2:]])
+    pressing = "--keys" in sys.argv  # press r and q while the server keeps asking, instead of a whole review
+    args = parse(["tui", *[a for a in sys.argv[2:] if a != "--keys"]])
     target = build_target(args)
     prepare_process()  # as `mcp-review tui` does
     report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
     app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)
     try:
-        asyncio.run(drive(app, out, report, budget=max(20.0, args.timeout * 8)))
+        asyncio.run((keys if pressing else drive)(app, out, report, budget=max(20.0, args.timeout * 8)))
     except Exception:
         report["error"] = traceback.format_exc()
     finally:

@@ -1,6 +1,7 @@
 """The hostile corpus: one entry per server in stdio_server.py / http_server.py, with the class it attacks.
 
-Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app.
+Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app; keys
+(issue 21: the app must answer `r` and `q` while the server keeps a dialog up).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ CASES = [
     Case("endless-pages", "stdio", "hang", "tools/list pages of 200 tools, at once, never ending", FLOOD, LISTING),
     Case("prompt-flood", "stdio", "memory", "prompts/get answers 100,000 messages", FLOOD),
     Case("blob-bomb", "stdio", "memory", "resources/read answers a 200 MB blob", FLOOD),
+    Case("sampling-loop", "stdio", "keys", "asks sampling again as soon as it is answered, for good", FLOOD),
+    Case("elicit-huge", "stdio", "keys", "an elicitation of 20,000 fields whose names are no widget ids", FLOOD),
     Case(
         "no-read-flood", "stdio", "memory", "stops reading stdin, sends pings with 200 KB ids to echo", FLOOD, timeout=5
     ),

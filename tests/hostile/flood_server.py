@@ -107,7 +107,21 @@ elif CASE == "no-read-flood":
         for i in range(1_000_000):
             send({"jsonrpc": "2.0", "id": f"{i}-" + "I" * 200_000, "method": "ping"})
 
-else:
+elif CASE == "sampling-loop":
+
+    def ask(n: int) -> None:
+        """One more sampling request, whenever the last one is answered (or declined)."""
+        messages = [{"role": "user", "content": {"type": "text", "text": f"Round {n}: say yes."}}]
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": f"s{n}",
+                "method": "sampling/createMessage",
+                "params": {"messages": messages, "maxTokens": 5},
+            }
+        )
+
+elif CASE != "elicit-huge":
     sys.exit(f"unknown case {CASE}")
 
 
@@ -127,6 +141,13 @@ def handle(message: dict) -> None:
         if method == "notifications/initialized" and CASE == "no-read-flood":
             threading.Thread(target=flood, daemon=True).start()
             time.sleep(3600)  # stop reading stdin; the flood goes on
+        if CASE == "sampling-loop" and (method == "notifications/initialized" or str(mid).startswith("s")):
+            ask(int(str(mid)[1:] or 0) + 1 if method is None else 0)
+        if CASE == "elicit-huge" and method == "notifications/initialized":
+            fields = {f"field {i}": {"type": "string", "description": "?" * 50} for i in range(20_000)}
+            schema = {"type": "object", "properties": fields}
+            params = {"message": "Fill it all in.", "requestedSchema": schema}
+            send({"jsonrpc": "2.0", "id": "e0", "method": "elicitation/create", "params": params})
         return
     result = hello(method)
     if result is None and method in EXTRA:

@@ -175,7 +175,8 @@ def command(case: Case, mode: str, timeout: float, port: int, token: str, keys: 
             target += ["--transport", "sse"]
     opts = ["--timeout", str(timeout), "--wire-log", "wire.jsonl"]
     if mode == "app":
-        return [PYTHON, "-m", "tests.hostile.app_driver", ".", "--timeout", str(timeout), *target]
+        keys = ["--keys"] if case.attacks == "keys" else []
+        return [PYTHON, "-m", "tests.hostile.app_driver", ".", *keys, "--timeout", str(timeout), *target]
     own = {
         "list": ["list", *opts],
         "call": ["call", "probe", "--yes", *opts],
@@ -307,7 +308,7 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
         "terminal": terminal,
         "memory": outcome["rss_mb"] > RSS_LIMIT_MB,
         "error_line": stderr.strip().splitlines()[-1][:300] if stderr.strip() else "",
-        "app": {k: app.get(k) for k in ("first_paint", "connected", "exported")} if app else None,
+        "app": {k: app.get(k) for k in ("first_paint", "connected", "exported", "keys")} if app else None,
         "review": summary,
         "ok": not (crash or leaks or terminal or outcome["hang"] or outcome["orphans"])
         and outcome["rss_mb"] <= RSS_LIMIT_MB,

@@ -12,12 +12,14 @@ from inspector.calls import describe_block
 from inspector.limits import LIMITS
 from inspector.text import one_line, visible
 from inspector.tui.dialogs.answer import AnswerScreen
+from inspector.tui.dialogs.base import Dialog
 
 
 class FillScreen(AnswerScreen):
     """Arguments for something the reviewer asks of the server: a prompt's arguments, a template's variables."""
 
     BINDINGS = [Binding("escape", "decline", "Cancel", id="cancel")]  # the reviewer asked: nothing to decline
+    AUTO_FOCUS = Dialog.AUTO_FOCUS  # and typing goes into the first field at once
 
     def __init__(self, heading: str, about: Any, draft: dict[str, Any], required: list[str]) -> None:
         super().__init__({})
