@@ -65,7 +65,9 @@ CASES = [
     Case("round-elicit", "stdio", "app", "2026-07-28: one input_required round holding one elicitation", FLOOD),
     Case("endless-pages", "stdio", "hang", "tools/list pages of 200 tools, at once, never ending", FLOOD, LISTING),
     Case("prompt-flood", "stdio", "memory", "prompts/get answers 100,000 messages", FLOOD),
-    Case("blob-bomb", "stdio", "memory", "resources/read answers a 200 MB blob", FLOOD),
+    Case(
+        "blob-bomb", "stdio", "memory", "resources/read answers a 48 MB blob (over the 32 MB a message may have)", FLOOD
+    ),
     Case("sampling-loop", "stdio", "keys", "asks sampling again as soon as it is answered, for good", FLOOD),
     Case("elicit-huge", "stdio", "keys", "an elicitation of 20,000 fields whose names are no widget ids", FLOOD),
     Case(

@@ -24,7 +24,7 @@ MODERN = "2026-07-28"
 STATE = "S" * int(os.environ.get("FLOOD_STATE", 1 << 20))  # requestState of every round
 PAGE = int(os.environ.get("FLOOD_PAGE", 200))  # tools on every page of an endless listing
 MESSAGES = int(os.environ.get("FLOOD_MESSAGES", 100_000))  # messages of prompts/get
-BLOB = int(os.environ.get("FLOOD_BLOB", 200 << 20))  # bytes of the resource blob (before base64)
+BLOB = int(os.environ.get("FLOOD_BLOB", 48 << 20))  # bytes of the resource blob (before base64)
 
 
 def tool(name: str, description: str = "A tool.") -> dict:
@@ -79,7 +79,7 @@ CAPS: dict[str, Any] = {"tools": {}}
 TOOLS = [tool("probe", "Triggers this case's behaviour.")]
 EXTRA: dict[str, Any] = {}
 if CASE == "rounds-endless":
-    TOOLS += [tool(f"ask_{i}", "Asks again.") for i in range(int(os.environ.get("FLOOD_TOOLS", 20)))]
+    TOOLS += [tool(f"ask_{i}", "Asks again.") for i in range(int(os.environ.get("FLOOD_TOOLS", 10)))]
     CAPS = {"tools": {}, "prompts": {}, "resources": {}}
     EXTRA = {m: rounds_endless for m in ("tools/call", "prompts/get", "resources/read")}
     EXTRA["prompts/list"] = lambda p: {"prompts": [{"name": "ask", "description": "Asks."}]}
