@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 @dataclass(frozen=True)
 class Limits:
     listing_pages: int = 500  # pages of one listing followed
-    listing_items: int = 10_000  # items of one listing kept (10,000 tools are reviewed whole)
+    listing_items: int = 12_000  # items of one listing kept (10,000 tools, and a few more, are reviewed whole)
     input_rounds: int = 8  # `input_required` rounds answered for one request
     request_state: int = 4 << 20  # characters of `requestState` echoed back for one request, over its rounds
     session_state: int = 32 << 20  # ... and for every request of one connection

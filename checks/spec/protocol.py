@@ -126,7 +126,7 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Known false positives: none known for the fails: only a defect the server showed (a cursor that came
     back, a nextCursor that is not a string) fails. A listing stopped by a limit of mcp-review's (a later
-    page with no answer in time, walking over 4 x --timeout, the caps of 500 pages and 10,000 items) is blocking.
+    page with no answer in time, walking over 4 x --timeout, the caps of 500 pages and 12,000 items) is blocking.
     An invalid cursor accepted only warns.
 
     Passes: every list walked to its end; an invalid cursor -> -32602. Fails: a listing stopped early (a loop, a
