@@ -46,7 +46,7 @@ def main() -> None:
     started, isolated = time.monotonic(), False
     print(f"{'case':19} {'mode':6} {'outcome':24} {'wall s':>7} {'peak MB':>8}  note")
     with ThreadPoolExecutor(args.jobs) as pool:
-        for outcome in pool.map(lambda job: run(job[0], job[1], args.timeout), jobs):
+        for outcome in pool.map(lambda job: run(job[0], job[1], BY_NAME[job[0]].timeout or args.timeout), jobs):
             bad, isolated = kinds_of(outcome), bool(outcome.get("isolated"))
             for kind in bad:
                 totals[kind] += 1

@@ -22,6 +22,7 @@ from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.probe import Prober
 from inspector.connection.session import Session
 from inspector.connection.wire import WireLog
+from inspector.limits import LIMITS
 from inspector.review import Attestation, Fact, Finding, Status
 from inspector.targets import Target
 from inspector.tokens import TokenCounter
@@ -216,6 +217,10 @@ class CheckContext:
         if self.may_call(tool) is not None:
             return None
         consent = "reviewer" if consent_reason(tool) else "read-only"
+        if len(self.calls) >= LIMITS.calls:  # 10,000 tools called by six rules each took most of a minute
+            record = CallRecord(tool.name or "", arguments, consent, purpose or "check")
+            record.failure = f"none was asked: the run made {LIMITS.calls:,} calls already (MCP_REVIEW_LIMITS calls)"
+            return record
         record = await call_tool(
             self.session,
             tool.name or "",

@@ -15,9 +15,9 @@ from inspector.connection.channel import BudgetSpent
 from inspector.connection.errors import RequestTimeout, RpcError
 from inspector.connection.session import Session
 from inspector.definitions import Definitions
+from inspector.limits import LIMITS
 
 Kind = Literal["tool", "resource", "template", "prompt"]
-MAX_PAGES = 500
 LISTING_TIMEOUTS = 4  # a whole listing may take this many request timeouts
 
 
@@ -179,9 +179,11 @@ def _problems(kind: Kind, raw: Any) -> list[str]:
     return out
 
 
-async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAGES) -> Listing:
-    """Follow cursors until the end, a repeated cursor, `max_pages`, or LISTING_TIMEOUTS x the request timeout
-    in all (a cursor that never ends, however fast each page comes); keep every item as sent."""
+async def list_all(
+    session: Session, spec: ListSpec, *, max_pages: int = LIMITS.listing_pages, max_items: int = LIMITS.listing_items
+) -> Listing:
+    """Follow cursors until the end, a repeated cursor, `max_pages`, `max_items`, or LISTING_TIMEOUTS x the request
+    timeout in all (a cursor that never ends, however fast each page comes); keep every item as sent."""
     listing = Listing(spec)
     ends = time.monotonic() + LISTING_TIMEOUTS * session.timeout
     seen: set[str] = set()
@@ -206,6 +208,13 @@ async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAG
             listing.error = f"{spec.method} result has no '{spec.key}' array (wire #{reply.seq})"
             listing.error_seq = reply.seq
             return listing
+        if len(listing.items) + len(items) > max_items:
+            kept = max_items - len(listing.items)
+            listing.stopped = (
+                f"stopped at {max_items:,} {spec.key}: page {page + 1} held {len(items):,} more than the "
+                f"{kept:,} left under mcp-review's cap (MCP_REVIEW_LIMITS listing_items); the rest was not kept"
+            )
+            items = items[:kept]
         for raw in items:
             item = Item(spec.kind, raw, reply.seq, page + 1, len(listing.items), _problems(spec.kind, raw))
             item.definitions = session.wire.definitions
@@ -215,6 +224,8 @@ async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAG
                 else:
                     names[item.name] = item.index
             listing.items.append(item)
+        if listing.stopped:
+            return listing
         nxt = result.get("nextCursor")
         if nxt is None:
             return listing
@@ -232,7 +243,7 @@ async def list_all(session: Session, spec: ListSpec, *, max_pages: int = MAX_PAG
             took = LISTING_TIMEOUTS * session.timeout
             listing.stopped = f"stopped after {page + 1} pages: the listing took over {took:g}s (4 x --timeout)"
             return listing
-    listing.stopped = f"stopped after {max_pages} pages"
+    listing.stopped = f"stopped after {max_pages} pages (mcp-review's cap, MCP_REVIEW_LIMITS listing_pages)"
     return listing
 
 

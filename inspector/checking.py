@@ -26,6 +26,7 @@ from inspector.diff import Diff, TokenBudget, diff
 from inspector.review import Attestation, Finding, Review, Waiver, settle
 from inspector.targets import Target
 from inspector.tokens import TokenCounter
+from inspector.untrusted import CUT
 
 ORDER = {"static": 0, "baseline": 0, "manual": 0, "call": 1, "probe": 2, "observe": 3}
 # (rules done, rules in all, the rule starting now or None at the end, every finding so far)
@@ -211,9 +212,37 @@ def lock_diff(plan: CheckPlan, snapshot: ServerSnapshot) -> Diff | None:
 
 
 def evidence_entries(wire: WireLog, findings: Sequence[Finding]) -> dict[int, dict[str, object]]:
-    """Every wire entry a finding cites, with the request/response and HTTP lines that go with it."""
+    """Every wire entry a finding cites, with the request/response and HTTP lines that go with it. A big message is
+    kept shortened (`_shortened`): a review cites what proves a finding, the wire log (`--wire-log`) holds it all."""
     out: dict[int, dict[str, object]] = {}
     for seq in sorted({s for f in findings for s in f.evidence}):
         for entry in wire.exchange_of(seq):
-            out.setdefault(entry.seq, entry.to_json())
+            if entry.seq not in out:
+                shown = entry.to_json()
+                if entry.size > EVIDENCE_BYTES and "message" in shown:
+                    shown["message"] = _shortened(shown["message"])
+                    shown["notes"] = [*(entry.notes or []), _SHORTENED.format(entry.size)]
+                out[entry.seq] = shown
     return out
+
+
+EVIDENCE_BYTES = 64 * 1024  # a cited message larger than this is shortened in the review
+EVIDENCE_ITEMS = 100  # ... to this many items of each array
+EVIDENCE_STRING = 2000  # ... and this many characters of each string
+_SHORTENED = (
+    f"a message of {{:,}} bytes: shortened in the review to {EVIDENCE_ITEMS} items an array and "
+    f"{EVIDENCE_STRING:,} characters a string"
+)
+
+
+def _shortened(value: object) -> object:
+    """`value` with every array cut to EVIDENCE_ITEMS and every string to EVIDENCE_STRING (what is cut is counted).
+    Received messages nest at most `untrusted.MAX_DEPTH` deep: the recursion is bounded."""
+    if isinstance(value, str):
+        return value if len(value) <= EVIDENCE_STRING else value[:EVIDENCE_STRING] + CUT.format(len(value))
+    if isinstance(value, list):
+        kept = [_shortened(v) for v in value[:EVIDENCE_ITEMS]]
+        return kept + ([f"…[{len(value) - EVIDENCE_ITEMS:,} more items]"] if len(value) > EVIDENCE_ITEMS else [])
+    if isinstance(value, dict):
+        return {k: _shortened(v) for k, v in value.items()}
+    return value

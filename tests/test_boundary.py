@@ -159,3 +159,13 @@ def test_a_detached_descendant_is_found_by_its_mark_and_killed():
         assert eventually(lambda: not procs._alive(child), timeout=5), "the orphan is killed"
     finally:
         procs.kill_tree(parent.pid, token)
+
+
+def test_flood_caps_are_changed_by_name_and_junk_is_ignored():
+    """MCP_REVIEW_LIMITS changes the caps it names; an unknown name or a value that is no positive integer is not
+    taken (a typo must not lift a cap)."""
+    from inspector.limits import Limits, _from_env
+
+    changed = _from_env("listing_items=500, input_rounds=2,nonsense=3,write_buffer=-1,prompt_messages=x,=4")
+    assert changed == Limits(listing_items=500, input_rounds=2)
+    assert _from_env("") == Limits()

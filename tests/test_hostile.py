@@ -32,8 +32,9 @@ TIMEOUT = 1.0
 
 def _runs(name: str) -> dict[str, dict[str, Any]]:
     modes = BY_NAME[name].modes
+    timeout = BY_NAME[name].timeout or TIMEOUT
     with ThreadPoolExecutor(len(modes)) as pool:
-        return dict(zip(modes, pool.map(lambda mode: run(name, mode, TIMEOUT), modes), strict=True))
+        return dict(zip(modes, pool.map(lambda mode: run(name, mode, timeout), modes), strict=True))
 
 
 def _problems(outcome: dict[str, Any]) -> list[str]:
@@ -68,7 +69,31 @@ def _refused_elsewhere(runs) -> bool:
     )
 
 
+def _rule_says(rule: str, *parts: str):
+    """The check's review has `rule` saying every one of `parts` (a flood cut says where, never silently)."""
+    return lambda runs: all(part in _rule(runs, rule) for part in parts)
+
+
+def _rounds_cut(runs) -> bool:
+    """input_required rounds that never end: every call blocks on the cap, named; call says it in one line."""
+    said = "the server still asked for input (input_required"
+    return said in runs["call"]["error_line"] and "blocking" in _rule(runs, "review.primitive-by-purpose")
+
+
+def _keys_answered(runs) -> bool:
+    """While the server keeps a dialog up, `r` opened the run dialog and `q` quit, each within a second."""
+    pressed = runs["app"]["app"]["keys"]
+    return all(pressed[key] is not None and pressed[key] <= 1.0 for key in ("r", "q"))
+
+
 EXPECT = {
+    "sampling-loop": _keys_answered,
+    "elicit-huge": _keys_answered,
+    "rounds-endless": _rounds_cut,
+    "round-elicit": lambda runs: runs["call"]["exit"] == 0 and len(runs["app"]["app"]["exported"]) == 5,
+    "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 1,000 tools", "listing_items"),
+    "prompt-flood": _rule_says("review.prompts-safe", "blocking: 100,000 messages: only the first 1,000"),
+    "no-read-flood": lambda runs: "stopped reading its input" in runs["list"]["error_line"],
     "sse-elsewhere": _refused_elsewhere,
     "sse-other-port": _refused_elsewhere,
     "redirect": lambda runs: "does not follow" in runs["list"]["error_line"],

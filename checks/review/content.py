@@ -8,14 +8,16 @@ review uses the server, through the same scanner (`inspector/scan/`) and the sam
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 from checks.context import CheckContext
 from checks.core import rule
-from checks.review.common import SEED, scanned, verdict
+from checks.review.common import SEED, scanned, summary, verdict
 from inspector import surfaces
 from inspector.calls import CallRecord
 from inspector.catalog import Item
 from inspector.connection.errors import ConnectionFailed
+from inspector.limits import LIMITS
 from inspector.review import Finding
 from inspector.scan.asks import form_asks_secret
 
@@ -91,13 +93,16 @@ async def prompts_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Known false positives: a prompt whose purpose is to instruct the model ("You are a code reviewer...") is fine;
     only the hostile forms fail (hiding things from the user, overriding earlier instructions, reading secrets,
-    sending data away). Arguments set to `example` may not reach every branch of a prompt.
+    sending data away). Arguments set to `example` may not reach every branch of a prompt. Only the first 1,000
+    messages of an answer are scanned (a prompt of 100,000 messages would take minutes): a longer answer with no
+    fail among them is blocking, never a pass.
 
     Passes: prompts whose messages say nothing hidden, leaked or steering. Fails: a hostile or leaky span. Warns: a
-    suspicious span. Blocking: without `--calls`, or a prompt that got no answer. n/a: the server lists no prompts.
+    suspicious span. Blocking: without `--calls`, a prompt that got no answer, or one whose answer holds more
+    messages than are scanned. n/a: the server lists no prompts.
 
     To verify when blocking: run with `--calls read-only` (or `--calls all`); a prompt that got no answer needs a
-    server that answers it within --timeout.
+    server that answers it within --timeout; a longer answer, a larger cap (MCP_REVIEW_LIMITS prompt_messages).
     """
     prompts = [p for p in ctx.snapshot.prompts if p.name]
     if not prompts:
@@ -113,8 +118,23 @@ async def prompts_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         except ConnectionFailed as e:
             yield ctx.blocking(prompt, f"prompts/get got no answer ({e}); nothing is proven")
             continue
-        found = scanned([*surfaces.prompt(reply.result), *surfaces.error(reply.error)], instructs=True)
-        yield verdict(ctx, prompt, found, [reply.seq], "its messages say nothing hidden, leaked or steering")
+        result, cut = _first_messages(reply.result)
+        found = scanned([*surfaces.prompt(result), *surfaces.error(reply.error)], instructs=True)
+        if cut and not found[0]:  # what was not read proves nothing: a clean or suspicious start cannot pass
+            yield ctx.blocking(prompt, f"{cut}; {summary(found[1]) if found[1] else 'those are clean'}", [reply.seq])
+            continue
+        clean = "its messages say nothing hidden, leaked or steering"
+        yield verdict(ctx, prompt, (found[0], found[1] + [cut] if cut else found[1]), [reply.seq], clean)
+
+
+def _first_messages(result: Any) -> tuple[Any, str]:
+    """A `prompts/get` result cut to the first LIMITS.prompt_messages messages, and what was cut ("" if nothing)."""
+    messages = result.get("messages") if isinstance(result, dict) else None
+    cap = LIMITS.prompt_messages
+    if not isinstance(messages, list) or len(messages) <= cap:
+        return result, ""
+    cut = f"{len(messages):,} messages: only the first {cap:,} were scanned (mcp-review's cap, MCP_REVIEW_LIMITS)"
+    return {**result, "messages": messages[:cap]}, cut
 
 
 def _arguments(raw: dict[str, object]) -> Iterator[dict[str, str]]:

@@ -126,14 +126,15 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Known false positives: none known for the fails: only a defect the server showed (a cursor that came
     back, a nextCursor that is not a string) fails. A listing stopped by a limit of mcp-review's (a later
-    page with no answer in time, walking over 4 x --timeout, the page cap) is blocking. An invalid cursor
-    accepted only warns.
+    page with no answer in time, walking over 4 x --timeout, the caps of 500 pages and 12,000 items) is blocking.
+    An invalid cursor accepted only warns.
 
     Passes: every list walked to its end; an invalid cursor -> -32602. Fails: a listing stopped early (a loop, a
     non-string cursor, a timeout or a cap). Warns: an invalid cursor accepted or answered with another code (a
     SHOULD). n/a for the cursor probe when the server declares no tools. Blocking: a listing stopped by a limit.
 
-    To verify when blocking: a longer --timeout (or --budget), so the whole listing can be walked.
+    To verify when blocking: a longer --timeout (or --budget), or larger caps (MCP_REVIEW_LIMITS
+    listing_pages, listing_items), so the whole listing can be walked.
     """
     for listing in ctx.snapshot.lists.values():
         if listing.stopped and listing.broken:
@@ -141,7 +142,7 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
         elif listing.stopped:  # a limit of mcp-review's (time, page cap, a slow page): not the server's defect
             yield ctx.blocking(
                 listing.spec.key,
-                f"{listing.stopped}: the rest was not walked (a longer --timeout would)",
+                f"{listing.stopped}: the rest was not walked (a longer --timeout would, or a larger cap)",
                 listing.seqs[-1:],
             )
     if "tools" not in ctx.snapshot.capabilities:

@@ -9,6 +9,7 @@ from typing import Any
 from checks.context import CheckContext
 from checks.core import rule
 from checks.spec.common import SEED
+from inspector.limits import LIMITS
 from inspector.review import Finding
 
 PER_METHOD = 1000  # unasked messages of one method validated by spec.wire-schema
@@ -22,7 +23,8 @@ def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
     probes) is validated with jsonschema against the vendored schema.json of the negotiated revision: the envelope,
     and the specific result, notification or request definition for its method. Of the messages the server sends
     unasked (notifications, requests), the first PER_METHOD (1,000) of each method are validated: a flood of 100,000
-    progress notifications says nothing the first thousand do not, and would take minutes.
+    progress notifications says nothing the first thousand do not, and would take minutes. A message over 1 MB
+    (MCP_REVIEW_LIMITS schema_bytes) is not validated either: a prompt of 100,000 messages took 20 s.
 
     Why: seed 002 (all JSON field names camelCase, the official TypeScript schema is the source of truth; RPC-01):
     clients parse by that schema, so a misnamed or mistyped field is dropped or breaks them.
@@ -31,7 +33,8 @@ def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
 
     Known false positives: none known: only what the server sent on the review's own session is judged, against the
     official schema of the revision the server itself negotiated. Unasked messages beyond the first 1,000 of a
-    method are not validated: a pass does not cover them (the message says how many).
+    method, and messages over 1 MB, are not validated: a pass does not cover them (the message says how many, and
+    which).
 
     Passes: every validated message valid. Fails: any problem, each with its wire entry and JSON path (e.g.
     result.tools[3].inputSchema).
@@ -41,7 +44,12 @@ def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
     conn = ctx.session.channel.conn if ctx.session.channel else None
     seen: dict[str, int] = {}
 
+    big: list[int] = []  # received messages too large to validate in reasonable time
+
     def sampled(entry: Any) -> bool:
+        if entry.direction == "recv" and entry.size > LIMITS.schema_bytes:
+            big.append(entry.seq)
+            return False
         method = entry.method if entry.direction == "recv" else None
         if method is None:
             return True
@@ -52,7 +60,11 @@ def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
     problems = validate_wire(entries, ctx.revision, conn)
     checked = sum(1 for e in entries if e.direction == "recv")
     skipped = sum(max(0, n - PER_METHOD) for n in seen.values())
-    checked_note = f" ({skipped} more unasked messages of the same methods not validated)" if skipped else ""
+    notes = [f"{skipped} more unasked messages of the same methods not validated"] if skipped else []
+    if big:
+        shown = ", ".join(f"#{seq}" for seq in big[:5])
+        notes.append(f"{len(big)} message(s) over {LIMITS.schema_bytes:,} bytes not validated ({shown})")
+    checked_note = f" ({'; '.join(notes)})" if notes else ""
     if problems:
         listed = "; ".join(f"#{p.seq} {p.definition} {p.path or '(message)'}: {p.message}" for p in problems[:8])
         more = f" (+{len(problems) - 8} more)" if len(problems) > 8 else ""

@@ -48,10 +48,13 @@ from inspector.connection.protocol import KNOWN_VERSIONS as KNOWN_VERSIONS  # re
 from inspector.connection.protocol import headless_handlers as headless_handlers  # and for the CLI
 from inspector.connection.transport import PLAIN, Delivery, Outgoing, make_transport
 from inspector.connection.wire import WireLog
+from inspector.limits import LIMITS
 from inspector.redact import Redactor
 from inspector.targets import Target
 
-MAX_INPUT_ROUNDS = 8
+
+class InputRoundsExceeded(ProtocolError):
+    """A request the server kept answering with `input_required` past the caps: no result came, nothing is proven."""
 
 
 class Session:
@@ -82,6 +85,7 @@ class Session:
         self.tool_schemas: dict[str, Json] = {}  # for Mcp-Param-* headers
         self._progress: dict[str, Callable[[Json], None]] = {}
         self._tokens = itertools.count(1)
+        self._echoed = 0  # characters of requestState sent back on this session (LIMITS.session_state)
 
     # -------------------------------------------------------------------------------- lifecycle
     async def __aenter__(self) -> Session:
@@ -264,18 +268,31 @@ class Session:
             self._progress[token] = on_progress
         try:
             reply = await self.request(method, params, timeout=timeout)
-            for _ in range(MAX_INPUT_ROUNDS):
+            rounds, echoed = 0, 0  # rounds answered, characters of requestState sent back so far
+            while True:
                 result = reply.result
                 if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
                     return reply
+                state = result.get("requestState")
+                size = len(state) if isinstance(state, str) else 0
+                echoed += size
+                self._echoed += size
+                cap = LIMITS
+                if rounds == cap.input_rounds or echoed > cap.request_state or self._echoed > cap.session_state:
+                    raise InputRoundsExceeded(
+                        f"{method}: the server still asked for input (input_required, wire #{reply.seq}) after "
+                        f"{rounds} rounds and {echoed:,} characters of requestState ({self._echoed:,} on this "
+                        f"connection); mcp-review stops at {cap.input_rounds} rounds, {cap.request_state:,} "
+                        f"characters, or {cap.session_state:,} on a connection (MCP_REVIEW_LIMITS): no result came"
+                    )
                 retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
                 requests = result.get("inputRequests")
                 if isinstance(requests, dict):
                     retry["inputResponses"] = {key: await self._fulfil(req) for key, req in requests.items()}
                 if "requestState" in result:
-                    retry["requestState"] = result["requestState"]
+                    retry["requestState"] = state
                 reply = await self.request(method, retry, timeout=timeout)
-            return reply
+                rounds += 1
         finally:
             if token:
                 self._progress.pop(token, None)

@@ -1,7 +1,8 @@
 """The stdio transport: a server process, one JSON-RPC message per line on its stdin and stdout.
 
-Every wait is bounded: a write to a server that stops reading its input fails after the request timeout
-(and fails the connection: a server that does not read cannot be talked to), closing never blocks on a
+Every wait is bounded: a write to a server that stops reading its input fails after the request timeout, or
+at once when LIMITS.write_buffer bytes already wait (and fails the connection: a server that does not read
+cannot be talked to, and what waits for it must not grow), closing never blocks on a
 full pipe, and a reader that dies says why and fails every pending request at once. Closing ends the
 server and everything it started (see `procs`).
 """
@@ -15,12 +16,13 @@ import signal
 import time
 from collections import deque
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NoReturn
 
 from inspector.connection import procs
 from inspector.connection.errors import CommandNotFound, ConnectionFailed, ServerExited
 from inspector.connection.transport import MAX_LINE_CHARS, MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
 from inspector.connection.wire import WireLog
+from inspector.limits import LIMITS
 from inspector.targets import Target, child_env
 from inspector.untrusted import safe_text
 
@@ -166,18 +168,26 @@ class StdioTransport(Transport):
             raise ConnectionFailed("the connection to the server is closing")
         if self.proc.stdin.is_closing():  # the pipe is gone: writing would only log warnings
             await self._gone()
-        text = self._record_send(payload, how)
+        data = self._record_send(payload, how).encode() + b"\n"
+        waiting = self.proc.stdin.transport.get_write_buffer_size()
+        if waiting and waiting + len(data) > LIMITS.write_buffer:  # one message alone may exceed it: it waits alone
+            self._stopped_reading(f"{waiting:,} bytes already wait to be written (cap {LIMITS.write_buffer:,})")
         try:
-            self.proc.stdin.write(text.encode() + b"\n")
+            self.proc.stdin.write(data)
+            del data
             await asyncio.wait_for(self.proc.stdin.drain(), self.target.timeout)
         except TimeoutError:
-            failure = ConnectionFailed(
-                f"the server stopped reading its input (a write waited {self.target.timeout:g}s)"
-            )
-            self._fail(failure)
-            raise failure from None
+            self._stopped_reading(f"a write waited {self.target.timeout:g}s")
         except (BrokenPipeError, ConnectionResetError):
             await self._gone()
+
+    def _stopped_reading(self, how: str) -> NoReturn:
+        """The server does not read what is sent to it: the connection ends (what waits is not kept growing)."""
+        failure = ConnectionFailed(f"the server stopped reading its input ({how})")
+        self._fail(failure)
+        assert self.proc and self.proc.stdin
+        self.proc.stdin.transport.abort()  # the buffered bytes go now, not when the process is gone
+        raise failure from None
 
     async def _gone(self) -> None:
         """The server's input is closed: say how it ended (its exit code and last stderr lines)."""

@@ -236,12 +236,16 @@ class WireLog:
         return sorted(related.values(), key=lambda e: e.seq)
 
     def to_jsonl(self) -> str:
-        return "".join(json.dumps(e.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for e in self.entries)
+        return "".join(self.jsonl())
+
+    def jsonl(self) -> Iterator[str]:
+        """The log as JSON lines, one entry at a time (a log of 128 MB is never held twice more as text)."""
+        return (json.dumps(e.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for e in self.entries)
 
     def save(self, path: str | Path) -> None:
         from inspector.output import write_text
 
-        write_text(path, self.to_jsonl())
+        write_text(path, self.jsonl())  # each block one line: masking never splits a secret
 
 
 def _id_key(entry: WireEntry) -> tuple[int, str, Any] | None:

@@ -3,7 +3,9 @@
 A server may ask before the app has drawn anything, or send hundreds of requests at once. Requests
 wait until the first screen is painted, then come one at a time, in order: each dialog says how many
 more are waiting and offers to decline them all. Roots are the client's own state, not a question: the
-reviewer's first answer is kept for the rest of the connection, as a client would.
+reviewer's first answer is kept for the rest of the connection, as a client would. A dialog that comes
+within the reviewer's own call puts the cursor in its first field; one the server sends on its own takes no
+key, so `q` and `r` still work while a server asks again and again.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from textual.app import App
 from inspector.connection.channel import HandlerError
 from inspector.connection.session import ClientHandlers
 from inspector.tui.dialogs import DECLINE_ALL, AnswerScreen, ElicitScreen, RootsScreen, SampleScreen
+from inspector.tui.dialogs.base import Dialog
 
 
 class Asker:
@@ -85,6 +88,9 @@ class Asker:
                 if self.declining:
                     return None
                 screen.waiting = self.waiting
+                caller = getattr(self.app, "caller", None)  # the review app's (calling.py); a bare App has none
+                if caller is not None and caller.running is not None:
+                    screen.AUTO_FOCUS = Dialog.AUTO_FOCUS  # the reviewer's own call asks: type the answer at once
                 answered: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
                 self.app.push_screen(screen, lambda value: answered.done() or answered.set_result(value))
                 try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import functools
 import gc
 import inspect
@@ -161,12 +162,14 @@ class OnLoop:
     so the rules' thread ends at its next request. Not `asyncio.run_coroutine_threadsafe`: it needs the coroutine
     made in the calling thread, and when the app's loop is closed, or closes before running it, that coroutine is
     never awaited (Python's RuntimeWarning, and a rule error per rule until the thread saw its cancellation). Here
-    the coroutine is made on the app's loop, only when it runs there."""
+    the coroutine is made on the app's loop, only when it runs there, in the context this bridge was made in (the
+    app's: a request the server answers with `input_required` opens a dialog, and a dialog needs the active app)."""
 
     def __init__(self, session: Session, loop: asyncio.AbstractEventLoop) -> None:
         object.__setattr__(self, "_session", session)
         object.__setattr__(self, "_loop", loop)
         object.__setattr__(self, "_closed", threading.Event())
+        object.__setattr__(self, "_context", contextvars.copy_context())
 
     def close(self) -> None:
         """Calls not started on the app's loop yet never start; later ones raise `CancelledError` at once."""
@@ -196,7 +199,7 @@ class OnLoop:
                 done.cancel()
             if done.cancelled():  # the app quit, or the rule was cancelled before its call began
                 return
-            task = self._loop.create_task(call())
+            task = self._loop.create_task(call(), context=self._context.copy())
             task.add_done_callback(functools.partial(_settle, done))
             done.add_done_callback(lambda _: done.cancelled() and cancel_on(self._loop, task))
 

@@ -59,21 +59,34 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
         report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
         await until(pilot, lambda: app.snapshot is not None or app.failure is not None, budget)
         report["screens"].append(screen_text(app))
-        while isinstance(app.screen, AnswerScreen):  # the server asked first: decline what it asks
-            report["screens"].append(screen_text(app))
-            everything = app.screen.query("#decline-all")
-            if everything:
-                everything.first().press()
-            else:
-                await pilot.press("escape")
-            await pilot.pause(0.1)
+
+        async def answered(done: Any, seconds: float) -> bool:
+            """Wait for `done()`, declining whatever the server asks meanwhile."""
+            ends = time.monotonic() + seconds
+            while not done() and await until(
+                pilot, lambda: done() or isinstance(app.screen, AnswerScreen), ends - time.monotonic()
+            ):
+                await decline()
+            return bool(done())
+
+        async def decline() -> None:
+            while isinstance(app.screen, AnswerScreen):  # the server asks: decline what it asks
+                report["screens"].append(screen_text(app))
+                everything = app.screen.query("#decline-all")
+                if everything:
+                    everything.first().press()
+                else:
+                    await pilot.press("escape")
+                await pilot.pause(0.1)
+
+        await decline()
         if app.snapshot is None:
             report["connected"] = False
             return
         report["connected"] = True
         app.check_calls, app.calls_chosen = calls, True  # the packs r runs by default; the tools --calls allows
         app.action_run_checks()
-        await until(pilot, lambda: app.review is not None and not app.checking, budget)
+        await answered(lambda: app.review is not None and not app.checking, budget)  # the checklist's calls ask too
         for tab in ("tab-overview", "tab-tools", "tab-checks", "tab-wire", "tab-logs", "tab-calls"):
             app.main.query_one("TabbedContent").active = tab
             await pilot.pause(0.05)
@@ -90,10 +103,10 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 await pilot.pause(0.05)
                 report["screens"].append(screen_text(app))
                 await pilot.press("ctrl+s")
-                answered = lambda: isinstance(app.screen, ResultScreen) or not app.caller.running  # noqa: E731
-                if not await until(pilot, answered, 5):
+                result = lambda: isinstance(app.screen, ResultScreen) or not app.caller.running  # noqa: E731
+                if not await answered(result, 5):
                     await pilot.press("x")  # a call that only reports progress: the reviewer cancels it, as one would
-                    await until(pilot, answered, budget)
+                    await answered(result, budget)
                 await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2)
                 report["screens"].append(screen_text(app))
                 await pilot.press("escape")
@@ -117,15 +130,44 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
         await app.action_quit()
 
 
+async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float) -> None:
+    """While the server keeps a dialog up (a sampling loop, a hostile elicitation), the reviewer presses `r`
+    (the run dialog must open) and then `q` (the app must quit): report["keys"] says how long each took, or None."""
+    from inspector.tui.dialogs import AnswerScreen, RunScreen
+
+    report["keys"] = {"r": None, "q": None}
+    async with app.run_test(size=(80, 24)) as pilot:
+        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
+        report["connected"] = await until(pilot, lambda: app.snapshot is not None, budget)
+        if not await until(pilot, lambda: isinstance(app.screen, AnswerScreen), budget):
+            return
+        report["screens"].append(screen_text(app))
+        for key, done in (("r", lambda: isinstance(app.screen, RunScreen)), ("q", lambda: not app.is_running)):
+            started = time.monotonic()
+            await pilot.press(key)
+            if await until(pilot, done, 4):
+                report["keys"][key] = round(time.monotonic() - started, 2)
+            if key == "r":
+                await pilot.press("escape")
+                await pilot.pause(0.2)
+        if app.is_running:
+            await app.action_quit()
+
+
 def main() -> int:
     out = Path(sys.argv[1])
-    args = parse(["tui", *sys.argv[2:]])
+    pressing = "--keys" in sys.argv  # press r and q while the server keeps asking, instead of a whole review
+    args = parse(["tui", *[a for a in sys.argv[2:] if a != "--keys"]])
     target = build_target(args)
     prepare_process()  # as `mcp-review tui` does
     report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
     app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)
     try:
-        asyncio.run(drive(app, out, report, budget=max(20.0, args.timeout * 8), calls=args.calls or "all"))
+        budget = max(20.0, args.timeout * 8)
+        if pressing:
+            asyncio.run(keys(app, out, report, budget=budget))
+        else:
+            asyncio.run(drive(app, out, report, budget=budget, calls=args.calls or "all"))
     except Exception:
         report["error"] = traceback.format_exc()
     finally:

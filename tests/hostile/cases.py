@@ -3,7 +3,7 @@
 Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app;
 (issue 21): trust (a call made without the consent its most dangerous definition needs), json (an export that
 is not strict JSON), injection (server text live as structure in an export), secret (the reviewer's secrets, in any
-form), egress (metadata, link-local and other hosts).
+form), egress (metadata, link-local and other hosts).; keys (the app must answer `r` and `q` while the server keeps a dialog up).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 MODES = ("list", "call", "check", "app")  # the default ways mcp-review is run against a case
 OAUTH_MODES = ("list", "check", "login")  # login: `auth login --no-browser`, stdin closed
+FLOOD = "flood_server.py"
+LISTING = "listing_items=1000"  # 10,000 junk tools would make the checklist take 30 s
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class Case:
     modes: tuple[str, ...] = MODES
     server: str = "stdio_server.py"  # the file of tests/hostile that serves it (stdio)
     calls: str = "all"  # the consent the reviewer gives: "all" (--yes, --calls all) or "read-only" (no --yes)
+    limits: str = ""  # MCP_REVIEW_LIMITS for mcp-review: a cap hit in seconds (the default is proven the same way)
+    timeout: float | None = None  # --timeout when the suite's is too short for the flood to show
 
 
 CASES = [
@@ -59,6 +63,7 @@ CASES = [
     Case("session-nonascii", "http", "crash", "a non-ASCII Mcp-Session-Id"),
     Case("sse-endless", "http", "memory", "an event stream whose event never ends"),
     Case("sse-longline", "http", "memory", "an event stream line that never ends"),
+    Case("sse-forever", "http", "hang", "a tool call's event stream of log events that never ends, never answers"),
     Case("gzip-bomb", "http", "memory", "512 MB of zeros, gzip-compressed"),
     Case("http-hang", "http", "hang", "accepts connections and never answers"),
     Case("huge-headers", "http", "crash", "20,000 response headers"),
@@ -91,5 +96,35 @@ CASES = [
     Case("project-env", "project", "secret", "a project .mcp.json expands the reviewer's tokens and an envFile"),
     Case("oauth-metadata", "http", "egress", "AS metadata names 169.254.169.254, fe80:: and another host", OAUTH_MODES),
     Case("oauth-closed-stdin", "http", "crash", "auth login --no-browser with stdin closed", ("login",)),
+    Case(
+        "rounds-endless", "stdio", "hang", "2026-07-28: input_required rounds that never end, 1 MB each", server=FLOOD
+    ),
+    Case("round-elicit", "stdio", "app", "2026-07-28: one input_required round holding one elicitation", server=FLOOD),
+    Case(
+        "endless-pages",
+        "stdio",
+        "hang",
+        "tools/list pages of 200 tools, at once, never ending",
+        server=FLOOD,
+        limits=LISTING,
+    ),
+    Case("prompt-flood", "stdio", "memory", "prompts/get answers 100,000 messages", server=FLOOD),
+    Case(
+        "blob-bomb",
+        "stdio",
+        "memory",
+        "resources/read answers a 48 MB blob (over the 32 MB a message may have)",
+        server=FLOOD,
+    ),
+    Case("sampling-loop", "stdio", "keys", "asks sampling again as soon as it is answered, for good", server=FLOOD),
+    Case("elicit-huge", "stdio", "keys", "an elicitation of 20,000 fields whose names are no widget ids", server=FLOOD),
+    Case(
+        "no-read-flood",
+        "stdio",
+        "memory",
+        "stops reading stdin, sends pings with 200 KB ids to echo",
+        server=FLOOD,
+        timeout=5,
+    ),
 ]
 BY_NAME = {c.name: c for c in CASES}

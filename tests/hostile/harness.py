@@ -158,17 +158,9 @@ def command(
             target += ["--transport", "sse"]
     opts = ["--timeout", str(timeout), "--wire-log", "wire.jsonl"]
     if mode == "app":
-        return [
-            PYTHON,
-            "-m",
-            "tests.hostile.app_driver",
-            ".",
-            "--timeout",
-            str(timeout),
-            "--calls",
-            case.calls,
-            *target,
-        ]
+        keys = ["--keys"] if case.attacks == "keys" else []
+        driver = [PYTHON, "-m", "tests.hostile.app_driver", ".", *keys, "--timeout", str(timeout)]
+        return [*driver, "--calls", case.calls, *target]
     printed = ["--format", "json"] if case.attacks == "json" else []  # what list and call print: strict JSON too
     own = {
         "list": ["list", *printed, *opts],
@@ -219,6 +211,7 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
             "HOSTILE_RSSLOG": str(work / ".rss"),
             "MCP_REVIEW_CONFIG_DIR": str(work / ".config"),
             "MCP_REVIEW_TOKENS": str(work / ".config" / "tokens.json"),
+            "MCP_REVIEW_LIMITS": case.limits,
             "COLUMNS": "100",
         }
         argv = command(case, mode, timeout, port, token, keys, far.url, str(work / ".calls"))
@@ -312,7 +305,7 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
         "terminal": terminal,
         "memory": outcome["rss_mb"] > RSS_LIMIT_MB,
         "error_line": stderr.strip().splitlines()[-1][:300] if stderr.strip() else "",
-        "app": {k: app.get(k) for k in ("first_paint", "connected", "exported")} if app else None,
+        "app": {k: app.get(k) for k in ("first_paint", "connected", "exported", "keys")} if app else None,
         "review": summary,
         "ok": not (crash or leaks or terminal or outcome["hang"] or outcome["orphans"])
         and outcome["rss_mb"] <= RSS_LIMIT_MB,

@@ -156,6 +156,13 @@ async def serve(request: tuple[str, str, dict[str, str], bytes], writer: asyncio
         while True:
             writer.write(b"x" * 65536 if CASE == "sse-longline" else b"data: " + b"x" * 65536 + b"\n")
             await writer.drain()
+    if CASE == "sse-forever" and name == "tools/call":  # complete, valid events, none of them the answer
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "more"}}
+        while True:
+            writer.write(b"data: " + json.dumps(note).encode() + b"\n\n")
+            await writer.drain()
+            await asyncio.sleep(0.01)
     if CASE == "gzip-bomb" and name == "tools/call":
         writer.write(response(200, BOMB, extra=[("Content-Encoding", b"gzip")]))
         await writer.drain()

@@ -19,22 +19,12 @@ import time
 from typing import Any
 from urllib.parse import quote
 
+from lines import messages, send, write
+
 CASE = sys.argv[1]
 CANARY = sys.argv[sys.argv.index("--canary") + 1] if "--canary" in sys.argv else "http://127.0.0.2:9/"
 TOKEN = os.environ.get("HOSTILE_TOKEN", "no-token")  # marks every process of this case (orphan detection)
 RO = {"readOnlyHint": True, "openWorldHint": False}
-OUT = sys.stdout.buffer
-LOCK = threading.Lock()
-
-
-def write(data: bytes) -> None:
-    with LOCK:
-        OUT.write(data)
-        OUT.flush()
-
-
-def send(message: Any) -> None:
-    write(json.dumps(message).encode() + b"\n")
 
 
 def raw(line: str | bytes) -> None:
@@ -465,15 +455,10 @@ def handle(message: dict) -> None:
 
 
 def main() -> None:
-    for line in sys.stdin.buffer:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(message, dict):
-            handle(message)
-            if CASE == "no-read" and message.get("method") == "tools/list":
-                time.sleep(3600)  # stop reading stdin: every later write of the client fills the pipe
+    for message in messages():
+        handle(message)
+        if CASE == "no-read" and message.get("method") == "tools/list":
+            time.sleep(3600)  # stop reading stdin: every later write of the client fills the pipe
     if CASE in ("ignore-term", "orphans"):
         time.sleep(3600)  # stdin closed: do not exit either
 

@@ -27,10 +27,16 @@ class AnswerScreen(FormDialog):
     """
 
     DEFAULT_CSS = DIALOG_CSS
+    # Asked by the server on its own (not within the reviewer's own call, see `Asker`): no field takes the keys until
+    # the reviewer picks one, and `q` and `r` (which a modal screen keeps from the app) still quit and run the
+    # checklist, however often the server asks again (a sampling loop keeps a dialog up for good).
+    AUTO_FOCUS = "#decline"
     BINDINGS = [
         Binding("escape", "decline", "Decline", id="decline"),
         Binding("ctrl+s", "submit", "Accept", id="accept"),
         Binding("ctrl+d", "decline_all", "Decline all waiting", id="decline-all"),
+        Binding("r", "app.run_checks", "Run checks", id="answer-run-checks"),
+        Binding("q", "app.quit", "Quit", id="answer-quit"),
     ]
     heading = "The server asks"
     waiting = 0  # requests from the server queued behind this one (the app sets it)

@@ -9,14 +9,17 @@ from rich.text import Text
 from textual.binding import Binding
 
 from inspector.calls import describe_block
+from inspector.limits import LIMITS
 from inspector.text import one_line, visible
 from inspector.tui.dialogs.answer import AnswerScreen
+from inspector.tui.dialogs.base import Dialog
 
 
 class FillScreen(AnswerScreen):
     """Arguments for something the reviewer asks of the server: a prompt's arguments, a template's variables."""
 
     BINDINGS = [Binding("escape", "decline", "Cancel", id="cancel")]  # the reviewer asked: nothing to decline
+    AUTO_FOCUS = Dialog.AUTO_FOCUS  # and typing goes into the first field at once
 
     def __init__(self, heading: str, about: Any, draft: dict[str, Any], required: list[str]) -> None:
         super().__init__({})
@@ -41,7 +44,7 @@ def resource_text(uri: str, result: Any) -> Text:
     """What resources/read returned: text contents as text, binary as type and size."""
     out = Text()
     out.append(f"{one_line(uri, 200)}\n", style="bold")
-    for part in (result or {}).get("contents") or []:
+    for part in _first(out, (result or {}).get("contents"), "parts"):
         if not isinstance(part, dict):
             continue
         out.append(
@@ -60,10 +63,21 @@ def prompt_text(name: str, result: Any) -> Text:
     out.append(f"{one_line(name, 200)}\n", style="bold")
     if isinstance(result, dict) and result.get("description"):
         out.append(visible(str(result["description"]), 2000) + "\n")
-    for message in (result or {}).get("messages") or []:
+    for message in _first(out, (result or {}).get("messages"), "messages"):
         if not isinstance(message, dict):
             continue
         heading, body = describe_block(message.get("content"))
         out.append(f"{message.get('role', '?')} ({heading}): ", style="cyan")
         out.append(visible(body or "", 20000) + "\n")
     return out
+
+
+def _first(out: Text, items: Any, what: str) -> list[Any]:
+    """The first LIMITS.prompt_messages of a server's list, saying in `out` how many more are not shown: a
+    prompt of 100,000 messages drawn whole left the app unanswering."""
+    if not isinstance(items, list):
+        return []
+    cap = LIMITS.prompt_messages
+    if len(items) > cap:
+        out.append(f"{len(items):,} {what}: only the first {cap:,} are shown\n", style="bold yellow")
+    return items[:cap]

@@ -22,6 +22,7 @@ from inspector.tui.dialogs.base import Dialog
 from inspector.tui.dialogs.common import schema_problems
 from inspector.untrusted import strict_loads
 
+MAX_FORM_FIELDS = 200  # fields of a generated form; a larger schema is answered as JSON
 HINT_KEYS = ("default", "examples", "example")  # shown in an empty field, so leaving it out is an informed choice
 
 
@@ -163,9 +164,15 @@ class FormDialog(Dialog[dict[str, Any] | None]):
 
 
 def form_and_json(form: SchemaForm | None, value: Any) -> ComposeResult:
-    """A Form tab (when there is a form with fields) beside the JSON editor (`#editor`), which is what is sent."""
+    """A Form tab (when there is a form with fields) beside the JSON editor (`#editor`), which is what is sent.
+    A schema of more than MAX_FORM_FIELDS fields gets the editor only: a server's 20,000-field form would hold
+    the app's loop for as long as its widgets take to build."""
     editor = TextArea(editor_text(value), language="json", id="editor")
     if form is None or not form.fields:
+        yield editor
+        return
+    if len(form.fields) > MAX_FORM_FIELDS:
+        yield Static(Text(f"{len(form.fields):,} fields: too many for a form (over {MAX_FORM_FIELDS}), edit the JSON"))
         yield editor
         return
     with TabbedContent(initial="tab-form"):
