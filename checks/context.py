@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from inspector import canary
-from inspector.calls import CallRecord, call_tool, consent_reason
+from inspector.calls import CallRecord, Consent, call_tool, consent_reason
 from inspector.canary import CanaryArea
 from inspector.catalog import Item, ServerSnapshot
 from inspector.connection.probe import Prober
@@ -216,7 +216,7 @@ class CheckContext:
     async def call(self, tool: Item, arguments: Any, purpose: str | None = None) -> CallRecord | None:
         if self.may_call(tool) is not None:
             return None
-        consent = "reviewer" if consent_reason(tool) else "read-only"
+        consent: Consent = "reviewer" if consent_reason(tool) else "read-only"
         if len(self.calls) >= LIMITS.calls:  # 10,000 tools called by six rules each took most of a minute
             record = CallRecord(tool.name or "", arguments, consent, purpose or "check")
             record.failure = f"none was asked: the run made {LIMITS.calls:,} calls already (MCP_REVIEW_LIMITS calls)"

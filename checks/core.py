@@ -14,7 +14,7 @@ import functools
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from checks.context import CheckContext
@@ -63,8 +63,8 @@ class Rule:
         return f"seed {self.source}" + (f"; MCP {self.spec}" if self.spec else "")
 
     async def run(self, ctx: CheckContext) -> AsyncIterator[Finding]:
-        out: Any = self.fn(ctx)
-        if inspect.isasyncgen(out):
+        out = self.fn(ctx)
+        if isinstance(out, AsyncIterator):  # an async generator rule; else a plain generator
             async for finding in out:
                 yield finding
         else:

@@ -283,7 +283,7 @@ def invalid_arguments(tool: Item, good: Json | None = None) -> Iterator[tuple[st
 def result_text(result: Any) -> str:
     """The text blocks of a tool result joined, for heuristics (never for display)."""
     blocks = result.get("content") if isinstance(result, dict) else None
-    parts = [b.get("text") for b in blocks or [] if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    parts = [b["text"] for b in blocks or [] if isinstance(b, dict) and isinstance(b.get("text"), str)]
     return "\n".join(parts)
 
 

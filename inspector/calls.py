@@ -35,14 +35,14 @@ HINT_DEFAULTS = {
 }
 
 
-def annotations(tool: Any) -> dict[str, Any]:
+def tool_annotations(tool: Any) -> dict[str, Any]:
     ann = tool.get("annotations") if isinstance(tool, dict) else None
     return ann if isinstance(ann, dict) else {}
 
 
 def effective_hints(tool: Any) -> dict[str, tuple[bool, bool]]:
     """Each hint's value after defaults, and whether the server set it explicitly."""
-    ann = annotations(tool)
+    ann = tool_annotations(tool)
     return {
         hint: (ann[hint], True) if isinstance(ann.get(hint), bool) else (default, False)
         for hint, default in HINT_DEFAULTS.items()
@@ -58,7 +58,7 @@ def is_destructive(tool: Any) -> bool:
 def side_effect_reasons(tool: Any) -> list[str]:
     """Why calling this tool needs consent (every reason that applies); none when it claims to be read-only and
     closed-world."""
-    ann = annotations(tool)
+    ann = tool_annotations(tool)
     world = ann.get("openWorldHint")
     return [
         *(["it is not annotated readOnlyHint: true"] if ann.get("readOnlyHint") is not True else []),
@@ -208,7 +208,8 @@ def describe_block(block: Any) -> tuple[str, str | None]:
     if kind == "resource_link":
         return (f"resource link {block.get('uri')} ({block.get('name', '')})", block.get("description"))
     if kind == "resource":
-        res = block.get("resource") if isinstance(block.get("resource"), dict) else {}
+        res = block.get("resource")
+        res = res if isinstance(res, dict) else {}
         if "blob" in res:
             return (
                 f"embedded resource {res.get('uri')} {res.get('mimeType', '')}, {_b64_size(res['blob'])}",

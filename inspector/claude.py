@@ -43,7 +43,7 @@ def _schema(schema: Any, count: Encode, cost: dict[str, float], depth: int = 0) 
     props = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(props, dict) or depth > MAX_DEPTH:
         return 0
-    total = 0
+    total: float = 0  # the overheads are fractional; rounded once at the end
     for i, (key, prop) in enumerate(props.items()):
         total += count(str(key)) + (cost["perFirstProp"] if i == 0 else cost["perAdditionalProp"])
         if not isinstance(prop, dict):
@@ -67,7 +67,7 @@ def tool_cost(raw: Any, count: Encode, first: bool = False) -> int:
         return 0
     cost = overheads()
     name, description = raw.get("name"), raw.get("description")
-    total = count(name) if isinstance(name, str) else 0
+    total: float = count(name) if isinstance(name, str) else 0
     if isinstance(description, str) and description:
         total += cost["perDesc"] + count(description)
     total += _schema(raw.get("inputSchema"), count, cost)

@@ -43,6 +43,10 @@ def _same(d: Waiver | Attestation) -> tuple[Any, ...]:
     return (type(d).__name__, *(v for k, v in vars(d).items() if k not in ("source", "commit", "origin")))
 
 
+def _decisions(cfg: ReviewConfig) -> list[Waiver | Attestation]:
+    return [*cfg.waivers, *cfg.attestations]
+
+
 def _added(d: Waiver | Attestation) -> dict[str, Any]:
     kind = "waive" if isinstance(d, Waiver) else "attest"
     why = d.reason if isinstance(d, Waiver) else d.note
@@ -68,8 +72,8 @@ def _on_base(cfg: ReviewConfig, origin: trust.Origin, base: str, known: Known) -
         had = load_config(path, *known, text=text) if text is not None else ReviewConfig()
     except ConfigFileError:
         had = ReviewConfig()  # a base whose config does not read holds no decision
-    kept = {_same(d) for d in [*had.waivers, *had.attestations]}
-    added = [_added(d) for d in [*cfg.waivers, *cfg.attestations] if _same(d) not in kept]
+    kept = {_same(d) for d in _decisions(had)}
+    added = [_added(d) for d in _decisions(cfg) if _same(d) not in kept]
     cfg.waivers = [w for w in cfg.waivers if _same(w) in kept]
     cfg.attestations = [a for a in cfg.attestations if _same(a) in kept]
     skip = {"kind": "ignore", "subject": None, "by": None, "why": "not run", "file": str(path), "commit": commit}

@@ -29,7 +29,7 @@ class Outcome:
 def _refuse(uri: str) -> Any:
     from referencing.exceptions import NoSuchResource
 
-    raise NoSuchResource(ref=uri)
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs class behind referencing._attrs.frozen: mypy sees no __init__
 
 
 def validate(instance: Any, schema: Any, limit: int = 6) -> Outcome:

@@ -149,11 +149,15 @@ def build(
     return Lock(server, snapshot.instructions, list(encodings), items, totals, list(approvals or []))
 
 
+def _table(value: Any) -> dict[str, Any]:
+    """A JSON object of the lock file, or an empty one when the file holds something else there."""
+    return value if isinstance(value, dict) else {}
+
+
 def _entry(kind: str, data: Any) -> Entry:
     if not isinstance(data, dict) or not isinstance(data.get("key"), str) or not isinstance(data.get("sha256"), str):
         raise LockError(f"a {kind} entry needs key and sha256")
-    tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
-    counts = {str(k): v for k, v in tokens.items() if isinstance(v, int)}
+    counts = {str(k): v for k, v in _table(data.get("tokens")).items() if isinstance(v, int)}
     return Entry(kind, data["key"], data["sha256"], counts, data.get("definition"))
 
 
@@ -161,17 +165,16 @@ def parse(data: Any, source: str | None = None) -> Lock:
     where = source or "lock"
     if not isinstance(data, dict) or data.get("lock") != LOCK_FORMAT:
         raise LockError(f"{where}: not an mcp-review lock (format {LOCK_FORMAT})")
-    server = data.get("server") if isinstance(data.get("server"), dict) else {}
-    items_json = data.get("items") if isinstance(data.get("items"), dict) else {}
+    server, items_json = _table(data.get("server")), _table(data.get("items"))
     try:
-        items = {kind: [_entry(kind, e) for e in items_json.get(kind) or []] for kind in KINDS}
+        items: dict[str, list[Entry]] = {kind: [_entry(kind, e) for e in items_json.get(kind) or []] for kind in KINDS}
         approvals = [Approval.from_json(a) for a in data.get("approvals") or []]
     except LockError as e:
         raise LockError(f"{where}: {e}") from None
     instructions = data.get("instructions")
     text = instructions.get("text") if isinstance(instructions, dict) else None
     encodings = [e for e in data.get("encodings") or [] if isinstance(e, str)]
-    totals = data.get("totals") if isinstance(data.get("totals"), dict) else {}
+    totals = _table(data.get("totals"))
     return Lock(server, text if isinstance(text, str) else None, encodings, items, totals, approvals, source)
 
 

@@ -42,7 +42,7 @@ def _console() -> Console:
 
 def token_report(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, Any]:
     """The `list --format json` document: every figure labelled with its encoding."""
-    tools = []
+    tools: list[dict[str, Any]] = []
     for item in snapshot.tools:
         tokens = counter.breakdown(item.raw)
         tools.append({"name": item.name, "tokens": tokens, "problems": item.problems, "wireSeq": item.seq})

@@ -209,7 +209,8 @@ class Review:
         ignored = (self.decisions or {}).get("ignored") or []
         if not waivers and not attested and not ignored:
             return None
-        files = {f"{d.source}" + (f" at {d.commit[:12]}" if d.commit else "") for d in [*waivers, *attested]}
+        decided: list[Waiver | Attestation] = [*waivers, *attested]
+        files = {f"{d.source}" + (f" at {d.commit[:12]}" if d.commit else "") for d in decided}
         if ignored:
             files |= {c["file"] for c in (self.decisions or {}).get("configs", []) if c.get("who") == "repository"}
         said = f"{_count(len(waivers), 'finding')} waived and {_count(len(attested), 'attestation')}"

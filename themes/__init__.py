@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.theme import Theme
 
@@ -22,7 +23,7 @@ def _themes(table: str) -> tuple[Theme, ...]:
     header, *rows = (line.split() for line in table.strip().splitlines())
     themes = []
     for row in rows:
-        colours = dict(zip(header, row, strict=True))
+        colours: dict[str, Any] = dict(zip(header, row, strict=True))  # Theme keywords, each typed its own way
         name, dark = colours.pop("name"), colours.pop("dark") == "yes"
         themes.append(Theme(name=f"mcp-review-{name}", dark=dark, **colours))
     return tuple(themes)

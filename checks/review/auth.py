@@ -215,7 +215,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         doc, where, seqs = await first_document(p, candidates)
     seq = seqs[-1] if seqs else None
     servers = doc.get("authorization_servers") if doc else None
-    found = isinstance(servers, list) and bool(servers) and all(isinstance(s, str) for s in servers)
+    issuers: list[str] = servers if isinstance(servers, list) and all(isinstance(s, str) for s in servers) else []
+    found = bool(issuers)
     away = f"the 401's resource_metadata names another origin ({elsewhere}), which mcp-review does not fetch"
     if elsewhere and not found:
         yield ctx.blocking(None, f"{away}; none at the target's well-known location either", [answer.seq, seq])
@@ -224,18 +225,19 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     remote: list[str] = []
     if doc and not found:
         problems.append(f"malformed metadata at {where}: authorization_servers is not a list of URLs")
-    elif not found:
+    elif doc is None or not found:  # (found means a doc was read: the first test is for the type checker)
         problems.append("no protected-resource metadata with authorization_servers")
     elif str(doc.get("resource", "")).rstrip("/") != (ctx.target.url or "").rstrip("/"):
         problems.append(f"metadata at {where} names resource {str(doc.get('resource'))[:200]!r}, not the server's URL")
     else:
-        for issuer in servers[:3]:
+        for issuer in issuers[:3]:
             if not same_origin(issuer, ctx.target.url or ""):
                 remote.append(issuer[:200])  # a host the reviewer did not name: never contacted
                 continue
             discovered = await discover(ctx, issuer)
             seqs += discovered.seqs
-            problems += [discovered.problem()] if discovered.problem() else []
+            if problem := discovered.problem():
+                problems.append(problem)
     if problems:
         yield ctx.fail(None, "; ".join(problems), [answer.seq, *seqs])
     elif remote:

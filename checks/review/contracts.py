@@ -18,7 +18,7 @@ from checks.util import (
     words,
 )
 from inspector import surfaces
-from inspector.calls import annotations
+from inspector.calls import tool_annotations
 from inspector.catalog import Item
 from inspector.review import Finding
 from inspector.scan.asks import parameter_asks
@@ -134,9 +134,9 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
             fails += [f"{where}: {why}" for where, why in parameter_asks(item.raw)]
             if not (item.description or "").strip():
                 fails.insert(0, "description: no description")
-        mutating = item is not None and item.kind == "tool" and annotations(item.raw).get("readOnlyHint") is not True
-        if mutating and item.description and not WRITE_WORDS.search(item.description):
-            warns.append("description: the tool is not read-only but never says what it changes")
+            mutating = tool_annotations(item.raw).get("readOnlyHint") is not True
+            if mutating and item.description and not WRITE_WORDS.search(item.description):
+                warns.append("description: the tool is not read-only but never says what it changes")
         clean = "grounded: nothing hidden, leaked or steering found"
         yield verdict(ctx, item, (fails, warns), evidence.get(key, []), clean)
 

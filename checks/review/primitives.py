@@ -14,7 +14,7 @@ from checks.util import (
     rejected,
     words,
 )
-from inspector.calls import annotations
+from inspector.calls import tool_annotations
 from inspector.catalog import Item
 from inspector.review import Finding
 
@@ -40,7 +40,7 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
     """
     for tool in named_tools(ctx):
         schema = input_schema(tool) or {}
-        if properties(schema) or annotations(tool.raw).get("readOnlyHint") is not True:
+        if properties(schema) or tool_annotations(tool.raw).get("readOnlyHint") is not True:
             yield ctx.passed(tool, "takes input or acts: a tool is the right primitive")
             continue
         what = "whether this parameterless read-only tool returns static data"
@@ -87,7 +87,7 @@ def no_overlap(ctx: CheckContext) -> Iterator[Finding]:
         stem = "_".join(w for w in words(tool.name or "") if w not in VERBS)
         twin = others.get(stem) if stem else None
         reason = "resource" in (tool.description or "").lower() or "prompt" in (tool.description or "").lower()
-        if twin is not None and annotations(tool.raw).get("readOnlyHint") is True and not reason:
+        if twin is not None and tool_annotations(tool.raw).get("readOnlyHint") is True and not reason:
             yield ctx.warn(tool, f"exposes the same data as {twin.kind} {twin.key!r} without saying why", [twin.seq])
         else:
             yield ctx.passed(tool, "no other primitive exposes the same data")

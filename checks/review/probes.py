@@ -25,7 +25,12 @@ from inspector.review import Finding
 
 SOURCE = f"{SEED} Security: injection-safe"
 SSRF_WAIT = 3.0  # seconds the listener waits for a request when no probe_timeout is set
-COMMANDS = ("{x};printf %s%s {a} {b}", "$(printf %s%s {a} {b})", "`printf %s%s {a} {b}`", "{x} && printf %s%s {a} {b}")
+COMMANDS: tuple[str, ...] = (
+    "{x};printf %s%s {a} {b}",
+    "$(printf %s%s {a} {b})",
+    "`printf %s%s {a} {b}`",
+    "{x} && printf %s%s {a} {b}",
+)
 COMMANDS += ("{x} | printf %s%s {a} {b}",)
 CODE = (
     "import sys; sys.stdout.write('{a}' + '{b}')",  # Python, run as a program (exec): statements

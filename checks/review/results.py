@@ -21,7 +21,7 @@ from checks.util import (
     result_text,
     words,
 )
-from inspector.calls import annotations
+from inspector.calls import tool_annotations
 from inspector.catalog import Item
 from inspector.review import STATUSES, Finding
 
@@ -293,7 +293,7 @@ def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
     deletes, creates or sends; a deleting tool not marked destructive.
     """
     for tool in named_tools(ctx):
-        ann = annotations(tool.raw)
+        ann = tool_annotations(tool.raw)
         text = f"{' '.join(words(tool.name or ''))} {tool.description or ''}"
         if ann.get("readOnlyHint") is True and ann.get("destructiveHint") is True:
             yield ctx.fail(tool, "readOnlyHint and destructiveHint are both true")

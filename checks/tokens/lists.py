@@ -114,7 +114,8 @@ async def field_selection(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield record
             continue
         data = result_json(record.result)
-        rows = data.get("items") if isinstance(data, dict) and isinstance(data.get("items"), list) else [data]
+        items = data.get("items") if isinstance(data, dict) else None
+        rows = items if isinstance(items, list) else [data]
         extra = sorted({k for row in rows if isinstance(row, dict) for k in row if k != "id" and not k.startswith("_")})
         if rejected(record) or not isinstance(data, dict | list):
             yield ctx.fail(tool, f"fields: ['id'] gave no JSON result ({record.outcome})", [record.seq])

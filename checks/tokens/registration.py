@@ -9,7 +9,7 @@ from checks.context import CheckContext
 from checks.core import rule
 from checks.tokens.common import SEED, named_tools
 from checks.util import acts_outward, input_schema, properties, required, words
-from inspector.calls import annotations, effective_hints, is_destructive
+from inspector.calls import effective_hints, is_destructive, tool_annotations
 from inspector.review import Finding
 
 CANONICAL_KEYS = {"action", "params", "fields", "limit", "cursor"}
@@ -111,7 +111,7 @@ async def destructive_elicitation(ctx: CheckContext) -> AsyncIterator[Finding]:
                 f"{done}: an outbound or destructive action ({verb!r}) "
                 + (
                     "that sets no destructiveHint, so destructive by MCP's default"
-                    if annotations(tool.raw)
+                    if tool_annotations(tool.raw)
                     else "with no annotation, so destructive and open-world by MCP's defaults"
                 ),
                 [record.seq],

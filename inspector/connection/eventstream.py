@@ -54,7 +54,8 @@ async def sse_events(lines: AsyncIterator[str], limit: int = MAX_MESSAGE_BYTES) 
     An event whose data grows past `limit` characters is dropped (its `data` comes back empty, event
     "dropped"), so a stream that never ends an event cannot grow without bound.
     """
-    ev, data, size = SseEvent(), [], 0
+    ev, size = SseEvent(), 0
+    data: list[str] = []
     async for line in lines:
         if line == "":
             if ev.event == "dropped":

@@ -76,7 +76,7 @@ def render(review: Review) -> str:
         if status == "waived" and f.waiver:
             result["suppressions"] = [{"kind": "external", "justification": f"{f.waiver.reason} ({f.waiver.by})"}]
         results.append(result)
-    doc = {
+    doc: dict[str, Any] = {
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [

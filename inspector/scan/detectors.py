@@ -17,6 +17,7 @@ x's, a placeholder) have no entry.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 
 from inspector.scan.rules import Raw, masked
@@ -56,10 +57,12 @@ DOCUMENTED: dict[str, str] = {
 def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(secret type, pattern) of every vendor plugin detect-secrets ships, less those `credentials` covers."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 
-    out = []
-    for kind, plugin in get_mapping_from_secret_type_to_class().items():
+    # typed here: the function's hints return Type[Plugin] for a TypeVar bound by no argument
+    plugins: Mapping[str, type[BasePlugin]] = get_mapping_from_secret_type_to_class()
+    out: list[tuple[str, re.Pattern[str]]] = []
+    for kind, plugin in plugins.items():
         if issubclass(plugin, RegexBasedDetector) and plugin.__name__ not in _LEFT_OUT:
             out += [(kind, pattern) for pattern in plugin().denylist]
     return tuple(out)

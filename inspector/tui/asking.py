@@ -90,9 +90,11 @@ class Asker:
                 screen.waiting = self.waiting
                 caller = getattr(self.app, "caller", None)  # the review app's (calling.py); a bare App has none
                 if caller is not None and caller.running is not None:
-                    screen.AUTO_FOCUS = Dialog.AUTO_FOCUS  # the reviewer's own call asks: type the answer at once
+                    # the reviewer's own call asks: type the answer at once. Textual types AUTO_FOCUS a ClassVar but
+                    # reads it from the instance (Screen._update_auto_focus), so one screen can differ.
+                    screen.AUTO_FOCUS = Dialog.AUTO_FOCUS  # type: ignore[misc]
                 answered: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
-                self.app.push_screen(screen, lambda value: answered.done() or answered.set_result(value))
+                self.app.push_screen(screen, lambda value: None if answered.done() else answered.set_result(value))
                 try:
                     answer = await answered
                 except asyncio.CancelledError:  # withdrawn (notifications/cancelled) or the connection ended

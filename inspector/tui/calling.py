@@ -50,7 +50,7 @@ class Caller:
     def edit(self, tool: Item, arguments: dict[str, Any]) -> None:
         """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call."""
         self.app.push_screen(
-            CallScreen(tool.raw, arguments), lambda args: args is not None and self.consent_then_call(tool, args)
+            CallScreen(tool.raw, arguments), lambda args: None if args is None else self.consent_then_call(tool, args)
         )
 
     def consent_then_call(self, tool: Item, arguments: dict[str, Any]) -> None:

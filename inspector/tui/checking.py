@@ -51,7 +51,7 @@ def current(saved: Sequence[D] | None, planned: Sequence[D]) -> list[D]:
     waiver a repository file made once (before a --base run, or before the file changed) is not kept."""
     if saved is None:
         return list(planned)
-    return [*(d for d in saved if d.origin != "repository"), *(d for d in planned if d.origin == "repository")]
+    return [d for d in saved if d.origin != "repository"] + [d for d in planned if d.origin == "repository"]
 
 
 def run_checks(app: ReviewApp, only: str | None = None) -> None:
@@ -201,7 +201,7 @@ class OnLoop:
                 return
             task = self._loop.create_task(call(), context=self._context.copy())
             task.add_done_callback(functools.partial(_settle, done))
-            done.add_done_callback(lambda _: done.cancelled() and cancel_on(self._loop, task))
+            done.add_done_callback(lambda _: cancel_on(self._loop, task) if done.cancelled() else None)
 
         if self._closed.is_set():
             raise asyncio.CancelledError(QUIT)

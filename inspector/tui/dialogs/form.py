@@ -88,7 +88,8 @@ class SchemaForm(VerticalScroll):
     def __init__(self, schema: Any, values: dict[str, Any], **kw: Any) -> None:
         super().__init__(**kw)
         self.schema = schema if isinstance(schema, dict) else {}
-        props = self.schema.get("properties") if isinstance(self.schema.get("properties"), dict) else {}
+        props = self.schema.get("properties")
+        props = props if isinstance(props, dict) else {}
         self.fields = {name: (sub, field_kind(sub)) for name, sub in props.items() if isinstance(sub, dict)}
         required = self.schema.get("required")
         self.required = set(required) if isinstance(required, list) else set()

@@ -120,7 +120,7 @@ class ChangesPane(TabPane):
         self.query_one(Grid).show(self.diff.changes, self.cells)
 
     @staticmethod
-    def cells(c: Any) -> tuple[str, Text, Text, Text, str]:
+    def cells(c: Any) -> tuple[str, Text, Text, str, str]:
         approved = f"✓ {c.approval.by}" if c.approval else ("flip" if c.flips_annotation else "")
         reasons = Text(one_line("; ".join(c.reasons), 200))
         return c.change_class, Text(f"{c.kind} {one_line(c.key, 40)}"), reasons, tokens_cell(c.tokens), approved

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from itertools import groupby
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from rich.text import Text
 from textual import on
@@ -58,7 +58,7 @@ class Section(NamedTuple):
     worst: str
     pack: str
     source: str
-    count: int = 0
+    findings: int = 0  # not `count`: that would shadow tuple.count
 
 
 class ChecklistPane(FilteredPane):
@@ -146,9 +146,9 @@ class ChecklistPane(FilteredPane):
         """A header row for a pack and seed section, coloured by its worst status (in words in the text, so
         the status column only ever holds a finding's status): nothing to waive or attest on it."""
         about = Text(one_line(section.source, 200), style="bold")
-        if section.count:
-            plural = "s" if section.count != 1 else ""
-            about.append(f" · {section.count} finding{plural}, worst {section.worst}", style="")
+        if section.findings:
+            plural = "s" if section.findings != 1 else ""
+            about.append(f" · {section.findings} finding{plural}, worst {section.worst}", style="")
         style = status_style(self.app, section.worst) if section.worst else ""
         return Text("§", style=style), Text(section.pack, style="bold"), about
 
@@ -200,7 +200,7 @@ class ChecklistPane(FilteredPane):
             detail = self.finding_text(row)
         elif isinstance(row, Section):
             detail = Text(f"{row.pack} · {one_line(row.source, 200)}\n", style="bold")
-            detail.append(f"{row.count} findings below, the worst {row.worst}" if row.count else "", style="dim")
+            detail.append(f"{row.findings} findings below, the worst {row.worst}" if row.findings else "", style="dim")
         elif isinstance(row, Rule):  # while checks run
             detail = Text(f"{self.live.get(row.id, 'queued')} {row.id}\n", style="bold")
             detail.append(visible(row.summary, 2000))
@@ -250,7 +250,7 @@ class ChecklistPane(FilteredPane):
 
         def decided(values: dict[str, str] | None) -> None:
             if values and self.review is not None:
-                status = "fail" if values["status"] == "fail" else "pass"
+                status: Literal["pass", "fail"] = "fail" if values["status"] == "fail" else "pass"
                 attestation = Attestation(finding.rule, values["who"], values["why"], status, finding.subject, "tui")
                 self.review.attest(finding, attestation)
                 self._decided()

@@ -59,7 +59,8 @@ class LogsPane(TailPane, FilteredPane):
         """Log line i: its source, level, text and wire seq."""
         entry = self.wire_log.entries[self.wire_log.log_index[i]]
         params = entry.message.get("params") if isinstance(entry.message, dict) else None
-        source, level, text = entry.direction, "", entry.text or ""
+        source: str = entry.direction
+        level, text = "", entry.text or ""
         if entry.direction == "note":
             source = "mcp-review"
         elif entry.direction != "stderr":

@@ -65,7 +65,7 @@ class PrimitivesPane(TabPane):
             names = re.findall(TEMPLATE_VARIABLE, item.key)
             self.app.push_screen(
                 FillScreen(f"Fill {item.key}", item.raw, dict.fromkeys(names, ""), names),
-                lambda values: values is not None and self._read(expand_template(item.key, values)),
+                lambda values: None if values is None else self._read(expand_template(item.key, values)),
             )
         else:
             arguments = [
@@ -74,7 +74,7 @@ class PrimitivesPane(TabPane):
             required = [a["name"] for a in arguments if a.get("required")]
             self.app.push_screen(
                 FillScreen(f"Get prompt {item.key}", item.raw, {a["name"]: "" for a in arguments}, required),
-                lambda values: values is not None and self._get_prompt(item.key, values),
+                lambda values: None if values is None else self._get_prompt(item.key, values),
             )
 
     def _read(self, uri: str) -> None:
