@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tests" / "servers" / "many.py"
 MEASURE = "import resource, runpy, sys; sys.argv = sys.argv[1:]; code = 0\n" + (
-    "try:\n    runpy.run_module('inspector', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+    "try:\n    runpy.run_module('mcp_review', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
     "sys.stderr.write(f'\\nPEAK_KB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\nsys.exit(code)\n"
 )
 
@@ -30,7 +30,7 @@ MEASURE = "import resource, runpy, sys; sys.argv = sys.argv[1:]; code = 0\n" + (
 def run(size: int, calls: str, fmt: str) -> tuple[float, float, int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / f"review.{fmt}"
-        argv = [sys.executable, "-c", MEASURE, "inspector", "check", "-q", "--pack", "review", "--pack", "spec"]
+        argv = [sys.executable, "-c", MEASURE, "mcp-review", "check", "-q", "--pack", "review", "--pack", "spec"]
         argv += ["--calls", calls, "--format", fmt, "--out", str(out), "--timeout", "60"]
         argv += ["--", sys.executable, str(SERVER), "--tools", str(size)]
         started = time.monotonic()

@@ -83,8 +83,8 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         server = [sys.executable, str(SERVER), "--tools", str(size)]
         commands = {
-            "json": [sys.executable, "-m", "inspector", "list", "--format", "json", "--", *server],
-            "table": [sys.executable, "-m", "inspector", "list", "--", *server],
+            "json": [sys.executable, "-m", "mcp_review", "list", "--format", "json", "--", *server],
+            "table": [sys.executable, "-m", "mcp_review", "list", "--", *server],
             "sdk": [sys.executable, "-c", SDK_CLIENT, *server[1:]],
         }
         if size <= INSPECTOR_MOST:

@@ -12,7 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.tokens import sample_tools
-from inspector.scan import scan_text
+from mcp_review.scan import scan_text
 
 
 def main() -> None:

@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/security.py [--show missed|false|all]
 
-Each case's payload is walked where a server would send it (`inspector.surfaces`: a definition, a result, a
-prompt, a resource, a client request, a log line) and scanned (`inspector.scan`), and its definitions and forms
+Each case's payload is walked where a server would send it (`mcp_review.surfaces`: a definition, a result, a
+prompt, a resource, a client request, a log line) and scanned (`mcp_review.scan`), and its definitions and forms
 are judged as the rules judge them (parameters that ask for secrets, forms that ask for them). A case is *caught* when
 the scan gives a `fail` (what makes a review fail), *flagged* when it gives a `fail` or a `warn`. Printed
 per category: recall on attacks (caught), the false-positive rate on benign cases (caught, and flagged),
@@ -22,8 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from inspector import surfaces
-from inspector.scan import asks, scan_text
+from mcp_review import surfaces
+from mcp_review.scan import asks, scan_text
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "security" / "corpus"
 BEHAVIOUR = {"command-injection", "path-traversal", "ssrf", "rug-pull"}
@@ -187,10 +187,10 @@ def twins() -> None:
     import sys
 
     sys.path.insert(0, str(CORPUS.parents[2]))  # the repository: tests.support names the fixture servers
-    from checks.context import Options
-    from inspector.checking import CheckPlan, run_check
-    from inspector.review import STATUSES
-    from inspector.targets import stdio_target
+    from mcp_review.checking import CheckPlan, run_check
+    from mcp_review.checks.context import Options
+    from mcp_review.review import STATUSES
+    from mcp_review.targets import stdio_target
     from tests.support import fixture_argv
 
     for what, server, modes, calls, probe, rules in TWINS:

@@ -54,7 +54,7 @@ async def one(target: object) -> tuple[float, float, float, float]:
     """First paint, first screen with tools, the table filled again (the filter cleared), longest key wait."""
     from textual.widgets import Input
 
-    from inspector.tui.app import ReviewApp
+    from mcp_review.tui.app import ReviewApp
 
     started = time.perf_counter()
     app = ReviewApp(target)  # type: ignore[arg-type]
@@ -82,7 +82,7 @@ async def one(target: object) -> tuple[float, float, float, float]:
 
 async def checklist(target: object) -> tuple[float, float, int]:
     """The default packs with `--calls none` in the app on an open session: seconds, longest key wait, findings."""
-    from inspector.tui.app import ReviewApp
+    from mcp_review.tui.app import ReviewApp
 
     with tempfile.TemporaryDirectory() as state:
         app = ReviewApp(target, state_dir=Path(state))  # type: ignore[arg-type]
@@ -102,10 +102,10 @@ async def checklist(target: object) -> tuple[float, float, int]:
 
 def cli_check(server: list[str]) -> float:
     """`mcp-review check` with the app's default packs and `--calls none`, as a whole process."""
-    from checks.core import DEFAULT_PACKS
+    from mcp_review.checks.core import DEFAULT_PACKS
 
     with tempfile.TemporaryDirectory() as tmp:
-        argv = [sys.executable, "-m", "inspector", "check", "-q", "--calls", "none", "--format", "json"]
+        argv = [sys.executable, "-m", "mcp_review", "check", "-q", "--calls", "none", "--format", "json"]
         argv += [a for p in DEFAULT_PACKS for a in ("--pack", p)] + ["--out", f"{tmp}/review.json", "--", *server]
         started = time.perf_counter()
         subprocess.run(argv, cwd=ROOT, capture_output=True, check=False)
@@ -114,9 +114,9 @@ def cli_check(server: list[str]) -> float:
 
 async def huge_result() -> tuple[float, float]:
     """hostile.py's 20 MB result, from the call until its dialog is on screen: seconds, longest key wait."""
-    from inspector.targets import stdio_target
-    from inspector.tui.app import ReviewApp
-    from inspector.tui.dialogs import ResultScreen
+    from mcp_review.targets import stdio_target
+    from mcp_review.tui.app import ReviewApp
+    from mcp_review.tui.dialogs import ResultScreen
 
     target = stdio_target([sys.executable, str(ROOT / "tests/servers/hostile.py"), "--tools", "10"])
     with tempfile.TemporaryDirectory() as state:
@@ -138,9 +138,9 @@ async def huge_result() -> tuple[float, float]:
 
 
 async def flood() -> tuple[float, float, int]:
-    from inspector.calls import call_tool
-    from inspector.targets import stdio_target
-    from inspector.tui.app import ReviewApp
+    from mcp_review.calls import call_tool
+    from mcp_review.targets import stdio_target
+    from mcp_review.tui.app import ReviewApp
 
     target = stdio_target([sys.executable, str(ROOT / "tests/servers/hostile.py"), "--tools", "10"])
     app = ReviewApp(target)
@@ -163,10 +163,10 @@ async def flood() -> tuple[float, float, int]:
 
 def main() -> None:
     started = time.perf_counter()
-    import inspector.tui.app  # noqa: F401
+    import mcp_review.tui.app  # noqa: F401
 
     print(f"import of the TUI: {time.perf_counter() - started:.2f} s")
-    from inspector.targets import demo_target, stdio_target
+    from mcp_review.targets import demo_target, stdio_target
 
     many = [sys.executable, str(ROOT / "tests/servers/many.py"), "--tools", "10000"]
     servers = {"demo": demo_target(), "10000 tools": stdio_target(many)}

@@ -6,7 +6,7 @@ token-leaking tool called with `"x"` passed). So a string parameter takes a valu
 first: the parameter's `examples`/`enum` (util.example_value), then a value its description or the tool's
 description quotes or lists (`e.g. 'alice'`, "such as INV-1001", "`main`"). And it must not harm the machine:
 every path argument of a tool that does not claim to be read-only points into the review's canary area
-(inspector.canary), as a traversal, so even a tool that joins paths naively writes only there.
+(mcp_review.canary), as a traversal, so even a tool that joins paths naively writes only there.
 
 Values from descriptions are identifier-like only (no spaces, slashes, shell or SQL syntax): a description
 can quote `rm -rf build`, and a value it names is never a command or a path. They are used only for tools that
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 
-from checks.util import DESTROY_WORDS, WRITE_WORDS, Json, example_value, input_schema, properties, words
-from inspector.calls import consent_reason
-from inspector.canary import CanaryArea
-from inspector.catalog import Item
+from mcp_review.calls import consent_reason
+from mcp_review.canary import CanaryArea
+from mcp_review.catalog import Item
+from mcp_review.checks.util import DESTROY_WORDS, WRITE_WORDS, Json, example_value, input_schema, properties, words
 
 # What the review sends, as the consent it asks for says it (`check --help`, its notice, the TUI's run dialog).
 CALLS_SEND = (
@@ -92,7 +92,7 @@ def may_use_named(tool: Item) -> bool:
 
 
 def _fits(value: str, schema: Json) -> bool:
-    from inspector.localschema import validate
+    from mcp_review.localschema import validate
 
     return validate(value, schema).ok
 

@@ -15,21 +15,21 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from inspector import canary
-from inspector.calls import CallRecord, Consent, call_tool, consent_reason
-from inspector.canary import CanaryArea
-from inspector.catalog import Item, ServerSnapshot
-from inspector.connection.probe import Prober
-from inspector.connection.session import Session
-from inspector.connection.wire import WireLog
-from inspector.limits import LIMITS
-from inspector.review import Attestation, Fact, Finding, Status
-from inspector.targets import Target
-from inspector.tokens import TokenCounter
+from mcp_review import canary
+from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason
+from mcp_review.canary import CanaryArea
+from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.connection.probe import Prober
+from mcp_review.connection.session import Session
+from mcp_review.connection.wire import WireLog
+from mcp_review.limits import LIMITS
+from mcp_review.review import Attestation, Fact, Finding, Status
+from mcp_review.targets import Target
+from mcp_review.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from checks.core import Rule
-    from inspector.diff import Diff
+    from mcp_review.checks.core import Rule
+    from mcp_review.diff import Diff
 
 CallPolicy = Literal["none", "read-only", "all"]
 Subject = Item | str | None
@@ -105,14 +105,14 @@ class CheckContext:
         self._scratch.close()
 
     def area(self) -> CanaryArea:
-        """The review's canary area (inspector.canary), made on first use: where every path argument of a tool
+        """The review's canary area (mcp_review.canary), made on first use: where every path argument of a tool
         that may write points, so no call of the review can change anything outside it."""
         return self._scratch.area()
 
     def arguments(self, tool: Item) -> dict[str, Any]:
-        """Valid arguments for a call of `tool` (checks.arguments.call_arguments): values its schema and
+        """Valid arguments for a call of `tool` (mcp_review.checks.arguments.call_arguments): values its schema and
         descriptions name, and its path parameters inside the canary area when it may write."""
-        from checks.arguments import call_arguments
+        from mcp_review.checks.arguments import call_arguments
 
         return call_arguments(tool, self.area() if consent_reason(tool) else None)
 
@@ -263,7 +263,7 @@ class CheckContext:
         """For every named tool, `judge(tool, its sample call record, the result's JSON or None)`; a blocking
         finding instead when the tool may not be called or the call got no answer. Rules that judge results
         return this."""
-        from checks.util import result_json
+        from mcp_review.checks.util import result_json
 
         for tool in self.snapshot.tools:
             if not tool.name:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from checks.context import CheckContext
-    from inspector.review import Finding
+    from mcp_review.checks.context import CheckContext
+    from mcp_review.review import Finding
 
 Mode = Literal["static", "probe", "observe", "call", "manual", "baseline"]
 PACKS = ("review", "spec", "tokens", "design", "registry")
@@ -101,7 +101,7 @@ def load_rules() -> dict[str, Rule]:
     import importlib
 
     for pack in PACKS:
-        importlib.import_module(f"checks.{pack}")
+        importlib.import_module(f"mcp_review.checks.{pack}")
     return RULES
 
 

@@ -11,12 +11,12 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.util import input_schema, properties, rejected
-from inspector.calls import CallRecord
-from inspector.catalog import Item
-from inspector.review import Finding
+from mcp_review.calls import CallRecord
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.util import input_schema, properties, rejected
+from mcp_review.review import Finding
 
 SEED = "001"
 OBJECT_OPERATION = re.compile(r"^([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)$")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.util import input_schema, invalid_arguments, properties, rejected, walk_schema
-from inspector.catalog import Item
-from inspector.review import Finding
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.util import input_schema, invalid_arguments, properties, rejected, walk_schema
+from mcp_review.review import Finding
 
 SEED = "004"
 

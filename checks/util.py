@@ -7,8 +7,8 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from inspector.catalog import Item
-from inspector.untrusted import loads
+from mcp_review.catalog import Item
+from mcp_review.untrusted import loads
 
 Json = dict[str, Any]
 TYPED_KEYS = ("type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf")
@@ -258,7 +258,7 @@ def invalid_arguments(tool: Item, good: Json | None = None) -> Iterator[tuple[st
     Lazy: a rule that needs only the first case (or only to know there is one) validates no further, which
     matters on a 10,000-tool server where most rules may not call.
     """
-    from inspector.localschema import validate
+    from mcp_review.localschema import validate
 
     schema = input_schema(tool) or {}
     good = valid_arguments(tool) if good is None else good
@@ -320,7 +320,7 @@ def missing_lookup(tool: Item, missing: str, good: Json | None = None) -> tuple[
     example values (or `good`'s: the rule's `ctx.arguments(tool)`). Arguments the tool's own schema refuses are
     never sent (the next such parameter is tried, else None), so a refusal cannot be the server validating its input.
     """
-    from inspector.localschema import validate
+    from mcp_review.localschema import validate
 
     name_words = words(tool.name or "")
     if not LOOKUP_VERBS.intersection(name_words) or WRITE_WORDS.search(" ".join(name_words)):

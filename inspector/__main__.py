@@ -1,5 +1,5 @@
-"""`python -m inspector` is `mcp-review`."""
+"""`python -m mcp_review` is `mcp-review`."""
 
-from inspector.cli import main
+from mcp_review.cli import main
 
 raise SystemExit(main())

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from inspector.catalog import Item, ServerSnapshot
-from inspector.tokens import canonical
+from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.tokens import canonical
 
 
 def definition_hash(raw: Any) -> str:
@@ -66,6 +66,6 @@ def load(path: str | Path) -> dict[str, Any] | None:
 
 
 def save(path: str | Path, snapshot: ServerSnapshot) -> None:
-    from inspector.output import write_text
+    from mcp_review.output import write_text
 
     write_text(path, json.dumps(pin(snapshot), indent=2, sort_keys=True, allow_nan=False) + "\n")

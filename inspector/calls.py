@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from inspector.connection.session import Session
-from inspector.targets import Target
-from inspector.untrusted import original_length
+from mcp_review.connection.session import Session
+from mcp_review.targets import Target
+from mcp_review.untrusted import original_length
 
 if TYPE_CHECKING:
-    from inspector.catalog import Item
+    from mcp_review.catalog import Item
 
 Consent = Literal["read-only", "reviewer"]
 
@@ -163,7 +163,7 @@ async def call_tool(
     on_progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> CallRecord:
     """Call one tool and record it. The caller has already applied the policy (see `consent_reason`)."""
-    from inspector.connection.errors import ConnectionFailed
+    from mcp_review.connection.errors import ConnectionFailed
 
     record = CallRecord(name, arguments, consent, purpose)
     started = time.monotonic()

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspector.connection.channel import BudgetSpent
-from inspector.connection.errors import RequestTimeout, RpcError
-from inspector.connection.session import Session
-from inspector.definitions import Definitions
-from inspector.limits import LIMITS
+from mcp_review.connection.channel import BudgetSpent
+from mcp_review.connection.errors import RequestTimeout, RpcError
+from mcp_review.connection.session import Session
+from mcp_review.definitions import Definitions
+from mcp_review.limits import LIMITS
 
 Kind = Literal["tool", "resource", "template", "prompt"]
 LISTING_TIMEOUTS = 4  # a whole listing may take this many request timeouts

@@ -13,20 +13,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from checks.context import CheckContext, Options
-from checks.core import Rule, select
-from inspector import baseline, lock
-from inspector.catalog import ServerSnapshot, take_snapshot
-from inspector.connection.channel import Budget
-from inspector.connection.egress import EgressRefused
-from inspector.connection.errors import ConnectionFailed
-from inspector.connection.session import Session, headless_handlers
-from inspector.connection.wire import WireLog
-from inspector.diff import Diff, TokenBudget, diff
-from inspector.review import Attestation, Finding, Review, Waiver, settle
-from inspector.targets import Target
-from inspector.tokens import TokenCounter
-from inspector.untrusted import CUT
+from mcp_review import baseline, lock
+from mcp_review.catalog import ServerSnapshot, take_snapshot
+from mcp_review.checks.context import CheckContext, Options
+from mcp_review.checks.core import Rule, select
+from mcp_review.connection.channel import Budget
+from mcp_review.connection.egress import EgressRefused
+from mcp_review.connection.errors import ConnectionFailed
+from mcp_review.connection.session import Session, headless_handlers
+from mcp_review.connection.wire import WireLog
+from mcp_review.diff import Diff, TokenBudget, diff
+from mcp_review.review import Attestation, Finding, Review, Waiver, settle
+from mcp_review.targets import Target
+from mcp_review.tokens import TokenCounter
+from mcp_review.untrusted import CUT
 
 ORDER = {"static": 0, "baseline": 0, "manual": 0, "call": 1, "probe": 2, "observe": 3}
 # (rules done, rules in all, the rule starting now or None at the end, every finding so far)
@@ -45,7 +45,7 @@ class CheckPlan:
     budget: float | None = None  # seconds the run may wait on the server, before 1 s per request (None: 4 x timeout)
     lock: str | None = None  # mcp-review.lock: the review carries the diff against it (rug-pull reads it too)
     diff_budget: TokenBudget | None = None  # the cost budgets of that diff
-    decisions: dict[str, Any] | None = None  # where the review config came from (inspector.decisions)
+    decisions: dict[str, Any] | None = None  # where the review config came from (mcp_review.decisions)
     notices: Sequence[str] = ()  # what a repository file asked for and was refused, one line each
 
 

@@ -39,7 +39,7 @@ Unknown keys and unknown rule ids are errors naming the file and the key.
 A file in the checkout under review is the repository's: what it asks that only the reviewer may grant
 (`ReviewConfig.grants`: calls policy "all", probes, the token env vars, a baseline outside the working
 directory) is refused unless the reviewer trusted the file (`mcp-review trust`), and its waivers and
-attestations carry their provenance; `inspector.decisions` resolves it with the reviewer's own config.
+attestations carry their provenance; `mcp_review.decisions` resolves it with the reviewer's own config.
 """
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from checks.context import Options
-from inspector.diff import TokenBudget
-from inspector.review import Attestation, Waiver
-from inspector.trust import inside
+from mcp_review.checks.context import Options
+from mcp_review.diff import TokenBudget
+from mcp_review.review import Attestation, Waiver
+from mcp_review.trust import inside
 
 TOP_KEYS = {"packs", "ignore", "baseline", "options", "calls", "waive", "attest"}
 OPTION_KEYS = {
@@ -66,7 +66,7 @@ OPTION_KEYS = {
     "foreign_token_env": str,
     "narrow_token_env": str,
     "probe": list,
-    "max_tools_list_tokens": int,  # `mcp-review diff`'s cost budgets (inspector.diff.TokenBudget)
+    "max_tools_list_tokens": int,  # `mcp-review diff`'s cost budgets (mcp_review.diff.TokenBudget)
     "max_tool_tokens": int,
     "max_token_growth_percent": float,
 }
@@ -108,7 +108,7 @@ class ReviewConfig:
         return opts
 
     def grants(self) -> list[str]:
-        """What this config asks for that only the reviewer may grant (see `inspector.trust`)."""
+        """What this config asks for that only the reviewer may grant (see `mcp_review.trust`)."""
         asked = ['calls.policy = "all"'] if self.policy == "all" else []
         if self.options.get("probe"):
             asked.append(f"probe = {self.options['probe']}")

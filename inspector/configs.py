@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.targets import INHERITED, Target
+from mcp_review.targets import INHERITED, Target
 
 VAR = re.compile(r"\$\{([^}]+)\}")
 HTTP_TYPES = {"http": "http", "streamable-http": "http", "streamablehttp": "http", "sse": "sse"}

@@ -1,6 +1,6 @@
 """One step that resolves the review config a run uses, and records where each part of it came from.
 
-Two files may take part: the reviewer's own config (`inspector.trust.user_config`) and the repository's
+Two files may take part: the reviewer's own config (`mcp_review.trust.user_config`) and the repository's
 (`--review-config FILE`, else ./mcp-review.toml, else `[tool.mcp-review]` in ./pyproject.toml). The
 repository's is the reviewer's too once trusted as it is (`mcp-review trust FILE`). Otherwise:
 
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from checks.core import DEFAULT_PACKS
-from inspector import trust
-from inspector.config import ConfigFileError, ReviewConfig, find_config, load_config
-from inspector.review import Attestation, Waiver
+from mcp_review import trust
+from mcp_review.checks.core import DEFAULT_PACKS
+from mcp_review.config import ConfigFileError, ReviewConfig, find_config, load_config
+from mcp_review.review import Attestation, Waiver
 
 
 @dataclass

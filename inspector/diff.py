@@ -27,10 +27,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.calls import effective_hints
-from inspector.lock import Approval, Entry, Lock, definition_sha256
-from inspector.scan.scanner import scan_text
-from inspector.tokens import DEFAULT_ENCODING
+from mcp_review.calls import effective_hints
+from mcp_review.lock import Approval, Entry, Lock, definition_sha256
+from mcp_review.scan.scanner import scan_text
+from mcp_review.tokens import DEFAULT_ENCODING
 
 CLASSES = ("breaking", "safety", "behaviour", "cost")
 IDENT = {"tool": "name", "prompt": "name", "resource": "uri", "template": "uriTemplate"}

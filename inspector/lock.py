@@ -26,9 +26,9 @@ from typing import Any
 
 import rfc8785  # the JSON Canonicalization Scheme (RFC 8785): number and string forms exactly as the standard says
 
-from inspector import __version__
-from inspector.catalog import Kind, ServerSnapshot
-from inspector.tokens import ENCODINGS, TokenCounter, canonical
+from mcp_review import __version__
+from mcp_review.catalog import Kind, ServerSnapshot
+from mcp_review.tokens import ENCODINGS, TokenCounter, canonical
 
 LOCK_NAME = "mcp-review.lock"
 LOCK_FORMAT = 1
@@ -195,6 +195,6 @@ def find_lock(cwd: Path | None = None) -> Path | None:
 
 
 def save(path: str | Path, lock: Lock) -> None:
-    from inspector.output import write_text
+    from mcp_review.output import write_text
 
     write_text(path, lock.dumps())

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspector.redact import scrub
+from mcp_review.redact import scrub
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)  # read once, at import (single-threaded): files are created as the user's umask says

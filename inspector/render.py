@@ -14,19 +14,19 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from inspector import __version__
-from inspector.calls import describe_block
-from inspector.targets import masked_args
-from inspector.text import one_line, visible
-from inspector.tokens import ESTIMATES
+from mcp_review import __version__
+from mcp_review.calls import describe_block
+from mcp_review.targets import masked_args
+from mcp_review.text import one_line, visible
+from mcp_review.tokens import ESTIMATES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from inspector.calls import CallRecord
-    from inspector.catalog import ServerSnapshot
-    from inspector.configs import ConfiguredServer
-    from inspector.tokens import TokenCounter
+    from mcp_review.calls import CallRecord
+    from mcp_review.catalog import ServerSnapshot
+    from mcp_review.configs import ConfiguredServer
+    from mcp_review.tokens import TokenCounter
 
 COLUMNS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
 SHORT = {"description": "descr", "inputSchema": "input", "outputSchema": "output", "annotations": "annot"}

@@ -51,7 +51,7 @@ class Waiver:
     expires: str | None = None  # ISO date; after it the waiver no longer applies
     source: str | None = None  # where it was declared (config file) or "tui"
     commit: str | None = None  # the commit that last changed that file, when git tracks it
-    origin: str | None = None  # "reviewer" or "repository" (see inspector.trust); None: the app's reviewer
+    origin: str | None = None  # "reviewer" or "repository" (see mcp_review.trust); None: the app's reviewer
 
     def expired(self, today: dt.date | None = None) -> bool:
         return bool(self.expires) and dt.date.fromisoformat(str(self.expires)) < (today or dt.date.today())
@@ -191,7 +191,7 @@ class Review:
     remarks: list[Remark] = field(default_factory=list)  # what the reviewer wrote
     packs: list[str] = field(default_factory=list)
     exchanges: dict[int, dict[str, Any]] = field(default_factory=dict)  # wire entries the evidence cites
-    changes: dict[str, Any] | None = None  # the diff against mcp-review.lock (inspector.diff), when one exists
+    changes: dict[str, Any] | None = None  # the diff against mcp-review.lock (mcp_review.diff), when one exists
     decisions: dict[str, Any] | None = None  # where the config came from, what it asked, what a change adds
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
@@ -264,7 +264,7 @@ class Review:
 
     def to_json(self, findings: list[Any] | None = None) -> dict[str, Any]:
         """The review as JSON data; `findings` replaces the findings' list (a lazy one, to stream a big review)."""
-        from inspector import __version__
+        from mcp_review import __version__
 
         out = {
             "tool": {"name": "mcp-review", "version": __version__},
@@ -295,7 +295,7 @@ class Review:
 
     def save(self, path: str | Path) -> None:
         """Write atomically (a crash mid-write never leaves a half review behind), secrets masked."""
-        from inspector.output import write_text
+        from mcp_review.output import write_text
 
         write_text(path, json.dumps(self.to_json(), indent=2, ensure_ascii=False, allow_nan=False))
 
@@ -354,7 +354,7 @@ def review_file(target: dict[str, Any], folder: Path | None = None) -> Path:
     whose files its author wrote), named after the target and the working directory it was reviewed from."""
     import hashlib
 
-    from inspector.trust import state_dir
+    from mcp_review.trust import state_dir
 
     fields = {k: target.get(k) for k in ("kind", "command", "args", "url", "name", "source")}
     key = json.dumps({**fields, "cwd": str(Path.cwd().resolve())}, sort_keys=True)

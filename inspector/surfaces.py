@@ -1,6 +1,6 @@
 """Every text a server sends that can reach a model or a person, each with where it was found.
 
-The scanner (`inspector.scan`) judges a text; this module finds the texts, wherever the server put them:
+The scanner (`mcp_review.scan`) judges a text; this module finds the texts, wherever the server put them:
 a definition (names, titles, descriptions, and inside its schemas every property name, title, description,
 enum value, default and example), a tool result (text blocks, `structuredContent`, embedded resources,
 resource links), a `prompts/get` answer, a resource's contents (a base64 blob too, when it decodes to UTF-8

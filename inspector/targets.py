@@ -1,6 +1,6 @@
 """What to connect to: a stdio command, a Streamable HTTP URL, or a legacy SSE URL.
 
-A `Target` is plain data (no I/O); `inspector.configs` builds them from mcp.json-style files and the
+A `Target` is plain data (no I/O); `mcp_review.configs` builds them from mcp.json-style files and the
 CLI builds them from `-- cmd args`, `--url`, `--header`, `--bearer`, `--env`.
 """
 
@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from inspector.redact import PLAIN_HEADERS, is_secret_header
+from mcp_review.redact import PLAIN_HEADERS, is_secret_header
 
 TransportKind = Literal["stdio", "http", "sse"]
 
@@ -130,7 +130,7 @@ class Target:
 
 def demo_target() -> Target:
     """The bundled demo server, run with the interpreter that runs mcp-review."""
-    return Target(kind="stdio", command=sys.executable, args=("-m", "inspector.demo"), name="demo", demo=True)
+    return Target(kind="stdio", command=sys.executable, args=("-m", "mcp_review.demo"), name="demo", demo=True)
 
 
 def stdio_target(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> Target:

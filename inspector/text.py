@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from inspector.redact import scrub
+from mcp_review.redact import scrub
 
 # Characters that change how text displays without being visible themselves.
 INVISIBLE = {

@@ -14,7 +14,7 @@ of its member text `"key":value` on its own; BPE merges across boundaries and th
 of the whole object mean the fields do not add up exactly to the total. Every figure is for one
 encoding; hosts add their own wrapping around tool definitions, so real context cost differs.
 
-`claude` is an estimate (see `inspector.claude`): coder/ai-tokenizer's Claude vocabulary (MIT, shipped as
+`claude` is an estimate (see `mcp_review.claude`): coder/ai-tokenizer's Claude vocabulary (MIT, shipped as
 `data/encodings/claude.tiktoken.gz`) counts text, and a tool is costed the way Anthropic's API wraps it (fixed
 costs per tool, description and property, calibrated by ai-tokenizer), not as its JSON text.
 """
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     import tiktoken
 
-from inspector import claude
+from mcp_review import claude
 
 ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base", "claude")
 ESTIMATES = {"claude": claude.label}  # encodings whose figures are estimates: what to call them

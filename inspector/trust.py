@@ -67,7 +67,7 @@ def _records() -> dict[str, str]:
 
 def trust(path: str | Path) -> str:
     """Record the reviewer's trust in `path` as its bytes are now; returns their SHA-256."""
-    from inspector.output import write_text
+    from mcp_review.output import write_text
 
     key, sha = str(Path(path).resolve()), digest(path)
     records = {**_records(), key: sha}

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.redact import Redactor, map_strings
+from mcp_review.redact import Redactor, map_strings
 
 MAX_DEPTH = 64  # JSON nesting kept; deeper parts become DEEP
 MAX_ITEMS = 2_000_000  # values (containers and members) in one message

@@ -69,7 +69,7 @@ SERVERS: dict[str, Launch] = {
 
 
 def check(target: list[str], *options: str) -> str:
-    argv = [sys.executable, "-m", "inspector", "check", "-q", "--calls", "read-only", "--timeout", "15"]
+    argv = [sys.executable, "-m", "mcp_review", "check", "-q", "--calls", "read-only", "--timeout", "15"]
     done = subprocess.run([*argv, *options, *target], capture_output=True, text=True, timeout=600, cwd=ROOT)
     if done.returncode not in (0, 1, 3):
         raise SystemExit(f"mcp-review check {' '.join(target)} exited {done.returncode}: {done.stderr[-500:]}")

@@ -3,7 +3,7 @@
 MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT (JSON: a pre-registered client for some scenarios).
 
 It runs one MCP session (initialize, tools/list, a call of the first tool) through
-`inspector.auth.login.authorized_client`, with the browser played by a thread that follows the mock
+`mcp_review.auth.login.authorized_client`, with the browser played by a thread that follows the mock
 authorization server's redirect to our loopback listener, as a real browser would.
 """
 
@@ -20,7 +20,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from inspector.auth.login import Browser, authorized_client
+from mcp_review.auth.login import Browser, authorized_client
 
 # auth/basic-cimd's authorization server advertises CIMD and expects this client id (the suite's constant; it does
 # not fetch the document). Given in every scenario: the others' servers do not advertise CIMD, so we register.

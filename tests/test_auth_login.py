@@ -14,10 +14,10 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from inspector.auth import store
-from inspector.auth.login import Browser, LoginFailed, login
-from inspector.auth.refresh import RefreshFailed, usable_token
-from inspector.redact import scrub
+from mcp_review.auth import store
+from mcp_review.auth.login import Browser, LoginFailed, login
+from mcp_review.auth.refresh import RefreshFailed, usable_token
+from mcp_review.redact import scrub
 from tests.support import http_fixture
 
 HELLO = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
@@ -94,7 +94,7 @@ def mcp_review(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[s
     import os
     import sys
 
-    argv = [sys.executable, "-m", "inspector", *args]
+    argv = [sys.executable, "-m", "mcp_review", *args]
     return subprocess.run(argv, capture_output=True, text=True, timeout=60, env={**os.environ, **env})
 
 
@@ -168,7 +168,7 @@ def test_the_login_may_reach_only_origins_the_server_names():
 
     from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 
-    from inspector.auth.login import allowed_origins
+    from mcp_review.auth.login import allowed_origins
 
     context = SimpleNamespace(protected_resource_metadata=None, oauth_metadata=None)
     assert allowed_origins("http://127.0.0.1:5/mcp", context) == {"http://127.0.0.1:5"}

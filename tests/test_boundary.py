@@ -17,13 +17,13 @@ import time
 
 import pytest
 
-from inspector.connection import procs
-from inspector.connection.channel import Budget, BudgetSpent
-from inspector.connection.egress import EgressRefused, guarded_client, origin_of, session_id_valid
-from inspector.localschema import remote_refs, validate
-from inspector.output import SafeStream, terminal_safe
-from inspector.redact import MASK, Redactor
-from inspector.untrusted import DEEP, MAX_DEPTH, MAX_STRING, Unusable, depth_of, original_length, parse_message
+from mcp_review.connection import procs
+from mcp_review.connection.channel import Budget, BudgetSpent
+from mcp_review.connection.egress import EgressRefused, guarded_client, origin_of, session_id_valid
+from mcp_review.localschema import remote_refs, validate
+from mcp_review.output import SafeStream, terminal_safe
+from mcp_review.redact import MASK, Redactor
+from mcp_review.untrusted import DEEP, MAX_DEPTH, MAX_STRING, Unusable, depth_of, original_length, parse_message
 from tests.support import eventually
 
 SECRET = "ghp_" + "a1B2c3D4e5" * 3
@@ -130,7 +130,7 @@ def test_a_budget_grows_with_requests_and_then_refuses():
 
 # --------------------------------------------------------------------------------------------- sinks
 def test_the_terminal_gets_no_foreign_escape_and_no_secret():
-    from inspector.redact import remember
+    from mcp_review.redact import remember
 
     remember([SECRET])
     out = terminal_safe(f"\x1b[1mbold\x1b[0m \x1b]52;c;Zm9v\x07 \u009b2J \u202e {SECRET}\n")
@@ -164,7 +164,7 @@ def test_a_detached_descendant_is_found_by_its_mark_and_killed():
 def test_flood_caps_are_changed_by_name_and_junk_is_ignored():
     """MCP_REVIEW_LIMITS changes the caps it names; an unknown name or a value that is no positive integer is not
     taken (a typo must not lift a cap)."""
-    from inspector.limits import Limits, _from_env
+    from mcp_review.limits import Limits, _from_env
 
     changed = _from_env("listing_items=500, input_rounds=2,nonsense=3,write_buffer=-1,prompt_messages=x,=4")
     assert changed == Limits(listing_items=500, input_rounds=2)

@@ -24,7 +24,7 @@ def check(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[st
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
+        [sys.executable, "-m", "mcp_review", *args],
         capture_output=True,
         text=True,
         timeout=180,
@@ -155,13 +155,13 @@ def test_out_writes_the_complete_review_beside_the_short_one(tmp_path):
 
 
 def test_rules_listing_and_docs():
-    listing = subprocess.run([sys.executable, "-m", "inspector", "rules"], capture_output=True, text=True)
+    listing = subprocess.run([sys.executable, "-m", "mcp_review", "rules"], capture_output=True, text=True)
     assert listing.returncode == 0 and len(listing.stdout.splitlines()) >= 49
     doc = subprocess.run(
-        [sys.executable, "-m", "inspector", "rules", "review.error-channel-correct"], capture_output=True, text=True
+        [sys.executable, "-m", "mcp_review", "rules", "review.error-channel-correct"], capture_output=True, text=True
     )
     assert "source: seed 003" in doc.stdout and "SEP-1303" in doc.stdout
-    missing = subprocess.run([sys.executable, "-m", "inspector", "rules", "nope.x"], capture_output=True, text=True)
+    missing = subprocess.run([sys.executable, "-m", "mcp_review", "rules", "nope.x"], capture_output=True, text=True)
     assert missing.returncode == 2
 
 

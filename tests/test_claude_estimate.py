@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from inspector import claude
-from inspector.tokens import ENCODINGS, ESTIMATES, TokenCounter
+from mcp_review import claude
+from mcp_review.tokens import ENCODINGS, ESTIMATES, TokenCounter
 
 
 def tool(name, description, props):

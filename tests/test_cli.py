@@ -9,14 +9,14 @@ import sys
 
 import pytest
 
-from inspector.tokens import canonical, get_encoding
+from mcp_review.tokens import canonical, get_encoding
 from tests.support import fixture_argv, http_fixture
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "160"}
     return subprocess.run(
-        [sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=timeout, env=env
+        [sys.executable, "-m", "mcp_review", *args], capture_output=True, text=True, timeout=timeout, env=env
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.configs import Allowed, ConfigError, discover, find_server, load_servers, strip_jsonc
+from mcp_review.configs import Allowed, ConfigError, discover, find_server, load_servers, strip_jsonc
 
 
 def write(path: Path, data: object) -> Path:
@@ -119,7 +119,7 @@ def test_discover_reads_every_usual_place(tmp_path):
 
 def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
+        [sys.executable, "-m", "mcp_review", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -227,7 +227,7 @@ def test_cli_withholds_and_says_so_in_one_line(tmp_path):
 
 
 def test_the_apps_connect_form_withholds_too_and_says_what(tmp_path, monkeypatch):
-    from inspector.tui.dialogs.connect import target_from_form
+    from mcp_review.tui.dialogs.connect import target_from_form
 
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_planted_value")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-value")

@@ -11,17 +11,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from inspector.catalog import take_snapshot
-from inspector.connection.errors import (
+from mcp_review.catalog import take_snapshot
+from mcp_review.connection.errors import (
     AuthRequired,
     CommandNotFound,
     ConnectionFailed,
     RequestTimeout,
     ServerExited,
 )
-from inspector.connection.session import Session
-from inspector.connection.transport import PLAIN, Outgoing
-from inspector.targets import http_target, stdio_target
+from mcp_review.connection.session import Session
+from mcp_review.connection.transport import PLAIN, Outgoing
+from mcp_review.targets import http_target, stdio_target
 from tests.support import eventually, fixture_argv, free_port, http_fixture
 
 

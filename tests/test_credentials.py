@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from inspector import surfaces
-from inspector.scan import scan_text
-from inspector.scan.detectors import DOCUMENTED
-from inspector.scan.values import path_like, secret_value
+from mcp_review import surfaces
+from mcp_review.scan import scan_text
+from mcp_review.scan.detectors import DOCUMENTED
+from mcp_review.scan.values import path_like, secret_value
 
 HEX = "d41d8cd98f00b204e9800998ecf8427e"  # 32 hex characters
 RANDOM = "q8Vb2Lm9Zt7Rk1Wc9Pn4Xs6Yd0Hf3Jg5"  # 32 base62 characters

@@ -10,10 +10,10 @@ import os
 
 import pytest
 
-from checks.context import Options
-from checks.core import load_rules
-from inspector.checking import CheckPlan, run_check
-from inspector.targets import http_target, stdio_target
+from mcp_review.checking import CheckPlan, run_check
+from mcp_review.checks.context import Options
+from mcp_review.checks.core import load_rules
+from mcp_review.targets import http_target, stdio_target
 from tests.support import free_port, running
 from tests.test_rules import Run, describe, findings, worst
 from tests.thirdparty import EVERYTHING, everything_stdio_argv, require
@@ -64,7 +64,7 @@ def test_a_credentials_resource_is_read_first_among_many():
 def test_server_everything_prints_a_shells_environment_and_passes_on_both_transports():
     """The issue's false fail: server-everything's get-env over HTTP, started as a shell or a container starts it
     (PWD, OLDPWD, HOME, ...), printed `"PWD": "/usr/src/app"` and failed as a credential; over stdio it never has
-    PWD (mcp-review gives a stdio server only `inspector.targets.INHERITED`). Same server, same verdict now."""
+    PWD (mcp-review gives a stdio server only `mcp_review.targets.INHERITED`). Same server, same verdict now."""
     shell = ["PWD=/usr/src/app", "OLDPWD=/home/node", "HOME=/home/node", "SHELL=/bin/bash", "LANG=C.UTF-8"]
     port = free_port()
     argv = ["env", "-i", f"PATH={os.environ.get('PATH', os.defpath)}", *shell, f"PORT={port}"]

@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from inspector.connection.egress import EgressRefused, forbidden_address, forbidden_host, guarded_client
+from mcp_review.connection.egress import EgressRefused, forbidden_address, forbidden_host, guarded_client
 
 METADATA = "http://169.254.169.254/latest/meta-data/iam/security-credentials/"
 
@@ -96,8 +96,8 @@ def test_the_transport_still_reaches_an_ordinary_target(connects):
 def test_a_refresh_at_a_metadata_token_endpoint_is_refused_before_any_connect(tmp_path, monkeypatch, connects):
     import time
 
-    from inspector.auth import store
-    from inspector.auth.refresh import RefreshFailed, usable_token
+    from mcp_review.auth import store
+    from mcp_review.auth.refresh import RefreshFailed, usable_token
 
     monkeypatch.setenv("MCP_REVIEW_TOKENS", str(tmp_path / "tokens.json"))
     url = "http://127.0.0.1:9/mcp"

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from inspector.report.markdown import exchanges_of
-from inspector.review import Finding, Review
+from mcp_review.report.markdown import exchanges_of
+from mcp_review.review import Finding, Review
 from tests.test_rules import (
     ACCEPT_ANY,
     HTTP_GOOD,
@@ -217,7 +217,7 @@ def test_a_fail_whose_owner_is_not_in_the_review_stands():
     """`--ignore review.transport-config` (or a pack without it) leaves the fact stated where it was found."""
     from copy import copy
 
-    from inspector.review import settle
+    from mcp_review.review import settle
 
     fact = next(f.fact for f in review_of(HTTP_GOOD).findings if f.rule == "review.transport-config")
     owner = Finding("review.transport-config", "review", "fail", "a request without Authorization was accepted")
@@ -234,7 +234,7 @@ def test_a_fail_whose_owner_is_not_in_the_review_stands():
 
 
 def test_the_pointer_survives_json_and_shows_in_markdown():
-    from inspector.report import markdown, markdown_short
+    from mcp_review.report import markdown, markdown_short
 
     review = review_of(HTTP_GOOD)
     data = review.to_json()
@@ -267,13 +267,13 @@ def run_alone(rule_fn: Any) -> list[Finding]:
     """One made-up probe rule run by the checklist runner against good.py over stdio, its findings settled."""
     import asyncio
 
-    from checks.context import CheckContext, Options
-    from checks.core import Rule
-    from inspector.catalog import take_snapshot
-    from inspector.checking import CheckPlan, run_rules
-    from inspector.connection.session import Session, headless_handlers
-    from inspector.review import settle
-    from inspector.targets import stdio_target
+    from mcp_review.catalog import take_snapshot
+    from mcp_review.checking import CheckPlan, run_rules
+    from mcp_review.checks.context import CheckContext, Options
+    from mcp_review.checks.core import Rule
+    from mcp_review.connection.session import Session, headless_handlers
+    from mcp_review.review import settle
+    from mcp_review.targets import stdio_target
     from tests.support import fixture_argv
 
     async def run() -> list[Finding]:
@@ -292,7 +292,7 @@ def run_alone(rule_fn: Any) -> list[Finding]:
 
 
 def test_a_fail_proven_before_the_connection_was_lost_is_kept_and_settles_the_blocking():
-    from inspector.connection.errors import ConnectionFailed
+    from mcp_review.connection.errors import ConnectionFailed
 
     async def decided_then_lost(ctx):
         yield ctx.fail(None, "proven before the server went away")

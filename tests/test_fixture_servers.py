@@ -27,7 +27,7 @@ META = {
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
 }
-DEMO = [PYTHON, "-m", "inspector.demo"]
+DEMO = [PYTHON, "-m", "mcp_review.demo"]
 
 
 class Talk:

@@ -9,7 +9,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import App, ComposeResult
 
-from inspector.tui.grid import SAMPLE, Grid
+from mcp_review.tui.grid import SAMPLE, Grid
 
 
 class GridApp(App[None]):

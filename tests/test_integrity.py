@@ -13,14 +13,14 @@ from xml.etree import ElementTree as ET
 import pytest
 from markdown_it import MarkdownIt
 
-from inspector.calls import consent_reason
-from inspector.catalog import Item
-from inspector.connection.wire import WireLog
-from inspector.output import SafeStream, json_text
-from inspector.report.junit import xml_text
-from inspector.report.markdown import cell, fence_for
-from inspector.report.sarif import plain
-from inspector.untrusted import parse_message, strict_loads
+from mcp_review.calls import consent_reason
+from mcp_review.catalog import Item
+from mcp_review.connection.wire import WireLog
+from mcp_review.output import SafeStream, json_text
+from mcp_review.report.junit import xml_text
+from mcp_review.report.markdown import cell, fence_for
+from mcp_review.report.sarif import plain
+from mcp_review.untrusted import parse_message, strict_loads
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 DANGER = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True}

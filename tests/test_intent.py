@@ -8,7 +8,7 @@ import base64
 
 import pytest
 
-from inspector.scan import active, asks, fold, intent
+from mcp_review.scan import active, asks, fold, intent
 
 
 def verdicts(text: str) -> list[str]:

@@ -39,7 +39,7 @@ def listing(columns: int, terminal: bool) -> str:
     env["COLUMNS"] = str(columns)
     if terminal:
         env["FORCE_COLOR"] = "1"  # rich then writes as to a terminal: styles, and the width it is given
-    argv = [sys.executable, "-m", "inspector", "list", "--", *fixture_argv("names")]
+    argv = [sys.executable, "-m", "mcp_review", "list", "--", *fixture_argv("names")]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0, out.stderr
     return out.stdout

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import rfc8785
 
-from inspector import lock
-from inspector.diff import TokenBudget, diff
-from inspector.lock import Approval
+from mcp_review import lock
+from mcp_review.diff import TokenBudget, diff
+from mcp_review.lock import Approval
 from tests.support import fixture_argv
 from tests.test_configs import cli
 
@@ -216,7 +216,7 @@ def test_values_jcs_cannot_express_still_hash():
 
 def test_a_dropped_false_hint_turns_it_on_by_the_spec_defaults():
     """destructiveHint and openWorldHint default to true: dropping `false` turns them on (issue 20)."""
-    from inspector.diff import _annotation_flips
+    from mcp_review.diff import _annotation_flips
 
     closed = {"annotations": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}}
     assert list(_annotation_flips(closed, {"annotations": {"readOnlyHint": False}})) == [

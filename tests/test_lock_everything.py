@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from inspector import lock
-from inspector.catalog import take_snapshot
-from inspector.connection.session import ClientHandlers, Session, headless_handlers
-from inspector.diff import diff
-from inspector.targets import stdio_target
+from mcp_review import lock
+from mcp_review.catalog import take_snapshot
+from mcp_review.connection.session import ClientHandlers, Session, headless_handlers
+from mcp_review.diff import diff
+from mcp_review.targets import stdio_target
 from tests.test_lock import cli
 from tests.thirdparty import everything_stdio_argv
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from inspector.connection.probe import Prober
-from inspector.connection.protocol import modern_meta
-from inspector.connection.wire import WireLog
-from inspector.targets import http_target, stdio_target
+from mcp_review.connection.probe import Prober
+from mcp_review.connection.protocol import modern_meta
+from mcp_review.connection.wire import WireLog
+from mcp_review.targets import http_target, stdio_target
 from tests.support import fixture_argv, http_fixture
 
 

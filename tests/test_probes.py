@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from checks.review.probes import code_payloads, command_payloads, template_payloads
-from inspector import canary
-from inspector.config import ConfigFileError, load_config
-from inspector.review import verdict_of
+from mcp_review import canary
+from mcp_review.checks.review.probes import code_payloads, command_payloads, template_payloads
+from mcp_review.config import ConfigFileError, load_config
+from mcp_review.review import verdict_of
 from tests.support import fixture_argv
 from tests.test_check_cli import check
 from tests.test_rules import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE, Run, describe, findings
@@ -125,8 +125,8 @@ def test_the_probe_flag_of_check():
 
 
 def test_an_error_proves_traversal_only_when_the_system_answered_for_a_path_built_into_the_area():
-    from checks.review.probing import joined_outside
-    from inspector.calls import CallRecord
+    from mcp_review.calls import CallRecord
+    from mcp_review.checks.review.probing import joined_outside
 
     def reply(text: str) -> CallRecord:
         return CallRecord("t", {}, "reviewer", result={"content": [{"type": "text", "text": text}], "isError": True})

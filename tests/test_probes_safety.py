@@ -62,7 +62,7 @@ def test_every_probe_against_a_naive_writer_changes_nothing_outside_the_canary_a
     env = {**os.environ, "TMPDIR": str(scratch / "tmp")}
     every = ["--pack", "all", "--calls", "all", "--probe", "security-all"]
     done = subprocess.run(
-        [sys.executable, "-m", "inspector", "check", *every, "--format", "json", "-q", "--", *server],
+        [sys.executable, "-m", "mcp_review", "check", *every, "--format", "json", "-q", "--", *server],
         capture_output=True,
         text=True,
         timeout=180,

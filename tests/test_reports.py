@@ -14,10 +14,10 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from inspector.report import FORMATS, render
-from inspector.report.markdown import cell
-from inspector.report.markdown_short import LIMIT, cause
-from inspector.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
+from mcp_review.report import FORMATS, render
+from mcp_review.report.markdown import cell
+from mcp_review.report.markdown_short import LIMIT, cause
+from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -70,7 +70,7 @@ def sample_review() -> Review:
     ]
     review = Review(
         server={"name": "demo-notes", "version": "0.3.1", "info": {"name": "demo-notes", "version": "0.3.1"}},
-        target={"kind": "stdio", "command": "python", "args": ["-m", "inspector.demo"], "env": {"API_KEY": "***"}},
+        target={"kind": "stdio", "command": "python", "args": ["-m", "mcp_review.demo"], "env": {"API_KEY": "***"}},
         revision="2025-11-25",
         era="legacy",
         transport="stdio",
@@ -139,7 +139,7 @@ def without_rule_prose(fmt: str, text: str) -> str:
     docstring is edited (the docs have tests of their own), only when the report's shape changes."""
     if fmt != "sarif":
         return text
-    from checks.core import load_rules
+    from mcp_review.checks.core import load_rules
 
     doc = json.loads(text)
     rules = load_rules()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import shlex
 
-from inspector.calls import call_command, refused_call
-from inspector.review import Attestation, Finding, Review, Waiver
-from inspector.targets import http_target, stdio_target
+from mcp_review.calls import call_command, refused_call
+from mcp_review.review import Attestation, Finding, Review, Waiver
+from mcp_review.targets import http_target, stdio_target
 
 
 def review_of(*findings: Finding) -> Review:

@@ -6,8 +6,8 @@ security verdicts."""
 
 from __future__ import annotations
 
-from inspector.review import verdict_of
-from inspector.scan import scan_text
+from mcp_review.review import verdict_of
+from mcp_review.scan import scan_text
 from tests.test_rules import Run, describe, findings, review_of, worst
 
 GUARDED = Run(("steering", "guarded"))

@@ -1,4 +1,4 @@
-"""inspector.schemas: server messages checked against the vendored official MCP schemas.
+"""mcp_review.schemas: server messages checked against the vendored official MCP schemas.
 
 The schema files contain no `examples` keywords. The upstream `schema/draft/examples/` messages that could
 be found come from older draft commits (e.g. `ttl` rather than `ttlMs`), so they do not validate against the
@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
-from inspector.catalog import take_snapshot
-from inspector.connection.session import Session, headless_handlers
-from inspector.connection.wire import WireEntry
-from inspector.schemas import (
+from mcp_review.catalog import take_snapshot
+from mcp_review.connection.session import Session, headless_handlers
+from mcp_review.connection.wire import WireEntry
+from mcp_review.schemas import (
     MAX_PROBLEMS,
     REVISIONS,
     SchemaProblem,
@@ -28,7 +28,7 @@ from inspector.schemas import (
     validate_wire,
     validator_class,
 )
-from inspector.targets import stdio_target
+from mcp_review.targets import stdio_target
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "inspector" / "data" / "schemas"
 EXAMPLES = Path("/work/shared/reference/sdk_examples")

@@ -9,7 +9,7 @@ import string
 import time
 import urllib.parse
 
-from inspector.redact import MASK, Redactor
+from mcp_review.redact import MASK, Redactor
 
 SECRET = "ghp_" + "0123456789abcdefXYZ" * 2
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.scan import scan_text
+from mcp_review.scan import scan_text
 
 
 def worst(text: str, purpose: str = "", kind: str = "steering") -> str:

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from inspector.catalog import take_snapshot
-from inspector.connection.session import Session, headless_handlers
-from inspector.targets import http_target, stdio_target
+from mcp_review.catalog import take_snapshot
+from mcp_review.connection.session import Session, headless_handlers
+from mcp_review.targets import http_target, stdio_target
 from tests.thirdparty import everything_stdio_argv, git_argv, time_argv
 
 pytestmark = pytest.mark.thirdparty
@@ -37,7 +37,7 @@ async def test_everything_stdio_falls_back_to_legacy_and_lists_everything():
 
 
 async def test_everything_with_no_client_capabilities_lists_13():
-    from inspector.connection.session import ClientHandlers
+    from mcp_review.connection.session import ClientHandlers
 
     snap, _ = await snapshot_of(stdio_target(everything_stdio_argv()), era="legacy", handlers=ClientHandlers())
     assert len(snap.tools) == 13
@@ -68,7 +68,7 @@ async def test_git_server_both_eras(git_repo, era, revision):
 
 
 async def test_time_server_call_through_both_eras():
-    from inspector.calls import call_tool
+    from mcp_review.calls import call_tool
 
     for era in ("modern", "legacy"):
         async with Session(stdio_target(time_argv()), era=era) as s:
@@ -86,7 +86,7 @@ def test_no_leftover_everything_processes():
 
 
 async def test_everything_token_figures_are_tiktokens_count_of_the_wire_json():
-    from inspector.tokens import TokenCounter, canonical, get_encoding
+    from mcp_review.tokens import TokenCounter, canonical, get_encoding
 
     snap, s = await snapshot_of(stdio_target(everything_stdio_argv()))
     page = s.wire.get(snap.tools.seqs[0])
@@ -107,7 +107,7 @@ def test_cli_call_describes_binary_content_by_type_and_size():
 
     argv = everything_stdio_argv()
     out = subprocess.run(
-        [sys.executable, "-m", "inspector", "call", "get-tiny-image", "--yes", "--", *argv],
+        [sys.executable, "-m", "mcp_review", "call", "get-tiny-image", "--yes", "--", *argv],
         capture_output=True,
         text=True,
         timeout=60,

@@ -240,7 +240,7 @@ CASES = [
 
 def review(request: pytest.FixtureRequest, data: Data, case: Case, *command: str) -> tuple[int, str]:
     """Run `mcp-review COMMAND... --timeout T TARGET`; (exit code, stdout). stderr goes into the failure."""
-    argv = [sys.executable, "-m", "inspector", *command, "--timeout", TIMEOUT, *case.target(request, data)]
+    argv = [sys.executable, "-m", "mcp_review", *command, "--timeout", TIMEOUT, *case.target(request, data)]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert out.returncode in (0, 1, 3), f"exit {out.returncode}: {out.stderr}"
     return out.returncode, out.stdout
@@ -315,7 +315,18 @@ def test_fastmcp1_http_auto_era_is_the_legacy_review(request, data):
 
 def test_fastmcp1_http_error_answer_is_reported_as_itself(fastmcp1_http_url):  # noqa: F811
     """An error answer is that error, said at once, never a timeout: --era modern on a legacy server."""
-    argv = [sys.executable, "-m", "inspector", "list", "--era", "modern", "--timeout", "30", "--url", fastmcp1_http_url]
+    argv = [
+        sys.executable,
+        "-m",
+        "mcp_review",
+        "list",
+        "--era",
+        "modern",
+        "--timeout",
+        "30",
+        "--url",
+        fastmcp1_http_url,
+    ]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=20)  # far less than --timeout
     assert out.returncode == 2
     assert "server/discover: JSON-RPC error -32600 (Bad Request: Missing session ID)" in out.stderr, out.stderr

@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from inspector import tokens
-from inspector.tokens import (
+from mcp_review import tokens
+from mcp_review.tokens import (
     CorruptEncoding,
     TokenCounter,
     UnknownEncoding,

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from inspector import claude, tokens
-from inspector.tokens import ENCODINGS, EXACT_CHARS, TokenCounter, canonical, first_figures, get_encoding
+from mcp_review import claude, tokens
+from mcp_review.tokens import ENCODINGS, EXACT_CHARS, TokenCounter, canonical, first_figures, get_encoding
 from tests.servers.many import generate_tools
 
 

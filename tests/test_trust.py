@@ -8,9 +8,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from inspector import trust
-from inspector.config import ConfigFileError
-from inspector.decisions import resolve
+from mcp_review import trust
+from mcp_review.config import ConfigFileError
+from mcp_review.decisions import resolve
 from tests.support import fixture_argv
 from tests.test_check_cli import cli
 
@@ -163,8 +163,8 @@ def test_an_unknown_base_is_a_usage_error(tmp_path):
 
 
 def test_the_apps_verdict_line_names_the_repositorys_waivers():
-    from inspector.review import Finding, Review, Waiver
-    from inspector.tui.checking import summary
+    from mcp_review.review import Finding, Review, Waiver
+    from mcp_review.tui.checking import summary
 
     waiver = Waiver("review.injection-safe", "fine", "security-team", source="mcp-review.toml", origin="repository")
     review = Review({}, {}, None, None, "stdio", [Finding("review.injection-safe", "review", "fail", "x")], [waiver])
@@ -176,8 +176,8 @@ def test_the_apps_verdict_line_names_the_repositorys_waivers():
 
 
 def test_the_app_takes_the_repositorys_decisions_fresh_and_keeps_the_reviewers():
-    from inspector.review import Waiver
-    from inspector.tui.checking import current
+    from mcp_review.review import Waiver
+    from mcp_review.tui.checking import current
 
     mine = Waiver("review.injection-safe", "checked by hand", "me")
     once = Waiver("review.precise-names", "fine", "author", origin="repository")  # saved from a run without --base

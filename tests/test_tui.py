@@ -8,9 +8,9 @@ import json
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from inspector.targets import demo_target, stdio_target
-from inspector.tui.app import ReviewApp
-from inspector.tui.grid import Grid
+from mcp_review.targets import demo_target, stdio_target
+from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.grid import Grid
 from tests.support import fixture_argv
 from tests.tui_pilot import find_and_call, highlight, run_checks, show_tab, until
 
@@ -38,7 +38,7 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         assert len(answers) >= 3 and all(r[6].isdigit() and r[4].isdigit() for r in answers), "tokens and ms"
         from textual.widgets import Select
 
-        from inspector.tui.dialogs import ExportScreen
+        from mcp_review.tui.dialogs import ExportScreen
 
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, ExportScreen))
@@ -125,7 +125,7 @@ async def test_a_server_that_fails_to_start_says_why(tmp_path):
 
 async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
     """10,000 tools with markup in their names, a 20 MB result, then the server dies mid-call."""
-    from inspector.tui.dialogs import ResultScreen
+    from mcp_review.tui.dialogs import ResultScreen
 
     app = ReviewApp(stdio_target(fixture_argv("hostile")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -184,7 +184,7 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
 async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
     from textual.widgets import Input
 
-    from inspector.tui.dialogs import DecisionScreen
+    from mcp_review.tui.dialogs import DecisionScreen
 
     async def decide(pilot: Pilot, app: ReviewApp, key: str, rule: str, why: str) -> None:
         row = next(
@@ -233,14 +233,14 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         attested = [f for f in again.review.findings if f.rule == "review.injection-safe" and f.status == "pass"]
         assert kept and attested, "a re-run keeps the reviewer's decisions"
         assert len(again.review.remarks) == 1, "and the notes"
-        from inspector.report import render
+        from mcp_review.report import render
 
         notes = render(again.review, "md").split("## Reviewer notes")[1]
         assert "ask upstream to drop the &lt;IMPORTANT&gt; block" in notes, "in the export, as inert text"
 
 
 async def test_sort_by_column_jump_by_name_and_theme_is_remembered(tmp_path):
-    from inspector.tui.grid import Grid
+    from mcp_review.tui.grid import Grid
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -270,8 +270,8 @@ async def test_connect_to_another_server_retry_after_a_failure_and_recent_target
 
     from textual.widgets import Input
 
-    from inspector.tui.dialogs import ConnectScreen
-    from inspector.tui.settings import load_settings
+    from mcp_review.tui.dialogs import ConnectScreen
+    from mcp_review.tui.settings import load_settings
 
     good = " ".join(shlex.quote(p) for p in fixture_argv("good"))
     crash = " ".join(shlex.quote(p) for p in fixture_argv("crash"))
@@ -316,7 +316,7 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
         assert "fail review.descriptions-grounded" in tool_detail and "cl100k_base: total" in tool_detail
         from textual.widgets import Collapsible
 
-        from inspector.tui.dialogs import ToolScreen
+        from mcp_review.tui.dialogs import ToolScreen
 
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ToolScreen))
@@ -335,7 +335,7 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
 async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path):
     from textual.widgets import Input, Select
 
-    from inspector.tui.dialogs import ConfirmScreen, RunScreen
+    from mcp_review.tui.dialogs import ConfirmScreen, RunScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -372,8 +372,8 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
 
 
 async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_path):
-    from checks.core import select
-    from inspector.tui.dialogs import RunScreen
+    from mcp_review.checks.core import select
+    from mcp_review.tui.dialogs import RunScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -401,7 +401,7 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
 
 
 async def test_review_over_streamable_http_with_a_bearer_that_never_shows(tmp_path):
-    from inspector.targets import http_target
+    from mcp_review.targets import http_target
     from tests.support import free_port, running
 
     port, token = free_port(), "s3cret-bearer-T0KEN"

@@ -10,11 +10,11 @@ import threading
 import httpx
 from textual.widgets import Static
 
-from inspector.auth import store
-from inspector.targets import http_target
-from inspector.tui.app import ReviewApp
-from inspector.tui.dialogs import AuthScreen
-from inspector.tui.grid import Grid
+from mcp_review.auth import store
+from mcp_review.targets import http_target
+from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.dialogs import AuthScreen
+from mcp_review.tui.grid import Grid
 from tests.support import http_fixture
 from tests.tui_pilot import until
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from textual.widgets import Static
 
-from inspector.targets import demo_target, stdio_target
-from inspector.tui.app import ReviewApp
-from inspector.tui.grid import Grid
+from mcp_review.targets import demo_target, stdio_target
+from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.grid import Grid
 from tests.support import fixture_argv
 from tests.tui_pilot import call_with_consent, calling_everything, open_call, until
 
@@ -17,7 +17,7 @@ from tests.tui_pilot import call_with_consent, calling_everything, open_call, un
 async def test_call_a_read_only_tool_through_the_editor(tmp_path):
     from textual.widgets import Button, TextArea
 
-    from inspector.tui.dialogs import ResultScreen
+    from mcp_review.tui.dialogs import ResultScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -37,7 +37,7 @@ async def test_call_a_read_only_tool_through_the_editor(tmp_path):
 
 
 async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged(tmp_path):
-    from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen
+    from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -75,11 +75,11 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
 async def test_answer_an_elicitation_from_server_everything(tmp_path):
     from textual.widgets import TextArea
 
-    from inspector.tui.dialogs import ElicitScreen, ResultScreen
+    from mcp_review.tui.dialogs import ElicitScreen, ResultScreen
 
     async with calling_everything(tmp_path, "trigger-elicitation-request") as (app, pilot):
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
-        from checks.util import example_value
+        from mcp_review.checks.util import example_value
 
         assert json.loads(app.screen.query_one(TextArea).text) == {}, "nothing the reviewer did not type"
         app.screen.query_one(TextArea).text = json.dumps(example_value(app.screen.params["requestedSchema"]))
@@ -93,7 +93,7 @@ async def test_answer_an_elicitation_from_server_everything(tmp_path):
 async def test_answer_a_sampling_request_from_server_everything(tmp_path):
     from textual.widgets import TextArea
 
-    from inspector.tui.dialogs import ResultScreen, SampleScreen
+    from mcp_review.tui.dialogs import ResultScreen, SampleScreen
 
     request = '{"prompt": "Say hi", "maxTokens": 20}'
     async with calling_everything(tmp_path, "trigger-sampling-request", request) as (app, pilot):
@@ -109,7 +109,7 @@ async def test_answer_a_sampling_request_from_server_everything(tmp_path):
 async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
     from textual.widgets import TextArea
 
-    from inspector.tui.dialogs import FillScreen, ResultScreen
+    from mcp_review.tui.dialogs import FillScreen, ResultScreen
 
     app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -161,7 +161,7 @@ async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
 async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
     import shlex
 
-    from inspector.tui.dialogs import CallScreen, ResultScreen
+    from mcp_review.tui.dialogs import CallScreen, ResultScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -176,7 +176,7 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
         await pilot.press("y")
         command = shlex.split(app.clipboard)
         assert command[:5] == ["mcp-review", "call", "search_notes", "--args", '{"query": "coffee"}']
-        assert command[5] == "--" and command[-2:] == ["-m", "inspector.demo"]
+        assert command[5] == "--" and command[-2:] == ["-m", "mcp_review.demo"]
         await pilot.press("j")
         assert json.loads(app.clipboard) == {"name": "search_notes", "arguments": {"query": "coffee"}}
         await pilot.press("enter")
@@ -187,7 +187,7 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
 async def test_call_form_generated_from_the_schema(tmp_path):
     from textual.widgets import Button, Input, Select, TextArea
 
-    from inspector.tui.dialogs import ConfirmScreen, ResultScreen
+    from mcp_review.tui.dialogs import ConfirmScreen, ResultScreen
 
     app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "4")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -222,7 +222,7 @@ async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path
     """2026-07-28: the server asks through `input_required` results; the same dialogs answer every round."""
     from textual.widgets import Input, TextArea
 
-    from inspector.tui.dialogs import ElicitScreen, ResultScreen, RootsScreen, SampleScreen
+    from mcp_review.tui.dialogs import ElicitScreen, ResultScreen, RootsScreen, SampleScreen
 
     app = ReviewApp(stdio_target(fixture_argv("asking")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -281,7 +281,7 @@ async def test_url_elicitation_opens_nothing_without_consent(monkeypatch):
 
     from textual.app import App
 
-    from inspector.tui.dialogs import ConfirmScreen, ElicitScreen
+    from mcp_review.tui.dialogs import ConfirmScreen, ElicitScreen
 
     opened: list[str] = []
     monkeypatch.setattr(webbrowser, "open", opened.append)
@@ -328,7 +328,7 @@ async def test_the_call_form_survives_hostile_property_names_and_enum_values():
     from textual.app import App
     from textual.widgets import Checkbox, Input, Select, TextArea
 
-    from inspector.tui.dialogs import CallScreen, SchemaForm
+    from mcp_review.tui.dialogs import CallScreen, SchemaForm
 
     schema = {
         "type": "object",
@@ -361,7 +361,7 @@ async def test_the_schema_form_posts_changed_and_never_touches_an_editor():
     from textual.app import App, ComposeResult
     from textual.widgets import Input
 
-    from inspector.tui.dialogs import SchemaForm
+    from mcp_review.tui.dialogs import SchemaForm
 
     schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"]}
     seen: list[tuple[dict[str, object], bool]] = []

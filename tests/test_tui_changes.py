@@ -12,12 +12,12 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from inspector.report import render
-from inspector.targets import stdio_target
-from inspector.tui.app import ReviewApp
-from inspector.tui.dialogs import DecisionScreen
-from inspector.tui.grid import Grid
-from inspector.tui.panes.changes import ChangesPane, side_by_side
+from mcp_review.report import render
+from mcp_review.targets import stdio_target
+from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.dialogs import DecisionScreen
+from mcp_review.tui.grid import Grid
+from mcp_review.tui.panes.changes import ChangesPane, side_by_side
 from tests.support import ROOT, fixture_argv
 from tests.tui_pilot import run_checks, show_tab, until
 
@@ -25,7 +25,7 @@ from tests.tui_pilot import run_checks, show_tab, until
 @pytest.fixture
 def folder(tmp_path):
     """A folder with mcp-review.lock pinned from v1."""
-    argv = [sys.executable, "-m", "inspector", "pin", "--out", str(tmp_path / "mcp-review.lock"), "--"]
+    argv = [sys.executable, "-m", "mcp_review", "pin", "--out", str(tmp_path / "mcp-review.lock"), "--"]
     subprocess.run([*argv, *fixture_argv("surface")], check=True, timeout=60, cwd=ROOT, capture_output=True)
     return tmp_path
 

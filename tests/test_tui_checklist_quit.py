@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.checking import review_session
-from inspector.targets import stdio_target
-from inspector.tui import checking
-from inspector.tui.app import ReviewApp
+from mcp_review.checking import review_session
+from mcp_review.targets import stdio_target
+from mcp_review.tui import checking
+from mcp_review.tui.app import ReviewApp
 from tests.support import eventually, fixture_argv
 from tests.tui_pilot import until
 

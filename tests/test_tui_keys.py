@@ -10,9 +10,9 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Footer, Input, Select, TabbedContent, TextArea
 
-from inspector.targets import demo_target
-from inspector.tui.app import ReviewApp
-from inspector.tui.grid import Grid
+from mcp_review.targets import demo_target
+from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.grid import Grid
 from tests.tui_pilot import run_checks, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
@@ -88,7 +88,7 @@ async def test_home_and_end_move_a_tables_cursor(tmp_path):
 
 
 async def test_a_key_per_tab_and_the_tab_keys_work_at_once(tmp_path):
-    from inspector.tui.dialogs import CallScreen
+    from mcp_review.tui.dialogs import CallScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -103,7 +103,7 @@ async def test_a_key_per_tab_and_the_tab_keys_work_at_once(tmp_path):
 
 
 async def test_every_dialog_submits_with_enter_or_ctrl_s_and_its_footer_says_which(tmp_path):
-    from inspector.tui.dialogs import ConnectScreen, DecisionScreen, ExportScreen, RunScreen
+    from mcp_review.tui.dialogs import ConnectScreen, DecisionScreen, ExportScreen, RunScreen
 
     async def footer_says(key: str, dialog: type) -> None:
         await until(pilot, lambda: isinstance(app.screen, dialog))
@@ -143,7 +143,7 @@ async def test_every_dialog_submits_with_enter_or_ctrl_s_and_its_footer_says_whi
 
 
 async def test_escape_closes_a_dialog_and_reopening_it_shows_what_was_typed(tmp_path):
-    from inspector.tui.dialogs import CallScreen, DecisionScreen, ExportScreen
+    from mcp_review.tui.dialogs import CallScreen, DecisionScreen, ExportScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path, export_dir=tmp_path)
 
@@ -197,8 +197,8 @@ def readme_keymap() -> set[tuple[str, str, str]]:
 async def test_the_readme_keymap_the_bindings_and_the_palette_agree(tmp_path):
     """Walk every binding of the app, each tab and each dialog: the README lists exactly those, and the palette
     every one with a tooltip."""
-    import inspector.tui.dialogs as dialogs
-    from inspector.tui.commands import bindings
+    import mcp_review.tui.dialogs as dialogs
+    from mcp_review.tui.commands import bindings
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -248,7 +248,7 @@ async def test_tab_keys_pressed_quickly_end_on_the_last_tab_pressed(tmp_path):
 
 
 def test_tool_names_sort_as_a_reader_expects():
-    from inspector.tui.panes.tools import natural
+    from mcp_review.tui.panes.tools import natural
 
     names = ["events_search_9604", "Events_search_964", "events_search_10", "9lives", "a"]
     assert sorted(names, key=natural) == ["9lives", "a", "events_search_10", "Events_search_964", "events_search_9604"]

@@ -12,8 +12,8 @@ import time
 
 from textual.widgets import Input
 
-from inspector.targets import stdio_target
-from inspector.tui.app import ReviewApp
+from mcp_review.targets import stdio_target
+from mcp_review.tui.app import ReviewApp
 from tests.support import fixture_argv
 from tests.tui_pilot import until
 

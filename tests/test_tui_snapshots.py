@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 from textual.pilot import Pilot
 
-from inspector.targets import demo_target
-from inspector.tui.app import ReviewApp
+from mcp_review.targets import demo_target
+from mcp_review.tui.app import ReviewApp
 
 SIZE = (100, 30)
 
@@ -72,7 +72,7 @@ def test_call(snap_compare, app):
         await connected(pilot)
         await tab(pilot, "tab-tools")
         await pilot.press("c")
-        from inspector.tui.dialogs import CallScreen
+        from mcp_review.tui.dialogs import CallScreen
 
         async with asyncio.timeout(10):  # the dialog, mounted and drawn: no fixed wait that load can outrun
             while not isinstance(pilot.app.screen, CallScreen):
@@ -95,7 +95,7 @@ class Clock:
 
 
 def test_wire(snap_compare, app, monkeypatch):
-    monkeypatch.setattr("inspector.connection.wire.time", Clock())
+    monkeypatch.setattr("mcp_review.connection.wire.time", Clock())
 
     async def wire(pilot: Pilot) -> None:
         await connected(pilot)
@@ -126,7 +126,7 @@ SMALL = (80, 24)
 
 @pytest.mark.parametrize("pane", ["tab-tools", "tab-calls", "tab-primitives", "tab-wire", "tab-logs"])
 def test_tab_at_80x24(snap_compare, app, monkeypatch, pane):
-    monkeypatch.setattr("inspector.connection.wire.time", Clock())
+    monkeypatch.setattr("mcp_review.connection.wire.time", Clock())
 
     async def shown(pilot: Pilot) -> None:
         await connected(pilot)
@@ -159,7 +159,7 @@ async def until_screen(pilot: Pilot, name: str) -> None:
 
 async def on_row(pilot: Pilot, table: str, first: str) -> None:
     """Highlight the row of `table` whose first cell is `first`."""
-    from inspector.tui.grid import Grid
+    from mcp_review.tui.grid import Grid
 
     rows = pilot.app.main.query_one(table, Grid)  # type: ignore[attr-defined]
     rows.move_cursor(row=next(i for i in range(rows.row_count) if str(rows.get_cell_at((i, 0))) == first))
@@ -218,7 +218,7 @@ async def open_export(pilot: Pilot) -> None:
     await reviewed(pilot)
     review = pilot.app.review  # type: ignore[attr-defined]
     review.created = "2026-01-01T00:00:00+00:00"  # the preview's date, and not this checkout's path to its python
-    review.target = {"kind": "stdio", "command": "python", "args": ["-m", "inspector.demo"]}
+    review.target = {"kind": "stdio", "command": "python", "args": ["-m", "mcp_review.demo"]}
     await pilot.press("e")
     await until_screen(pilot, "ExportScreen")
 
@@ -241,13 +241,13 @@ DIALOGS = {
 @pytest.mark.parametrize("dialog", list(DIALOGS))
 def test_dialog_at_80x24(snap_compare, app, monkeypatch, dialog):
     monkeypatch.setenv("USER", "reviewer")
-    monkeypatch.setattr("inspector.tui.dialogs.connect.known_servers", lambda: [])  # not this machine's configs
+    monkeypatch.setattr("mcp_review.tui.dialogs.connect.known_servers", lambda: [])  # not this machine's configs
     assert snap_compare(app, run_before=DIALOGS[dialog], terminal_size=SMALL)
 
 
 def test_elicitation_at_80x24(snap_compare, tmp_path):
     """A server's request: the elicitation form, with its footer (accept, decline)."""
-    from inspector.targets import stdio_target
+    from mcp_review.targets import stdio_target
     from tests.support import fixture_argv
 
     asking = ReviewApp(stdio_target(fixture_argv("asking")), state_dir=tmp_path)

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from textual.widgets import Input, Static, TextArea
 
-from inspector.targets import Target, demo_target, stdio_target
-from inspector.tui.app import ReviewApp
-from inspector.tui.dialogs import CallScreen, ConfirmScreen, ConnectScreen
-from inspector.tui.grid import Grid
-from inspector.tui.settings import load_settings
+from mcp_review.targets import Target, demo_target, stdio_target
+from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ConnectScreen
+from mcp_review.tui.grid import Grid
+from mcp_review.tui.settings import load_settings
 from tests.support import fixture_argv
 from tests.tui_pilot import highlight, open_call, run_checks, until
 
@@ -171,8 +171,8 @@ async def test_a_call_in_the_background_ends_in_a_notification_not_a_window(tmp_
 
 
 async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_path):
-    from inspector.targets import http_target
-    from inspector.tui.dialogs import ResultScreen
+    from mcp_review.targets import http_target
+    from mcp_review.tui.dialogs import ResultScreen
     from tests.support import http_fixture
     from tests.tui_pilot import show_tab
 
@@ -220,7 +220,7 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
 
 
 async def test_a_request_the_server_withdraws_closes_its_dialog_and_says_so(tmp_path):
-    from inspector.tui.dialogs import RootsScreen
+    from mcp_review.tui.dialogs import RootsScreen
 
     app = ReviewApp(stdio_target(fixture_argv("withdraws")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -235,8 +235,8 @@ async def test_a_request_the_server_withdraws_closes_its_dialog_and_says_so(tmp_
 
 
 async def test_the_app_takes_checks_review_options_baseline_config_packs_and_calls(tmp_path):
-    from inspector.cli import parse
-    from inspector.cli.check import review_plan
+    from mcp_review.cli import parse
+    from mcp_review.cli.check import review_plan
 
     pins, config = tmp_path / "pins.json", tmp_path / "mcp-review.toml"
     config.write_text('[[waive]]\nrule = "review.descriptions-grounded"\nreason = "known"\nby = "lead"\n')
@@ -256,7 +256,7 @@ async def test_the_app_takes_checks_review_options_baseline_config_packs_and_cal
 
 
 async def test_an_elicitation_starts_empty_with_the_cursor_in_its_first_field(tmp_path):
-    from inspector.tui.dialogs import ElicitScreen
+    from mcp_review.tui.dialogs import ElicitScreen
 
     async with connected(tmp_path, stdio_target(fixture_argv("asking"))) as (app, pilot):
         await open_call(pilot, app, "greet")
@@ -277,9 +277,9 @@ async def test_a_review_and_a_config_shipped_in_the_checkout_are_not_the_reviewe
     loaded as the reviewer's (no PASS before any run); a config that grants itself calls is refused, on screen."""
     import hashlib
 
-    from inspector.cli import parse
-    from inspector.cli.check import review_plan
-    from inspector.review import Finding, Review
+    from mcp_review.cli import parse
+    from mcp_review.cli.check import review_plan
+    from mcp_review.review import Finding, Review
 
     checkout = tmp_path / "checkout"
     checkout.mkdir()

@@ -10,9 +10,9 @@ from collections.abc import AsyncIterator, Callable
 
 from textual.pilot import Pilot
 
-from inspector.targets import stdio_target
-from inspector.tui.app import ReviewApp
-from inspector.tui.grid import Grid
+from mcp_review.targets import stdio_target
+from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.grid import Grid
 from tests.thirdparty import everything_stdio_argv
 
 
@@ -35,7 +35,7 @@ async def run_checks(pilot: Pilot, app: ReviewApp, calls: str = "read-only") -> 
     """Press r; the first run asks which tools checks may call (read-only ones by default)."""
     from textual.widgets import Select
 
-    from inspector.tui.dialogs import RunScreen
+    from mcp_review.tui.dialogs import RunScreen
 
     await pilot.press("r")
     if not app.calls_chosen:
@@ -56,7 +56,7 @@ async def highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
 
 async def open_call(pilot: Pilot, app: ReviewApp, name: str) -> None:
     """Highlight tool `name` and open its call dialog."""
-    from inspector.tui.dialogs import CallScreen
+    from mcp_review.tui.dialogs import CallScreen
 
     await highlight(pilot, app, name)
     await pilot.press("c")
@@ -66,7 +66,7 @@ async def open_call(pilot: Pilot, app: ReviewApp, name: str) -> None:
 async def call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: str | None = None) -> None:
     from textual.widgets import TextArea
 
-    from inspector.tui.dialogs import ConfirmScreen, ResultScreen
+    from mcp_review.tui.dialogs import ConfirmScreen, ResultScreen
 
     await open_call(pilot, app, name)
     if arguments is not None:
@@ -89,7 +89,7 @@ async def calling_everything(
 
     server-everything asks for roots once connected: the reviewer shares the working directory first.
     """
-    from inspector.tui.dialogs import RootsScreen
+    from mcp_review.tui.dialogs import RootsScreen
 
     app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -7,9 +7,9 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.review.bearer import (
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.review.bearer import (
     NO_AUTHORIZATION,
     accepted,
     hello_as,
@@ -19,9 +19,9 @@ from checks.review.bearer import (
     token_probes,
     without_credentials,
 )
-from checks.review.common import SEED
-from inspector.review import Finding
-from inspector.targets import masked_args, secret_arg_positions
+from mcp_review.checks.review.common import SEED
+from mcp_review.review import Finding
+from mcp_review.targets import masked_args, secret_arg_positions
 
 
 def _credential_value(args: tuple[str, ...], i: int) -> bool:
@@ -184,8 +184,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
     import re
     from urllib.parse import urlsplit
 
-    from checks.review.discovery import discover, first_document
-    from inspector.connection.egress import same_origin
+    from mcp_review.checks.review.discovery import discover, first_document
+    from mcp_review.connection.egress import same_origin
 
     answer = await hello_as(ctx, without_credentials(ctx.target))
     bare = answer.got

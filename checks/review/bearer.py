@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from checks.context import CheckContext
-from inspector.review import Fact, Finding
-from inspector.targets import Target
+from mcp_review.checks.context import CheckContext
+from mcp_review.review import Fact, Finding
+from mcp_review.targets import Target
 
 _RESOURCE_METADATA = re.compile(r"resource_metadata\s*=", re.IGNORECASE)
 # No authorization layer at all. It is seed 003 transport-config's own MUST ("require Authorization: Bearer on every
@@ -96,7 +96,7 @@ def issuer_of(target: Target) -> str:
 async def scope_refusal(ctx: CheckContext, token: str) -> Finding:
     """A real token without a scope the server needs must get 403 with error="insufficient_scope" and the scope
     wanted (MCP authorization, scope challenge; RFC 6750 section 3.1), so a client knows to step up."""
-    from inspector.redact import remember
+    from mcp_review.redact import remember
 
     remember([token])
     ctx.wire.redactor.add([token])
@@ -140,8 +140,8 @@ def judge(ctx: CheckContext, what: str, answer: Answer) -> Finding:
 async def token_probes(ctx: CheckContext) -> AsyncIterator[Finding]:
     """review.audience-validated's probes: no token, then the forgeries and the reviewer's foreign token, each
     judged. A server that takes no token, or a random one, checks none: the rest are not sent (one fact, one fail)."""
-    from inspector.auth.forged import Forged, forgeries
-    from inspector.redact import remember
+    from mcp_review.auth.forged import Forged, forgeries
+    from mcp_review.redact import remember
 
     bare = without_credentials(ctx.target)
     unauthorized = await hello_as(ctx, bare)

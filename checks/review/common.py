@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from checks.context import CheckContext, Subject
-from inspector.catalog import Item
-from inspector.review import Finding
-from inspector.scan.intent import ORDER_KIND
-from inspector.scan.steering import KIND as STEERING_KIND
-from inspector.surfaces import Said
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext, Subject
+from mcp_review.review import Finding
+from mcp_review.scan.intent import ORDER_KIND
+from mcp_review.scan.steering import KIND as STEERING_KIND
+from mcp_review.surfaces import Said
 
 SEED = "003"
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -31,7 +31,7 @@ def scanned(
     instructions), so an order addressed to the model, or a suggestive one about how to use the tools, is their
     purpose, not a finding; hostile orders and proven steering still are. `purpose`: the name and title of the
     tool the texts describe (an order that is the tool's function is not steering)."""
-    from inspector.scan import scan_text
+    from mcp_review.scan import scan_text
 
     echoes = [value for value in sent if value]
     fails: list[str] = []

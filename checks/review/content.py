@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.review.common import SEED, scanned, summary, verdict
-from inspector import surfaces
-from inspector.calls import CallRecord
-from inspector.catalog import Item
-from inspector.connection.errors import ConnectionFailed
-from inspector.limits import LIMITS
-from inspector.review import Finding
-from inspector.scan.asks import form_asks_secret
+from mcp_review import surfaces
+from mcp_review.calls import CallRecord
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.review.common import SEED, scanned, summary, verdict
+from mcp_review.connection.errors import ConnectionFailed
+from mcp_review.limits import LIMITS
+from mcp_review.review import Finding
+from mcp_review.scan.asks import form_asks_secret
 
 SOURCE = f"{SEED} Security: descriptions-grounded"
 EVIDENCE_CITED = 50  # messages cited by one finding; a server can send thousands of log lines

@@ -6,10 +6,13 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.review.common import SEED, scanned, verdict
-from checks.util import (
+from mcp_review import surfaces
+from mcp_review.calls import tool_annotations
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.review.common import SEED, scanned, verdict
+from mcp_review.checks.util import (
     VERBS,
     WRITE_WORDS,
     is_typed,
@@ -17,12 +20,9 @@ from checks.util import (
     required,
     words,
 )
-from inspector import surfaces
-from inspector.calls import tool_annotations
-from inspector.catalog import Item
-from inspector.review import Finding
-from inspector.scan.asks import parameter_asks
-from inspector.surfaces import Said
+from mcp_review.review import Finding
+from mcp_review.scan.asks import parameter_asks
+from mcp_review.surfaces import Said
 
 
 @rule("review.precise-names", modes=("static",), source=f"{SEED} Tool contracts: precise-names")

@@ -4,7 +4,7 @@ Each rule picks the string parameters that could carry one kind of injection (by
 parameter with `--probe security-all`), calls the tool, as the calling policy allows, with a value that
 reveals a canary only if the tool did the unsafe thing, and fails only when the canary shows (the course is
 checks/review/probing.py). Every payload is harmless by construction: paths lead into a fresh canary area
-(inspector.canary), commands only run printf, code only joins two strings, URLs name mcp-review's own listener
+(mcp_review.canary), commands only run printf, code only joins two strings, URLs name mcp-review's own listener
 on 127.0.0.1, templates only multiply. Without `--probe security` nothing is called: one `blocking` finding
 says how to prove it.
 """
@@ -15,13 +15,13 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.review.common import SEED
-from checks.review.probing import Canaries, Payload, Probe, in_reply, joined_outside, run_probe, tokens_only
-from inspector import canary
-from inspector.calls import CallRecord
-from inspector.review import Finding
+from mcp_review import canary
+from mcp_review.calls import CallRecord
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.review.common import SEED
+from mcp_review.checks.review.probing import Canaries, Payload, Probe, in_reply, joined_outside, run_probe, tokens_only
+from mcp_review.review import Finding
 
 SOURCE = f"{SEED} Security: injection-safe"
 SSRF_WAIT = 3.0  # seconds the listener waits for a request when no probe_timeout is set

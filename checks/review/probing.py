@@ -20,14 +20,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
-from checks.arguments import is_path
-from checks.context import CheckContext
-from checks.review.common import named_tools
-from checks.util import input_schema, properties, rejected, words
-from inspector.calls import CallRecord, consent_reason
-from inspector.canary import CanaryArea
-from inspector.catalog import Item
-from inspector.review import Finding
+from mcp_review.calls import CallRecord, consent_reason
+from mcp_review.canary import CanaryArea
+from mcp_review.catalog import Item
+from mcp_review.checks.arguments import is_path
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.review.common import named_tools
+from mcp_review.checks.util import input_schema, properties, rejected, words
+from mcp_review.review import Finding
 
 PROBE_MODES = ("security", "security-all")
 OS_ERROR = re.compile(

@@ -6,10 +6,12 @@ import re
 import secrets
 from collections.abc import AsyncIterator, Iterator
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.review.common import HINTS, SEED, named_tools
-from checks.util import (
+from mcp_review.calls import tool_annotations
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.review.common import HINTS, SEED, named_tools
+from mcp_review.checks.util import (
     DESTROY_WORDS,
     WRITE_WORDS,
     Json,
@@ -21,9 +23,7 @@ from checks.util import (
     result_text,
     words,
 )
-from inspector.calls import tool_annotations
-from inspector.catalog import Item
-from inspector.review import STATUSES, Finding
+from mcp_review.review import STATUSES, Finding
 
 
 @rule(
@@ -65,7 +65,7 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
     mcp-review.toml. An outputSchema with remote or cyclic $refs cannot be checked offline: the reviewer checks the
     result by hand and waives the finding with a note.
     """
-    from inspector.localschema import validate
+    from mcp_review.localschema import validate
 
     if not ctx.revision_at_least("2025-06-18"):
         yield ctx.na(None, f"structured output arrived in 2025-06-18; this server speaks {ctx.revision}")

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import AsyncIterator
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.review.common import SEED, named_tools
-from checks.util import invalid_arguments, rejected
-from inspector.baseline import definitions, hashed, pinned_definitions
-from inspector.catalog import LISTS as CATALOG_LISTS
-from inspector.catalog import list_all
-from inspector.diff import Diff
-from inspector.review import Finding
+from mcp_review.baseline import definitions, hashed, pinned_definitions
+from mcp_review.catalog import LISTS as CATALOG_LISTS
+from mcp_review.catalog import list_all
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.review.common import SEED, named_tools
+from mcp_review.checks.util import invalid_arguments, rejected
+from mcp_review.diff import Diff
+from mcp_review.review import Finding
 
 
 @rule(

@@ -6,11 +6,11 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.spec.common import BOGUS_VERSION, SEED
-from inspector.connection.session import LEGACY_VERSIONS
-from inspector.review import Finding
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.spec.common import BOGUS_VERSION, SEED
+from mcp_review.connection.session import LEGACY_VERSIONS
+from mcp_review.review import Finding
 
 
 @rule("spec.http-transport", modes=("probe",), source=f"{SEED} Server & framework layer", transport="http")
@@ -141,7 +141,7 @@ class Claims:
 
 
 def _init_params(revision: str) -> dict[str, Any]:
-    from inspector.connection.session import CLIENT_INFO
+    from mcp_review.connection.session import CLIENT_INFO
 
     version = revision if revision in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
     return {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}

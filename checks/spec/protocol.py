@@ -6,11 +6,11 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.spec.common import SEED
-from inspector.catalog import Item
-from inspector.review import Finding
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.spec.common import SEED
+from mcp_review.review import Finding
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 

@@ -6,11 +6,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.spec.common import SEED
-from inspector.limits import LIMITS
-from inspector.review import Finding
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.spec.common import SEED
+from mcp_review.limits import LIMITS
+from mcp_review.review import Finding
 
 PER_METHOD = 1000  # unasked messages of one method validated by spec.wire-schema
 
@@ -39,7 +39,7 @@ def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
     Passes: every validated message valid. Fails: any problem, each with its wire entry and JSON path (e.g.
     result.tools[3].inputSchema).
     """
-    from inspector.schemas import validate_wire
+    from mcp_review.schemas import validate_wire
 
     conn = ctx.session.channel.conn if ctx.session.channel else None
     seen: dict[str, int] = {}
@@ -130,7 +130,7 @@ def notification_names(ctx: CheckContext) -> Iterator[Finding]:
 
     Passes: every notification uses a spec name. Fails: a camelCase variant. Warns: an unknown method.
     """
-    from inspector.schemas import server_notification_methods
+    from mcp_review.schemas import server_notification_methods
 
     known = server_notification_methods(ctx.revision)
     seen = [(e.method, e.seq) for e in ctx.wire.messages("recv") if e.kind == "notification" and e.method]

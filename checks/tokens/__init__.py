@@ -6,4 +6,4 @@ guards an 8 KB output budget and stamps `_meta.request_id`. Rules that read resu
 (only as the calling policy allows).
 """
 
-from checks.tokens import lists, sizes, registration, runtime, descriptions  # noqa: F401, I001  (registers the rules, in the seed's order)
+from mcp_review.checks.tokens import lists, sizes, registration, runtime, descriptions  # noqa: F401, I001  (registers the rules, in the seed's order)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from checks.context import CheckContext
-from inspector.catalog import Item
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
 
 SEED = "000"
 

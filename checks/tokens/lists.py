@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.tokens.common import SEED, named_tools
-from checks.util import input_schema, properties, rejected, result_json, words
-from inspector.catalog import Item
-from inspector.review import Finding
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.tokens.common import SEED, named_tools
+from mcp_review.checks.util import input_schema, properties, rejected, result_json, words
+from mcp_review.review import Finding
 
 LISTY = re.compile(r"^(list|search|find|query|browse)$")
 

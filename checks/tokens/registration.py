@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.tokens.common import SEED, named_tools
-from checks.util import acts_outward, input_schema, properties, required, words
-from inspector.calls import effective_hints, is_destructive, tool_annotations
-from inspector.review import Finding
+from mcp_review.calls import effective_hints, is_destructive, tool_annotations
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.tokens.common import SEED, named_tools
+from mcp_review.checks.util import acts_outward, input_schema, properties, required, words
+from mcp_review.review import Finding
 
 CANONICAL_KEYS = {"action", "params", "fields", "limit", "cursor"}
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.tokens.common import SEED
-from checks.util import rejected
-from inspector.calls import CallRecord
-from inspector.catalog import Item
-from inspector.review import Finding
+from mcp_review.calls import CallRecord
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.tokens.common import SEED
+from mcp_review.checks.util import rejected
+from mcp_review.review import Finding
 
 
 @rule("tokens.transport", modes=("probe",), source=f"{SEED} §6 Transport")

@@ -6,13 +6,13 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from checks.context import CheckContext
-from checks.core import rule
-from checks.tokens.common import SEED, named_tools
-from checks.util import result_text
-from inspector.calls import CallRecord
-from inspector.catalog import Item
-from inspector.review import Finding
+from mcp_review.calls import CallRecord
+from mcp_review.catalog import Item
+from mcp_review.checks.context import CheckContext
+from mcp_review.checks.core import rule
+from mcp_review.checks.tokens.common import SEED, named_tools
+from mcp_review.checks.util import result_text
+from mcp_review.review import Finding
 
 
 def _long_strings(value: Any, limit: int, path: str = "") -> Iterator[str]:

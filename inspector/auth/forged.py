@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.redact import remember
+from mcp_review.redact import remember
 
 
 @dataclass(frozen=True)

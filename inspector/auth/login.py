@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from inspector.auth import store
-from inspector.auth.forged import claims_of
-from inspector.connection.egress import EgressRefused, check_url
-from inspector.redact import remember
+from mcp_review.auth import store
+from mcp_review.auth.forged import claims_of
+from mcp_review.connection.egress import EgressRefused, check_url
+from mcp_review.redact import remember
 
 WAIT_FOR_BROWSER = 300.0  # seconds the loopback listener waits for the redirect
 # The SDK logs a failed flow with its traceback ("OAuth flow error"), which Python prints to stderr when nothing

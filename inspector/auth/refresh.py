@@ -23,10 +23,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from inspector.auth import store
-from inspector.auth.login import StoredTokens, keep_tokens
-from inspector.connection.egress import EgressRefused, check_url
-from inspector.redact import scrub
+from mcp_review.auth import store
+from mcp_review.auth.login import StoredTokens, keep_tokens
+from mcp_review.connection.egress import EgressRefused, check_url
+from mcp_review.redact import scrub
 
 EARLY = 30  # seconds before its `exp` a token counts as expired: it must outlive the request it goes with
 MAX_ANSWER = 64 * 1024  # bytes of the token endpoint's answer read

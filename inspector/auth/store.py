@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from inspector.redact import remember
+from mcp_review.redact import remember
 
 SECRET_FIELDS = ("access_token", "refresh_token", "id_token", "client_secret")
 SECRET_PARTS = ("tokens", "client")  # what goes to the keyring when there is one

@@ -23,10 +23,10 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from inspector import __version__
-from inspector.cli import app, auth, call, check, diff, listing, pin, rules, servers, trust
-from inspector.cli.common import Failure, UsageError
-from inspector.review import ExitCode
+from mcp_review import __version__
+from mcp_review.cli import app, auth, call, check, diff, listing, pin, rules, servers, trust
+from mcp_review.cli.common import Failure, UsageError
+from mcp_review.review import ExitCode
 
 COMMANDS = (
     app,
@@ -72,7 +72,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def _fail(message: str, detail: Sequence[str] = ()) -> NoReturn:
-    from inspector.text import one_line
+    from mcp_review.text import one_line
 
     print(f"mcp-review: error: {one_line(message, 500)}", file=sys.stderr)
     for line in detail[-5:]:
@@ -85,7 +85,7 @@ def prepare_process() -> None:
 
     Orphans of a server come back to us and end with us (see `procs`); big buffers go back to the system.
     """
-    from inspector.connection import procs
+    from mcp_review.connection import procs
 
     procs.become_subreaper()
     _return_big_buffers()
@@ -107,9 +107,9 @@ def _return_big_buffers() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    from inspector.connection import procs
-    from inspector.connection.errors import ConnectionFailed
-    from inspector.output import guard_streams
+    from mcp_review.connection import procs
+    from mcp_review.connection.errors import ConnectionFailed
+    from mcp_review.output import guard_streams
 
     guard_streams()  # every byte to the terminal: secrets masked, no server escape sequence (see output)
     prepare_process()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.cli.check import review_options, review_plan
-from inspector.cli.common import build_target, target_options
-from inspector.review import ExitCode
+from mcp_review.cli.check import review_options, review_plan
+from mcp_review.cli.common import build_target, target_options
+from mcp_review.review import ExitCode
 
 NAME = "tui"
 HELP = "the review app (the default command)"
@@ -19,7 +19,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     target = build_target(args)
-    from inspector.tui.app import ReviewApp  # Textual loads only here: the headless commands never pay for it
+    from mcp_review.tui.app import ReviewApp  # Textual loads only here: the headless commands never pay for it
 
     ReviewApp(target, era=args.era, plan=review_plan(args)).run()
     return ExitCode.OK

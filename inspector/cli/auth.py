@@ -7,9 +7,9 @@ import asyncio
 import os
 import sys
 
-from inspector.cli.common import Failure, UsageError
-from inspector.review import ExitCode
-from inspector.text import one_line, visible
+from mcp_review.cli.common import Failure, UsageError
+from mcp_review.review import ExitCode
+from mcp_review.text import one_line, visible
 
 NAME = "auth"
 HELP = "log in to OAuth-protected servers; list or forget the stored tokens"
@@ -35,8 +35,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspector.auth import store
-    from inspector.auth.login import Browser, LoginFailed, login
+    from mcp_review.auth import store
+    from mcp_review.auth.login import Browser, LoginFailed, login
 
     if args.verb == "list":
         shown = store.servers()

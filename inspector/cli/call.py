@@ -6,10 +6,10 @@ import argparse
 import asyncio
 from typing import Any
 
-from inspector.cli.common import Failure, UsageError, build_target, target_options, with_session
-from inspector.output import json_text
-from inspector.review import ExitCode
-from inspector.untrusted import strict_loads
+from mcp_review.cli.common import Failure, UsageError, build_target, target_options, with_session
+from mcp_review.output import json_text
+from mcp_review.review import ExitCode
+from mcp_review.untrusted import strict_loads
 
 NAME = "call"
 HELP = "call one tool and print its result"
@@ -41,9 +41,9 @@ def _parse_args_json(text: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     target = build_target(args)
-    from inspector import render
-    from inspector.calls import call_tool, consent_reason
-    from inspector.catalog import take_snapshot
+    from mcp_review import render
+    from mcp_review.calls import call_tool, consent_reason
+    from mcp_review.catalog import take_snapshot
 
     arguments = _parse_args_json(args.args)
 

@@ -8,9 +8,9 @@ import os
 import sys
 from typing import Any
 
-from inspector.cli.common import UsageError, build_target, review_config, target_options
-from inspector.report import FORMATS
-from inspector.targets import Target
+from mcp_review.cli.common import UsageError, build_target, review_config, target_options
+from mcp_review.report import FORMATS
+from mcp_review.targets import Target
 
 NAME = "check"
 HELP = "run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error"
@@ -22,7 +22,7 @@ def review_options(p: argparse.ArgumentParser) -> None:
         "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
     )
     p.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
-    from checks.arguments import CALLS_SEND, PROBES_SEND
+    from mcp_review.checks.arguments import CALLS_SEND, PROBES_SEND
 
     p.add_argument(
         "--calls",
@@ -59,7 +59,7 @@ def review_options(p: argparse.ArgumentParser) -> None:
 
 def consent_notice(options: Any) -> str:
     """What the calls and probes of a review will send, said before any is made."""
-    from checks.arguments import CALLS_SEND, PROBES_SEND
+    from mcp_review.checks.arguments import CALLS_SEND, PROBES_SEND
 
     which = "every tool" if options.calls == "all" else "tools annotated read-only and closed-world"
     probes = f"; {PROBES_SEND}" if options.probe else "; no probe payloads (no --probe)"
@@ -68,8 +68,8 @@ def consent_notice(options: Any) -> str:
 
 def review_plan(args: argparse.Namespace) -> Any:
     """The `CheckPlan` of the review options, with the review config they name (or find)."""
-    from checks.core import DEFAULT_PACKS, PACKS, load_rules
-    from inspector.checking import CheckPlan
+    from mcp_review.checking import CheckPlan
+    from mcp_review.checks.core import DEFAULT_PACKS, PACKS, load_rules
 
     rules = load_rules()
     resolved = review_config(args.review_config, args.base)
@@ -116,9 +116,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     target = build_target(args)
-    from inspector.output import write_text
-    from inspector.report import render, render_chunks
-    from inspector.review import EXIT_CODES
+    from mcp_review.output import write_text
+    from mcp_review.report import render, render_chunks
+    from mcp_review.review import EXIT_CODES
 
     plan = review_plan(args)
     tty = sys.stderr.isatty()
@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _found_lock() -> str | None:
-    from inspector.lock import find_lock
+    from mcp_review.lock import find_lock
 
     found = find_lock()
     return str(found) if found else None
@@ -177,7 +177,7 @@ def _full_path(out: str) -> str:
 
 
 async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progress: Any) -> Any:
-    from inspector.checking import run_check
+    from mcp_review.checking import run_check
 
     keep = (lambda wire: wire.save(args.wire_log)) if args.wire_log else None
     return await run_check(target, plan, progress, keep_wire=keep)

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from inspector.auth.refresh import RefreshFailed, usable_token
-from inspector.targets import Target, demo_target, http_target, stdio_target
+from mcp_review.auth.refresh import RefreshFailed, usable_token
+from mcp_review.targets import Target, demo_target, http_target, stdio_target
 
 
 class UsageError(Exception):
@@ -85,7 +85,7 @@ def build_target(args: argparse.Namespace) -> Target:
         changes["verify"] = False
     elif args.ca:
         changes["verify"] = args.ca
-    from inspector.redact import remember
+    from mcp_review.redact import remember
 
     remember(target.secret_values())  # masked in every output from here on, errors included
     return target.with_(**changes)
@@ -104,7 +104,7 @@ def _configured(args: argparse.Namespace) -> Target:
     """An entry of an mcp.json-style file: `--config FILE [--server NAME]`, or `--server NAME` alone (found in
     the files `mcp-review servers` lists). What a project's file asked of the reviewer's environment and was
     not allowed (`--allow-env`, `--allow-env-file`) is withheld, and said in one line."""
-    from inspector.configs import Allowed, ConfigError, find_discovered, find_server
+    from mcp_review.configs import Allowed, ConfigError, find_discovered, find_server
 
     allowed = Allowed.by_flags(args.allow_env, args.allow_env_file)
     try:
@@ -122,12 +122,12 @@ def _configured(args: argparse.Namespace) -> Target:
 
 
 def review_config(path: str | None, base: str | None = None) -> Any:
-    """The review config resolved (`inspector.decisions`): `--review-config FILE`, else ./mcp-review.toml or
+    """The review config resolved (`mcp_review.decisions`): `--review-config FILE`, else ./mcp-review.toml or
     [tool.mcp-review] in pyproject.toml, with the reviewer's own; what a repository file asked for and was
     refused is said here, one line per file."""
-    from checks.core import PACKS, load_rules
-    from inspector.config import ConfigFileError
-    from inspector.decisions import resolve
+    from mcp_review.checks.core import PACKS, load_rules
+    from mcp_review.config import ConfigFileError
+    from mcp_review.decisions import resolve
 
     try:
         resolved = resolve(path, base, (set(load_rules()), set(PACKS)))
@@ -140,8 +140,8 @@ def review_config(path: str | None, base: str | None = None) -> Any:
 
 async def with_session(args: argparse.Namespace, target: Target, work: Callable[[Any], Any]) -> Any:
     """`work(session)` on a headless session with `target`; the wire log saved to `--wire-log` whatever happens."""
-    from inspector.connection.channel import Budget
-    from inspector.connection.session import Session, headless_handlers
+    from mcp_review.connection.channel import Budget
+    from mcp_review.connection.session import Session, headless_handlers
 
     session = Session(target, era=args.era, handlers=headless_handlers(), timeout=args.timeout)
     session.budget = Budget(4 * args.timeout)  # a listing of endless pages, each slow, still ends

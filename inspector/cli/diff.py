@@ -1,5 +1,5 @@
 """`mcp-review diff`: what changed since mcp-review.lock (the live server, or another lock), each change classed
-breaking, safety, behaviour or cost (see `inspector.diff`). Exit 0 when no change of a `--fail-on` class is
+breaking, safety, behaviour or cost (see `mcp_review.diff`). Exit 0 when no change of a `--fail-on` class is
 found (approved changes do not count), 1 when one is, 2 on a usage or connection error.
 
 With two locks, OLD is the base: of NEW's approvals only those OLD already has count. Those NEW adds are the
@@ -13,8 +13,8 @@ import asyncio
 import sys
 from typing import Any
 
-from inspector.cli.common import UsageError, build_target, review_config, target_options, with_session
-from inspector.review import ExitCode
+from mcp_review.cli.common import UsageError, build_target, review_config, target_options, with_session
+from mcp_review.review import ExitCode
 
 NAME = "diff"
 HELP = (
@@ -42,8 +42,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspector import diff, lock
-    from inspector.report import changes
+    from mcp_review import diff, lock
+    from mcp_review.report import changes
 
     fail_on = [c.strip() for c in args.fail_on.split(",") if c.strip()]
     unknown = sorted(set(fail_on) - {*diff.CLASSES, "any", "none"})
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     result = diff.diff(old, new, budget, inherited)
     document = result.to_json()
     if inherited:  # the approvals that count are the base's: said with the file and commit they came from
-        from inspector.trust import commit_of
+        from mcp_review.trust import commit_of
 
         base = {"file": old.source, "commit": commit_of(old.source) if old.source else None}
         for change in document["changes"]:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if added:
         document["decisionsThisChangeAdds"] = _self_approvals(added, new.source)
     if args.format == "table":
-        from inspector.render import print_table
+        from mcp_review.render import print_table
 
         print_table(*changes.table(document))
     else:
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _self_approvals(added: list[Any], source: str | None) -> list[dict[str, Any]]:
     """The approvals a change adds to its own lock, with their provenance; said on stderr, one line."""
-    from inspector.trust import commit_of
+    from mcp_review.trust import commit_of
 
     commit = commit_of(source) if source else None
     shown = ", ".join(f"{a.kind} {a.key} {a.change_class} by {a.by}" for a in added[:5])
@@ -98,6 +98,6 @@ def _self_approvals(added: list[Any], source: str | None) -> list[dict[str, Any]
 
 
 async def _snapshot(session: Any) -> Any:
-    from inspector.catalog import take_snapshot
+    from mcp_review.catalog import take_snapshot
 
     return await take_snapshot(session)

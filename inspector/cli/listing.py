@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from inspector.cli.common import UsageError, build_target, target_options, with_session
-from inspector.output import json_text
-from inspector.review import ExitCode
+from mcp_review.cli.common import UsageError, build_target, target_options, with_session
+from mcp_review.output import json_text
+from mcp_review.review import ExitCode
 
 NAME = "list"
 HELP = "what the server offers, each tool with its token cost"
@@ -26,9 +26,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     target = build_target(args)
-    from inspector import render
-    from inspector.catalog import take_snapshot
-    from inspector.tokens import TokenCounter, UnknownEncoding
+    from mcp_review import render
+    from mcp_review.catalog import take_snapshot
+    from mcp_review.tokens import TokenCounter, UnknownEncoding
 
     try:
         counter = TokenCounter(args.encoding)

@@ -1,4 +1,4 @@
-"""`mcp-review pin`: write mcp-review.lock, the server's surface pinned (see `inspector.lock`)."""
+"""`mcp-review pin`: write mcp-review.lock, the server's surface pinned (see `mcp_review.lock`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import asyncio
 import sys
 
-from inspector.cli.common import build_target, target_options, with_session
-from inspector.review import ExitCode
+from mcp_review.cli.common import build_target, target_options, with_session
+from mcp_review.review import ExitCode
 
 NAME = "pin"
 HELP = "write mcp-review.lock: every definition as sent, its hash and token cost"
@@ -20,8 +20,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     target = build_target(args)
-    from inspector import lock
-    from inspector.catalog import take_snapshot
+    from mcp_review import lock
+    from mcp_review.catalog import take_snapshot
 
     snapshot = asyncio.run(with_session(args, target, take_snapshot))
     pinned = lock.build(snapshot)

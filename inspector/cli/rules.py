@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.cli.common import UsageError
-from inspector.review import ExitCode
+from mcp_review.cli.common import UsageError
+from mcp_review.review import ExitCode
 
 NAME = "rules"
 HELP = "every rule (id, pack, mode, one line), or one rule's documentation"
@@ -16,7 +16,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from checks.core import load_rules
+    from mcp_review.checks.core import load_rules
 
     rules = load_rules()
     if args.rule:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.output import json_text
-from inspector.review import ExitCode
+from mcp_review.output import json_text
+from mcp_review.review import ExitCode
 
 NAME = "servers"
 HELP = "every server found in the usual MCP config files"
@@ -16,8 +16,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspector import render
-    from inspector.configs import discover
+    from mcp_review import render
+    from mcp_review.configs import discover
 
     found = discover()
     if args.format == "json":

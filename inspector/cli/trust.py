@@ -8,8 +8,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from inspector.cli.common import UsageError
-from inspector.review import ExitCode
+from mcp_review.cli.common import UsageError
+from mcp_review.review import ExitCode
 
 NAME = "trust"
 HELP = "trust a repository's review config as it is now (its grants apply until the file changes)"
@@ -20,9 +20,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from checks.core import PACKS, load_rules
-    from inspector import trust
-    from inspector.config import ConfigFileError, find_config, load_config
+    from mcp_review import trust
+    from mcp_review.checks.core import PACKS, load_rules
+    from mcp_review.config import ConfigFileError, find_config, load_config
 
     found = args.file or find_config(Path())
     if found is None:

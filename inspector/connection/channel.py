@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.connection.errors import ConnectionFailed, ProtocolError, RequestTimeout
-from inspector.connection.transport import PLAIN, Delivery, Outgoing, Transport
+from mcp_review.connection.errors import ConnectionFailed, ProtocolError, RequestTimeout
+from mcp_review.connection.transport import PLAIN, Delivery, Outgoing, Transport
 
 CANCEL_GRACE = 1.0  # at most this long to tell the server a request was abandoned
 MAX_UNMATCHED = 1000  # responses nobody asked for, kept for probes

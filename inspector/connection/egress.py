@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from inspector.connection.errors import ConnectionFailed
+from mcp_review.connection.errors import ConnectionFailed
 
 Origin = tuple[str, str, int]
 DEFAULT_PORTS = {"http": 80, "https": 443}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from inspector.connection.transport import MAX_MESSAGE_BYTES
+from mcp_review.connection.transport import MAX_MESSAGE_BYTES
 
 
 @dataclass

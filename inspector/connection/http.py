@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
-from inspector.connection.egress import guarded_client, header_safe, same_origin, session_id_valid
-from inspector.connection.errors import AuthRequired, ConnectionFailed, HttpError, ProtocolError
-from inspector.connection.eventstream import capped_lines, sse_events
-from inspector.connection.transport import MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
-from inspector.connection.wire import Refusal, WireLog
-from inspector.targets import Target
-from inspector.untrusted import safe_text
+from mcp_review.connection.egress import guarded_client, header_safe, same_origin, session_id_valid
+from mcp_review.connection.errors import AuthRequired, ConnectionFailed, HttpError, ProtocolError
+from mcp_review.connection.eventstream import capped_lines, sse_events
+from mcp_review.connection.transport import MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
+from mcp_review.connection.wire import Refusal, WireLog
+from mcp_review.targets import Target
+from mcp_review.untrusted import safe_text
 
 BODY_SNIPPET = 2000  # characters of a failed response's body kept for the error
 _EVENT_STREAM = Outgoing(headers={"Accept": "text/event-stream"}, omit=["Content-Type"])  # a GET for a stream

@@ -15,16 +15,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.connection.channel import RpcChannel
-from inspector.connection.errors import ConnectionFailed, HttpError
-from inspector.connection.protocol import CLIENT_INFO, LATEST_LEGACY, MODERN, modern_meta
-from inspector.connection.transport import Outgoing, Transport, make_transport
-from inspector.connection.wire import WireLog
-from inspector.targets import Target
+from mcp_review.connection.channel import RpcChannel
+from mcp_review.connection.errors import ConnectionFailed, HttpError
+from mcp_review.connection.protocol import CLIENT_INFO, LATEST_LEGACY, MODERN, modern_meta
+from mcp_review.connection.transport import Outgoing, Transport, make_transport
+from mcp_review.connection.wire import WireLog
+from mcp_review.targets import Target
 
 if TYPE_CHECKING:
-    from inspector.connection.channel import Budget
-    from inspector.connection.http import HttpExchange
+    from mcp_review.connection.channel import Budget
+    from mcp_review.connection.http import HttpExchange
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Prober:
 
     async def _record_request(self, msg: dict[str, Any], delivery: Any) -> dict[str, Any]:
         self.server_requests.append((msg, delivery.seq))
-        from inspector.connection.channel import HandlerError
+        from mcp_review.connection.channel import HandlerError
 
         raise HandlerError(-32601, "mcp-review prober answers no requests")
 

@@ -11,8 +11,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspector import __version__
-from inspector.connection.channel import HandlerError
+from mcp_review import __version__
+from mcp_review.connection.channel import HandlerError
 
 MODERN = "2026-07-28"
 LATEST_LEGACY = "2025-11-25"

@@ -20,9 +20,9 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from inspector import redact
-from inspector.connection.channel import Budget, HandlerError, Reply, RpcChannel
-from inspector.connection.errors import (
+from mcp_review import redact
+from mcp_review.connection.channel import Budget, HandlerError, Reply, RpcChannel
+from mcp_review.connection.errors import (
     AuthRequired,
     ConnectionFailed,
     HttpError,
@@ -30,7 +30,7 @@ from inspector.connection.errors import (
     RequestTimeout,
     RpcError,
 )
-from inspector.connection.protocol import (
+from mcp_review.connection.protocol import (
     CLIENT_INFO,
     LATEST_LEGACY,
     LEGACY_VERSIONS,
@@ -44,13 +44,13 @@ from inspector.connection.protocol import (
     modern_headers,
     modern_meta,
 )
-from inspector.connection.protocol import KNOWN_VERSIONS as KNOWN_VERSIONS  # re-exported for the rules
-from inspector.connection.protocol import headless_handlers as headless_handlers  # and for the CLI
-from inspector.connection.transport import PLAIN, Delivery, Outgoing, make_transport
-from inspector.connection.wire import WireLog
-from inspector.limits import LIMITS
-from inspector.redact import Redactor
-from inspector.targets import Target
+from mcp_review.connection.protocol import KNOWN_VERSIONS as KNOWN_VERSIONS  # re-exported for the rules
+from mcp_review.connection.protocol import headless_handlers as headless_handlers  # and for the CLI
+from mcp_review.connection.transport import PLAIN, Delivery, Outgoing, make_transport
+from mcp_review.connection.wire import WireLog
+from mcp_review.limits import LIMITS
+from mcp_review.redact import Redactor
+from mcp_review.targets import Target
 
 
 class InputRoundsExceeded(ProtocolError):

@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import urljoin
 
-from inspector.connection.egress import EgressRefused, same_origin
-from inspector.connection.errors import ConnectionFailed
-from inspector.connection.eventstream import sse_events
-from inspector.connection.http import HttpBase, describe_http_failure
-from inspector.connection.transport import MAX_MESSAGE_BYTES
-from inspector.connection.wire import WireLog
-from inspector.targets import Target
+from mcp_review.connection.egress import EgressRefused, same_origin
+from mcp_review.connection.errors import ConnectionFailed
+from mcp_review.connection.eventstream import sse_events
+from mcp_review.connection.http import HttpBase, describe_http_failure
+from mcp_review.connection.transport import MAX_MESSAGE_BYTES
+from mcp_review.connection.wire import WireLog
+from mcp_review.targets import Target
 
 
 class SseTransport(HttpBase):

@@ -18,13 +18,13 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any, NoReturn
 
-from inspector.connection import procs
-from inspector.connection.errors import CommandNotFound, ConnectionFailed, ServerExited
-from inspector.connection.transport import MAX_LINE_CHARS, MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
-from inspector.connection.wire import WireLog
-from inspector.limits import LIMITS
-from inspector.targets import Target, child_env
-from inspector.untrusted import safe_text
+from mcp_review.connection import procs
+from mcp_review.connection.errors import CommandNotFound, ConnectionFailed, ServerExited
+from mcp_review.connection.transport import MAX_LINE_CHARS, MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
+from mcp_review.connection.wire import WireLog
+from mcp_review.limits import LIMITS
+from mcp_review.targets import Target, child_env
+from mcp_review.untrusted import safe_text
 
 STDERR_TAIL = 200
 YIELD_EVERY = 64  # lines read before the reader lets other tasks run

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from inspector.connection.errors import ConnectionFailed
-from inspector.connection.wire import WireLog
-from inspector.targets import Target
-from inspector.untrusted import MAX_STRING, Unusable, parse_message, safe_text
+from mcp_review.connection.errors import ConnectionFailed
+from mcp_review.connection.wire import WireLog
+from mcp_review.targets import Target
+from mcp_review.untrusted import MAX_STRING, Unusable, parse_message, safe_text
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one message; larger ones are dropped with a note
 MAX_LINE_CHARS = 4000  # stderr / noise lines are kept this long at most
@@ -149,13 +149,13 @@ class Transport(ABC):
 def make_transport(target: Target, wire: WireLog) -> Transport:
     """Imported lazily: a stdio review never loads httpx."""
     if target.kind == "stdio":
-        from inspector.connection.stdio import StdioTransport
+        from mcp_review.connection.stdio import StdioTransport
 
         return StdioTransport(target, wire)
     if target.kind == "sse":
-        from inspector.connection.sse import SseTransport
+        from mcp_review.connection.sse import SseTransport
 
         return SseTransport(target, wire)
-    from inspector.connection.http import HttpTransport
+    from mcp_review.connection.http import HttpTransport
 
     return HttpTransport(target, wire)

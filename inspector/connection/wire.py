@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from inspector.definitions import Definitions
-from inspector.redact import Redactor
-from inspector.untrusted import MAX_STRING
+from mcp_review.definitions import Definitions
+from mcp_review.redact import Redactor
+from mcp_review.untrusted import MAX_STRING
 
 Direction = Literal["send", "recv", "stderr", "noise", "http", "note"]
 MAX_CHATTER = 50_000  # stderr and noise lines, and messages the server sends unasked, kept; more are counted
@@ -243,7 +243,7 @@ class WireLog:
         return (json.dumps(e.to_json(), ensure_ascii=False, allow_nan=False) + "\n" for e in self.entries)
 
     def save(self, path: str | Path) -> None:
-        from inspector.output import write_text
+        from mcp_review.output import write_text
 
         write_text(path, self.jsonl())  # each block one line: masking never splits a secret
 

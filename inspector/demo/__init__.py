@@ -1,1 +1,1 @@
-"""The bundled demo server: `python -m inspector.demo` serves stdio. See server.py for its deliberate defects."""
+"""The bundled demo server: `python -m mcp_review.demo` serves stdio. See server.py for its deliberate defects."""

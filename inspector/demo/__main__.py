@@ -1,3 +1,3 @@
-from inspector.demo.server import main
+from mcp_review.demo.server import main
 
 main()

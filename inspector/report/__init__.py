@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from inspector.review import Review
+from mcp_review.review import Review
 
 FORMATS = ("md", "md-full", "json", "sarif", "junit")
 
 
 def render(review: Review, fmt: str, full: str | None = None) -> str:
     """`full`, for `md` (the short review): the file the complete review (`md-full`) was written to."""
-    from inspector.report import json as json_report
-    from inspector.report import junit, markdown, markdown_short, sarif
+    from mcp_review.report import json as json_report
+    from mcp_review.report import junit, markdown, markdown_short, sarif
 
     renderers: dict[str, Callable[[Review], str]] = {
         "md": lambda r: markdown_short.render(r, full),
@@ -27,7 +27,7 @@ def render(review: Review, fmt: str, full: str | None = None) -> str:
 def render_chunks(review: Review, fmt: str, full: str | None = None) -> Iterable[str]:
     """The same text as `render`, in blocks: the JSON review is streamed, never held whole."""
     if fmt == "json":
-        from inspector.report import json as json_report
+        from mcp_review.report import json as json_report
 
         return json_report.chunks(review)
     return [render(review, fmt, full)]

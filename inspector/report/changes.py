@@ -1,4 +1,4 @@
-"""A diff of two pins (`inspector.diff.Diff.to_json()`) as text: a terminal table, a markdown section that fits a
+"""A diff of two pins (`mcp_review.diff.Diff.to_json()`) as text: a terminal table, a markdown section that fits a
 PR comment (also the "Changes" section of exported reviews), JSON and SARIF 2.1.0.
 
 Everything here reads the diff's JSON, so a review that carries a diff renders it the same way.
@@ -11,11 +11,11 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from inspector import __version__
-from inspector.output import json_text
-from inspector.report.markdown import cell, code
-from inspector.report.sarif import SCHEMA, plain
-from inspector.text import one_line
+from mcp_review import __version__
+from mcp_review.output import json_text
+from mcp_review.report.markdown import cell, code
+from mcp_review.report.sarif import SCHEMA, plain
+from mcp_review.text import one_line
 
 FORMATS = ("table", "md", "json", "sarif")
 CLASS_ORDER = {"breaking": 0, "safety": 1, "behaviour": 2, "cost": 3}

@@ -12,8 +12,8 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from inspector.output import inert_json
-from inspector.review import Review
+from mcp_review.output import inert_json
+from mcp_review.review import Review
 
 BLOCK = 1 << 16  # characters handed to the sink at once
 

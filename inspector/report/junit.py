@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree as ET
 
-from inspector.review import Review
+from mcp_review.review import Review
 
 FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # XML 1.0, production Char
 

@@ -14,9 +14,9 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from inspector import __version__
-from inspector.review import STATUSES, Attestation, Finding, Review, Waiver
-from inspector.text import one_line, visible
+from mcp_review import __version__
+from mcp_review.review import STATUSES, Attestation, Finding, Review, Waiver
+from mcp_review.text import one_line, visible
 
 ICONS = {"FAIL": "❌", "BLOCKED": "⛔", "PASS_WITH_WARNINGS": "⚠️", "PASS": "✅"}
 ORDER = (*STATUSES[:3], "waived", *STATUSES[3:])  # the counts line: worst first
@@ -248,7 +248,7 @@ SIGN_OFF = [
 
 
 def render(review: Review) -> str:
-    from inspector.report import changes  # it quotes with this module's `cell` and `code`: imported once both exist
+    from mcp_review.report import changes  # it quotes with this module's `cell` and `code`: imported once both exist
 
     out = header(review)
     related = exchanges_of(review)

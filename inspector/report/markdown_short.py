@@ -14,8 +14,8 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from inspector.report import changes
-from inspector.report.markdown import (
+from mcp_review.report import changes
+from mcp_review.report.markdown import (
     SIGN_OFF,
     cell,
     code,
@@ -29,7 +29,7 @@ from inspector.report.markdown import (
     subject,
     waivers_and_attestations,
 )
-from inspector.review import Finding, Review
+from mcp_review.review import Finding, Review
 
 LIMIT = 60_000  # under GitHub's 65,536 with room for what a CI step wraps around it
 SUBJECTS = 6  # names listed on one line before "and N more"
@@ -185,7 +185,7 @@ def _name(f: Finding) -> str:
 @functools.cache
 def _summaries() -> dict[str, str]:
     """Each rule's one line (a review read back from JSON may name rules this version does not have)."""
-    from checks.core import load_rules
+    from mcp_review.checks.core import load_rules
 
     return {rule.id: rule.summary for rule in load_rules().values()}
 

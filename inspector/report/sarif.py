@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from inspector import __version__
-from inspector.output import json_text
-from inspector.review import Review
-from inspector.text import one_line
+from mcp_review import __version__
+from mcp_review.output import json_text
+from mcp_review.review import Review
+from mcp_review.text import one_line
 
 LEVELS = {"fail": "error", "blocking": "error", "warn": "warning"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -30,7 +30,7 @@ def plain(text: str) -> str:
 
 
 def render(review: Review) -> str:
-    from checks.core import load_rules
+    from mcp_review.checks.core import load_rules
 
     rules = load_rules()
     used = sorted({f.rule for f in review.findings})
@@ -92,7 +92,7 @@ def render(review: Review) -> str:
         ],
     }
     if review.changes is not None:  # the diff against mcp-review.lock: a run of its own, rules diff.<class>
-        from inspector.report.changes import sarif_run
+        from mcp_review.report.changes import sarif_run
 
         doc["runs"].append(sarif_run(review.changes))
     return json_text(doc) + "\n"

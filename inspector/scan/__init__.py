@@ -26,6 +26,6 @@ One module per concern; each module's docstring says what its kinds match:
 - `scanner`: the driver (`scan_text`), the `Hit`, merging and quoting.
 """
 
-from inspector.scan.scanner import Hit, scan_text
+from mcp_review.scan.scanner import Hit, scan_text
 
 __all__ = ["Hit", "scan_text"]

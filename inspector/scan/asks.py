@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.scan.rules import identifier_words
+from mcp_review.scan.rules import identifier_words
 
 
 def _words_set(words: str) -> frozenset[str]:

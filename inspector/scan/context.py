@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from inspector.scan.intent import NEGATED, SENTENCE_END, TALKS_ABOUT
-from inspector.scan.rules import Raw
+from mcp_review.scan.intent import NEGATED, SENTENCE_END, TALKS_ABOUT
+from mcp_review.scan.rules import Raw
 
 DAMPED = ("hidden-instruction", "steering", "sensitive-file", "exfiltration-url")
 QUOTED = "quoted in a text about attacks, not an order"

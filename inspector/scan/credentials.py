@@ -30,10 +30,10 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from inspector.scan.detectors import DOCUMENTED
-from inspector.scan.entropy import entropy, entropy_threshold, randomish, wordiness
-from inspector.scan.rules import URL_RE, Raw, identifier_words, masked, rx, snip
-from inspector.scan.values import path_like, placeholder, secret_value
+from mcp_review.scan.detectors import DOCUMENTED
+from mcp_review.scan.entropy import entropy, entropy_threshold, randomish, wordiness
+from mcp_review.scan.rules import URL_RE, Raw, identifier_words, masked, rx, snip
+from mcp_review.scan.values import path_like, placeholder, secret_value
 
 _KEY_FORMATS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), "fail", "an AWS access key id"),

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from functools import cache
 
-from inspector.scan.rules import Raw, masked
+from mcp_review.scan.rules import Raw, masked
 
 # Plugins whose formats `credentials` already matches with its own messages (and the non-format ones).
 _LEFT_OUT = {

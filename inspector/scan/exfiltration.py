@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from inspector.scan.context import sentence_around
-from inspector.scan.intent import DESCRIBING, NEGATED
-from inspector.scan.rules import SENTENCE, TRANSFER, URL, Raw, Rule, rx, snip
+from mcp_review.scan.context import sentence_around
+from mcp_review.scan.intent import DESCRIBING, NEGATED
+from mcp_review.scan.rules import SENTENCE, TRANSFER, URL, Raw, Rule, rx, snip
 
 # ----------------------------------------------------------------------------------- sensitive files
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from inspector.scan.rules import identifier_words
+from mcp_review.scan.rules import identifier_words
 
 MIN_DECODED = 12  # characters a decoded run must give to be read as text
 PRINTABLE_SHARE = 0.9  # of a decoded run that must be printable text (letters, digits, punctuation, spaces)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.scan.rules import SENTENCE, TRANSFER, Rule, rx, snip
+from mcp_review.scan.rules import SENTENCE, TRANSFER, Rule, rx, snip
 
 _TAGS = (
     r"important|system|sys|system[_-]?prompt|instructions?|hidden|secret|admin|critical|override"

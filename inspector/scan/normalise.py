@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from inspector.scan.rules import Raw, snip
-from inspector.text import INVISIBLE, is_hidden, visible
+from mcp_review.scan.rules import Raw, snip
+from mcp_review.text import INVISIBLE, is_hidden, visible
 
 _ESCAPE = re.compile(
     r"(?P<osc>(?:\x1b\]|\x9d)(?P<body>[^\x07\x1b\x9c]*)(?:\x07|\x1b\\|\x9c)?)"

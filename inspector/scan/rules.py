@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from inspector.text import visible
+from mcp_review.text import visible
 
 # (kind, severity, start, end, message), before merging and quoting
 Raw = tuple[str, str, int, int, str]

@@ -5,7 +5,7 @@ the view), then on the view the instructions and the steering, the sensitive fil
 instructs the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials
 and the keys vendors publish as examples). Spans are mapped back to the original text; overlapping or touching
 hits of one kind are merged, keeping the worst severity. Each hit quotes its span made visible
-(`inspector.text.visible`) between « » with ~30 characters of context. Rich-style markup such as `[bold red]`
+(`mcp_review.text.visible`) between « » with ~30 characters of context. Rich-style markup such as `[bold red]`
 is inert text here.
 """
 
@@ -14,16 +14,16 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from inspector.scan import active, fold, intent
-from inspector.scan.context import damp
-from inspector.scan.credentials import credentials, high_entropy
-from inspector.scan.detectors import documented_spans, vendor_formats
-from inspector.scan.exfiltration import EXFILTRATION, sensitive_files
-from inspector.scan.instructions import INSTRUCTIONS
-from inspector.scan.normalise import neutralise, to_original
-from inspector.scan.rules import Raw, masked, run_rules, snip
-from inspector.scan.steering import steering
-from inspector.text import visible
+from mcp_review.scan import active, fold, intent
+from mcp_review.scan.context import damp
+from mcp_review.scan.credentials import credentials, high_entropy
+from mcp_review.scan.detectors import documented_spans, vendor_formats
+from mcp_review.scan.exfiltration import EXFILTRATION, sensitive_files
+from mcp_review.scan.instructions import INSTRUCTIONS
+from mcp_review.scan.normalise import neutralise, to_original
+from mcp_review.scan.rules import Raw, masked, run_rules, snip
+from mcp_review.scan.steering import steering
+from mcp_review.text import visible
 
 _RANK = {"warn": 0, "fail": 1}
 CONTEXT = 30  # characters of context quoted on each side of a span

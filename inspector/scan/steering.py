@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import re
 
-from inspector.scan.context import sentence_around
-from inspector.scan.rules import Raw, Rule, run_rules, rx, snip
+from mcp_review.scan.context import sentence_around
+from mcp_review.scan.rules import Raw, Rule, run_rules, rx, snip
 
 KIND = "steering"
 _CONSENT = r"(?:confirmation|approval|permission|consent|sign-?off|authori[sz]ation)"

@@ -4,8 +4,8 @@
 must satisfy); `validate` checks messages and whole wire logs against them and explains each failure.
 """
 
-from inspector.schemas.official import REVISIONS, definition_for, server_notification_methods, validator_class
-from inspector.schemas.validate import MAX_PROBLEMS, SchemaProblem, validate_message, validate_wire
+from mcp_review.schemas.official import REVISIONS, definition_for, server_notification_methods, validator_class
+from mcp_review.schemas.validate import MAX_PROBLEMS, SchemaProblem, validate_message, validate_wire
 
 __all__ = [
     "MAX_PROBLEMS",

@@ -7,7 +7,7 @@ are cached. 2024-11-05 .. 2025-06-18 are draft-07 (`definitions`); 2025-11-25 an
 
 All method-to-definition tables are read from the schema itself, from each definition's
 `"method": {"const": ...}` and from the unions. Nothing here is written by hand per revision.
-`inspector.schemas.validate` checks messages against what this module finds.
+`mcp_review.schemas.validate` checks messages against what this module finds.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class RevisionSchema:
     """One revision's schema document, its tables, and its cached validators."""
 
     def __init__(self, revision: str) -> None:
-        text = resources.files("inspector").joinpath("data", "schemas", f"{revision}.schema.json")
+        text = resources.files("mcp_review").joinpath("data", "schemas", f"{revision}.schema.json")
         doc: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
         self.revision = revision
         self.cls: type[Validator] = validator_for(doc)

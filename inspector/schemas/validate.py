@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from jsonschema.exceptions import ValidationError
 
-from inspector.schemas.official import RevisionSchema, dispatch, ref_name, revision_schema
+from mcp_review.schemas.official import RevisionSchema, dispatch, ref_name, revision_schema
 
 if TYPE_CHECKING:
-    from inspector.connection.wire import WireEntry
+    from mcp_review.connection.wire import WireEntry
 
 MAX_PROBLEMS = 20  # per wire message; one more entry says when there were more
 MAX_MESSAGE = 300

@@ -16,36 +16,36 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import TabbedContent
 
-from checks.context import Options
-from checks.core import DEFAULT_PACKS
-from inspector.calls import refused_call
-from inspector.catalog import ServerSnapshot
-from inspector.checking import CheckPlan
-from inspector.connection.wire import WireEntry
-from inspector.output import terminal_safe, write_text
-from inspector.report.json import chunks as review_chunks
-from inspector.review import Review, load_review, review_file
-from inspector.targets import Target
-from inspector.text import one_line
-from inspector.tokens import TokenCounter
-from inspector.tui import messages as msg
-from inspector.tui.asking import Asker
-from inspector.tui.calling import Caller
-from inspector.tui.checking import choose_checks, run_checks
-from inspector.tui.commands import ToolJump, bound_commands
-from inspector.tui.connection import Connection
-from inspector.tui.dialogs import ResultScreen, export_review, remember_target
-from inspector.tui.panes.calls import CallsPane
-from inspector.tui.panes.changes import ChangesPane
-from inspector.tui.panes.checklist import ChecklistPane
-from inspector.tui.panes.overview import OverviewPane
-from inspector.tui.panes.primitives import PrimitivesPane
-from inspector.tui.panes.tools import ToolsPane
-from inspector.tui.panes.wire import WireLog
-from inspector.tui.screen import ReviewScreen
-from inspector.tui.settings import keep_theme
-from inspector.tui.switching import Switcher
-from themes import TCSS
+from mcp_review.calls import refused_call
+from mcp_review.catalog import ServerSnapshot
+from mcp_review.checking import CheckPlan
+from mcp_review.checks.context import Options
+from mcp_review.checks.core import DEFAULT_PACKS
+from mcp_review.connection.wire import WireEntry
+from mcp_review.output import terminal_safe, write_text
+from mcp_review.report.json import chunks as review_chunks
+from mcp_review.review import Review, load_review, review_file
+from mcp_review.targets import Target
+from mcp_review.text import one_line
+from mcp_review.themes import TCSS
+from mcp_review.tokens import TokenCounter
+from mcp_review.tui import messages as msg
+from mcp_review.tui.asking import Asker
+from mcp_review.tui.calling import Caller
+from mcp_review.tui.checking import choose_checks, run_checks
+from mcp_review.tui.commands import ToolJump, bound_commands
+from mcp_review.tui.connection import Connection
+from mcp_review.tui.dialogs import ResultScreen, export_review, remember_target
+from mcp_review.tui.panes.calls import CallsPane
+from mcp_review.tui.panes.changes import ChangesPane
+from mcp_review.tui.panes.checklist import ChecklistPane
+from mcp_review.tui.panes.overview import OverviewPane
+from mcp_review.tui.panes.primitives import PrimitivesPane
+from mcp_review.tui.panes.tools import ToolsPane
+from mcp_review.tui.panes.wire import WireLog
+from mcp_review.tui.screen import ReviewScreen
+from mcp_review.tui.settings import keep_theme
+from mcp_review.tui.switching import Switcher
 
 
 class ReviewApp(App[None]):

@@ -15,10 +15,10 @@ from typing import Any
 
 from textual.app import App
 
-from inspector.connection.channel import HandlerError
-from inspector.connection.session import ClientHandlers
-from inspector.tui.dialogs import DECLINE_ALL, AnswerScreen, ElicitScreen, RootsScreen, SampleScreen
-from inspector.tui.dialogs.base import Dialog
+from mcp_review.connection.channel import HandlerError
+from mcp_review.connection.session import ClientHandlers
+from mcp_review.tui.dialogs import DECLINE_ALL, AnswerScreen, ElicitScreen, RootsScreen, SampleScreen
+from mcp_review.tui.dialogs.base import Dialog
 
 
 class Asker:

@@ -16,15 +16,15 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
-from inspector.calls import CallRecord, Consent, call_tool, consent_reason
-from inspector.catalog import Item, ServerSnapshot
-from inspector.connection.session import Session
-from inspector.text import one_line, visible
-from inspector.tokens import TokenCounter
-from inspector.tui.connection import Connection
-from inspector.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
-from inspector.tui.messages import CallDone, CallRefused
-from inspector.tui.styles import status_style
+from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason
+from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.connection.session import Session
+from mcp_review.text import one_line, visible
+from mcp_review.tokens import TokenCounter
+from mcp_review.tui.connection import Connection
+from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
+from mcp_review.tui.messages import CallDone, CallRefused
+from mcp_review.tui.styles import status_style
 
 
 class Caller:

@@ -21,19 +21,19 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from checks.context import Options
-from checks.core import Rule, load_rules, select
-from inspector.catalog import ServerSnapshot
-from inspector.checking import review_session
-from inspector.connection.session import Session
-from inspector.lock import find_lock
-from inspector.review import Attestation, Finding, Review, Waiver
-from inspector.tui.dialogs import ConfirmScreen, RunScreen
-from inspector.tui.messages import ChecksDone, ChecksProgress
-from inspector.tui.panes.checklist import order_findings
+from mcp_review.catalog import ServerSnapshot
+from mcp_review.checking import review_session
+from mcp_review.checks.context import Options
+from mcp_review.checks.core import Rule, load_rules, select
+from mcp_review.connection.session import Session
+from mcp_review.lock import find_lock
+from mcp_review.review import Attestation, Finding, Review, Waiver
+from mcp_review.tui.dialogs import ConfirmScreen, RunScreen
+from mcp_review.tui.messages import ChecksDone, ChecksProgress
+from mcp_review.tui.panes.checklist import order_findings
 
 if TYPE_CHECKING:
-    from inspector.tui.app import ReviewApp
+    from mcp_review.tui.app import ReviewApp
 
 T = TypeVar("T")
 D = TypeVar("D", Waiver, Attestation)
@@ -138,7 +138,7 @@ def choose_checks(app: ReviewApp, why: str = "", only: str | None = None) -> Non
             app.check_calls = "all" if yes else "read-only"
             run_checks(app, only)
 
-        from checks.arguments import CALLS_SEND, PROBES_SEND
+        from mcp_review.checks.arguments import CALLS_SEND, PROBES_SEND
 
         probes = f" The {PROBES_SEND}." if app.check_probe != "off" else ""
         message = (

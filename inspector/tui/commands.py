@@ -13,8 +13,8 @@ from textual.command import Hit, Hits, Provider
 from textual.dom import DOMNode
 from textual.widgets import TabbedContent, TabPane
 
-from inspector.catalog import ServerSnapshot
-from inspector.text import one_line
+from mcp_review.catalog import ServerSnapshot
+from mcp_review.text import one_line
 
 
 def bindings(node: DOMNode) -> list[Binding]:

@@ -14,16 +14,16 @@ from rich.text import Text
 from textual.app import App
 from textual.worker import Worker
 
-from inspector.catalog import ServerSnapshot, take_snapshot
-from inspector.connection import procs
-from inspector.connection.channel import Budget
-from inspector.connection.errors import ConnectionFailed
-from inspector.connection.session import ClientHandlers, Session
-from inspector.connection.wire import WireEntry
-from inspector.targets import Target
-from inspector.text import visible
-from inspector.tokens import ENCODINGS, TokenCounter, first_figures
-from inspector.tui.messages import Connected, ConnectionLost, Fetch, Show
+from mcp_review.catalog import ServerSnapshot, take_snapshot
+from mcp_review.connection import procs
+from mcp_review.connection.channel import Budget
+from mcp_review.connection.errors import ConnectionFailed
+from mcp_review.connection.session import ClientHandlers, Session
+from mcp_review.connection.wire import WireEntry
+from mcp_review.targets import Target
+from mcp_review.text import visible
+from mcp_review.tokens import ENCODINGS, TokenCounter, first_figures
+from mcp_review.tui.messages import Connected, ConnectionLost, Fetch, Show
 
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
 CLOSE_WAIT = 5.0  # seconds the app waits for a connection to close when it quits

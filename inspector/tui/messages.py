@@ -9,9 +9,9 @@ from typing import Any
 from rich.text import Text
 from textual.message import Message
 
-from inspector.calls import CallRecord
-from inspector.catalog import Item, ServerSnapshot
-from inspector.review import Finding, Review
+from mcp_review.calls import CallRecord
+from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.review import Finding, Review
 
 
 @dataclass

@@ -13,17 +13,17 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
-from inspector.connection.wire import WireEntry
-from inspector.tokens import TokenCounter
-from inspector.tui.panes.calls import CallsPane
-from inspector.tui.panes.changes import ChangesPane
-from inspector.tui.panes.checklist import ChecklistPane
-from inspector.tui.panes.logs import LogsPane
-from inspector.tui.panes.overview import OverviewPane
-from inspector.tui.panes.primitives import PrimitivesPane
-from inspector.tui.panes.tail import TailPane
-from inspector.tui.panes.tools import ToolsPane
-from inspector.tui.panes.wire import WireLog, WirePane
+from mcp_review.connection.wire import WireEntry
+from mcp_review.tokens import TokenCounter
+from mcp_review.tui.panes.calls import CallsPane
+from mcp_review.tui.panes.changes import ChangesPane
+from mcp_review.tui.panes.checklist import ChecklistPane
+from mcp_review.tui.panes.logs import LogsPane
+from mcp_review.tui.panes.overview import OverviewPane
+from mcp_review.tui.panes.primitives import PrimitivesPane
+from mcp_review.tui.panes.tail import TailPane
+from mcp_review.tui.panes.tools import ToolsPane
+from mcp_review.tui.panes.wire import WireLog, WirePane
 
 
 class Tabbed(TabbedContent):

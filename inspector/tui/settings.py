@@ -9,8 +9,8 @@ from typing import Any
 
 from textual.app import App
 
-from inspector.output import write_text
-from themes import THEMES
+from mcp_review.output import write_text
+from mcp_review.themes import THEMES
 
 
 def settings_path() -> Path:

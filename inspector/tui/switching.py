@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from inspector.connection.wire import WireEntry
-from inspector.review import review_file
-from inspector.targets import Target
-from inspector.text import one_line
-from inspector.tui.connection import Connection
-from inspector.tui.dialogs import AuthScreen, ask_target
-from inspector.tui.messages import Connected, ConnectionLost
+from mcp_review.connection.wire import WireEntry
+from mcp_review.review import review_file
+from mcp_review.targets import Target
+from mcp_review.text import one_line
+from mcp_review.tui.connection import Connection
+from mcp_review.tui.dialogs import AuthScreen, ask_target
+from mcp_review.tui.messages import Connected, ConnectionLost
 
 if TYPE_CHECKING:
-    from inspector.tui.app import ReviewApp
+    from mcp_review.tui.app import ReviewApp
 
 
 class Switcher:

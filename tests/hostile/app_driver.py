@@ -21,10 +21,10 @@ from typing import Any
 
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from inspector.cli import parse, prepare_process
-from inspector.cli.common import build_target
-from inspector.connection import procs
-from inspector.tui.app import ReviewApp
+from mcp_review.cli import parse, prepare_process
+from mcp_review.cli.common import build_target
+from mcp_review.connection import procs
+from mcp_review.tui.app import ReviewApp
 
 
 def screen_text(app: ReviewApp) -> str:
@@ -53,7 +53,7 @@ async def until(pilot: Any, condition: Any, seconds: float) -> bool:
 
 
 async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float, calls: str = "all") -> None:
-    from inspector.tui.dialogs import AnswerScreen, CallScreen, ExportScreen, ResultScreen
+    from mcp_review.tui.dialogs import AnswerScreen, CallScreen, ExportScreen, ResultScreen
 
     async with app.run_test(size=(80, 24)) as pilot:
         report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
@@ -97,7 +97,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             await pilot.pause(0.2)
             await pilot.press("c")
             if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5):
-                from checks.util import valid_arguments
+                from mcp_review.checks.util import valid_arguments
 
                 app.screen.query_one("#editor", TextArea).text = json.dumps(valid_arguments(probe))  # starts empty
                 await pilot.pause(0.05)
@@ -133,7 +133,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
 async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float) -> None:
     """While the server keeps a dialog up (a sampling loop, a hostile elicitation), the reviewer presses `r`
     (the run dialog must open) and then `q` (the app must quit): report["keys"] says how long each took, or None."""
-    from inspector.tui.dialogs import AnswerScreen, RunScreen
+    from mcp_review.tui.dialogs import AnswerScreen, RunScreen
 
     report["keys"] = {"r": None, "q": None}
     async with app.run_test(size=(80, 24)) as pilot:

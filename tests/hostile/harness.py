@@ -144,7 +144,7 @@ def command(
 ) -> list[str]:
     """`log`: where an integrity case's server writes the calls it judges (see `judges.trust`)."""
     if mode == "login":
-        return [PYTHON, "-m", "inspector", "auth", "login", f"http://127.0.0.1:{port}/mcp", "--no-browser"]
+        return [PYTHON, "-m", "mcp_review", "auth", "login", f"http://127.0.0.1:{port}/mcp", "--no-browser"]
     if case.transport == "project":
         target = ["--server", "notes-dev"]
     elif case.transport == "stdio":
@@ -168,7 +168,7 @@ def command(
         "check": ["check", "--pack", "all", "--calls", case.calls, "--format", "json", "--out", "review.json", *opts],
     }[mode]
     split = target.index("--") if "--" in target else len(target)
-    return [PYTHON, "-m", "inspector", *own, *target[:split], *target[split:]]
+    return [PYTHON, "-m", "mcp_review", *own, *target[:split], *target[split:]]
 
 
 def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:

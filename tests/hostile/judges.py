@@ -123,8 +123,8 @@ def integrity(case: Case, work: Path) -> dict[str, list[str]]:
     }
     review = work / "review.json"
     if case.attacks == "injection" and review.is_file() and not strict_json(artifacts["review.json"]):
-        from inspector.report import render
-        from inspector.review import load_review
+        from mcp_review.report import render
+        from mcp_review.review import load_review
 
         loaded = load_review(review)
         for fmt in ("md", "md-full", "sarif", "junit") if loaded else ():

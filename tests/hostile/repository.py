@@ -119,7 +119,7 @@ def _git(cwd: Path, *args: str) -> None:
 
 def _mcp_review(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [PYTHON, "-m", "inspector", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [PYTHON, "-m", "mcp_review", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
 
 
@@ -149,9 +149,9 @@ def _check(repo: Path, env: dict[str, str], *flags: str) -> dict[str, Any]:
 
 
 def _diff(repo: Path, env: dict[str, str], approve: bool) -> dict[str, Any]:
-    from inspector import lock
-    from inspector.diff import diff
-    from inspector.lock import Approval
+    from mcp_review import lock
+    from mcp_review.diff import diff
+    from mcp_review.lock import Approval
 
     for name, argv in (("base.lock", SURFACE), ("pr.lock", fixture_argv("surface", "--surface", "v2"))):
         _mcp_review(repo, env, "pin", "--out", name, "--", *argv)
@@ -168,10 +168,10 @@ def _app(repo: Path, env: dict[str, str], shipped: bool) -> dict[str, Any]:
     """The app as `mcp-review tui` starts it in the checkout: what it holds before any run."""
     script = (
         "import asyncio, json, sys\n"
-        "from inspector.cli import parse\n"
-        "from inspector.cli.check import review_plan\n"
-        "from inspector.cli.common import build_target\n"
-        "from inspector.tui.app import ReviewApp\n"
+        "from mcp_review.cli import parse\n"
+        "from mcp_review.cli.check import review_plan\n"
+        "from mcp_review.cli.common import build_target\n"
+        "from mcp_review.tui.app import ReviewApp\n"
         "args = parse(['tui', '--', *sys.argv[1:]])\n"
         "app = ReviewApp(build_target(args), plan=review_plan(args))\n"
         "async def main():\n"
@@ -199,8 +199,8 @@ def _ship_state(repo: Path) -> None:
     """A PASS review where the app kept its state before issue 21 (./.mcp-review/, named after the target)."""
     import hashlib
 
-    from inspector.review import Review
-    from inspector.targets import stdio_target
+    from mcp_review.review import Review
+    from mcp_review.targets import stdio_target
 
     public = stdio_target(SERVER).public()
     key = json.dumps({k: public.get(k) for k in ("kind", "command", "args", "url", "name")}, sort_keys=True)

@@ -5,7 +5,7 @@
 - `print_env()` (read-only) prints its environment as indented JSON, as server-everything's get-env does. Both
   modes print the shell's working-directory, home, locale and temp variables (PWD, OLDPWD, HOME, SHELL, LANG,
   TMPDIR, XDG_RUNTIME_DIR): a server started from a shell for HTTP has them, one started by mcp-review over
-  stdio does not (`inspector.targets.INHERITED`), and they are printed here on both so both transports are
+  stdio does not (`mcp_review.targets.INHERITED`), and they are printed here on both so both transports are
   judged on the same text. `leaky` adds an API key with an unknown vendor prefix and an AWS-format key id that
   merely spells EXAMPLE; `benign` adds AWS's documented example keys, a path to a key file and a placeholder.
 - `get_weather(city)` (read-only): `leaky`'s description carries `api_key=` with a key of an unknown vendor;

@@ -1,6 +1,6 @@
 """One server in two versions for `mcp-review pin` / `diff`: `--surface v1` (default) or `--surface v2`.
 
-v2 differs from v1 by one change of every class `inspector.diff` knows (the tests name each):
+v2 differs from v1 by one change of every class `mcp_review.diff` knows (the tests name each):
 
 - breaking: `notes_purge` removed; `notes_export` renamed `notes_download`; `notes_search` gains the required
   parameter `workspace`, loses `tag`, narrows `limit` (number|string -> integer), drops the enum value

@@ -6,20 +6,20 @@ One module per dialog; `form` is the schema-generated form they share, `common` 
 `base` their keys (a `Dialog`: Escape closes it keeping what was typed, Enter or ctrl+s submits, its own footer).
 """
 
-from inspector.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
-from inspector.tui.dialogs.auth import AuthScreen
-from inspector.tui.dialogs.call import CallScreen
-from inspector.tui.dialogs.confirm import ConfirmScreen
-from inspector.tui.dialogs.connect import ConnectScreen, ask_target, remember_target
-from inspector.tui.dialogs.decision import DecisionScreen
-from inspector.tui.dialogs.elicitation import ElicitScreen
-from inspector.tui.dialogs.export import ExportScreen, export_review
-from inspector.tui.dialogs.fill import FillScreen, prompt_text, resource_text
-from inspector.tui.dialogs.form import SchemaForm
-from inspector.tui.dialogs.result import ResultScreen, ToolScreen, result_text
-from inspector.tui.dialogs.roots import RootsScreen
-from inspector.tui.dialogs.run import RunScreen
-from inspector.tui.dialogs.sampling import SampleScreen
+from mcp_review.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
+from mcp_review.tui.dialogs.auth import AuthScreen
+from mcp_review.tui.dialogs.call import CallScreen
+from mcp_review.tui.dialogs.confirm import ConfirmScreen
+from mcp_review.tui.dialogs.connect import ConnectScreen, ask_target, remember_target
+from mcp_review.tui.dialogs.decision import DecisionScreen
+from mcp_review.tui.dialogs.elicitation import ElicitScreen
+from mcp_review.tui.dialogs.export import ExportScreen, export_review
+from mcp_review.tui.dialogs.fill import FillScreen, prompt_text, resource_text
+from mcp_review.tui.dialogs.form import SchemaForm
+from mcp_review.tui.dialogs.result import ResultScreen, ToolScreen, result_text
+from mcp_review.tui.dialogs.roots import RootsScreen
+from mcp_review.tui.dialogs.run import RunScreen
+from mcp_review.tui.dialogs.sampling import SampleScreen
 
 __all__ = [
     "DECLINE_ALL",

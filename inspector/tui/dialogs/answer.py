@@ -12,9 +12,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
-from inspector.text import visible
-from inspector.tui.dialogs.common import DIALOG_CSS
-from inspector.tui.dialogs.form import FormDialog, SchemaForm, form_and_json
+from mcp_review.text import visible
+from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.tui.dialogs.form import FormDialog, SchemaForm, form_and_json
 
 DECLINE_ALL: dict[str, Any] = {}  # what AnswerScreen returns for "decline this and every request waiting"
 

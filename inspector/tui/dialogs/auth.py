@@ -1,7 +1,7 @@
 """The Auth view: an OAuth-protected server's discovered metadata, the login flow's steps as they happen, and
 what the token says about itself (scopes, audience, expiry: decoded, never the token), with a re-login action.
 
-The flow is `inspector.auth.login` (the headless core's); this screen only shows it. `opener` opens the browser
+The flow is `mcp_review.auth.login` (the headless core's); this screen only shows it. `opener` opens the browser
 (the app's, so a test can play the browser). Closing returns the new token, if a login here got one, for the app
 to reconnect with.
 """
@@ -20,8 +20,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from inspector.text import one_line, visible
-from inspector.tui.dialogs.common import DIALOG_CSS
+from mcp_review.text import one_line, visible
+from mcp_review.tui.dialogs.common import DIALOG_CSS
 
 
 class AuthScreen(ModalScreen[str | None]):
@@ -52,7 +52,7 @@ class AuthScreen(ModalScreen[str | None]):
         self.refresh_stored()
 
     def refresh_stored(self) -> None:
-        from inspector.auth import store
+        from mcp_review.auth import store
 
         entry = store.get(self.url)
         token = Text("token: ", style="bold")
@@ -77,7 +77,7 @@ class AuthScreen(ModalScreen[str | None]):
 
     @work(exclusive=True, group="auth")
     async def login(self) -> None:
-        from inspector.auth.login import Browser, LoginFailed, login
+        from mcp_review.auth.login import Browser, LoginFailed, login
 
         try:
             self.token = await login(self.url, Browser(say=self.step, open=self.opener))

@@ -12,10 +12,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static, TextArea
 
-from inspector.text import one_line, visible
-from inspector.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
-from inspector.tui.dialogs.form import FormDialog, SchemaForm, form_and_json
-from inspector.untrusted import strict_loads
+from mcp_review.text import one_line, visible
+from mcp_review.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
+from mcp_review.tui.dialogs.form import FormDialog, SchemaForm, form_and_json
+from mcp_review.untrusted import strict_loads
 
 
 def argument_problems(text: str, schema: Any) -> list[str]:

@@ -20,14 +20,14 @@ ModalScreen { align: center middle; }
 def schema_problems(value: Any, schema: Any) -> list[str]:
     """Why `value` does not satisfy `schema`: empty when it does, or when the schema is not usable (see
     `schema_note`). Offline: a remote `$ref` is never fetched, a cyclic one never followed."""
-    from inspector.localschema import validate
+    from mcp_review.localschema import validate
 
     return validate(value, schema).errors if isinstance(schema, dict) else []
 
 
 def schema_note(schema: Any) -> str:
     """What cannot be checked against `schema`: the remote `$ref`s it names (never fetched), or ""."""
-    from inspector.localschema import remote_refs
+    from mcp_review.localschema import remote_refs
 
     refs = remote_refs(schema)
     return f"not checked against {', '.join(repr(r[:80]) for r in refs)}: remote, never fetched" if refs else ""

@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from inspector.tui.dialogs.common import DIALOG_CSS
+from mcp_review.tui.dialogs.common import DIALOG_CSS
 
 
 class ConfirmScreen(ModalScreen[bool | None]):

@@ -13,20 +13,20 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
-from inspector.configs import ConfigError
-from inspector.redact import remember
-from inspector.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
-from inspector.text import one_line
-from inspector.tui.dialogs.base import Dialog
-from inspector.tui.dialogs.common import DIALOG_CSS
-from inspector.tui.settings import load_settings, save_settings
+from mcp_review.configs import ConfigError
+from mcp_review.redact import remember
+from mcp_review.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
+from mcp_review.text import one_line
+from mcp_review.tui.dialogs.base import Dialog
+from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.tui.settings import load_settings, save_settings
 
 Choice = tuple[str, str, dict[str, str]]  # label, where from, the form's values
 
 
 def known_servers() -> list[Choice]:
     """The recent servers, then every server the usual config files name."""
-    from inspector.configs import discover
+    from mcp_review.configs import discover
 
     recent: list[Choice] = [
         (r.get("what", ""), "recent", {"what": r.get("what", ""), "headers": r.get("headers", ""), "bearer": ""})
@@ -44,7 +44,7 @@ def target_from_form(values: dict[str, str]) -> tuple[Target, str | None]:
     """What the connect dialog gave: a config entry, a URL (headers, bearer) or a command line; and for a
     project's config entry, what of the reviewer's environment it asked for and did not get (`configs`)."""
     if values.get("config"):
-        from inspector.configs import find_server
+        from mcp_review.configs import find_server
 
         chosen = find_server(values["config"], values.get("name"))  # a project's file gets none of your env
         assert chosen.target is not None  # find_server raises for an unusable entry

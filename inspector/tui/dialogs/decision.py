@@ -11,9 +11,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Select, Static
 
-from inspector.text import one_line
-from inspector.tui.dialogs.base import Dialog
-from inspector.tui.dialogs.common import DIALOG_CSS
+from mcp_review.text import one_line
+from mcp_review.tui.dialogs.base import Dialog
+from mcp_review.tui.dialogs.common import DIALOG_CSS
 
 PLACEHOLDERS = {
     "waive": "reason",

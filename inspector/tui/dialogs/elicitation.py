@@ -10,11 +10,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Button
 
-from inspector.text import visible
-from inspector.tui.dialogs.answer import AnswerScreen
-from inspector.tui.dialogs.common import schema_problems
-from inspector.tui.dialogs.confirm import ConfirmScreen
-from inspector.tui.dialogs.form import SchemaForm
+from mcp_review.text import visible
+from mcp_review.tui.dialogs.answer import AnswerScreen
+from mcp_review.tui.dialogs.common import schema_problems
+from mcp_review.tui.dialogs.confirm import ConfirmScreen
+from mcp_review.tui.dialogs.form import SchemaForm
 
 
 class ElicitScreen(AnswerScreen):

@@ -12,15 +12,15 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Select, Static
 
-from inspector.output import write_text
-from inspector.review import Review
-from inspector.tui.dialogs.base import Dialog
-from inspector.tui.dialogs.common import DIALOG_CSS
+from mcp_review.output import write_text
+from mcp_review.review import Review
+from mcp_review.tui.dialogs.base import Dialog
+from mcp_review.tui.dialogs.common import DIALOG_CSS
 
 
 def export_review(app: App[Any], review: Review, directory: Path) -> None:
     """Ask for a format and a path (relative ones under `directory`), then write the review there."""
-    from inspector.report import render
+    from mcp_review.report import render
 
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in review.server.get("name") or "server")
 

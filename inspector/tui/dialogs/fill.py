@@ -8,11 +8,11 @@ from typing import Any
 from rich.text import Text
 from textual.binding import Binding
 
-from inspector.calls import describe_block
-from inspector.limits import LIMITS
-from inspector.text import one_line, visible
-from inspector.tui.dialogs.answer import AnswerScreen
-from inspector.tui.dialogs.base import Dialog
+from mcp_review.calls import describe_block
+from mcp_review.limits import LIMITS
+from mcp_review.text import one_line, visible
+from mcp_review.tui.dialogs.answer import AnswerScreen
+from mcp_review.tui.dialogs.base import Dialog
 
 
 class FillScreen(AnswerScreen):

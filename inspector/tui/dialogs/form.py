@@ -17,10 +17,10 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Select, Static, TabbedContent, TabPane, TextArea
 
-from inspector.text import one_line
-from inspector.tui.dialogs.base import Dialog
-from inspector.tui.dialogs.common import schema_problems
-from inspector.untrusted import strict_loads
+from mcp_review.text import one_line
+from mcp_review.tui.dialogs.base import Dialog
+from mcp_review.tui.dialogs.common import schema_problems
+from mcp_review.untrusted import strict_loads
 
 MAX_FORM_FIELDS = 200  # fields of a generated form; a larger schema is answered as JSON
 HINT_KEYS = ("default", "examples", "example")  # shown in an empty field, so leaving it out is an informed choice

@@ -14,9 +14,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Collapsible, Footer, Static
 
-from inspector.calls import CallRecord, describe_block
-from inspector.text import one_line, visible
-from inspector.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
+from mcp_review.calls import CallRecord, describe_block
+from mcp_review.text import one_line, visible
+from mcp_review.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
 
 
 def result_text(record: CallRecord, output_schema: Any, tokens: int | None, style: Callable[[str], str]) -> Text:

@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
-from inspector.tui.dialogs.answer import AnswerScreen
+from mcp_review.tui.dialogs.answer import AnswerScreen
 
 
 class RootsScreen(AnswerScreen):

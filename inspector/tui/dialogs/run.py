@@ -11,8 +11,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Select, Static
 
-from inspector.tui.dialogs.base import Dialog
-from inspector.tui.dialogs.common import DIALOG_CSS
+from mcp_review.tui.dialogs.base import Dialog
+from mcp_review.tui.dialogs.common import DIALOG_CSS
 
 CALLS = [
     ("none: call rules stay blocking", "none"),
@@ -28,7 +28,7 @@ PROBES = [
 
 
 # What probes send, in the one line the dialog has at 80 columns (`check --help` says it whole, with what calls send:
-# checks.arguments.CALLS_SEND and PROBES_SEND).
+# mcp_review.checks.arguments.CALLS_SEND and PROBES_SEND).
 SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
@@ -43,7 +43,7 @@ class RunScreen(Dialog[dict[str, Any] | None]):
         self.packs, self.calls, self.why, self.probe = packs, calls, why, probe
 
     def compose(self) -> ComposeResult:
-        from checks.core import PACKS
+        from mcp_review.checks.core import PACKS
 
         with Vertical(id="dialog", classes="-small"):
             yield Static(Text("Run the checklist", style="bold"))
@@ -62,7 +62,7 @@ class RunScreen(Dialog[dict[str, Any] | None]):
         return "run"
 
     def submit(self) -> None:
-        from checks.core import PACKS
+        from mcp_review.checks.core import PACKS
 
         packs = self.query_one("#packs", Input).value.split()
         unknown = [p for p in packs if p not in (*PACKS, "all")]

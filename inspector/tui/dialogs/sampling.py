@@ -7,8 +7,8 @@ from typing import Any
 
 from rich.text import Text
 
-from inspector.text import visible
-from inspector.tui.dialogs.answer import AnswerScreen
+from mcp_review.text import visible
+from mcp_review.tui.dialogs.answer import AnswerScreen
 
 
 class SampleScreen(AnswerScreen):

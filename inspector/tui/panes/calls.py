@@ -12,13 +12,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabPane
 
-from inspector.calls import call_command
-from inspector.targets import Target
-from inspector.text import one_line, visible
-from inspector.tui.grid import Grid
-from inspector.tui.messages import CallChosen
-from inspector.tui.panes.table import show_detail
-from inspector.tui.panes.wire import WireLog
+from mcp_review.calls import call_command
+from mcp_review.targets import Target
+from mcp_review.text import one_line, visible
+from mcp_review.tui.grid import Grid
+from mcp_review.tui.messages import CallChosen
+from mcp_review.tui.panes.table import show_detail
+from mcp_review.tui.panes.wire import WireLog
 
 
 class CallsPane(TabPane):

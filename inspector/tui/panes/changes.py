@@ -21,14 +21,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static, TabPane
 
-from inspector import lock
-from inspector.catalog import ServerSnapshot
-from inspector.diff import Diff, diff
-from inspector.review import Review
-from inspector.text import one_line, visible
-from inspector.tui.dialogs import DecisionScreen
-from inspector.tui.grid import Grid
-from inspector.tui.messages import Decided
+from mcp_review import lock
+from mcp_review.catalog import ServerSnapshot
+from mcp_review.diff import Diff, diff
+from mcp_review.review import Review
+from mcp_review.text import one_line, visible
+from mcp_review.tui.dialogs import DecisionScreen
+from mcp_review.tui.grid import Grid
+from mcp_review.tui.messages import Decided
 
 WORDS = re.compile(r"\s+|\w+|[^\w\s]")  # words, runs of blanks, single punctuation: what the diff highlights
 DEFINITION_CHARS = 20_000  # of each side's JSON shown (a hostile definition can be megabytes)

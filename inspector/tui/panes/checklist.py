@@ -15,16 +15,16 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
-from checks.core import Rule
-from inspector.review import Attestation, Finding, Remark, Review, Waiver, rank
-from inspector.text import one_line, visible
-from inspector.tui.dialogs import DecisionScreen, ResultScreen
-from inspector.tui.grid import Grid
-from inspector.tui.messages import ChecksProgress, Decided, RerunAsked
-from inspector.tui.panes.keys import FilteredPane
-from inspector.tui.panes.table import show_detail, split_filter
-from inspector.tui.panes.wire import WireLog
-from inspector.tui.styles import status_style
+from mcp_review.checks.core import Rule
+from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, rank
+from mcp_review.text import one_line, visible
+from mcp_review.tui.dialogs import DecisionScreen, ResultScreen
+from mcp_review.tui.grid import Grid
+from mcp_review.tui.messages import ChecksProgress, Decided, RerunAsked
+from mcp_review.tui.panes.keys import FilteredPane
+from mcp_review.tui.panes.table import show_detail, split_filter
+from mcp_review.tui.panes.wire import WireLog
+from mcp_review.tui.styles import status_style
 
 PLACEHOLDER = "filter findings: status:fail, status:blocking… and/or any text"
 

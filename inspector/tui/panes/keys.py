@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.widgets import Input, TabPane
 
-from inspector.tui.grid import Grid
+from mcp_review.tui.grid import Grid
 
 
 class FilteredPane(TabPane):

@@ -12,12 +12,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input
 
-from inspector.text import one_line
-from inspector.tui.dialogs import ResultScreen
-from inspector.tui.grid import Grid
-from inspector.tui.panes.keys import FilteredPane
-from inspector.tui.panes.tail import TailPane
-from inspector.tui.panes.wire import WireLog
+from mcp_review.text import one_line
+from mcp_review.tui.dialogs import ResultScreen
+from mcp_review.tui.grid import Grid
+from mcp_review.tui.panes.keys import FilteredPane
+from mcp_review.tui.panes.tail import TailPane
+from mcp_review.tui.panes.wire import WireLog
 
 
 class LogsPane(TailPane, FilteredPane):

@@ -10,11 +10,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabPane
 
-from inspector.catalog import ServerSnapshot
-from inspector.review import Review
-from inspector.targets import Target
-from inspector.text import one_line, visible
-from inspector.tokens import ESTIMATES, TokenCounter
+from mcp_review.catalog import ServerSnapshot
+from mcp_review.review import Review
+from mcp_review.targets import Target
+from mcp_review.text import one_line, visible
+from mcp_review.tokens import ESTIMATES, TokenCounter
 
 TOP_TOOLS = 10  # the costliest tools named on the overview
 

@@ -14,12 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import TabPane
 
-from inspector.catalog import Item, ServerSnapshot
-from inspector.text import one_line
-from inspector.tokens import TokenCounter
-from inspector.tui.dialogs import FillScreen, prompt_text, resource_text
-from inspector.tui.grid import Grid
-from inspector.tui.messages import Fetch
+from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.text import one_line
+from mcp_review.tokens import TokenCounter
+from mcp_review.tui.dialogs import FillScreen, prompt_text, resource_text
+from mcp_review.tui.grid import Grid
+from mcp_review.tui.messages import Fetch
 
 TEMPLATE_VARIABLE = r"\{[+#./;?&]?([A-Za-z0-9_]+)\}"
 

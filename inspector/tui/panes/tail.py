@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.widgets import TabPane
 
-from inspector.tui.grid import Grid
+from mcp_review.tui.grid import Grid
 
 
 class TailPane(TabPane):

@@ -14,17 +14,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
-from inspector.calls import effective_hints
-from inspector.catalog import Item, ServerSnapshot
-from inspector.review import STATUSES, Review, rank
-from inspector.text import one_line, visible
-from inspector.tokens import ENCODINGS, ESTIMATES, TokenCounter
-from inspector.tui.dialogs import ToolScreen
-from inspector.tui.grid import Cell, Grid
-from inspector.tui.messages import CallAsked
-from inspector.tui.panes.keys import FilteredPane
-from inspector.tui.panes.table import show_detail, split_filter
-from inspector.tui.styles import status_style
+from mcp_review.calls import effective_hints
+from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.review import STATUSES, Review, rank
+from mcp_review.text import one_line, visible
+from mcp_review.tokens import ENCODINGS, ESTIMATES, TokenCounter
+from mcp_review.tui.dialogs import ToolScreen
+from mcp_review.tui.grid import Cell, Grid
+from mcp_review.tui.messages import CallAsked
+from mcp_review.tui.panes.keys import FilteredPane
+from mcp_review.tui.panes.table import show_detail, split_filter
+from mcp_review.tui.styles import status_style
 
 HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHint", "I"), ("openWorldHint", "OW"))
 

@@ -12,14 +12,14 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
-from inspector.connection.wire import WireEntry
-from inspector.text import one_line, visible
-from inspector.tokens import TokenCounter
-from inspector.tui.dialogs import ResultScreen
-from inspector.tui.grid import Grid
-from inspector.tui.panes.keys import FilteredPane
-from inspector.tui.panes.table import show_detail
-from inspector.tui.panes.tail import TailPane
+from mcp_review.connection.wire import WireEntry
+from mcp_review.text import one_line, visible
+from mcp_review.tokens import TokenCounter
+from mcp_review.tui.dialogs import ResultScreen
+from mcp_review.tui.grid import Grid
+from mcp_review.tui.panes.keys import FilteredPane
+from mcp_review.tui.panes.table import show_detail
+from mcp_review.tui.panes.tail import TailPane
 
 TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
 
