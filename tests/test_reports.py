@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from mcp_review.report import FORMATS, render
-from mcp_review.report.markdown import cell
+from mcp_review.report.common import cell
 from mcp_review.report.markdown_short import LIMIT, cause
 from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
 

@@ -15,10 +15,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from mcp_review.report import changes
+from mcp_review.report.common import cell, code
 from mcp_review.report.markdown import (
     SIGN_OFF,
-    cell,
-    code,
     exchange,
     header,
     more,
