@@ -139,7 +139,7 @@ def without_rule_prose(fmt: str, text: str) -> str:
     docstring is edited (the docs have tests of their own), only when the report's shape changes."""
     if fmt != "sarif":
         return text
-    from mcp_review.checks.core import load_rules
+    from mcp_review.rules.core import load_rules
 
     doc = json.loads(text)
     rules = load_rules()

@@ -22,7 +22,7 @@ def review_options(p: argparse.ArgumentParser) -> None:
         "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
     )
     p.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
-    from mcp_review.checks.arguments import CALLS_SEND, PROBES_SEND
+    from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
 
     p.add_argument(
         "--calls",
@@ -59,7 +59,7 @@ def review_options(p: argparse.ArgumentParser) -> None:
 
 def consent_notice(options: Any) -> str:
     """What the calls and probes of a review will send, said before any is made."""
-    from mcp_review.checks.arguments import CALLS_SEND, PROBES_SEND
+    from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
 
     which = "every tool" if options.calls == "all" else "tools annotated read-only and closed-world"
     probes = f"; {PROBES_SEND}" if options.probe else "; no probe payloads (no --probe)"
@@ -69,7 +69,7 @@ def consent_notice(options: Any) -> str:
 def review_plan(args: argparse.Namespace) -> Any:
     """The `CheckPlan` of the review options, with the review config they name (or find)."""
     from mcp_review.checking import CheckPlan
-    from mcp_review.checks.core import DEFAULT_PACKS, PACKS, load_rules
+    from mcp_review.rules.core import DEFAULT_PACKS, PACKS, load_rules
 
     rules = load_rules()
     resolved = review_config(args.review_config, args.base)

@@ -184,7 +184,7 @@ def _name(f: Finding) -> str:
 @functools.cache
 def _summaries() -> dict[str, str]:
     """Each rule's one line (a review read back from JSON may name rules this version does not have)."""
-    from mcp_review.checks.core import load_rules
+    from mcp_review.rules.core import load_rules
 
     return {rule.id: rule.summary for rule in load_rules().values()}
 

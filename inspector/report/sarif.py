@@ -22,7 +22,7 @@ LEVELS = {"fail": "error", "blocking": "error", "warn": "warning"}
 
 
 def render(review: Review) -> str:
-    from mcp_review.checks.core import load_rules
+    from mcp_review.rules.core import load_rules
 
     rules = load_rules()
     used = sorted({f.rule for f in review.findings})

@@ -97,7 +97,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             await pilot.pause(0.2)
             await pilot.press("c")
             if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5):
-                from mcp_review.checks.util import valid_arguments
+                from mcp_review.rules.util import valid_arguments
 
                 app.screen.query_one("#editor", TextArea).text = json.dumps(valid_arguments(probe))  # starts empty
                 await pilot.pause(0.05)
