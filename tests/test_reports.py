@@ -153,8 +153,7 @@ def without_rule_prose(fmt: str, text: str) -> str:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_golden(fmt):
     text = without_rule_prose(fmt, render(sample_review(), fmt))
-    suffix = {"md": "md", "md-full": "full.md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}[fmt]
-    path = GOLDEN / f"review.{suffix}"
+    path = GOLDEN / f"review.{FORMATS[fmt].suffix}"
     if os.environ.get("UPDATE_GOLDENS") == "1":
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")

@@ -102,13 +102,13 @@ def arguments(p: argparse.ArgumentParser) -> None:
         "--format",
         choices=FORMATS,
         default="md",
-        help="md: the short review, grouped, sized for a PR comment; md-full: every finding with its evidence",
+        help="; ".join(f"{f.name}: {f.help}" for f in FORMATS.values()),
     )
+    beside = ", ".join(f"--format {f.name} also {f.beside}" for f in FORMATS.values() if f.beside)
     p.add_argument(
         "--out",
         metavar="FILE",
-        help="write the review here instead of stdout; with --format md also the complete one beside it "
-        "(review.md: review.full.md)",
+        help=f"write the review here instead of stdout; with {beside} beside it (review.md: review.full.md)",
     )
     review_options(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
@@ -153,9 +153,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_CODES[review.verdict]
     wrote = [args.out]
     full = None
-    if args.format == "md":  # the short review names the complete one, written beside it
+    if beside := FORMATS[args.format].beside:  # the short review names the complete one, written beside it
         full = _full_path(args.out)
-        write_text(full, render(review, "md-full"))
+        write_text(full, render(review, beside))
         wrote.append(full)
     write_text(args.out, render_chunks(review, args.format, os.path.basename(full) if full else None))
     if not args.quiet:
