@@ -188,8 +188,8 @@ def twins() -> None:
 
     sys.path.insert(0, str(CORPUS.parents[2]))  # the repository: tests.support names the fixture servers
     from mcp_review.checking import CheckPlan, run_check
-    from mcp_review.checks.context import Options
     from mcp_review.review import STATUSES
+    from mcp_review.rules.context import Options
     from mcp_review.targets import stdio_target
     from tests.support import fixture_argv
 

@@ -102,7 +102,7 @@ async def checklist(target: object) -> tuple[float, float, int]:
 
 def cli_check(server: list[str]) -> float:
     """`mcp-review check` with the app's default packs and `--calls none`, as a whole process."""
-    from mcp_review.checks.core import DEFAULT_PACKS
+    from mcp_review.rules.core import DEFAULT_PACKS
 
     with tempfile.TemporaryDirectory() as tmp:
         argv = [sys.executable, "-m", "mcp_review", "check", "-q", "--calls", "none", "--format", "json"]

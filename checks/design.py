@@ -13,10 +13,10 @@ from typing import Any
 
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
-from mcp_review.checks.util import input_schema, properties, rejected
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import input_schema, properties, rejected
 
 SEED = "001"
 OBJECT_OPERATION = re.compile(r"^([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)$")

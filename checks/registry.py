@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
-from mcp_review.checks.util import input_schema, invalid_arguments, properties, rejected, walk_schema
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import input_schema, invalid_arguments, properties, rejected, walk_schema
 
 SEED = "004"
 

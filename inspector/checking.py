@@ -15,8 +15,6 @@ from typing import Any
 
 from mcp_review import baseline, lock
 from mcp_review.catalog import ServerSnapshot, take_snapshot
-from mcp_review.checks.context import CheckContext, Options
-from mcp_review.checks.core import Rule, select
 from mcp_review.connection.channel import Budget
 from mcp_review.connection.egress import EgressRefused
 from mcp_review.connection.errors import ConnectionFailed
@@ -24,6 +22,8 @@ from mcp_review.connection.session import Session, headless_handlers
 from mcp_review.connection.wire import WireLog
 from mcp_review.diff import Diff, TokenBudget, diff
 from mcp_review.review import Attestation, Finding, Review, Waiver, settle
+from mcp_review.rules.context import CheckContext, Options
+from mcp_review.rules.core import Rule, select
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 from mcp_review.untrusted import CUT

@@ -51,9 +51,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcp_review.checks.context import Options
 from mcp_review.diff import TokenBudget
 from mcp_review.review import Attestation, Waiver
+from mcp_review.rules.context import Options
 from mcp_review.trust import inside
 
 TOP_KEYS = {"packs", "ignore", "baseline", "options", "calls", "waive", "attest"}

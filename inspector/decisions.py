@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from mcp_review import trust
-from mcp_review.checks.core import DEFAULT_PACKS
 from mcp_review.config import ConfigFileError, ReviewConfig, find_config, load_config
 from mcp_review.review import Attestation, Waiver
+from mcp_review.rules.core import DEFAULT_PACKS
 
 
 @dataclass

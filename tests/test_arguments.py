@@ -1,4 +1,4 @@
-"""Generated arguments (checks/arguments.py): values the tool's own text names, paths that stay in the canary area."""
+"""Generated arguments (inspector/rules/arguments.py): values the tool's own text names, paths that stay in the canary area."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 from mcp_review import canary
 from mcp_review.catalog import Item
-from mcp_review.checks.arguments import call_arguments, is_path, named_values
+from mcp_review.rules.arguments import call_arguments, is_path, named_values
 from tests.test_rules import Run, describe, findings
 
 LEAKY = Run(("leaky",))  # --calls all: the tools carry no annotations

@@ -11,8 +11,8 @@ import os
 import pytest
 
 from mcp_review.checking import CheckPlan, run_check
-from mcp_review.checks.context import Options
-from mcp_review.checks.core import load_rules
+from mcp_review.rules.context import Options
+from mcp_review.rules.core import load_rules
 from mcp_review.targets import http_target, stdio_target
 from tests.support import free_port, running
 from tests.test_rules import Run, describe, findings, worst

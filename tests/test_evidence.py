@@ -269,10 +269,10 @@ def run_alone(rule_fn: Any) -> list[Finding]:
 
     from mcp_review.catalog import take_snapshot
     from mcp_review.checking import CheckPlan, run_rules
-    from mcp_review.checks.context import CheckContext, Options
-    from mcp_review.checks.core import Rule
     from mcp_review.connection.session import Session, headless_handlers
     from mcp_review.review import settle
+    from mcp_review.rules.context import CheckContext, Options
+    from mcp_review.rules.core import Rule
     from mcp_review.targets import stdio_target
     from tests.support import fixture_argv
 

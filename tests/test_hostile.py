@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from mcp_review.report import FORMATS
 from tests.hostile import repository
 from tests.hostile.cases import BY_NAME, CASES
 from tests.hostile.harness import TERMINAL, marked, run
@@ -90,7 +91,7 @@ EXPECT = {
     "sampling-loop": _keys_answered,
     "elicit-huge": _keys_answered,
     "rounds-endless": _rounds_cut,
-    "round-elicit": lambda runs: runs["call"]["exit"] == 0 and len(runs["app"]["app"]["exported"]) == 5,
+    "round-elicit": lambda runs: runs["call"]["exit"] == 0 and len(runs["app"]["app"]["exported"]) == len(FORMATS),
     "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 1,000 tools", "listing_items"),
     "prompt-flood": _rule_says("review.prompts-safe", "blocking: 100,000 messages: only the first 1,000"),
     "no-read-flood": lambda runs: "stopped reading its input" in runs["list"]["error_line"],

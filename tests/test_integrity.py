@@ -17,9 +17,8 @@ from mcp_review.calls import consent_reason
 from mcp_review.catalog import Item
 from mcp_review.connection.wire import WireLog
 from mcp_review.output import SafeStream, json_text
+from mcp_review.report.common import cell, fence_for, plain
 from mcp_review.report.junit import xml_text
-from mcp_review.report.markdown import cell, fence_for
-from mcp_review.report.sarif import plain
 from mcp_review.untrusted import parse_message, strict_loads
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}

@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from mcp_review.report import FORMATS, render
-from mcp_review.report.markdown import cell
+from mcp_review.report.common import cell
 from mcp_review.report.markdown_short import LIMIT, cause
 from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
 
@@ -139,7 +139,7 @@ def without_rule_prose(fmt: str, text: str) -> str:
     docstring is edited (the docs have tests of their own), only when the report's shape changes."""
     if fmt != "sarif":
         return text
-    from mcp_review.checks.core import load_rules
+    from mcp_review.rules.core import load_rules
 
     doc = json.loads(text)
     rules = load_rules()
@@ -153,8 +153,7 @@ def without_rule_prose(fmt: str, text: str) -> str:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_golden(fmt):
     text = without_rule_prose(fmt, render(sample_review(), fmt))
-    suffix = {"md": "md", "md-full": "full.md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}[fmt]
-    path = GOLDEN / f"review.{suffix}"
+    path = GOLDEN / f"review.{FORMATS[fmt].suffix}"
     if os.environ.get("UPDATE_GOLDENS") == "1":
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from mcp_review.checking import CheckPlan, run_check
-from mcp_review.checks.context import Options
-from mcp_review.checks.core import load_rules
 from mcp_review.review import STATUSES, Attestation, Finding, Review
+from mcp_review.rules.context import Options
+from mcp_review.rules.core import load_rules
 from mcp_review.targets import Target, http_target, stdio_target
 from tests.oauth import login
 from tests.support import fixture_argv, free_port, running

@@ -372,7 +372,7 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
 
 
 async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_path):
-    from mcp_review.checks.core import select
+    from mcp_review.rules.core import select
     from mcp_review.tui.dialogs import RunScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)

@@ -79,7 +79,7 @@ async def test_answer_an_elicitation_from_server_everything(tmp_path):
 
     async with calling_everything(tmp_path, "trigger-elicitation-request") as (app, pilot):
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
-        from mcp_review.checks.util import example_value
+        from mcp_review.rules.util import example_value
 
         assert json.loads(app.screen.query_one(TextArea).text) == {}, "nothing the reviewer did not type"
         app.screen.query_one(TextArea).text = json.dumps(example_value(app.screen.params["requestedSchema"]))

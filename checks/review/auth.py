@@ -7,8 +7,6 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.review.bearer import (
     NO_AUTHORIZATION,
     accepted,
@@ -21,6 +19,8 @@ from mcp_review.checks.review.bearer import (
 )
 from mcp_review.checks.review.common import SEED
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
 from mcp_review.targets import masked_args, secret_arg_positions
 
 

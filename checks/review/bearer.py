@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_review.checks.context import CheckContext
 from mcp_review.review import Fact, Finding
+from mcp_review.rules.context import CheckContext
 from mcp_review.targets import Target
 
 _RESOURCE_METADATA = re.compile(r"resource_metadata\s*=", re.IGNORECASE)

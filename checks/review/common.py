@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext, Subject
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext, Subject
 from mcp_review.scan.intent import ORDER_KIND
 from mcp_review.scan.steering import KIND as STEERING_KIND
 from mcp_review.surfaces import Said

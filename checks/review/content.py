@@ -13,12 +13,12 @@ from typing import Any
 from mcp_review import surfaces
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.review.common import SEED, scanned, summary, verdict
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.limits import LIMITS
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
 from mcp_review.scan.asks import form_asks_secret
 
 SOURCE = f"{SEED} Security: descriptions-grounded"

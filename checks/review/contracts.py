@@ -9,10 +9,11 @@ from typing import Any
 from mcp_review import surfaces
 from mcp_review.calls import tool_annotations
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.review.common import SEED, scanned, verdict
-from mcp_review.checks.util import (
+from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import (
     VERBS,
     WRITE_WORDS,
     is_typed,
@@ -20,7 +21,6 @@ from mcp_review.checks.util import (
     required,
     words,
 )
-from mcp_review.review import Finding
 from mcp_review.scan.asks import parameter_asks
 from mcp_review.surfaces import Said
 

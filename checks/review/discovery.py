@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_review.checks.context import CheckContext
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.probe import Prober
+from mcp_review.rules.context import CheckContext
 from mcp_review.untrusted import loads
 
 NEEDED = ("issuer", "authorization_endpoint", "token_endpoint")

@@ -6,17 +6,17 @@ from collections.abc import AsyncIterator, Iterator
 
 from mcp_review.calls import tool_annotations
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.review.common import SEED, named_tools
-from mcp_review.checks.util import (
+from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import (
     VERBS,
     input_schema,
     properties,
     rejected,
     words,
 )
-from mcp_review.review import Finding
 
 
 @rule("review.primitive-by-purpose", modes=("static", "call"), source=f"{SEED} Primitive design: primitive-by-purpose")

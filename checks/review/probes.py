@@ -17,11 +17,11 @@ from pathlib import Path
 
 from mcp_review import canary
 from mcp_review.calls import CallRecord
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.review.common import SEED
 from mcp_review.checks.review.probing import Canaries, Payload, Probe, in_reply, joined_outside, run_probe, tokens_only
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
 
 SOURCE = f"{SEED} Security: injection-safe"
 SSRF_WAIT = 3.0  # seconds the listener waits for a request when no probe_timeout is set

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from mcp_review.calls import CallRecord, consent_reason
 from mcp_review.canary import CanaryArea
 from mcp_review.catalog import Item
-from mcp_review.checks.arguments import is_path
-from mcp_review.checks.context import CheckContext
 from mcp_review.checks.review.common import named_tools
-from mcp_review.checks.util import input_schema, properties, rejected, words
 from mcp_review.review import Finding
+from mcp_review.rules.arguments import is_path
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.util import input_schema, properties, rejected, words
 
 PROBE_MODES = ("security", "security-all")
 OS_ERROR = re.compile(
@@ -53,7 +53,7 @@ class Probe:
     effect: str  # what a failing call did, as a finding says it
     names: tuple[str, ...] = ()  # parameter name words that make a parameter a candidate
     formats: tuple[str, ...] = ()  # schema formats that do
-    paths: bool = False  # parameters that name files or directories (checks.arguments.is_path) are candidates
+    paths: bool = False  # parameters that name files or directories (rules.arguments.is_path) are candidates
     widen: bool = True  # `--probe security-all` sets every string parameter, not only those chosen by name
     echo_is_inert: bool = True  # the payload coming back verbatim shows it was kept as text
     settles: str = ""  # what would settle a payload that was taken without effect (a warn says it)

@@ -8,10 +8,11 @@ from collections.abc import AsyncIterator, Iterator
 
 from mcp_review.calls import tool_annotations
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.review.common import HINTS, SEED, named_tools
-from mcp_review.checks.util import (
+from mcp_review.review import STATUSES, Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import (
     DESTROY_WORDS,
     WRITE_WORDS,
     Json,
@@ -23,7 +24,6 @@ from mcp_review.checks.util import (
     result_text,
     words,
 )
-from mcp_review.review import STATUSES, Finding
 
 
 @rule(

@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator
 from mcp_review.baseline import definitions, hashed, pinned_definitions
 from mcp_review.catalog import LISTS as CATALOG_LISTS
 from mcp_review.catalog import list_all
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.review.common import SEED, named_tools
-from mcp_review.checks.util import invalid_arguments, rejected
 from mcp_review.diff import Diff
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import invalid_arguments, rejected
 
 
 @rule(

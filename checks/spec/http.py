@@ -6,11 +6,11 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.spec.common import BOGUS_VERSION, SEED
 from mcp_review.connection.session import LEGACY_VERSIONS
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
 
 
 @rule("spec.http-transport", modes=("probe",), source=f"{SEED} Server & framework layer", transport="http")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.spec.common import BOGUS_VERSION, SEED
 from mcp_review.connection.session import KNOWN_VERSIONS
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
 
 
 @rule("spec.version-negotiation", modes=("probe",), source=f"{SEED} Protocol layer: version negotiation")

@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.spec.common import SEED
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.spec.common import SEED
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
 
 
 @rule("spec.tasks", modes=("probe", "call"), source=f"{SEED} Task handlers")

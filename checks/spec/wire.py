@@ -6,11 +6,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.spec.common import SEED
 from mcp_review.limits import LIMITS
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
 
 PER_METHOD = 1000  # unasked messages of one method validated by spec.wire-schema
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
+from mcp_review.rules.context import CheckContext
 
 SEED = "000"
 

@@ -6,11 +6,11 @@ import re
 from collections.abc import AsyncIterator
 
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.tokens.common import SEED, named_tools
-from mcp_review.checks.util import input_schema, properties, rejected, result_json, words
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import input_schema, properties, rejected, result_json, words
 
 LISTY = re.compile(r"^(list|search|find|query|browse)$")
 

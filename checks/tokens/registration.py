@@ -6,11 +6,11 @@ import json
 from collections.abc import AsyncIterator, Iterator
 
 from mcp_review.calls import effective_hints, is_destructive, tool_annotations
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.tokens.common import SEED, named_tools
-from mcp_review.checks.util import acts_outward, input_schema, properties, required, words
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import acts_outward, input_schema, properties, required, words
 
 CANONICAL_KEYS = {"action", "params", "fields", "limit", "cursor"}
 

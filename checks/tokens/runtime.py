@@ -7,11 +7,11 @@ from typing import Any
 
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.tokens.common import SEED
-from mcp_review.checks.util import rejected
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import rejected
 
 
 @rule("tokens.transport", modes=("probe",), source=f"{SEED} §6 Transport")

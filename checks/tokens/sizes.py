@@ -8,11 +8,11 @@ from typing import Any
 
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item
-from mcp_review.checks.context import CheckContext
-from mcp_review.checks.core import rule
 from mcp_review.checks.tokens.common import SEED, named_tools
-from mcp_review.checks.util import result_text
 from mcp_review.review import Finding
+from mcp_review.rules.context import CheckContext
+from mcp_review.rules.core import rule
+from mcp_review.rules.util import result_text
 
 
 def _long_strings(value: Any, limit: int, path: str = "") -> Iterator[str]:

@@ -22,7 +22,7 @@ def review_options(p: argparse.ArgumentParser) -> None:
         "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
     )
     p.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
-    from mcp_review.checks.arguments import CALLS_SEND, PROBES_SEND
+    from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
 
     p.add_argument(
         "--calls",
@@ -59,7 +59,7 @@ def review_options(p: argparse.ArgumentParser) -> None:
 
 def consent_notice(options: Any) -> str:
     """What the calls and probes of a review will send, said before any is made."""
-    from mcp_review.checks.arguments import CALLS_SEND, PROBES_SEND
+    from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
 
     which = "every tool" if options.calls == "all" else "tools annotated read-only and closed-world"
     probes = f"; {PROBES_SEND}" if options.probe else "; no probe payloads (no --probe)"
@@ -69,7 +69,7 @@ def consent_notice(options: Any) -> str:
 def review_plan(args: argparse.Namespace) -> Any:
     """The `CheckPlan` of the review options, with the review config they name (or find)."""
     from mcp_review.checking import CheckPlan
-    from mcp_review.checks.core import DEFAULT_PACKS, PACKS, load_rules
+    from mcp_review.rules.core import DEFAULT_PACKS, PACKS, load_rules
 
     rules = load_rules()
     resolved = review_config(args.review_config, args.base)
@@ -102,13 +102,13 @@ def arguments(p: argparse.ArgumentParser) -> None:
         "--format",
         choices=FORMATS,
         default="md",
-        help="md: the short review, grouped, sized for a PR comment; md-full: every finding with its evidence",
+        help="; ".join(f"{f.name}: {f.help}" for f in FORMATS.values()),
     )
+    beside = ", ".join(f"--format {f.name} also {f.beside}" for f in FORMATS.values() if f.beside)
     p.add_argument(
         "--out",
         metavar="FILE",
-        help="write the review here instead of stdout; with --format md also the complete one beside it "
-        "(review.md: review.full.md)",
+        help=f"write the review here instead of stdout; with {beside} beside it (review.md: review.full.md)",
     )
     review_options(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
@@ -153,9 +153,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_CODES[review.verdict]
     wrote = [args.out]
     full = None
-    if args.format == "md":  # the short review names the complete one, written beside it
+    if beside := FORMATS[args.format].beside:  # the short review names the complete one, written beside it
         full = _full_path(args.out)
-        write_text(full, render(review, "md-full"))
+        write_text(full, render(review, beside))
         wrote.append(full)
     write_text(args.out, render_chunks(review, args.format, os.path.basename(full) if full else None))
     if not args.quiet:

@@ -125,9 +125,9 @@ def review_config(path: str | None, base: str | None = None) -> Any:
     """The review config resolved (`mcp_review.decisions`): `--review-config FILE`, else ./mcp-review.toml or
     [tool.mcp-review] in pyproject.toml, with the reviewer's own; what a repository file asked for and was
     refused is said here, one line per file."""
-    from mcp_review.checks.core import PACKS, load_rules
     from mcp_review.config import ConfigFileError
     from mcp_review.decisions import resolve
+    from mcp_review.rules.core import PACKS, load_rules
 
     try:
         resolved = resolve(path, base, (set(load_rules()), set(PACKS)))

@@ -16,7 +16,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcp_review.checks.core import load_rules
+    from mcp_review.rules.core import load_rules
 
     rules = load_rules()
     if args.rule:

@@ -21,8 +21,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mcp_review import trust
-    from mcp_review.checks.core import PACKS, load_rules
     from mcp_review.config import ConfigFileError, find_config, load_config
+    from mcp_review.rules.core import PACKS, load_rules
 
     found = args.file or find_config(Path())
     if found is None:

@@ -16,11 +16,29 @@ from typing import Any
 
 from mcp_review.connection.errors import ConnectionFailed, ProtocolError, RequestTimeout
 from mcp_review.connection.transport import PLAIN, Delivery, Outgoing, Transport
+from mcp_review.connection.wire import WireLog
+from mcp_review.targets import Target
 
 CANCEL_GRACE = 1.0  # at most this long to tell the server a request was abandoned
 MAX_UNMATCHED = 1000  # responses nobody asked for, kept for probes
 RequestHandler = Callable[[dict[str, Any], Delivery], Awaitable[dict[str, Any]]]
 NotificationHandler = Callable[[dict[str, Any], Delivery], None]
+
+
+def make_transport(target: Target, wire: WireLog) -> Transport:
+    """The transport `target` names, chosen here, one layer above the transports (as the mcp SDK's client and httpx
+    do), so the base class never knows its subclasses. Imported lazily: a stdio review never loads httpx."""
+    if target.kind == "stdio":
+        from mcp_review.connection.stdio import StdioTransport
+
+        return StdioTransport(target, wire)
+    if target.kind == "sse":
+        from mcp_review.connection.sse import SseTransport
+
+        return SseTransport(target, wire)
+    from mcp_review.connection.http import HttpTransport
+
+    return HttpTransport(target, wire)
 
 
 class BudgetSpent(ConnectionFailed):

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcp_review.connection.channel import RpcChannel
+from mcp_review.connection.channel import RpcChannel, make_transport
 from mcp_review.connection.errors import ConnectionFailed, HttpError
 from mcp_review.connection.protocol import CLIENT_INFO, LATEST_LEGACY, MODERN, modern_meta
-from mcp_review.connection.transport import Outgoing, Transport, make_transport
+from mcp_review.connection.transport import Outgoing, Transport
 from mcp_review.connection.wire import WireLog
 from mcp_review.targets import Target
 

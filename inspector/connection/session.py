@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_review import redact
-from mcp_review.connection.channel import Budget, HandlerError, Reply, RpcChannel
+from mcp_review.connection.channel import Budget, HandlerError, Reply, RpcChannel, make_transport
 from mcp_review.connection.errors import (
     AuthRequired,
     ConnectionFailed,
@@ -46,7 +46,7 @@ from mcp_review.connection.protocol import (
 )
 from mcp_review.connection.protocol import KNOWN_VERSIONS as KNOWN_VERSIONS  # re-exported for the rules
 from mcp_review.connection.protocol import headless_handlers as headless_handlers  # and for the CLI
-from mcp_review.connection.transport import PLAIN, Delivery, Outgoing, make_transport
+from mcp_review.connection.transport import PLAIN, Delivery, Outgoing
 from mcp_review.connection.wire import WireLog
 from mcp_review.limits import LIMITS
 from mcp_review.redact import Redactor

@@ -1,4 +1,4 @@
-"""Byte-level transports: what they share, and `make_transport`. See `stdio.py`, `http.py` and `sse.py`.
+"""Byte-level transports: what they share. See `stdio.py`, `http.py` and `sse.py`; `channel.make_transport` picks one.
 
 A transport moves JSON-RPC text and records everything in the wire log before anything else sees it.
 It knows nothing about MCP semantics; `RpcChannel` correlates ids and `Session` speaks the protocol.
@@ -144,18 +144,3 @@ class Transport(ABC):
         entry = self.wire.message("recv", self.conn, parsed.value, text, exchange, parsed.notes, parsed.removed)
         self.on_message(parsed.value, Delivery(entry.seq, exchange, status, for_id))
         return True
-
-
-def make_transport(target: Target, wire: WireLog) -> Transport:
-    """Imported lazily: a stdio review never loads httpx."""
-    if target.kind == "stdio":
-        from mcp_review.connection.stdio import StdioTransport
-
-        return StdioTransport(target, wire)
-    if target.kind == "sse":
-        from mcp_review.connection.sse import SseTransport
-
-        return SseTransport(target, wire)
-    from mcp_review.connection.http import HttpTransport
-
-    return HttpTransport(target, wire)

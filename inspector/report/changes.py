@@ -13,8 +13,7 @@ from rich.text import Text
 
 from mcp_review import __version__
 from mcp_review.output import json_text
-from mcp_review.report.markdown import cell, code
-from mcp_review.report.sarif import SCHEMA, plain
+from mcp_review.report.common import SCHEMA, cell, code, plain
 from mcp_review.text import one_line
 
 FORMATS = ("table", "md", "json", "sarif")

@@ -10,47 +10,18 @@ a `<details>`, an HTML element, a heading, a table row or a link in the pull req
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from typing import Any
 
 from mcp_review import __version__
+from mcp_review.report import changes
+from mcp_review.report.common import cell, clip, code, fence_for
 from mcp_review.review import STATUSES, Attestation, Finding, Review, Waiver
-from mcp_review.text import one_line, visible
+from mcp_review.text import visible
 
 ICONS = {"FAIL": "❌", "BLOCKED": "⛔", "PASS_WITH_WARNINGS": "⚠️", "PASS": "✅"}
 ORDER = (*STATUSES[:3], "waived", *STATUSES[3:])  # the counts line: worst first
 EVIDENCE_CHARS = 1200
-
-
-def _clip(shown: str, limit: int) -> str:
-    """Text capped at `limit` and then made visible, capped again: escapes make it up to 8 times as long."""
-    return shown if len(shown) <= limit + 32 else shown[:limit] + "…"
-
-
-def _line(text: object, limit: int) -> str:
-    """One line of at most about `limit` characters, hidden characters shown as escapes."""
-    return _clip(one_line(str(text), limit), limit)
-
-
-def code(text: object, limit: int = 200) -> str:
-    """Inline code that survives any content: fenced by one backtick more than the longest run inside."""
-    body = _line(text, limit)
-    if "`" not in body:
-        return f"`{body}`"
-    fence = "`" * (max(len(run) for run in re.findall(r"`+", body)) + 1)
-    return f"{fence} {body} {fence}"
-
-
-def fence_for(body: str) -> str:
-    """A code fence no line of `body` can close: more backticks than its longest run, and at least three."""
-    return "`" * max(3, max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
-
-
-def cell(text: object, limit: int = 300) -> str:
-    """Inert markdown text, also in a table cell: no pipe, no tag, no `[` that could open a link or an image."""
-    shown = _line(text, limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return shown.replace("\\", "\\\\").replace("|", "\\|").replace("[", "\\[")  # `\[` must not unescape `[`
 
 
 def subject(f: Finding, limit: int = 200) -> str:
@@ -132,7 +103,7 @@ def _entry_text(entry: dict[str, Any], subject: str | None, chars: int) -> str:
 
 
 def _capped(text: str, chars: int) -> str:
-    return _clip(visible(text, chars, newlines=False), chars)
+    return clip(visible(text, chars, newlines=False), chars)
 
 
 def pointers(review: Review) -> dict[str, list[str]]:
@@ -248,8 +219,6 @@ SIGN_OFF = [
 
 
 def render(review: Review) -> str:
-    from mcp_review.report import changes  # it quotes with this module's `cell` and `code`: imported once both exist
-
     out = header(review)
     related = exchanges_of(review)
     pointed = pointers(review)

@@ -15,10 +15,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from mcp_review.report import changes
+from mcp_review.report.common import cell, code
 from mcp_review.report.markdown import (
     SIGN_OFF,
-    cell,
-    code,
     exchange,
     header,
     more,
@@ -185,7 +184,7 @@ def _name(f: Finding) -> str:
 @functools.cache
 def _summaries() -> dict[str, str]:
     """Each rule's one line (a review read back from JSON may name rules this version does not have)."""
-    from mcp_review.checks.core import load_rules
+    from mcp_review.rules.core import load_rules
 
     return {rule.id: rule.summary for rule in load_rules().values()}
 

@@ -10,27 +10,19 @@ backslash (`plain`), so no viewer makes a tag or a link of it (a code span is in
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from mcp_review import __version__
 from mcp_review.output import json_text
+from mcp_review.report.changes import sarif_run
+from mcp_review.report.common import SCHEMA, plain
 from mcp_review.review import Review
-from mcp_review.text import one_line
 
 LEVELS = {"fail": "error", "blocking": "error", "warn": "warning"}
-SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# a code span (left alone), or what opens a tag or link (escaped)
-_MARKUP = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)|[\\<\[]")
-
-
-def plain(text: str) -> str:
-    """A message text no markdown renderer turns into structure (see the module's docstring)."""
-    return _MARKUP.sub(lambda m: m[0] if m[1] else "\\" + m[0], one_line(text, 4000))
 
 
 def render(review: Review) -> str:
-    from mcp_review.checks.core import load_rules
+    from mcp_review.rules.core import load_rules
 
     rules = load_rules()
     used = sorted({f.rule for f in review.findings})
@@ -92,7 +84,5 @@ def render(review: Review) -> str:
         ],
     }
     if review.changes is not None:  # the diff against mcp-review.lock: a run of its own, rules diff.<class>
-        from mcp_review.report.changes import sarif_run
-
         doc["runs"].append(sarif_run(review.changes))
     return json_text(doc) + "\n"

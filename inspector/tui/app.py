@@ -19,12 +19,12 @@ from textual.widgets import TabbedContent
 from mcp_review.calls import refused_call
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import CheckPlan
-from mcp_review.checks.context import Options
-from mcp_review.checks.core import DEFAULT_PACKS
 from mcp_review.connection.wire import WireEntry
 from mcp_review.output import terminal_safe, write_text
 from mcp_review.report.json import chunks as review_chunks
 from mcp_review.review import Review, load_review, review_file
+from mcp_review.rules.context import Options
+from mcp_review.rules.core import DEFAULT_PACKS
 from mcp_review.targets import Target
 from mcp_review.text import one_line
 from mcp_review.themes import TCSS

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import review_session
-from mcp_review.checks.context import Options
-from mcp_review.checks.core import Rule, load_rules, select
 from mcp_review.connection.session import Session
 from mcp_review.lock import find_lock
 from mcp_review.review import Attestation, Finding, Review, Waiver
+from mcp_review.rules.context import Options
+from mcp_review.rules.core import Rule, load_rules, select
 from mcp_review.tui.dialogs import ConfirmScreen, RunScreen
 from mcp_review.tui.messages import ChecksDone, ChecksProgress
 from mcp_review.tui.panes.checklist import order_findings
@@ -138,7 +138,7 @@ def choose_checks(app: ReviewApp, why: str = "", only: str | None = None) -> Non
             app.check_calls = "all" if yes else "read-only"
             run_checks(app, only)
 
-        from mcp_review.checks.arguments import CALLS_SEND, PROBES_SEND
+        from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
 
         probes = f" The {PROBES_SEND}." if app.check_probe != "off" else ""
         message = (

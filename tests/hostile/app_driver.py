@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Input, Select, Static, TextArea
 from mcp_review.cli import parse, prepare_process
 from mcp_review.cli.common import build_target
 from mcp_review.connection import procs
+from mcp_review.report import FORMATS
 from mcp_review.tui.app import ReviewApp
 
 
@@ -97,7 +98,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             await pilot.pause(0.2)
             await pilot.press("c")
             if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5):
-                from mcp_review.checks.util import valid_arguments
+                from mcp_review.rules.util import valid_arguments
 
                 app.screen.query_one("#editor", TextArea).text = json.dumps(valid_arguments(probe))  # starts empty
                 await pilot.pause(0.05)
@@ -115,7 +116,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             for key in ("y", "j"):
                 await pilot.press(key)
                 report["clipboard"].append(app.clipboard)
-        for fmt in ExportScreen.EXTENSIONS:
+        for fmt in FORMATS:  # every format the export dialog offers (judges.exports reads export.<format>)
             app.action_export()
             if not await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5):
                 break

@@ -13,6 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Select, Static
 
 from mcp_review.output import write_text
+from mcp_review.report import FORMATS
 from mcp_review.review import Review
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
@@ -20,7 +21,7 @@ from mcp_review.tui.dialogs.common import DIALOG_CSS
 
 def export_review(app: App[Any], review: Review, directory: Path) -> None:
     """Ask for a format and a path (relative ones under `directory`), then write the review there."""
-    from mcp_review.report import render
+    from mcp_review.report import render, render_chunks
 
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in review.server.get("name") or "server")
 
@@ -30,7 +31,7 @@ def export_review(app: App[Any], review: Review, directory: Path) -> None:
         path = Path(values["path"])
         path = path if path.is_absolute() else directory / path
         try:
-            write_text(path, render(review, values["format"]))
+            write_text(path, render_chunks(review, values["format"]))
         except OSError as e:
             app.notify(f"cannot write {path}: {e.strerror}", severity="error", markup=False)
             return
@@ -44,7 +45,6 @@ class ExportScreen(Dialog[dict[str, str] | None]):
 
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("ctrl+s", "submit", "Export", id="export")]
-    EXTENSIONS = {"md": "md", "md-full": "full.md", "json": "json", "sarif": "sarif.json", "junit": "junit.xml"}
 
     def __init__(self, stem: str, preview: str) -> None:
         super().__init__()
@@ -53,15 +53,15 @@ class ExportScreen(Dialog[dict[str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Text("Export the review", style="bold"))
-            yield Select([(f, f) for f in self.EXTENSIONS], value="md", allow_blank=False, id="format")
-            yield Input(value=f"{self.stem}.md", id="path")
+            yield Select([(f, f) for f in FORMATS], value="md", allow_blank=False, id="format")
+            yield Input(value=f"{self.stem}.{FORMATS['md'].suffix}", id="path")
             with VerticalScroll(id="result"):
                 yield Static(Text(self.preview))
             yield from self.buttons("Export", "export")
 
     @on(Select.Changed, "#format")
     def format_changed(self, event: Select.Changed) -> None:
-        self.query_one("#path", Input).value = f"{self.stem}.{self.EXTENSIONS[str(event.value)]}"
+        self.query_one("#path", Input).value = f"{self.stem}.{FORMATS[str(event.value)].suffix}"
 
     def draft_key(self) -> str:
         return f"export {self.stem}"

@@ -28,7 +28,7 @@ PROBES = [
 
 
 # What probes send, in the one line the dialog has at 80 columns (`check --help` says it whole, with what calls send:
-# mcp_review.checks.arguments.CALLS_SEND and PROBES_SEND).
+# mcp_review.rules.arguments.CALLS_SEND and PROBES_SEND).
 SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
@@ -43,7 +43,7 @@ class RunScreen(Dialog[dict[str, Any] | None]):
         self.packs, self.calls, self.why, self.probe = packs, calls, why, probe
 
     def compose(self) -> ComposeResult:
-        from mcp_review.checks.core import PACKS
+        from mcp_review.rules.core import PACKS
 
         with Vertical(id="dialog", classes="-small"):
             yield Static(Text("Run the checklist", style="bold"))
@@ -62,7 +62,7 @@ class RunScreen(Dialog[dict[str, Any] | None]):
         return "run"
 
     def submit(self) -> None:
-        from mcp_review.checks.core import PACKS
+        from mcp_review.rules.core import PACKS
 
         packs = self.query_one("#packs", Input).value.split()
         unknown = [p for p in packs if p not in (*PACKS, "all")]

@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
-from mcp_review.checks.core import Rule
 from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, rank
+from mcp_review.rules.core import Rule
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs import DecisionScreen, ResultScreen
 from mcp_review.tui.grid import Grid

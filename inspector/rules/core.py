@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from mcp_review.checks.context import CheckContext
     from mcp_review.review import Finding
+    from mcp_review.rules.context import CheckContext
 
 Mode = Literal["static", "probe", "observe", "call", "manual", "baseline"]
 PACKS = ("review", "spec", "tokens", "design", "registry")

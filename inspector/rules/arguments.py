@@ -20,7 +20,7 @@ import re
 from mcp_review.calls import consent_reason
 from mcp_review.canary import CanaryArea
 from mcp_review.catalog import Item
-from mcp_review.checks.util import DESTROY_WORDS, WRITE_WORDS, Json, example_value, input_schema, properties, words
+from mcp_review.rules.util import DESTROY_WORDS, WRITE_WORDS, Json, example_value, input_schema, properties, words
 
 # What the review sends, as the consent it asks for says it (`check --help`, its notice, the TUI's run dialog).
 CALLS_SEND = (

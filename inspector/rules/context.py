@@ -13,7 +13,7 @@ import contextlib
 import copy
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mcp_review import canary
 from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason
@@ -28,12 +28,25 @@ from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from mcp_review.checks.core import Rule
     from mcp_review.diff import Diff
 
 CallPolicy = Literal["none", "read-only", "all"]
 Subject = Item | str | None
 Judge = Callable[[Item, CallRecord, Any], Finding]  # a sample call's finding: (tool, record, result JSON)
+
+
+class Stamp(Protocol):
+    """What a finding carries of the rule that made it. `core.Rule` is one; naming only this keeps the context
+    below the registry (core.py imports this module for its rule functions' type, never the other way)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def pack(self) -> str: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def cites(self) -> str: ...
 
 
 @dataclass
@@ -97,7 +110,7 @@ class CheckContext:
         self.pinned = pinned  # the baseline's definition hashes (review.rug-pull-mitigation), if one is pinned
         self.pin_to = pin_to  # where this first run pins them, when no baseline exists yet
         self.changes = changes  # the live server against mcp-review.lock, when one exists
-        self.rule: Rule | None = None
+        self.rule: Stamp | None = None
         self._scratch = Scratch()  # shared by every rule's view: one canary area for the whole review
 
     def close(self) -> None:
@@ -110,13 +123,13 @@ class CheckContext:
         return self._scratch.area()
 
     def arguments(self, tool: Item) -> dict[str, Any]:
-        """Valid arguments for a call of `tool` (mcp_review.checks.arguments.call_arguments): values its schema and
+        """Valid arguments for a call of `tool` (mcp_review.rules.arguments.call_arguments): values its schema and
         descriptions name, and its path parameters inside the canary area when it may write."""
-        from mcp_review.checks.arguments import call_arguments
+        from mcp_review.rules.arguments import call_arguments
 
         return call_arguments(tool, self.area() if consent_reason(tool) else None)
 
-    def for_rule(self, rule: Rule) -> CheckContext:
+    def for_rule(self, rule: Stamp) -> CheckContext:
         """The context one rule runs with: the same review state (session, calls made, sample results),
         its own `rule`, so no rule can stamp findings with another's id."""
         view = copy.copy(self)
@@ -263,7 +276,7 @@ class CheckContext:
         """For every named tool, `judge(tool, its sample call record, the result's JSON or None)`; a blocking
         finding instead when the tool may not be called or the call got no answer. Rules that judge results
         return this."""
-        from mcp_review.checks.util import result_json
+        from mcp_review.rules.util import result_json
 
         for tool in self.snapshot.tools:
             if not tool.name:
