@@ -9,14 +9,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mcp_review.checking import evidence_entries
 from mcp_review.connection.pairing import Link
 from mcp_review.connection.session import Session
 from mcp_review.connection.wire import MAX_ANSWERS, WireEntry, WireLog
 from mcp_review.report.markdown import exchanges_of
 from mcp_review.review import Finding, Review
-from mcp_review.targets import stdio_target
+from mcp_review.targets import http_target, stdio_target
 from tests.support import fixture_argv
+from tests.thirdparty import fastmcp1_http_url  # noqa: F401 (fixture)
 
 HOSTILE = Path(__file__).parent / "hostile" / "stdio_server.py"
 
@@ -121,6 +124,11 @@ def test_an_error_on_the_post_of_one_request_answers_it_whatever_its_id():
     assert state(elsewhere) == "unpaired"
     assert answer.link == Link(asked.seq, "server/discover", answer.link.ms, "by-exchange")
     assert state(rec(log, "recv", error("server-error"), exchange=post)) == "unpaired", "nothing left open there"
+    theirs = log.new_exchange()  # the server's own request, on the stream of a POST: not a request we sent there
+    rec(log, "send", ask("tools/call", 4), exchange=theirs)
+    rec(log, "recv", ok(4), exchange=theirs)
+    rec(log, "recv", ask("roots/list", 5), exchange=theirs)
+    assert state(rec(log, "recv", error("server-error"), exchange=theirs)) == "unpaired"
     both = log.new_exchange()
     rec(log, "send", [ask("ping", 2), ask("ping", 3)], exchange=both)
     assert state(rec(log, "recv", error(None), exchange=both)) == "unpaired", "two requests: which one is unknown"
@@ -227,3 +235,15 @@ async def test_a_hostile_servers_answers_are_recorded_and_never_crash():
     assert call.link.method == "tools/call" and log.get(call.link.request).answered == [call.seq]
     ours = next(e for e in log.entries if e.direction == "send" and e.rpc_id == "x")
     assert ours.kind == "error" and ours.link.method == "sampling/createMessage", "our answer to its request"
+
+
+@pytest.mark.thirdparty
+async def test_an_mcp1_servers_server_error_answers_the_discover_it_came_back_on(fastmcp1_http_url):  # noqa: F811
+    """mcp 1.x answers server/discover with HTTP 400 and `"id": "server-error"`: the POST it came back on pairs it."""
+    async with Session(http_target(fastmcp1_http_url), era="auto") as s:
+        await s.request("tools/list", {})
+    error = next(e for e in s.wire.entries if e.direction == "recv" and e.rpc_id == "server-error")
+    asked = s.wire.get(error.link.request)
+    assert (error.link.state, error.link.method, asked.exchange) == ("by-exchange", "server/discover", error.exchange)
+    answers = [e for e in s.wire.entries if e.direction == "recv" and e.kind in ("response", "error")]
+    assert {state(e) for e in answers} == {"paired", "by-exchange"}

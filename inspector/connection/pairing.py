@@ -80,7 +80,7 @@ class Pairing:
         self._open: dict[Key, deque[tuple[WireEntry, str]]] = {}
         self._answered: dict[Key, tuple[WireEntry, str]] = {}  # the request each answered key was paired with
         self._progress: dict[Key, tuple[WireEntry, str]] = {}  # progress tokens our or its requests carried
-        self._carried: dict[int, list[Key]] = {}  # HTTP exchange -> the requests its body carried
+        self._carried: dict[int, list[Key]] = {}  # HTTP exchange -> the requests we sent in its body
 
     def record(self, entry: WireEntry, message: Any) -> None:
         """Index `message`'s requests, link its answers and notifications (`entry.links`)."""
@@ -105,7 +105,7 @@ class Pairing:
             return
         key = (entry.conn, entry.direction, rid)
         self._open.setdefault(key, deque()).append((entry, method))
-        if entry.exchange is not None:
+        if entry.exchange is not None and entry.direction == "send":
             self._carried.setdefault(entry.exchange, []).append(key)
         params = element.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None

@@ -50,6 +50,8 @@ class CallsPane(TabPane):
 
     def show(self, calls: list[dict[str, Any]], target: Target | None = None) -> None:
         self.calls, self.target = calls, target or self.target
+        # only the logs of the calls shown are kept: another server's log is let go with its calls
+        self.wires = {id(c): self.wires[id(c)] for c in calls if id(c) in self.wires}
         self.query_one("#calls-empty").display = not calls
         self.query_one(Grid).show(calls, self.cells)  # the pane hears which call the cursor is on
 
