@@ -109,6 +109,7 @@ def sample_review() -> Review:
                 "conn": 1,
                 "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
                 "size": 60,
+                "answered": [5],  # the wire log's pairing, as it recorded them
             },
             5: {
                 "seq": 5,
@@ -116,6 +117,7 @@ def sample_review() -> Review:
                 "dir": "recv",
                 "conn": 1,
                 "size": 200,
+                "links": [{"request": 4, "state": "paired", "method": "tools/list", "ms": 1.0}],
                 "message": {
                     "jsonrpc": "2.0",
                     "id": 2,

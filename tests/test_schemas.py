@@ -8,6 +8,7 @@ pinned 2026-07-28 file. The messages below are written by hand, following each r
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 
 from mcp_review.catalog import take_snapshot
 from mcp_review.connection.session import Session, headless_handlers
-from mcp_review.connection.wire import WireEntry
+from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.schemas import (
     MAX_PROBLEMS,
     REVISIONS,
@@ -284,10 +285,17 @@ def test_ten_thousand_tools_validate():
 
 # ------------------------------------------------------------------------------------ validate_wire
 def wire(*rows: tuple[str, int, Any]) -> list[WireEntry]:
-    return [
-        WireEntry(seq=i, t=0.0, direction=d, conn=c, message=m)  # type: ignore[arg-type]
-        for i, (d, c, m) in enumerate(rows, 1)
-    ]
+    """The rows recorded by a wire log, which pairs them as it records them: ("send"|"recv", conn, message), a
+    probe's raw text ("raw", conn, text) or a line ("stderr", conn, text)."""
+    log = WireLog()
+    for d, c, m in rows:
+        if d == "raw":
+            log.raw_send(c, m)
+        elif d == "stderr":
+            log.line("stderr", c, m)
+        else:
+            log.message(d, c, m, json.dumps(m))  # type: ignore[arg-type]
+    return log.entries
 
 
 def request(method: str, rpc_id: Any) -> dict[str, Any]:
@@ -319,12 +327,11 @@ def test_validate_wire_batches_and_skips_what_is_not_a_server_message():
     entries = wire(
         ("send", 1, [request("tools/list", 7), request("ping", 8)]),
         ("recv", 1, [response({}, 8), response({"tools": "none"}, 7)]),
-        ("stderr", 1, None),
-        ("send", 1, None),  # raw text sent by a probe, see below
+        ("stderr", 1, "a line"),
+        ("raw", 1, '{"jsonrpc": "2.0", "id": 9, "method": "tools/list"}'),  # raw text sent by a probe
         ("recv", 1, response({"tools": [{"name": "x"}]}, 9)),
         ("send", 1, {"jsonrpc": "2.0", "method": "notifications/tools/listChanged"}),  # ours: not checked
     )
-    entries[3].text = '{"jsonrpc": "2.0", "id": 9, "method": "tools/list"}'
     problems = validate_wire(entries, "2025-03-26")
     assert [(p.seq, p.definition, p.path) for p in problems] == [
         (2, "ListToolsResult", "[1].result.tools"),

@@ -303,3 +303,30 @@ async def test_a_review_and_a_config_shipped_in_the_checkout_are_not_the_reviewe
         shown = [n.message for n in app._notifications]
         assert any('mcp-review.toml asks for calls.policy = "all"' in m and "refused" in m for m in shown), shown
         assert app.check_calls == "none" and not app.calls_chosen, "the repository chose what checks may call"
+
+
+async def test_evidence_and_a_calls_exchange_are_still_shown_after_a_reconnect(tmp_path):
+    """One wire log per server, reconnects too (issue 22): what a finding or a call cites before ctrl+r is still
+    shown after it, as those entries (each reconnect used to number a new log from 1)."""
+    async with connected(tmp_path, stdio_target(fixture_argv("good"))) as (app, pilot):
+        await open_call(pilot, app, "notes_get")
+        app.screen.query_one("#field-note_id", Input).value = "n1"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.call_log)
+        await pilot.press("escape")
+        await run_checks(pilot, app)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: app.snapshot is not None and not app.wire_pending)
+        entries = app.wire_log.entries
+        assert [e.seq for e in entries] == list(range(1, len(entries) + 1)), "one numbering across the reconnect"
+        assert len({e.conn for e in entries if e.conn}) >= 2, "the reconnect is another connection of the same log"
+        cited = next(f for f in app.review.findings if f.evidence)
+        body = app.checklist.finding_text(cited).plain
+        assert "earlier session" not in body and f"#{cited.evidence[0]} " in body
+        await pilot.press("3")  # the Calls tab: the call's request and its answer, linked when recorded
+        app.main.query_one("#calls", Grid).move_cursor(row=0)
+        await pilot.pause()
+        detail = str(app.main.query_one("#call-detail", Static).render())
+        assert "earlier session" not in detail
+        assert "send request" in detail and "recv response" in detail

@@ -75,7 +75,8 @@ class Session:
         self.handlers = handlers or ClientHandlers()
         secrets = target.secret_values()
         redact.remember(secrets)  # every sink masks them from now on
-        self.wire = wire or WireLog(Redactor(secrets))
+        self.wire = wire or WireLog(Redactor())  # a log shared by reconnects masks every session's secrets
+        self.wire.redactor.add(secrets)
         self.timeout = timeout or target.timeout
         self._budget: Budget | None = None
         self.log_level = log_level

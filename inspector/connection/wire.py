@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from mcp_review.connection.pairing import Link, Pairing
 from mcp_review.definitions import Definitions
 from mcp_review.redact import Redactor
 from mcp_review.untrusted import MAX_STRING
@@ -21,6 +22,7 @@ from mcp_review.untrusted import MAX_STRING
 Direction = Literal["send", "recv", "stderr", "noise", "http", "note"]
 MAX_CHATTER = 50_000  # stderr and noise lines, and messages the server sends unasked, kept; more are counted
 WIRE_BUDGET = 128 * 1024 * 1024  # characters of received messages kept in full; after that, big strings are cut short
+MAX_ANSWERS = 4  # answers to one request shown beside it (a hostile server may answer one request 100,000 times)
 SPENT_STRING = 4096  # what a string of a received message keeps once the budget is spent
 
 
@@ -34,7 +36,9 @@ class WireEntry:
 
     `message` is the parsed JSON-RPC message for send/recv; `text` the raw line for stderr/noise/note;
     `http` the request/response line and headers of an HTTP exchange. `exchange` ties messages to the
-    HTTP exchange that carried them; `conn` numbers the connection (probes use fresh ones).
+    HTTP exchange that carried them; `conn` numbers the connection (probes use fresh ones). `links` and `answered`
+    are the pairing made when the entry was recorded (see `pairing`): what this message answers (one link per answer
+    in a batch) or names, and the seqs of the answers to the requests it carries.
     """
 
     seq: int
@@ -47,6 +51,13 @@ class WireEntry:
     exchange: int | None = None
     size: int = 0
     notes: list[str] | None = None  # what mcp-review changed in a received message (see `untrusted`)
+    links: list[Link] | None = None
+    answered: list[int] | None = None
+
+    @property
+    def link(self) -> Link | None:
+        """The first link: for a message that is not a batch, the request it answers or names."""
+        return self.links[0] if self.links else None
 
     @property
     def method(self) -> str | None:
@@ -83,10 +94,12 @@ class WireEntry:
             "dir": self.direction,
             "conn": self.conn,
         }
-        for key in ("message", "text", "http", "exchange", "notes"):
+        for key in ("message", "text", "http", "exchange", "notes", "answered"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
+        if self.links:
+            out["links"] = [link.to_json() for link in self.links]
         out["size"] = self.size
         return out
 
@@ -102,7 +115,8 @@ class Refusal:
 
 @dataclass
 class WireLog:
-    """Append-only, shared by every connection of one review (seq numbers are global)."""
+    """Append-only, shared by every connection of one review, reconnects too: seqs and connection numbers never
+    start again, so a seq names one entry for the log's whole life. Answers are paired as they are recorded."""
 
     redactor: Redactor = field(default_factory=Redactor)
     entries: list[WireEntry] = field(default_factory=list)
@@ -115,7 +129,7 @@ class WireLog:
     _conns: int = 0
     _exchanges: int = 0
     # Indexes kept as entries arrive, so finding a message's exchange costs the same at any log size.
-    _by_id: dict[tuple[int, str, Any], list[WireEntry]] = field(default_factory=dict)  # (conn, id) -> messages
+    _pairing: Pairing = field(default_factory=Pairing)
     _by_exchange: dict[int, list[WireEntry]] = field(default_factory=dict)  # HTTP exchange -> its http lines
     _sent_in: dict[int, list[WireEntry]] = field(default_factory=dict)  # HTTP exchange -> what we sent in its body
 
@@ -131,13 +145,15 @@ class WireLog:
     def subscribe(self, listener: Callable[[WireEntry], None]) -> None:
         self._listeners.append(listener)
 
-    def _add(self, entry: WireEntry) -> WireEntry:
+    def _add(self, entry: WireEntry, sent: Any = None) -> WireEntry:
+        """Append `entry`, pairing its message (or `sent`: what a probe's raw text parses as)."""
         self.entries.append(entry)
-        key = _id_key(entry)
-        if key is not None:
-            self._by_id.setdefault(key, []).append(entry)
-            if entry.direction == "recv" and "result" in entry.message and self._answers(key, "tools/list"):
-                self.definitions.see(entry.message["result"], entry.seq)
+        if entry.direction in ("send", "recv"):
+            message = entry.message if entry.message is not None else sent
+            self._pairing.record(entry, message)
+            link, listed = entry.link, isinstance(message, dict) and "result" in message
+            if entry.direction == "recv" and listed and link and link.answers and link.method == "tools/list":
+                self.definitions.see(message["result"], entry.seq)
         elif entry.direction == "http" and entry.exchange is not None:
             self._by_exchange.setdefault(entry.exchange, []).append(entry)
         if entry.direction == "send" and entry.exchange is not None:
@@ -146,12 +162,9 @@ class WireLog:
             listener(entry)
         return entry
 
-    def _answers(self, key: tuple[int, str, Any], method: str) -> bool:
-        """Did we send a `method` request with this connection and id?"""
-        return any(e.direction == "send" and e.method == method for e in self._by_id[key])
-
-    def _entry(self, direction: Direction, conn: int, **kw: Any) -> WireEntry:
-        return self._add(WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw))
+    def _entry(self, direction: Direction, conn: int, sent: Any = None, **kw: Any) -> WireEntry:
+        entry = WireEntry(seq=len(self.entries) + 1, t=time.time(), direction=direction, conn=conn, **kw)
+        return self._add(entry, sent)
 
     def string_limit(self, size: int) -> int:
         """How long a string of a received message of `size` characters may stay."""
@@ -193,8 +206,13 @@ class WireLog:
         return self._entry(direction, conn, message=message, exchange=exchange, size=size, notes=notes or None)
 
     def raw_send(self, conn: int, text: str, exchange: int | None = None) -> WireEntry:
-        """Text sent as is (a probe's malformed JSON): kept as text, not as a message."""
-        return self._entry("send", conn, text=self.redactor.text(text), exchange=exchange, size=byte_size(text))
+        """Text sent as is (a probe's malformed JSON): kept as text, not as a message; paired if it parses."""
+        text, size = self.redactor.text(text), byte_size(text)
+        try:
+            sent = json.loads(text)
+        except (ValueError, RecursionError):
+            sent = None
+        return self._entry("send", conn, sent, text=text, exchange=exchange, size=size)
 
     def line(self, direction: Literal["stderr", "noise", "note"], conn: int, text: str) -> WireEntry:
         if self._chatty(direction):
@@ -223,14 +241,25 @@ class WireLog:
         lines = self._by_exchange.get(exchange, []) if exchange is not None else []
         return next((e for e in reversed(lines) if e.http and "status" in e.http), None)
 
+    def carried(self, entry: WireEntry) -> list[WireEntry]:
+        """The HTTP request and response lines of the exchange that carried `entry` (a message)."""
+        return self._by_exchange.get(entry.exchange, []) if entry.exchange is not None and entry.http is None else []
+
+    def pair_of(self, entry: WireEntry) -> list[WireEntry]:
+        """`entry` with the request it answers and that request's first answers, or with its own first answers,
+        in wire order: the links made when they were recorded, followed (a hostile server's duplicates are cut)."""
+        asked = [self.get(link.request) for link in entry.links or [] if link.answers and link.request]
+        pair = [entry, *(e for e in asked if e is not None)]
+        answers = [self.get(seq) for e in pair for seq in (e.answered or [])[:MAX_ANSWERS]]
+        return sorted({e.seq: e for e in pair + [a for a in answers if a is not None]}.values(), key=lambda e: e.seq)
+
     def exchange_of(self, seq: int) -> list[WireEntry]:
-        """The evidence for one entry: the request and its response (same conn and id), and the HTTP exchanges
-        that carried them (request line, status line, the message we sent in the body)."""
+        """The evidence for one entry: the request and its answers (`pair_of`), and the HTTP exchanges that
+        carried them (request line, status line, the message we sent in the body)."""
         entry = self.get(seq)
         if entry is None:
             return []
-        key = _id_key(entry)
-        related = {e.seq: e for e in (self._by_id[key] if key is not None else [entry])}
+        related = {e.seq: e for e in self.pair_of(entry)}
         for exchange in sorted({e.exchange for e in related.values() if e.exchange is not None}):
             related.update((e.seq, e) for e in self._by_exchange.get(exchange, []) + self._sent_in.get(exchange, []))
         return sorted(related.values(), key=lambda e: e.seq)
@@ -246,13 +275,3 @@ class WireLog:
         from mcp_review.output import write_text
 
         write_text(path, self.jsonl())  # each block one line: masking never splits a secret
-
-
-def _id_key(entry: WireEntry) -> tuple[int, str, Any] | None:
-    """What pairs a request with its response: connection and JSON-RPC id (1 and "1" and true differ)."""
-    if entry.direction not in ("send", "recv"):
-        return None
-    rid = entry.rpc_id
-    if rid is None:
-        return None
-    return (entry.conn, type(rid).__name__, rid if isinstance(rid, str | int | float) else repr(rid)[:200])

@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import Any
 
 from mcp_review import __version__
+from mcp_review.connection.pairing import ANSWERS
 from mcp_review.report import changes
 from mcp_review.report.common import cell, clip, code, fence_for
 from mcp_review.review import STATUSES, Attestation, Finding, Review, Waiver
@@ -69,22 +70,40 @@ Exchanges = dict[int, list[dict[str, Any]]]
 
 
 def exchanges_of(review: Review) -> Exchanges:
-    """For every cited wire entry, the cited entries of its exchange in wire order (itself, the request or
-    response with the same connection and id, the HTTP lines of the same exchange): grouped once, so
-    quoting the evidence of every finding costs the same as the evidence itself."""
-    groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
-    for seq, entry in sorted(review.exchanges.items()):
-        message = entry.get("message")
-        rid = message.get("id") if isinstance(message, dict) else None
-        if rid is not None:
-            groups[("id", entry.get("conn"), type(rid).__name__, json.dumps(rid, sort_keys=True))].append(seq)
+    """For every cited wire entry, the cited entries of its exchange in wire order: itself, the request it answers
+    and that request's answers, or its own answers (the links the wire log made when it recorded them), and the
+    HTTP lines of the same exchange. Grouped once, so quoting the evidence of every finding costs the same as the
+    evidence itself."""
+    cited = review.exchanges
+    by_exchange: dict[tuple[Any, Any], list[int]] = defaultdict(list)
+    for seq, entry in sorted(cited.items()):
         if entry.get("exchange") is not None:
-            groups[("http", entry.get("conn"), entry["exchange"])].append(seq)
-    related: dict[int, set[int]] = {seq: {seq} for seq in review.exchanges}
-    for seqs in groups.values():
-        for seq in seqs:
-            related[seq].update(seqs)
-    return {seq: [review.exchanges[s] for s in sorted(others)] for seq, others in related.items()}
+            by_exchange[(entry.get("conn"), entry["exchange"])].append(seq)
+
+    def answered(seq: Any) -> list[int]:
+        entry = cited.get(seq) if isinstance(seq, int) else None
+        seqs = entry.get("answered") if entry is not None else None
+        return [s for s in seqs if isinstance(s, int) and s in cited] if isinstance(seqs, list) else []
+
+    related: dict[int, list[dict[str, Any]]] = {}
+    for seq, entry in cited.items():
+        asked = [s for s in _asked(entry) if s in cited]
+        others = {seq, *answered(seq), *asked}
+        others.update(a for s in asked for a in answered(s))
+        if entry.get("exchange") is not None:
+            others.update(by_exchange[(entry.get("conn"), entry["exchange"])])
+        related[seq] = [cited[s] for s in sorted(others)]
+    return related
+
+
+def _asked(entry: dict[str, Any]) -> list[int]:
+    """The requests a wire entry (as the review keeps it) answers, by the links recorded with it."""
+    links = entry.get("links")
+    return [
+        link["request"]
+        for link in (links if isinstance(links, list) else [])
+        if isinstance(link, dict) and isinstance(link.get("request"), int) and str(link.get("state")) in ANSWERS
+    ]
 
 
 def _entry_text(entry: dict[str, Any], subject: str | None, chars: int) -> str:

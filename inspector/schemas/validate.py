@@ -175,16 +175,18 @@ def _one(
         yield from _membership(s, message, seq, prefix)
 
 
-def _check(s: RevisionSchema, message: Any, seq: int, method_of: Callable[[Any], str | None]) -> list[SchemaProblem]:
+def _check(s: RevisionSchema, message: Any, seq: int, method_of: Callable[[int], str | None]) -> list[SchemaProblem]:
+    """`method_of(i)`: the method of the request the i-th element of a batch (0: the message) answers."""
+
     def problems() -> Iterator[SchemaProblem]:
         if not isinstance(message, list):
-            yield from _one(s, message, method_of(message), seq, ())
+            yield from _one(s, message, method_of(0), seq, ())
             return
         if not s.batches:
             text = f"a JSON-RPC batch (array of {len(message)}) is not a message in {s.revision}: no batches"
             yield SchemaProblem(seq, s.envelope, "", text)
         for i, element in enumerate(message):
-            yield from _one(s, element, method_of(element), seq, (i,))
+            yield from _one(s, element, method_of(i), seq, (i,))
 
     out: list[SchemaProblem] = []
     seen: set[tuple[str, str]] = set()
@@ -210,11 +212,7 @@ def validate_message(
     At most MAX_PROBLEMS problems are listed, plus one entry saying there were more.
     """
     s = revision_schema(revision)
-    return _check(s, message, seq, lambda _element: request_method)
-
-
-def _id_key(conn: int, rpc_id: Any) -> tuple[int, str]:
-    return conn, json.dumps(rpc_id, sort_keys=True, default=repr)
+    return _check(s, message, seq, lambda _i: request_method)
 
 
 def validate_wire(
@@ -222,34 +220,15 @@ def validate_wire(
 ) -> list[SchemaProblem]:
     """Check every message the server sent ("recv"), of one connection, some, or all (None).
 
-    A response is checked against the result of the request this client sent with the same id on the same
-    connection. Batches are checked element by element.
+    A response is checked against the result of the request it answers, as the wire log linked them when it
+    recorded the response (`WireEntry.links`, one per answer of a batch). Batches are checked element by element.
     """
     s = revision_schema(revision)
     conns = None if conn is None else ({conn} if isinstance(conn, int) else set(conn))
-    pending: dict[tuple[int, str], str] = {}
     problems: list[SchemaProblem] = []
     for entry in entries:
-        if entry.direction not in ("send", "recv") or (conns is not None and entry.conn not in conns):
+        if entry.direction != "recv" or entry.message is None or (conns is not None and entry.conn not in conns):
             continue
-        message = entry.message
-        if entry.direction == "send":
-            if message is None and entry.text:  # a probe's raw text: still pair what parses as a request
-                try:
-                    message = json.loads(entry.text)
-                except ValueError:
-                    continue
-            for element in message if isinstance(message, list) else [message]:
-                if isinstance(element, dict) and isinstance(element.get("method"), str) and "id" in element:
-                    pending[_id_key(entry.conn, element["id"])] = element["method"]
-            continue
-        if message is None:
-            continue
-
-        def method_of(element: Any, conn_no: int = entry.conn) -> str | None:
-            if not isinstance(element, dict) or "method" in element or "id" not in element:
-                return None
-            return pending.pop(_id_key(conn_no, element["id"]), None)
-
-        problems.extend(_check(s, message, entry.seq, method_of))
+        asked = {link.at: link.method for link in entry.links or [] if link.state in ("paired", "by-exchange")}
+        problems.extend(_check(s, entry.message, entry.seq, asked.get))
     return problems

@@ -42,7 +42,7 @@ from mcp_review.tui.panes.checklist import ChecklistPane
 from mcp_review.tui.panes.overview import OverviewPane
 from mcp_review.tui.panes.primitives import PrimitivesPane
 from mcp_review.tui.panes.tools import ToolsPane
-from mcp_review.tui.panes.wire import WireLog
+from mcp_review.tui.panes.wire import WireView
 from mcp_review.tui.screen import ReviewScreen
 from mcp_review.tui.settings import keep_theme
 from mcp_review.tui.switching import Switcher
@@ -102,7 +102,7 @@ class ReviewApp(App[None]):
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
         self.failure: str | None = None
-        self.wire_log = WireLog()  # shown in the Wire and Logs tabs
+        self.wire_log = WireView()  # the Wire and Logs tabs' view of the current server's wire log
         self.wire_pending: list[WireEntry] = []  # arrived since the last flush
         self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
         self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
@@ -244,7 +244,7 @@ class ReviewApp(App[None]):
     def show_review(self, message: msg.ChecksDone) -> None:
         self.review, self.checking = message.review, False  # saved already, off the UI thread (checking.py)
         self.main.status(message.verdict)
-        self.checklist.show(self.review, message.order, self.wire_log.epoch)
+        self.checklist.show(self.review, message.order, message.wire)
         self.call_after_refresh(self._show_snapshot)  # after a frame: a key pressed meanwhile goes first
 
     @on(msg.RerunAsked)
@@ -302,7 +302,7 @@ class ReviewApp(App[None]):
 
     def _called(self, call: dict[str, Any]) -> None:
         self.call_log.append(call)
-        self.calls.made(call)
+        self.calls.made(call, self.connection.wire)
         self._save()
         self.calls.show(self.call_log, self.target)
 

@@ -114,7 +114,7 @@ def run_checks(app: ReviewApp, only: str | None = None) -> None:
         # the Checklist's order and the verdict's counts: 0.3 s over 110,000 findings, not on the app's loop
         order, verdict = await asyncio.to_thread(lambda: (order_findings(review.findings), summary(review)))
         gc.freeze()
-        app.post_message(ChecksDone(review, order, verdict))
+        app.post_message(ChecksDone(review, order, verdict, session.wire))
 
     app.connection.submit(job)
 

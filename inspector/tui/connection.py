@@ -19,7 +19,7 @@ from mcp_review.connection import procs
 from mcp_review.connection.channel import Budget
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.session import ClientHandlers, Session
-from mcp_review.connection.wire import WireEntry
+from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.targets import Target
 from mcp_review.text import visible
 from mcp_review.tokens import ENCODINGS, TokenCounter, first_figures
@@ -38,16 +38,21 @@ class Connection:
         self.counter = counter
         self.jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self.worker: Worker[None] | None = None
+        self.wire = WireLog()  # every session of this server, reconnects too: one numbering (see `pairing`)
+        self.fed = False  # the app's list of entries to show is subscribed to `wire`
 
     def open(self, target: Target, era: str, wire: list[WireEntry]) -> None:
-        """Connect (again): the previous worker is told to stop and gets no more jobs; `wire` collects
-        every entry of the new session."""
+        """Connect (again): the previous worker is told to stop and gets no more jobs; `wire` collects every
+        entry of this server's sessions (the first list given: a reconnect appends to the same)."""
         self.stop()
+        if not self.fed:
+            self.wire.subscribe(wire.append)  # same loop: the app drains the list on a timer
+            self.fed = True
         for encoding in ENCODINGS:  # built while the server starts and lists: the first figures count in all
             TokenCounter(encoding).preload()
         self.jobs = asyncio.Queue()
         self.worker = self.app.run_worker(  # its own group: a server being tried leaves the working one alone
-            self._hold(target, era, wire, self.jobs),
+            self._hold(target, era, self.jobs),
             group=f"connection-{id(self)}",
             exclusive=True,
             exit_on_error=False,
@@ -76,10 +81,9 @@ class Connection:
                 return
             self.worker.cancel()
 
-    async def _hold(self, target: Target, era: str, wire: list[WireEntry], jobs: asyncio.Queue[Job | None]) -> None:
+    async def _hold(self, target: Target, era: str, jobs: asyncio.Queue[Job | None]) -> None:
         """Own the server connection for its whole life: enter and leave the session in this one task."""
-        session = Session(target, era=era, handlers=self.handlers)  # type: ignore[arg-type]
-        session.wire.subscribe(wire.append)  # same loop: the app drains the list on a timer
+        session = Session(target, era=era, handlers=self.handlers, wire=self.wire)  # type: ignore[arg-type]
         session.budget = Budget(4 * session.timeout)  # a listing of endless slow pages still ends
         try:
             async with session:

@@ -11,6 +11,7 @@ from textual.message import Message
 
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.connection.wire import WireLog
 from mcp_review.review import Finding, Review
 
 
@@ -42,6 +43,7 @@ class ChecksDone(Message):
     review: Review
     order: tuple[list[Finding], list[str]]  # the Checklist's order of its findings (`order_findings`)
     verdict: str  # the verdict and the count of each status, for the status line
+    wire: WireLog  # the wire log the findings' evidence is in
 
 
 @dataclass

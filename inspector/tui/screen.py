@@ -23,7 +23,7 @@ from mcp_review.tui.panes.overview import OverviewPane
 from mcp_review.tui.panes.primitives import PrimitivesPane
 from mcp_review.tui.panes.tail import TailPane
 from mcp_review.tui.panes.tools import ToolsPane
-from mcp_review.tui.panes.wire import WireLog, WirePane
+from mcp_review.tui.panes.wire import WirePane, WireView
 
 
 class Tabbed(TabbedContent):
@@ -45,7 +45,7 @@ class ReviewScreen(Screen[None]):
     DEFAULT_CSS = "ReviewScreen HelpPanel { width: 50%; min-width: 36; max-width: 64; }"
     ready = False
 
-    def __init__(self, wire_log: WireLog, counter: TokenCounter) -> None:
+    def __init__(self, wire_log: WireView, counter: TokenCounter) -> None:
         super().__init__()
         self.wire_log = wire_log
         self.counter = counter

@@ -389,6 +389,10 @@ elif CASE == "garbage":
             '{"jsonrpc":"2.0","id":999999999999999999999,"result":{}}',
             '{"jsonrpc":"2.0","method":5}',
             '{"jsonrpc":"2.0","id":"x","method":"sampling/createMessage","params":"nope"}',
+            '{"jsonrpc":"2.0","id":1,"result":{}}',  # a second answer to the client's first request
+            '{"jsonrpc":"2.0","id":1.0,"result":{}}',  # 1.0 is not the id 1
+            '{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Bad Request"}}',  # mcp 1.x
+            '{"jsonrpc":"2.0","id":"%s","result":{}}' % ("i" * 100_000),
         ]:
             raw(line)
         return text("ok")

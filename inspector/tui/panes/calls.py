@@ -13,12 +13,13 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static, TabPane
 
 from mcp_review.calls import call_command
+from mcp_review.connection.wire import WireLog
 from mcp_review.targets import Target
 from mcp_review.text import one_line, visible
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import CallChosen
 from mcp_review.tui.panes.table import show_detail
-from mcp_review.tui.panes.wire import WireLog
+from mcp_review.tui.panes.wire import WireView
 
 
 class CallsPane(TabPane):
@@ -30,12 +31,12 @@ class CallsPane(TabPane):
         Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
     ]
 
-    def __init__(self, wire_log: WireLog) -> None:
+    def __init__(self, wire_log: WireView) -> None:
         super().__init__("3 Calls", id="tab-calls")
-        self.wire_log = wire_log  # the request and answer of each call
+        self.wire_log = wire_log  # shows the request and answer of each call
         self.calls: list[dict[str, Any]] = []
         self.target: Target | None = None  # the server they were made to (for `y`)
-        self.epochs: dict[int, int] = {}  # id of a call made here -> the wire log's epoch its exchange is in
+        self.wires: dict[int, WireLog] = {}  # id of a call made here -> the wire log its exchange is in
 
     def compose(self) -> ComposeResult:
         yield Static(Text("no calls yet: c calls the tool highlighted in the Tools tab"), id="calls-empty")
@@ -43,12 +44,14 @@ class CallsPane(TabPane):
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="call-detail")
 
-    def made(self, call: dict[str, Any]) -> None:
-        """A call made here, now: its exchange is in the wire log's current epoch (a saved one's is not)."""
-        self.epochs[id(call)] = self.wire_log.epoch
+    def made(self, call: dict[str, Any], wire: WireLog) -> None:
+        """A call made here, now: its exchange is in `wire` (a saved one's is in no log here)."""
+        self.wires[id(call)] = wire
 
     def show(self, calls: list[dict[str, Any]], target: Target | None = None) -> None:
         self.calls, self.target = calls, target or self.target
+        # only the logs of the calls shown are kept: another server's log is let go with its calls
+        self.wires = {id(c): self.wires[id(c)] for c in calls if id(c) in self.wires}
         self.query_one("#calls-empty").display = not calls
         self.query_one(Grid).show(calls, self.cells)  # the pane hears which call the cursor is on
 
@@ -72,11 +75,12 @@ class CallsPane(TabPane):
         detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(str(call['outcome']), 200)}")
         detail.append(f" · {call['latencyMs']} ms\n", style="bold")
         detail.append(visible(json.dumps(call["arguments"], indent=2, ensure_ascii=False), 20000) + "\n")
-        exchange = self.wire_log.exchange(call.get("seq"), self.epochs.get(id(call)))
-        if call.get("seq") is not None and not exchange:  # the same seq names another entry here
-            detail.append("its exchange was recorded by an earlier session (a saved review, or before a reconnect)\n")
-        for entry in exchange:
-            detail.append_text(self.wire_log.entry_text(entry))
+        wire, seq = self.wires.get(id(call)), call.get("seq")
+        answer = wire.get(seq) if wire is not None and isinstance(seq, int) else None
+        if seq is not None and answer is None:  # the same seq names another entry here
+            detail.append("its exchange was recorded by an earlier session (a saved review, or another server's)\n")
+        for entry in wire.pair_of(answer) if wire is not None and answer is not None else []:
+            detail.append_text(self.wire_log.entry_text(entry, wire))
         show_detail(self, "#call-detail", detail)
 
     def highlighted(self) -> dict[str, Any] | None:

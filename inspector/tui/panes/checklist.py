@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from mcp_review.connection.wire import WireLog
 from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, rank
 from mcp_review.rules.core import Rule
 from mcp_review.text import one_line, visible
@@ -23,7 +24,7 @@ from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import ChecksProgress, Decided, RerunAsked
 from mcp_review.tui.panes.keys import FilteredPane
 from mcp_review.tui.panes.table import show_detail, split_filter
-from mcp_review.tui.panes.wire import WireLog
+from mcp_review.tui.panes.wire import WireView
 from mcp_review.tui.styles import status_style
 
 PLACEHOLDER = "filter findings: status:fail, status:blocking… and/or any text"
@@ -71,13 +72,13 @@ class ChecklistPane(FilteredPane):
         Binding("p", "rerun('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
     ]
 
-    def __init__(self, wire_log: WireLog) -> None:
+    def __init__(self, wire_log: WireView) -> None:
         super().__init__("5 Checklist", id="tab-checks")
-        self.wire_log = wire_log  # the evidence a finding cites
+        self.wire_log = wire_log  # shows the evidence a finding cites
         self.review: Review | None = None
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.order: tuple[list[Finding], list[str]] | None = None  # see `_order`
-        self.epoch: int | None = None  # the wire log's epoch the review's evidence is in (see `show`)
+        self.wire: WireLog | None = None  # the wire log the review's evidence is in (see `show`)
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="check-filter")
@@ -88,11 +89,11 @@ class ChecklistPane(FilteredPane):
             yield Static(id="check-detail")
 
     def show(
-        self, review: Review | None, order: tuple[list[Finding], list[str]] | None = None, epoch: int | None = None
+        self, review: Review | None, order: tuple[list[Finding], list[str]] | None = None, wire: WireLog | None = None
     ) -> None:
         """The review's findings; `order`, when the run made it already (off the app's loop), saves making it.
-        `epoch`: the wire log's epoch its evidence was recorded in (None: a saved review, from another session)."""
-        self.review, self.order, self.epoch = review, order, epoch
+        `wire`: the wire log its evidence was recorded in (None: a saved review, from another session)."""
+        self.review, self.order, self.wire = review, order, wire
         self._fill(self.query_one(Input).value)
 
     @property
@@ -178,18 +179,19 @@ class ChecklistPane(FilteredPane):
         detail.append(f"source: {f.source}\n", style="dim")
         if f.waiver:
             detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style=status_style(self.app, "waived"))
-        cited = self.wire_log.by_seq(f.evidence, self.epoch)
+        wire = self.wire
+        cited = [e for e in map(wire.get, f.evidence) if e is not None] if wire is not None else []
         if f.evidence and not cited:  # the same seqs name other entries here: never show those as proof
             detail.append(
                 f"\nevidence: {len(f.evidence)} wire entries recorded by an earlier session (a saved review, or "
-                "before a reconnect); re-run the rule (u) to record them here\n",
+                "another server's); re-run the rule (u) to record them here\n",
                 style="dim",
             )
         if cited:
             entries = f"{len(cited)} wire entr{'y' if len(cited) == 1 else 'ies'}"
             detail.append(f"\nevidence: {entries} (enter: all of it, with Copy)\n", style="bold")
         for entry in cited[:MAX_EVIDENCE]:
-            detail.append_text(self.wire_log.entry_text(entry))
+            detail.append_text(self.wire_log.entry_text(entry, wire))
         return detail
 
     @on(Grid.RowHighlighted, "#checks")

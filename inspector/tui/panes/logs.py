@@ -17,13 +17,13 @@ from mcp_review.tui.dialogs import ResultScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.keys import FilteredPane
 from mcp_review.tui.panes.tail import TailPane
-from mcp_review.tui.panes.wire import WireLog
+from mcp_review.tui.panes.wire import WireView
 
 
 class LogsPane(TailPane, FilteredPane):
     COLUMNS = ("#", "source", "level", "text")
 
-    def __init__(self, log: WireLog) -> None:
+    def __init__(self, log: WireView) -> None:
         super().__init__("7 Logs", id="tab-logs")
         self.wire_log = log
 

@@ -1,5 +1,5 @@
 """The Wire tab: every message that crossed the wire (a filter over all of them), and the highlighted one
-in full. `WireLog` is what it shows, shared with the Logs tab."""
+in full. `WireView` is what it shows, shared with the Logs tab."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
-from mcp_review.connection.wire import WireEntry
+from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.text import one_line, visible
 from mcp_review.tokens import TokenCounter
 from mcp_review.tui.dialogs import ResultScreen
@@ -41,8 +41,10 @@ def pretty(message: object, size: int) -> str:
     return visible("".join(chunks), SHOWN)
 
 
-class WireLog:
-    """Every entry of the current connection, with what the tables show of it, in arrival order."""
+class WireView:
+    """What the Wire and Logs tabs show of the wire log of the current server, in arrival order: its entries as
+    they were flushed (see `ReviewScreen.flush_wire`), with each row's text, made once. Which answer answers which
+    request is the wire log's link (`WireEntry.links`), read here, never worked out again."""
 
     def __init__(self) -> None:
         self.clear()
@@ -53,24 +55,14 @@ class WireLog:
         self.log_index: list[int] = []  # the entries shown in the Logs pane: stderr, logs, what was dropped
         self.log_texts: list[str] = []  # what the Logs filter searches in each (made when first filtered)
         self.http_lines: dict[int, list[WireEntry]] = {}  # HTTP exchange -> its request and response lines
-        self.asked: dict[tuple[int, str, str], tuple[float, str, int]] = {}  # (conn, dir, id) -> time, method, index
-        self.at_seq: dict[int, int] = {}  # seq -> the newest entry with it (a reconnect numbers entries again)
-        self.request_of: dict[int, int] = {}  # an answer's index -> its request's index
         self.texts: list[str] = []  # per entry, what the filter searches: the row as shown, lower case
         self.tokens: dict[int, str] = {}  # entry -> its tokens cell, counted once (a listing page: ~10 ms)
         self.t0 = 0.0
-        # Bumped when the log is cleared (another server) or a session numbers its entries from 1 again (a
-        # reconnect): a seq names an entry only within its epoch, so what cites seqs (a finding's evidence, a
-        # call) says which epoch it was made in.
-        self.epoch = getattr(self, "epoch", -1) + 1
 
     def add(self, batch: Sequence[WireEntry]) -> None:
         for entry in batch:
-            if self.entries and entry.seq <= self.entries[-1].seq:
-                self.epoch += 1
             self.info.append(self._info(entry))
             self.texts.append(f"{entry.direction} {entry.kind} {self.info[-1][0]}".lower())
-            self.at_seq[entry.seq] = len(self.entries)
             self.entries.append(entry)
             if entry.http is not None and entry.exchange is not None:
                 self.http_lines.setdefault(entry.exchange, []).append(entry)
@@ -79,35 +71,31 @@ class WireLog:
                 self.log_index.append(len(self.entries) - 1)
 
     def _info(self, entry: WireEntry) -> tuple[str, str]:
-        """(method or id, latency): for a response, its request's method and the milliseconds since it was
-        sent (either way: the server's requests are answered by us). Runs on every entry, in order."""
+        """(method or id, latency): for an answer, the method of the request it answers and the milliseconds
+        since that was sent (either way: the server's requests are answered by us), as the wire log linked them."""
         what = entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
         if entry.http:
             what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
         elif entry.text:
             what = entry.text[:200]
         self.t0 = self.t0 or entry.t
-        latency = ""
-        if entry.message is not None and entry.rpc_id is not None and isinstance(entry.rpc_id, (str, int)):
-            key = (entry.conn, entry.direction, json.dumps(entry.rpc_id))
-            if entry.method is not None:
-                self.asked[key] = (entry.t, entry.method, len(self.entries))
-            else:
-                other = "send" if entry.direction == "recv" else "recv"
-                asked = self.asked.pop((entry.conn, other, key[2]), None)
-                if asked is not None:
-                    latency = f"{(entry.t - asked[0]) * 1000:.0f}"
-                    what = f"{what} · {asked[1]}"
-                    self.request_of[len(self.entries)] = asked[2]
-        return what, latency
+        link = entry.link if entry.message is not None and entry.method is None else None
+        if link is None or link.ms is None:  # not an answer, or one that answers nothing recorded
+            return (f"{what} · {link.state}" if link else what), ""
+        state = "" if link.state == "paired" else f" ({link.state})"
+        return f"{what} · {link.method}{state}", f"{link.ms:.0f}"
 
-    def entry_text(self, entry: WireEntry) -> Text:
-        """One entry in full: what it is, the HTTP request and response (headers too) of the exchange that
-        carried it, its pretty JSON or text, and what mcp-review changed in it; bounded, as text."""
+    def carried(self, entry: WireEntry) -> list[WireEntry]:
+        """The HTTP request and response lines of the exchange that carried `entry` (a message), as shown here."""
+        return self.http_lines.get(entry.exchange, []) if entry.exchange is not None and entry.http is None else []
+
+    def entry_text(self, entry: WireEntry, wire: WireLog | None = None) -> Text:
+        """One entry (of `wire`, else of this view) in full: what it is, the HTTP request and response (headers too)
+        of the exchange that carried it, its pretty JSON or text, and what mcp-review changed in it; bounded."""
         out = Text()
         header = f"#{entry.seq} {entry.direction} {entry.kind}" + (f" · {entry.size:,} bytes" if entry.size else "")
         out.append(header + (f" · connection {entry.conn}\n" if entry.conn else "\n"), style="bold cyan")
-        carried = self.http_lines.get(entry.exchange, []) if entry.exchange is not None and entry.http is None else []
+        carried = (wire or self).carried(entry)
         for line in [entry] if entry.http is not None else carried[:4]:
             out.append(visible(json.dumps(line.http, indent=2, ensure_ascii=False), 8000) + "\n", style="dim")
         if entry.http is None:
@@ -116,23 +104,6 @@ class WireLog:
         if entry.notes:
             out.append("mcp-review changed: " + visible("; ".join(entry.notes), 2000) + "\n", style="dim")
         return out
-
-    def by_seq(self, seqs: Sequence[int], epoch: int | None) -> list[WireEntry]:
-        """The entries with these seqs in this epoch, in that order (a seq not seen is left out); none when
-        they were recorded in another epoch or session: the same seqs name other entries here."""
-        if epoch != self.epoch:
-            return []
-        return [self.entries[self.at_seq[seq]] for seq in seqs if seq in self.at_seq]
-
-    def exchange(self, seq: int | None, epoch: int | None) -> list[WireEntry]:
-        """The answer `seq` (a call's, as its record keeps it) after the request it answers (same connection
-        and id), if the call was made in this epoch. Looked up, never searched: the log may hold 100,000 entries
-        and this runs on every move of a cursor."""
-        index = self.at_seq.get(seq) if seq is not None and epoch == self.epoch else None
-        if index is None:
-            return []
-        request = self.request_of.get(index)
-        return [self.entries[request], self.entries[index]] if request is not None else [self.entries[index]]
 
 
 class WirePane(TailPane, FilteredPane):
@@ -147,7 +118,7 @@ class WirePane(TailPane, FilteredPane):
         "method / id",
     )  # at 80 columns only the last is cut
 
-    def __init__(self, log: WireLog, counter: TokenCounter) -> None:
+    def __init__(self, log: WireView, counter: TokenCounter) -> None:
         super().__init__("6 Wire", id="tab-wire")
         self.wire_log = log
         self.counter = counter
