@@ -18,15 +18,31 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from mcp_review.connection.wire import WireEntry
+from typing import Any, Literal, Protocol
 
 State = Literal["paired", "by-exchange", "duplicate", "unpaired", "cancels", "progress"]
 ANSWERS: frozenset[str] = frozenset({"paired", "by-exchange", "duplicate"})  # the states of an answer to `request`
 IdKey = tuple[str, Any]
 Key = tuple[int, str, IdKey]  # connection, the direction the request went, its id
+
+
+class WireEntry(Protocol):
+    """What pairing reads and writes of a recorded entry (`wire.WireEntry`), named here so that the log imports
+    its pairing and not the other way round."""
+
+    links: list[Link] | None
+    answered: list[int] | None
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def t(self) -> float: ...
+    @property
+    def conn(self) -> int: ...
+    @property
+    def direction(self) -> str: ...
+    @property
+    def exchange(self) -> int | None: ...
 
 
 @dataclass(frozen=True)
