@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -11,7 +12,9 @@ from textual.message import Message
 
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.checks.core import Rule
 from mcp_review.review import Finding, Review
+from mcp_review.workspace import LockDiff
 
 
 @dataclass
@@ -91,3 +94,27 @@ class Fetch(Message):
     method: str
     params: dict[str, Any]
     render: Callable[[Any], Text]
+
+
+@dataclass
+class ChecksStarted(Message):
+    """A run starts: the Checklist shows its rules live (unless a re-run is merged into the review shown)."""
+
+    rules: list[Rule]
+    merging: bool
+
+
+@dataclass
+class Saved(Message):
+    """The review was written (off the app's loop): `path`, or the error that stopped it."""
+
+    path: Path | None
+    error: str | None = None
+
+
+@dataclass
+class LockCompared(Message):
+    """The live server against mcp-review.lock, compared off the app's loop (`Workspace.compare_lock`, `pin`)."""
+
+    result: LockDiff
+    pinned: int | None = None  # approvals written, when it was pinned
