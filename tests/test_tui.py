@@ -11,6 +11,7 @@ from textual.widgets import Static
 from mcp_review.targets import demo_target, stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
+from mcp_review.tui.panes.checklist import ChecklistPane
 from tests.support import fixture_argv
 from tests.tui_pilot import find_and_call, highlight, run_checks, show_tab, until
 
@@ -28,11 +29,15 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
             "read-only tools only, no consent asked"
         )
         checks = app.main.query_one("#checks", Grid)
-        headers = sum(1 for f in app.checklist.shown_findings if f is None)
+        headers = sum(1 for f in app.main.query_one(ChecklistPane).shown_findings if f is None)
         assert checks.row_count == len(app.workspace.review.findings) + headers and headers >= 10, (
             "grouped by pack and section"
         )
-        sections = [str(checks.get_cell_at((i, 2))) for i, f in enumerate(app.checklist.shown_findings) if f is None]
+        sections = [
+            str(checks.get_cell_at((i, 2)))
+            for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings)
+            if f is None
+        ]
         assert any("seed 003" in s for s in sections) and any("seed 002" in s for s in sections)
         await until(pilot, lambda: not app.workspace.wire)
         await show_tab(pilot, app, "tab-wire")
@@ -81,16 +86,16 @@ async def test_filter_tools_and_findings(tmp_path):
             for f in app.workspace.review.findings
             if "fail" in f"{f.effective} {f.rule} {f.subject or 'server'}: {f.message}".lower()
         )
-        shown = [f for f in app.checklist.shown_findings if f is not None]
+        shown = [f for f in app.main.query_one(ChecklistPane).shown_findings if f is not None]
         assert len(shown) == fails > 0
         app.main.query_one("#check-filter").value = "status:blocking reviewer"
         await pilot.pause()
-        shown = [f for f in app.checklist.shown_findings if f is not None]
+        shown = [f for f in app.main.query_one(ChecklistPane).shown_findings if f is not None]
         assert {f.effective for f in shown} == {"blocking"}, "status:X is exact"
         assert all("reviewer" in f"{f.rule} {f.subject} {f.message}".lower() for f in shown)
         app.main.query_one("#check-filter").value = "export_notes: description"  # as the row reads
         await pilot.pause()
-        shown = [f for f in app.checklist.shown_findings if f is not None]
+        shown = [f for f in app.main.query_one(ChecklistPane).shown_findings if f is not None]
         assert shown and all(f.subject == "export_notes" for f in shown)
         app.main.query_one("#tool-filter").value = "status:fail"
         await pilot.pause()
@@ -195,7 +200,7 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
     async def decide(pilot: Pilot, app: ReviewApp, key: str, rule: str, why: str) -> None:
         row = next(
             i
-            for i, f in enumerate(app.checklist.shown_findings)
+            for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings)
             if f and f.rule == rule and f.status in ("fail", "blocking")
         )
         await pilot.press("5")  # the Checklist tab: its keys
@@ -325,7 +330,9 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
         await until(pilot, lambda: app.workspace.snapshot is not None)
         await run_checks(pilot, app)
         row = next(
-            i for i, f in enumerate(app.checklist.shown_findings) if f and f.rule == "review.descriptions-grounded"
+            i
+            for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings)
+            if f and f.rule == "review.descriptions-grounded"
         )
         checks = app.main.query_one("#checks", Grid)
         checks.move_cursor(row=row)
@@ -378,7 +385,11 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
         )
         before = len(app.workspace.review.findings)
         await pilot.press("5")
-        row = next(i for i, f in enumerate(app.checklist.shown_findings) if f and f.rule == "registry.list-budget")
+        row = next(
+            i
+            for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings)
+            if f and f.rule == "registry.list-budget"
+        )
         app.main.query_one("#checks", Grid).move_cursor(row=row)
         app.main.query_one("#checks", Grid).focus()
         created = app.workspace.review.created
@@ -428,9 +439,11 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
         assert statuses.count("queued") == len(rules) and checks.row_count > len(rules), "every rule, grouped"
         gate.set()
         await until(pilot, lambda: not app.workspace.checking, 60)
-        assert set(app.checklist.live) == {r.id for r in rules}
-        assert not {"queued", "running"} & set(app.checklist.live.values()), "each rule's status arrived as it finished"
-        assert app.checklist.live["review.descriptions-grounded"] == "fail"
+        assert set(app.main.query_one(ChecklistPane).live) == {r.id for r in rules}
+        assert not {"queued", "running"} & set(app.main.query_one(ChecklistPane).live.values()), (
+            "each rule's status arrived as it finished"
+        )
+        assert app.main.query_one(ChecklistPane).live["review.descriptions-grounded"] == "fail"
 
 
 async def test_review_over_streamable_http_with_a_bearer_that_never_shows(tmp_path):

@@ -150,7 +150,7 @@ async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
     thirty_seconds = '{"duration": 30, "steps": 30}'
     heard: list = []
     async with calling_everything(tmp_path, "trigger-long-running-operation", thirty_seconds, heard) as (app, pilot):
-        await until(pilot, lambda: "progress" in app.caller.progress, 20)
+        await until(pilot, lambda: " · progress " in str(app.main.query_one("#status", Static).render()), 20)
         status = str(app.main.query_one("#status", Static).render())
         assert "calling trigger-long-running-operation" in status and " s · progress " in status
         await pilot.press("x")  # a key on the main screen: the outcome comes as a notification

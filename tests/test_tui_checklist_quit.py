@@ -52,7 +52,7 @@ def test_a_rule_asking_the_server_after_the_app_quit_ends_the_checklist_and_leav
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: app.workspace.snapshot is not None)
             app.workspace.choose(app.workspace.plan.packs, replace(app.workspace.options, calls="none"))
-            app.action_run_checks()
+            await pilot.press("r")  # calls chosen: the run starts without its dialog
             await until(pilot, working.is_set)
             rules = new_checklist_thread(before)
             await pilot.press("q")

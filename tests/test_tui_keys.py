@@ -13,6 +13,7 @@ from textual.widgets import Footer, Input, Select, TabbedContent, TextArea
 from mcp_review.targets import demo_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
+from mcp_review.tui.panes.checklist import ChecklistPane
 from tests.tui_pilot import run_checks, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
@@ -27,7 +28,7 @@ async def tools_table(pilot: Pilot, app: ReviewApp) -> Grid:
 
 
 def finding_row(app: ReviewApp, rule: str) -> int:
-    return next(i for i, f in enumerate(app.checklist.shown_findings) if f and f.rule == rule)
+    return next(i for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings) if f and f.rule == rule)
 
 
 async def test_escape_leaves_a_filter_with_its_text_and_q_quits_again(tmp_path):

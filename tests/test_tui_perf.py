@@ -15,6 +15,7 @@ from textual.widgets import Input
 
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.panes.checklist import ChecklistPane
 from tests.support import fixture_argv
 from tests.tui_pilot import until
 
@@ -32,8 +33,8 @@ async def test_keys_are_answered_while_the_checklist_runs_on_10000_tools(tmp_pat
         await until(pilot, lambda: app.workspace.snapshot is not None, 120)
         app.main.show_tab("tab-tools")
         app.workspace.choose(app.workspace.plan.packs, replace(app.workspace.options, calls="none"))
-        app.action_run_checks()
-        await until(pilot, lambda: any(s == "running" for s in app.checklist.live.values()), 60)
+        await pilot.press("r")  # calls chosen: the run starts without its dialog
+        await until(pilot, lambda: any(s == "running" for s in app.main.query_one(ChecklistPane).live.values()), 60)
         waits = []
         keys = itertools.cycle([("slash", True), ("tab", False)])  # the tools filter, then the table, and again
         while app.workspace.checking:  # the rules, then the review saved and shown
@@ -56,8 +57,8 @@ async def test_quitting_while_the_checklist_runs_does_not_wait_for_it(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None, 120)
         app.workspace.choose(app.workspace.plan.packs, replace(app.workspace.options, calls="none"))
-        app.action_run_checks()
-        await until(pilot, lambda: any(s == "running" for s in app.checklist.live.values()), 60)
+        await pilot.press("r")  # calls chosen: the run starts without its dialog
+        await until(pilot, lambda: any(s == "running" for s in app.main.query_one(ChecklistPane).live.values()), 60)
         started = time.perf_counter()
         await pilot.press("q")
         async with asyncio.timeout(30):

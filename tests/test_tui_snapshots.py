@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 
 from mcp_review.targets import demo_target
 from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.panes.checklist import ChecklistPane
 
 SIZE = (100, 30)
 
@@ -206,7 +207,7 @@ def decision(key: str, rule: str = "review.descriptions-grounded") -> Callable[[
         await reviewed(pilot)
         await pilot.press("5")
         rows = pilot.app.main.query_one("#checks")  # type: ignore[attr-defined]
-        findings = pilot.app.checklist.shown_findings  # type: ignore[attr-defined]
+        findings = pilot.app.main.query_one(ChecklistPane).shown_findings  # type: ignore[attr-defined]
         rows.move_cursor(row=next(i for i, f in enumerate(findings) if f and f.rule == rule))
         await pilot.press(key)
         await until_screen(pilot, "DecisionScreen")

@@ -14,6 +14,8 @@ from mcp_review.targets import Target, demo_target, stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ConnectScreen
 from mcp_review.tui.grid import Grid
+from mcp_review.tui.panes.checklist import ChecklistPane
+from mcp_review.tui.panes.tools import ToolsPane
 from mcp_review.tui.settings import load_settings
 from tests.support import fixture_argv
 from tests.tui_pilot import highlight, notifications, open_call, run_checks, until
@@ -98,12 +100,12 @@ async def test_the_tool_detail_follows_the_highlighted_row_after_sorting_and_a_j
         table = app.main.query_one("#tools", Grid)
         await pilot.click("#tools", offset=(2, 0))  # sort by name: another tool under the cursor
         await pilot.pause()
-        highlighted = app.tools.highlighted()
+        highlighted = app.main.query_one(ToolsPane).highlighted()
         assert highlighted is not None and tool_detail(app).startswith(highlighted.key)
         app.jump_to_tool(app.workspace.snapshot.tool("create_note").index)
         await until(pilot, lambda: str(table.get_cell_at((table.cursor_row, 0))) == "create_note")
         assert tool_detail(app).startswith("create_note")
-        assert app.tools.highlighted().key == "create_note"
+        assert app.main.query_one(ToolsPane).highlighted().key == "create_note"
 
 
 async def test_rerunning_a_rule_keeps_the_filter(tmp_path):
@@ -113,13 +115,13 @@ async def test_rerunning_a_rule_keeps_the_filter(tmp_path):
         app.main.query_one("#check-filter", Input).value = "status:fail"
         await pilot.pause()
         table = app.main.query_one("#checks", Grid)
-        row = next(i for i, f in enumerate(app.checklist.shown_findings) if f is not None)
+        row = next(i for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings) if f is not None)
         table.move_cursor(row=row)
         table.focus()
         app.main.status("")
         await pilot.press("u")
         await until(pilot, lambda: status_line(app).startswith("verdict"))
-        shown = [f for f in app.checklist.shown_findings if f is not None]
+        shown = [f for f in app.main.query_one(ChecklistPane).shown_findings if f is not None]
         assert shown and {f.effective for f in shown} == {"fail"}, "the filter the box shows is the one applied"
         assert app.main.query_one("#check-filter", Input).value == "status:fail"
 
@@ -127,10 +129,14 @@ async def test_rerunning_a_rule_keeps_the_filter(tmp_path):
 async def test_the_checklist_leads_with_failures_and_section_rows_are_not_findings(tmp_path):
     async with connected(tmp_path, size=(120, 40)) as (app, pilot):
         await run_checks(pilot, app)
-        first = next(f for f in app.checklist.shown_findings if f is not None)
+        first = next(f for f in app.main.query_one(ChecklistPane).shown_findings if f is not None)
         assert first.effective in ("fail", "blocking"), first.effective
         table = app.main.query_one("#checks", Grid)
-        statuses = [str(table.get_cell_at((i, 0))) for i, f in enumerate(app.checklist.shown_findings) if f is None]
+        statuses = [
+            str(table.get_cell_at((i, 0)))
+            for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings)
+            if f is None
+        ]
         assert statuses and not {"fail", "pass", "warn", "blocking"} & set(statuses), statuses
 
 
@@ -171,7 +177,7 @@ async def test_a_call_in_the_background_ends_in_a_notification_not_a_window(tmp_
     heard: list = []
     async with connected(tmp_path, flood, heard=heard) as (app, pilot):
         await call_with_consent(pilot, app, "probe")
-        await until(pilot, lambda: app.caller.running is not None)
+        await until(pilot, lambda: "x to cancel" in status_line(app))  # the call runs
         await pilot.press("down", "x")  # the reviewer moves on (and then cancels the call)
         await until(pilot, lambda: app.workspace.call_log)
         await pilot.pause(0.2)
@@ -191,7 +197,7 @@ async def test_a_finding_a_wire_message_and_a_call_open_in_full_with_copy(tmp_pa
             await pilot.press("right", "right", "right")  # Checklist
             table = app.main.query_one("#checks", Grid)
             row, finding = max(
-                ((i, f) for i, f in enumerate(app.checklist.shown_findings) if f is not None),
+                ((i, f) for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings) if f is not None),
                 key=lambda pair: len(pair[1].evidence),
             )
             assert len(finding.evidence) > 3

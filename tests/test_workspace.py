@@ -108,6 +108,16 @@ async def test_the_lock_is_pinned_compared_and_its_errors_said_in_the_files_thre
     ws.close()
 
 
+def test_a_review_that_cannot_be_written_fails_its_future_not_the_caller(tmp_path):
+    (tmp_path / "state").write_text("a file where the state folder goes")
+    ws = Workspace(surface("v1"), state_dir=tmp_path / "state")
+    assert ws.save().result(10) is None, "no review yet: nothing to write"
+    ws.review = review_of(ws)
+    failed = ws.save()  # returns at once; the error is the future's, for the app to say
+    assert isinstance(failed.exception(30), OSError)
+    ws.close()
+
+
 def test_the_run_choices_have_one_form_and_a_rerun_plans_only_its_rule(tmp_path):
     asked = CheckPlan(packs=["review"], options=Options(calls="read-only"), ignore=["spec"])
     ws = Workspace(surface("v1"), plan=asked, export_dir=tmp_path)

@@ -85,7 +85,7 @@ async def call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: 
         pilot,
         lambda: (
             isinstance(app.screen, ConfirmScreen | ResultScreen)
-            or app.caller.running is not None
+            or "x to cancel" in str(app.main.query_one("#status").render())  # the call runs
             or app.workspace.call_log
         ),
     )

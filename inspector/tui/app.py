@@ -114,12 +114,12 @@ class ReviewApp(App[None]):
     def ask(self, screen: Screen[R], then: Callable[[R | None], Any]) -> None:
         self.push_screen(screen, then)
 
-    def saved(self, future: concurrent.futures.Future[Path | None]) -> None:
-        """Say so when the workspace has written the review (or could not)."""
+    def saved(self, future: concurrent.futures.Future[Path | None], say: bool = True) -> None:
+        """Hear when the workspace has written the review (or could not: that is always said)."""
 
         def done(written: concurrent.futures.Future[Path | None]) -> None:
             error = written.exception()
-            self.post_message(msg.Saved(None if error else written.result(), str(error) if error else None))
+            self.post_message(msg.Saved(None if error else written.result(), str(error) if error else None, say))
 
         future.add_done_callback(done)
 
@@ -250,7 +250,7 @@ class ReviewApp(App[None]):
         review = self.workspace.review
         if message.error is not None:
             self.notify(f"cannot save the review: {one_line(message.error, 200)}", severity="error", markup=False)
-        elif review is not None and message.path is not None:
+        elif message.say and review is not None and message.path is not None:
             self.status(f"verdict {review.verdict} · saved to {message.path}")
 
     def action_export(self) -> None:
@@ -258,7 +258,7 @@ class ReviewApp(App[None]):
         if ws.review is None:
             self.notify("run the checks first (r)", severity="warning")
             return
-        ws.save()
+        self.saved(ws.save(), say=False)
         export_review(self, ws.review, ws.export_dir)
 
     # ------------------------------------------------------------------------------ tools and calls
@@ -290,7 +290,7 @@ class ReviewApp(App[None]):
 
     def _called(self, call: dict[str, Any]) -> None:
         self.calls.made(call)
-        self.workspace.called(call)
+        self.saved(self.workspace.called(call), say=False)  # the status line keeps the call's outcome
         self.calls.show(self.workspace.call_log, self.workspace.target)
 
     # ------------------------------------------------------------------------------ resources and prompts

@@ -110,6 +110,7 @@ class Saved(Message):
 
     path: Path | None
     error: str | None = None
+    say: bool = True  # say it in the status line (a decision saved); an error is always said
 
 
 @dataclass
