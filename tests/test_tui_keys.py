@@ -11,13 +11,14 @@ from textual.pilot import Pilot
 from textual.widgets import Footer, Input, Select, TabbedContent, TextArea
 
 from mcp_review.targets import demo_target
+from mcp_review.tui import screen
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.checklist import ChecklistPane
 from tests.tui_pilot import run_checks, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
-TABS = ("tab-overview", "tab-tools", "tab-calls", "tab-primitives", "tab-checks", "tab-wire", "tab-logs")
+TABS = tuple(tab.id for tab in screen.TABS)  # declared once: the tab bar, the keys and their help read it
 
 
 async def tools_table(pilot: Pilot, app: ReviewApp) -> Grid:
@@ -95,6 +96,12 @@ async def test_a_key_per_tab_and_the_tab_keys_work_at_once(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
         tabs = app.main.query_one(TabbedContent)
+        assert [tabs.get_tab(tab.id).label_text for tab in screen.TABS] == [
+            f"{n} {tab.title}" for n, tab in enumerate(screen.TABS, 1)
+        ], "the tab bar numbers the tabs as the keys do"
+        assert [b.description for b in app.BINDINGS if b.id and b.id.startswith("tab-")] == [
+            f"{tab.title} tab" for tab in screen.TABS
+        ], "and the help says each key's tab"
         for key, tab in enumerate(TABS, 1):
             await pilot.press(str(key))
             assert tabs.active == tab
