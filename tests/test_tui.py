@@ -221,6 +221,9 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         await decide(pilot, app, "n", "review.descriptions-grounded", "ask upstream to drop the <IMPORTANT> block")
         waived = [f for f in app.workspace.review.findings if f.effective == "waived"]
         assert waived and waived[0].waiver.by == "carol"
+        status = app.main.query_one("#status")
+        await until(pilot, lambda: "saved to" in str(status.render()))  # written off the app's loop, then said
+        assert "known demo defect" in app.workspace.review_path.read_text(), "on disk while the app runs"
     assert app.workspace.review_path.is_file()
 
     again = ReviewApp(demo_target(), state_dir=tmp_path)
