@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,11 +63,11 @@ async def one(target: object) -> tuple[float, float, float, float]:
         painted = time.perf_counter() - started
         with Lag() as lag:
             table = app.main.query_one("#tools")
-            while app.snapshot is None or not table.row_count:  # type: ignore[attr-defined]
+            while app.workspace.snapshot is None or not table.row_count:  # type: ignore[attr-defined]
                 await pilot.pause(0.01)
             await pilot.pause()
             first = time.perf_counter() - started
-            tools = len(app.snapshot.tools)
+            tools = len(app.workspace.snapshot.tools)
             search = app.main.query_one("#tool-filter", Input)
             search.value = "no tool has this name"
             while table.row_count:  # type: ignore[attr-defined]
@@ -87,17 +88,17 @@ async def checklist(target: object) -> tuple[float, float, int]:
     with tempfile.TemporaryDirectory() as state:
         app = ReviewApp(target, state_dir=Path(state))  # type: ignore[arg-type]
         async with app.run_test(size=(100, 30)) as pilot:
-            while app.snapshot is None:
+            while app.workspace.snapshot is None:
                 await pilot.pause(0.05)
-            app.calls_chosen, app.check_calls = True, "none"
+            app.workspace.choose(app.workspace.plan.packs, replace(app.workspace.options, calls="none"))
             with Lag() as lag:
                 started = time.perf_counter()
                 app.action_run_checks()
-                while app.checking:
+                while app.workspace.checking:
                     await pilot.pause(0.05)
                 took = time.perf_counter() - started
-            assert app.review is not None
-            return took, lag.worst, len(app.review.findings)
+            assert app.workspace.review is not None
+            return took, lag.worst, len(app.workspace.review.findings)
 
 
 def cli_check(server: list[str]) -> float:
@@ -122,10 +123,10 @@ async def huge_result() -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as state:
         app = ReviewApp(target, state_dir=Path(state))
         async with app.run_test(size=(100, 30)) as pilot:
-            while app.snapshot is None:
+            while app.workspace.snapshot is None:
                 await pilot.pause(0.01)
             await pilot.pause(0.2)
-            tool = app.snapshot.tool("huge_result")
+            tool = app.workspace.snapshot.tool("huge_result")
             assert tool is not None
             with Lag() as lag:
                 started = time.perf_counter()
@@ -145,17 +146,17 @@ async def flood() -> tuple[float, float, int]:
     target = stdio_target([sys.executable, str(ROOT / "tests/servers/hostile.py"), "--tools", "10"])
     app = ReviewApp(target)
     async with app.run_test(size=(100, 30)) as pilot:
-        while app.snapshot is None:
+        while app.workspace.snapshot is None:
             await pilot.pause(0.01)
         app.main.show_tab("tab-wire")  # drawn as it arrives, as a reviewer watching the wire sees it
         await pilot.pause(0.2)
-        before = len(app.wire_log.entries)
+        before = len(app.main.wire_log.entries)
         with Lag() as lag:
             started = time.perf_counter()
-            app.connection.submit(
+            app.workspace.connection.submit(
                 lambda session, _snap: call_tool(session, "flood", {}, consent="read-only", purpose="bench")
             )
-            while len(app.wire_log.entries) - before < 30000 or app.wire_pending:
+            while len(app.main.wire_log.entries) - before < 30000 or app.workspace.wire:
                 await pilot.pause(0.01)
             drained = time.perf_counter() - started
         return drained, lag.worst, app.main.query_one("#wire").row_count  # type: ignore[attr-defined]

@@ -164,7 +164,7 @@ def test_an_unknown_base_is_a_usage_error(tmp_path):
 
 def test_the_apps_verdict_line_names_the_repositorys_waivers():
     from mcp_review.review import Finding, Review, Waiver
-    from mcp_review.tui.checking import summary
+    from mcp_review.workspace import summary
 
     waiver = Waiver("review.injection-safe", "fine", "security-team", source="mcp-review.toml", origin="repository")
     review = Review({}, {}, None, None, "stdio", [Finding("review.injection-safe", "review", "fail", "x")], [waiver])
@@ -177,7 +177,7 @@ def test_the_apps_verdict_line_names_the_repositorys_waivers():
 
 def test_the_app_takes_the_repositorys_decisions_fresh_and_keeps_the_reviewers():
     from mcp_review.review import Waiver
-    from mcp_review.tui.checking import current
+    from mcp_review.workspace import current
 
     mine = Waiver("review.injection-safe", "checked by hand", "me")
     once = Waiver("review.precise-names", "fine", "author", origin="repository")  # saved from a run without --base

@@ -45,6 +45,6 @@ async def test_log_in_from_the_auth_view_and_reconnect(tmp_path, monkeypatch):
             assert '"authorization_servers"' in shown and "code_challenge_methods_supported" in shown
             assert token not in shown
             await pilot.press("escape")
-            await until(pilot, lambda: app.snapshot is not None)
+            await until(pilot, lambda: app.workspace.snapshot is not None)
             assert app.main.query_one("#tools", Grid).row_count == 1  # whoami: the server opened with the token
-            assert app.target.bearer == token == store.access_token(url)
+            assert app.workspace.target.bearer == token == store.access_token(url)

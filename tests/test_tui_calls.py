@@ -11,7 +11,7 @@ from mcp_review.targets import demo_target, stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
 from tests.support import fixture_argv
-from tests.tui_pilot import call_with_consent, calling_everything, open_call, until
+from tests.tui_pilot import call_with_consent, calling_everything, notifications, open_call, until
 
 
 async def test_call_a_read_only_tool_through_the_editor(tmp_path):
@@ -21,7 +21,7 @@ async def test_call_a_read_only_tool_through_the_editor(tmp_path):
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await open_call(pilot, app, "search_notes")
         editor = app.screen.query_one(TextArea)
         editor.text = '{"query": 5}'
@@ -33,7 +33,7 @@ async def test_call_a_read_only_tool_through_the_editor(tmp_path):
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         body = str(app.screen.body)
         assert "Read the MCP spec" in body and "isError: false" in body and " ms " in body
-        assert app.call_log[-1]["consent"] == "read-only" and app.call_log[-1]["outcome"] == "ok"
+        assert app.workspace.call_log[-1]["consent"] == "read-only" and app.workspace.call_log[-1]["outcome"] == "ok"
 
 
 async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged(tmp_path):
@@ -41,20 +41,22 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await open_call(pilot, app, "create_note")
         await pilot.press(*"milk", "ctrl+s")  # focus starts on the required field, empty
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert "not annotated readOnlyHint" in str(app.screen.reason)
         await pilot.click("#no")
-        await until(pilot, lambda: app.call_log and app.call_log[-1]["consent"] == "refused")
+        await until(pilot, lambda: app.workspace.call_log and app.workspace.call_log[-1]["consent"] == "refused")
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CallScreen))
         await pilot.press(*"milk", "ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.click("#yes")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
-        assert app.call_log[-1]["consent"] == "reviewer" and app.call_log[-1]["tool"] == "create_note"
+        assert (
+            app.workspace.call_log[-1]["consent"] == "reviewer" and app.workspace.call_log[-1]["tool"] == "create_note"
+        )
         await pilot.press("escape")
         from textual.widgets import Input
 
@@ -67,7 +69,7 @@ async def test_a_tool_with_side_effects_needs_consent_and_the_decision_is_logged
         await pilot.click("#yes")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert "deleted" in str(app.screen.body)
-        last = app.call_log[-1]
+        last = app.workspace.call_log[-1]
         assert (last["tool"], last["arguments"], last["consent"]) == ("delete_note", {"note_id": "1"}, "reviewer")
 
 
@@ -113,7 +115,7 @@ async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
 
     app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await pilot.press("4")
         table = app.main.query_one("#primitives", Grid)
         kinds = [table.get_cell_at((i, 0)) for i in range(table.row_count)]
@@ -146,15 +148,16 @@ async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
 @pytest.mark.thirdparty
 async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
     thirty_seconds = '{"duration": 30, "steps": 30}'
-    async with calling_everything(tmp_path, "trigger-long-running-operation", thirty_seconds) as (app, pilot):
-        await until(pilot, lambda: "progress" in app.caller.progress, 20)
+    heard: list = []
+    async with calling_everything(tmp_path, "trigger-long-running-operation", thirty_seconds, heard) as (app, pilot):
+        await until(pilot, lambda: " · progress " in str(app.main.query_one("#status", Static).render()), 20)
         status = str(app.main.query_one("#status", Static).render())
         assert "calling trigger-long-running-operation" in status and " s · progress " in status
         await pilot.press("x")  # a key on the main screen: the outcome comes as a notification
-        await until(pilot, lambda: app.call_log, 20)
-        assert app.screen is app.main and any("cancelled by the reviewer" in n.message for n in app._notifications)
-        assert app.call_log[-1]["outcome"].startswith("failed: cancelled")
-        sent = [e.message for e in app.wire_log.entries if e.method == "notifications/cancelled"]
+        await until(pilot, lambda: app.workspace.call_log, 20)
+        assert app.screen is app.main and any("cancelled by the reviewer" in n for n in notifications(heard))
+        assert app.workspace.call_log[-1]["outcome"].startswith("failed: cancelled")
+        sent = [e.message for e in app.main.wire_log.entries if e.method == "notifications/cancelled"]
         assert sent and "cancelled by the reviewer" in sent[0]["params"]["reason"]
 
 
@@ -165,7 +168,7 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await call_with_consent(pilot, app, "search_notes", '{"query": "coffee"}')
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         await pilot.press("escape")
@@ -191,7 +194,7 @@ async def test_call_form_generated_from_the_schema(tmp_path):
 
     app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "4")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await open_call(pilot, app, "users_search_3")  # query (string), limit (1..100), three enum filters
         screen = app.screen
         assert screen.query_one("#field-limit", Input).placeholder == "default: 20", (
@@ -215,7 +218,7 @@ async def test_call_form_generated_from_the_schema(tmp_path):
         assert "open-world is MCP's default" in str(app.screen.query_one("#result Static").render())
         await pilot.click("#yes")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
-        assert app.call_log[-1]["arguments"] == {"query": "carol", "limit": 5, "filter_1": "closed"}
+        assert app.workspace.call_log[-1]["arguments"] == {"query": "carol", "limit": 5, "filter_1": "closed"}
 
 
 async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path):
@@ -226,8 +229,8 @@ async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path
 
     app = ReviewApp(stdio_target(fixture_argv("asking")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
-        assert (app.snapshot.revision, app.snapshot.era) == ("2026-07-28", "modern")
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        assert (app.workspace.snapshot.revision, app.workspace.snapshot.era) == ("2026-07-28", "modern")
         await call_with_consent(pilot, app, "greet")
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
         app.screen.query_one("#field-name", Input).value = "Ada"  # the form generated from requestedSchema
@@ -266,14 +269,18 @@ async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert "No name given (decline)" in str(app.screen.body)
 
-    rounds = [e.message for e in app.wire_log.entries if e.direction == "recv" and e.kind == "response"]
+    rounds = [e.message for e in app.main.wire_log.entries if e.direction == "recv" and e.kind == "response"]
     asked = [m["result"] for m in rounds if m["result"].get("resultType") == "input_required"]
     assert len(asked) == 4, "each call was answered through an input_required round, not a server request"
     retried = [
-        e.message for e in app.wire_log.entries if e.method == "tools/call" and "inputResponses" in e.message["params"]
+        e.message
+        for e in app.main.wire_log.entries
+        if e.method == "tools/call" and "inputResponses" in e.message["params"]
     ]
     assert len(retried) == 4
-    assert not [e for e in app.wire_log.entries if e.direction == "recv" and e.kind == "request"], "no push requests"
+    assert not [e for e in app.main.wire_log.entries if e.direction == "recv" and e.kind == "request"], (
+        "no push requests"
+    )
 
 
 async def test_url_elicitation_opens_nothing_without_consent(monkeypatch):
@@ -315,12 +322,14 @@ async def test_a_server_that_never_answers_times_out_and_the_app_stays_usable(tm
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("2")  # the screen answers keys while the connection waits
         assert app.main.query_one("#tools", Grid).display
-        await until(pilot, lambda: app.failure is not None, 30)
-        assert "timed out" in app.failure or "no answer" in app.failure.lower(), app.failure
+        await until(pilot, lambda: app.workspace.failure is not None, 30)
+        assert "timed out" in app.workspace.failure or "no answer" in app.workspace.failure.lower(), (
+            app.workspace.failure
+        )
         assert "ctrl+r" in str(app.main.query_one("#status", Static).render())
         await pilot.press("r")  # nothing to check: said, not crashed
         await pilot.pause()
-        assert app.snapshot is None
+        assert app.workspace.snapshot is None
 
 
 async def test_the_call_form_survives_hostile_property_names_and_enum_values():

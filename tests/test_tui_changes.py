@@ -38,11 +38,12 @@ def v2_app(folder) -> ReviewApp:
 
 async def opened(pilot: Pilot) -> ChangesPane:
     app = pilot.app
-    await until(pilot, lambda: app.snapshot is not None)  # type: ignore[attr-defined]
+    await until(pilot, lambda: app.workspace.snapshot is not None)  # type: ignore[attr-defined]
     await show_tab(pilot, app, "tab-changes")  # type: ignore[arg-type]
     app.main.query_one("#changes", Grid).focus()  # type: ignore[attr-defined]
-    await pilot.pause()
-    return app.main.query_one(ChangesPane)  # type: ignore[attr-defined]
+    pane = app.main.query_one(ChangesPane)  # type: ignore[attr-defined]
+    await until(pilot, lambda: pane.compared is not None)  # the workspace compared the lock, off the app's loop
+    return pane
 
 
 def row_of(pane: ChangesPane, key: str, change_class: str) -> int:
@@ -78,10 +79,10 @@ async def test_approve_one_a_class_and_pin(folder):
         assert str(table.get_cell_at((row_of(pane, "notes_get", "safety"), 4))) == "✓ alice"
 
         await run_checks(pilot, app)  # the review carries the diff with its approvals, and exports it
-        await until(pilot, lambda: app.review.changes is not None)
-        recorded = [c for c in app.review.changes["changes"] if c["approval"]]
+        await until(pilot, lambda: app.workspace.review.changes is not None)
+        recorded = [c for c in app.workspace.review.changes["changes"] if c["approval"]]
         assert {c["key"] for c in recorded} == {"notes_share", "notes_tag", "notes_get"}
-        assert "approved by alice" in render(app.review, "md-full")
+        assert "approved by alice" in render(app.workspace.review, "md-full")
 
         await show_tab(pilot, app, "tab-changes")
         table.focus()

@@ -10,6 +10,7 @@ import asyncio
 import gc
 import threading
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -49,13 +50,13 @@ def test_a_rule_asking_the_server_after_the_app_quit_ends_the_checklist_and_leav
         before = set(threading.enumerate())
         app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
         async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: app.snapshot is not None)
-            app.calls_chosen, app.check_calls = True, "none"
-            app.action_run_checks()
+            await until(pilot, lambda: app.workspace.snapshot is not None)
+            app.workspace.choose(app.workspace.plan.packs, replace(app.workspace.options, calls="none"))
+            await pilot.press("r")  # calls chosen: the run starts without its dialog
             await until(pilot, working.is_set)
             rules = new_checklist_thread(before)
             await pilot.press("q")
-        assert not app.is_running and app.checking, "it quit before the checklist finished"
+        assert not app.is_running and app.workspace.checking, "it quit before the checklist finished"
         return rules
 
     with warnings.catch_warnings(record=True) as caught:

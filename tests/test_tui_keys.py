@@ -11,29 +11,31 @@ from textual.pilot import Pilot
 from textual.widgets import Footer, Input, Select, TabbedContent, TextArea
 
 from mcp_review.targets import demo_target
+from mcp_review.tui import screen
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
+from mcp_review.tui.panes.checklist import ChecklistPane
 from tests.tui_pilot import run_checks, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
-TABS = ("tab-overview", "tab-tools", "tab-calls", "tab-primitives", "tab-checks", "tab-wire", "tab-logs")
+TABS = tuple(tab.id for tab in screen.TABS)  # declared once: the tab bar, the keys and their help read it
 
 
 async def tools_table(pilot: Pilot, app: ReviewApp) -> Grid:
     """Connected, on the Tools tab: its table."""
-    await until(pilot, lambda: app.snapshot is not None)
+    await until(pilot, lambda: app.workspace.snapshot is not None)
     await show_tab(pilot, app, "tab-tools")
     return app.main.query_one("#tools", Grid)
 
 
 def finding_row(app: ReviewApp, rule: str) -> int:
-    return next(i for i, f in enumerate(app.checklist.shown_findings) if f and f.rule == rule)
+    return next(i for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings) if f and f.rule == rule)
 
 
 async def test_escape_leaves_a_filter_with_its_text_and_q_quits_again(tmp_path):
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await show_tab(pilot, app, "tab-tools")
         await pilot.press("slash", "d", "e", "l")
         assert isinstance(app.screen.focused, Input)
@@ -49,7 +51,7 @@ async def test_escape_leaves_a_filter_with_its_text_and_q_quits_again(tmp_path):
 async def test_question_mark_toggles_help_and_escape_closes_it(tmp_path):
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await pilot.press("question_mark")
         assert app.screen.query("HelpPanel")
         await pilot.press("question_mark")
@@ -92,8 +94,14 @@ async def test_a_key_per_tab_and_the_tab_keys_work_at_once(tmp_path):
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         tabs = app.main.query_one(TabbedContent)
+        assert [tabs.get_tab(tab.id).label_text for tab in screen.TABS] == [
+            f"{n} {tab.title}" for n, tab in enumerate(screen.TABS, 1)
+        ], "the tab bar numbers the tabs as the keys do"
+        assert [b.description for b in app.BINDINGS if b.id and b.id.startswith("tab-")] == [
+            f"{tab.title} tab" for tab in screen.TABS
+        ], "and the help says each key's tab"
         for key, tab in enumerate(TABS, 1):
             await pilot.press(str(key))
             assert tabs.active == tab
@@ -112,11 +120,11 @@ async def test_every_dialog_submits_with_enter_or_ctrl_s_and_its_footer_says_whi
 
     app = ReviewApp(demo_target(), state_dir=tmp_path, export_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await pilot.press("r")
         await footer_says("ctrl+s", RunScreen)
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: not app.checking and app.review is not None, 60)
+        await until(pilot, lambda: not app.workspace.checking and app.workspace.review is not None, 60)
         await pilot.press("5")
         app.main.query_one("#checks", Grid).move_cursor(row=finding_row(app, "review.descriptions-grounded"))
         await pilot.press("w")
@@ -124,13 +132,13 @@ async def test_every_dialog_submits_with_enter_or_ctrl_s_and_its_footer_says_whi
         app.screen.query_one("#who", Input).value = "carol"
         app.screen.query_one("#why", Input).focus()
         await pilot.press("o", "k", "enter")
-        await until(pilot, lambda: any(f.effective == "waived" for f in app.review.findings))
+        await until(pilot, lambda: any(f.effective == "waived" for f in app.workspace.review.findings))
         await pilot.press("n")
         await footer_says("ctrl+s", DecisionScreen)
         app.screen.query_one("#who", Input).value = "carol"
         app.screen.query_one("#why", Input).value = "a note"
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: app.review.remarks)
+        await until(pilot, lambda: app.workspace.review.remarks)
         await pilot.press("e")
         await footer_says("ctrl+s", ExportScreen)
         app.screen.query_one("#path", Input).focus()
@@ -155,7 +163,7 @@ async def test_escape_closes_a_dialog_and_reopening_it_shows_what_was_typed(tmp_
         await until(pilot, lambda: isinstance(app.screen, dialog))
 
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         await show_tab(pilot, app, "tab-tools")
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CallScreen))
@@ -202,7 +210,7 @@ async def test_the_readme_keymap_the_bindings_and_the_palette_agree(tmp_path):
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.snapshot is not None)
+        await until(pilot, lambda: app.workspace.snapshot is not None)
         tabs = app.main.query_one(TabbedContent)
         walked = {(KEYS.get(b.key, b.key), b.description, "everywhere") for b in bindings(app) if b.description}
         for pane in tabs.query("TabPane"):

@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 
 from mcp_review.targets import demo_target
 from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.panes.checklist import ChecklistPane
 
 SIZE = (100, 30)
 
@@ -24,7 +25,7 @@ def app(tmp_path) -> ReviewApp:
 async def connected(pilot: Pilot) -> None:
     app = pilot.app
     async with asyncio.timeout(30):
-        while app.snapshot is None:  # type: ignore[attr-defined]
+        while app.workspace.snapshot is None:  # type: ignore[attr-defined]
             await pilot.pause(0.05)
     await pilot.pause()
 
@@ -42,7 +43,7 @@ async def reviewed(pilot: Pilot) -> None:
     await pilot.pause()
     await pilot.click("#run")
     async with asyncio.timeout(60):
-        while pilot.app.review is None:  # type: ignore[attr-defined]
+        while pilot.app.workspace.review is None:  # type: ignore[attr-defined]
             await pilot.pause(0.05)
     await pilot.pause()
 
@@ -101,7 +102,7 @@ def test_wire(snap_compare, app, monkeypatch):
         await connected(pilot)
         await tab(pilot, "tab-wire")
         async with asyncio.timeout(10):
-            while pilot.app.wire_pending:  # type: ignore[attr-defined]  # drawn ten times a second
+            while pilot.app.workspace.wire:  # type: ignore[attr-defined]  # drawn ten times a second
                 await pilot.pause(0.05)
         pilot.app.main.query_one("#wire-filter").value = "tools/list"  # type: ignore[attr-defined]
         await pilot.pause()
@@ -131,7 +132,7 @@ def test_tab_at_80x24(snap_compare, app, monkeypatch, pane):
     async def shown(pilot: Pilot) -> None:
         await connected(pilot)
         async with asyncio.timeout(10):
-            while pilot.app.wire_pending:  # type: ignore[attr-defined]
+            while pilot.app.workspace.wire:  # type: ignore[attr-defined]
                 await pilot.pause(0.05)
         await tab(pilot, pane)
         if pane == "tab-wire":  # the server's stderr lands between messages at moments that vary (see Clock)
@@ -206,7 +207,7 @@ def decision(key: str, rule: str = "review.descriptions-grounded") -> Callable[[
         await reviewed(pilot)
         await pilot.press("5")
         rows = pilot.app.main.query_one("#checks")  # type: ignore[attr-defined]
-        findings = pilot.app.checklist.shown_findings  # type: ignore[attr-defined]
+        findings = pilot.app.main.query_one(ChecklistPane).shown_findings  # type: ignore[attr-defined]
         rows.move_cursor(row=next(i for i, f in enumerate(findings) if f and f.rule == rule))
         await pilot.press(key)
         await until_screen(pilot, "DecisionScreen")
@@ -216,7 +217,7 @@ def decision(key: str, rule: str = "review.descriptions-grounded") -> Callable[[
 
 async def open_export(pilot: Pilot) -> None:
     await reviewed(pilot)
-    review = pilot.app.review  # type: ignore[attr-defined]
+    review = pilot.app.workspace.review  # type: ignore[attr-defined]
     review.created = "2026-01-01T00:00:00+00:00"  # the preview's date, and not this checkout's path to its python
     review.target = {"kind": "stdio", "command": "python", "args": ["-m", "mcp_review.demo"]}
     await pilot.press("e")

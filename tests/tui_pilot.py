@@ -8,6 +8,8 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 
+from textual.message import Message
+from textual.notifications import Notify
 from textual.pilot import Pilot
 
 from mcp_review.targets import stdio_target
@@ -24,6 +26,12 @@ async def show_tab(pilot: Pilot, app: ReviewApp, tab: str) -> None:
     await pilot.pause()
 
 
+def notifications(heard: list[Message]) -> list[str]:
+    """What the app told the reviewer in notifications, from the messages `run_test(message_hook=...)` heard
+    (Textual posts each notification to the app as a `Notify`)."""
+    return [m.notification.message for m in heard if isinstance(m, Notify)]
+
+
 async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 30) -> None:
     async with asyncio.timeout(seconds):
         while not condition():
@@ -38,11 +46,11 @@ async def run_checks(pilot: Pilot, app: ReviewApp, calls: str = "read-only") -> 
     from mcp_review.tui.dialogs import RunScreen
 
     await pilot.press("r")
-    if not app.calls_chosen:
+    if not app.workspace.calls_chosen:
         await until(pilot, lambda: isinstance(app.screen, RunScreen))
         app.screen.query_one("#calls", Select).value = calls
         await pilot.click("#run")
-    await until(pilot, lambda: not app.checking and app.review is not None, 60)
+    await until(pilot, lambda: not app.workspace.checking and app.workspace.review is not None, 60)
 
 
 async def highlight(pilot: Pilot, app: ReviewApp, name: str) -> None:
@@ -75,7 +83,11 @@ async def call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: 
     await pilot.press("ctrl+s")
     await until(
         pilot,
-        lambda: isinstance(app.screen, ConfirmScreen | ResultScreen) or app.caller.running is not None or app.call_log,
+        lambda: (
+            isinstance(app.screen, ConfirmScreen | ResultScreen)
+            or "x to cancel" in str(app.main.query_one("#status").render())  # the call runs
+            or app.workspace.call_log
+        ),
     )
     if isinstance(app.screen, ConfirmScreen):  # only tools that may have side effects ask
         await pilot.click("#yes")
@@ -83,7 +95,7 @@ async def call_with_consent(pilot: Pilot, app: ReviewApp, name: str, arguments: 
 
 @contextlib.asynccontextmanager
 async def calling_everything(
-    tmp_path, tool: str, arguments: str | None = None
+    tmp_path, tool: str, arguments: str | None = None, heard: list[Message] | None = None
 ) -> AsyncIterator[tuple[ReviewApp, Pilot]]:
     """The app on server-everything (stdio), with `tool` called with the reviewer's consent.
 
@@ -92,11 +104,12 @@ async def calling_everything(
     from mcp_review.tui.dialogs import RootsScreen
 
     app = ReviewApp(stdio_target(everything_stdio_argv()), state_dir=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    hook = None if heard is None else heard.append
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         await until(pilot, lambda: isinstance(app.screen, RootsScreen))
         assert json.loads(app.screen.query_one("#editor").text)[0]["uri"].startswith("file://")
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: app.snapshot is not None and not isinstance(app.screen, RootsScreen))
+        await until(pilot, lambda: app.workspace.snapshot is not None and not isinstance(app.screen, RootsScreen))
         await call_with_consent(pilot, app, tool, arguments)
         yield app, pilot
 

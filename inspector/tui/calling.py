@@ -20,17 +20,16 @@ from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason
 from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.connection.session import Session
 from mcp_review.text import one_line, visible
-from mcp_review.tokens import TokenCounter
-from mcp_review.tui.connection import Connection
 from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
 from mcp_review.tui.messages import CallDone, CallRefused
 from mcp_review.tui.styles import status_style
+from mcp_review.workspace import Workspace
 
 
 class Caller:
-    def __init__(self, app: App[Any], connection: Connection, status: Callable[[str], None]) -> None:
+    def __init__(self, app: App[Any], ws: Workspace, status: Callable[[str], None]) -> None:
         self.app = app
-        self.connection = connection
+        self.ws = ws  # its connection carries the calls
         self.status = status  # shows a line in the app's status bar
         self.running: asyncio.Future[CallRecord] | None = None
         self.ticker: Timer | None = None
@@ -73,9 +72,9 @@ class Caller:
         message.append("\n" + visible(json.dumps(arguments, indent=2, ensure_ascii=False), 4000), style="bold")
         self.app.push_screen(ConfirmScreen("Consent needed", message, back="Edit arguments"), decided)
 
-    def edit_past(self, call: dict[str, Any], snapshot: ServerSnapshot | None) -> None:
+    def edit_past(self, call: dict[str, Any]) -> None:
         """Enter on a past call opens the call editor with its arguments (when the server still has the tool)."""
-        tool = snapshot.tool(call["tool"]) if snapshot else None
+        tool = self.ws.snapshot.tool(call["tool"]) if self.ws.snapshot else None
         if tool is not None:
             self.edit(tool, call["arguments"])
 
@@ -89,9 +88,7 @@ class Caller:
             self.ticker.stop()
             self.ticker = None
 
-    def show(
-        self, record: CallRecord, snapshot: ServerSnapshot | None, counter: TokenCounter, main: Screen[Any]
-    ) -> None:
+    def show(self, record: CallRecord, main: Screen[Any]) -> None:
         """The call's outcome in the status line; its result (checked against the tool's output schema) in a
         dialog when the reviewer waited for it on `main`, else a notification: a call that ran in the
         background never takes the keys from what the reviewer turned to (the Calls tab has it in full)."""
@@ -100,8 +97,8 @@ class Caller:
         if self.app.screen is not main or self.inputs != self.inputs_at_start:
             self.app.notify(f"{outcome} (the Calls tab shows it in full)", title="call finished", markup=False)
             return
-        tool = snapshot.tool(record.tool) if snapshot else None
-        tokens = counter.count_json(record.result) if record.result is not None else None
+        tool = self.ws.snapshot.tool(record.tool) if self.ws.snapshot else None
+        tokens = self.ws.counter.count_json(record.result) if record.result is not None else None
         schema = tool.get("outputSchema") if tool else None
         self.app.push_screen(ResultScreen(result_text(record, schema, tokens, partial(status_style, self.app))))
 
@@ -131,7 +128,8 @@ class Caller:
                 self.running = None
             self.app.post_message(CallDone(record))
 
-        self.connection.submit(job)
+        assert self.ws.connection is not None
+        self.ws.connection.submit(job)
 
     def _tick(self, name: str) -> None:
         elapsed = time.monotonic() - self.started

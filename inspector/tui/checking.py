@@ -1,7 +1,7 @@
 """Running the checklist from the app: which packs run and which tools their rules may call (asked of the
 reviewer before the first run that calls, with consent before calling every tool), and each run as a job on
-the connection worker. Progress and the review come back to the app as `ChecksProgress` and `ChecksDone`.
-The choices stay on the app (`check_packs`, `check_calls`, `check_probe`, `calls_chosen`, `checking`).
+the connection worker. The run choices and the review are the workspace's (`mcp_review.workspace`); what the
+screen shows comes back to the app as messages (`ChecksStarted`, `ChecksProgress`, `ChecksDone`).
 
 The rules run in a thread of their own (`off_the_ui`), not on the app's event loop: on a 10,000-tool server a
 rule works for seconds without awaiting anything, and every key would wait for it (issue 12). Their requests to
@@ -19,83 +19,49 @@ import inspect
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import review_session
 from mcp_review.connection.session import Session
-from mcp_review.lock import find_lock
-from mcp_review.review import Attestation, Finding, Review, Waiver
+from mcp_review.review import Finding
 from mcp_review.rules.context import Options
-from mcp_review.rules.core import Rule, load_rules, select
+from mcp_review.rules.core import Rule
 from mcp_review.tui.dialogs import ConfirmScreen, RunScreen
-from mcp_review.tui.messages import ChecksDone, ChecksProgress
+from mcp_review.tui.messages import ChecksDone, ChecksProgress, ChecksStarted
 from mcp_review.tui.panes.checklist import order_findings
-
-if TYPE_CHECKING:
-    from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.shell import Shell
+from mcp_review.workspace import Workspace, summary
 
 T = TypeVar("T")
-D = TypeVar("D", Waiver, Attestation)
 
 
-def summary(review: Review) -> str:
-    """The verdict and how many findings have each status."""
-    counts = ", ".join(f"{n} {s}" for s, n in sorted(review.counts().items()))
-    applied = review.repository_decisions()  # the repository's own waivers said beside the verdict they made
-    return f"verdict {review.verdict} · {counts}" + (f" · with {applied}" if applied else "")
-
-
-def current(saved: Sequence[D] | None, planned: Sequence[D]) -> list[D]:
-    """The reviewer's own decisions as saved (made in the app), the repository's as the plan resolved them now: a
-    waiver a repository file made once (before a --base run, or before the file changed) is not kept."""
-    if saved is None:
-        return list(planned)
-    return [d for d in saved if d.origin != "repository"] + [d for d in planned if d.origin == "repository"]
-
-
-def run_checks(app: ReviewApp, only: str | None = None) -> None:
+def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
     """Run the chosen packs with the chosen calling policy; `only` (a rule id or a pack) re-runs just that
     and merges its findings into the review. The Checklist shows every selected rule live meanwhile."""
-    if app.snapshot is None:
-        app.notify("not connected", severity="warning")
+    if ws.snapshot is None or ws.connection is None:
+        shell.notify("not connected", severity="warning")
         return
-    packs = [only.split(".")[0]] if only else app.check_packs
-    ignore = [r for r in load_rules() if only and "." in only and r != only and r.startswith(packs[0] + ".")]
-    ignore += app.plan.ignore  # the review config's and the command line's
-    callers = [r.id for r in select(packs, ignore) if "call" in r.modes]
-    if callers and not app.calls_chosen:  # the reviewer decides what call rules may call, once
-        choose_checks(app, f"{len(callers)} of the selected rules call tools to check their results.", only)
+    plan = ws.run_plan(only)
+    rules = ws.rules(plan)
+    callers = [r.id for r in rules if "call" in r.modes]
+    if callers and not ws.calls_chosen:  # the reviewer decides what call rules may call, once
+        choose_checks(ws, shell, f"{len(callers)} of the selected rules call tools to check their results.", only)
         return
     # What exists now (the snapshot, the wire log, the screen) outlives the run: the collector stops scanning it.
     # Its full collections stop every thread, the app's too, for as long as they scan (0.85 s measured on 10,000
     # tools); the review is frozen too once made (below).
     gc.freeze()
-    app.main.status(f"running {only or 'the checklist'}…")
-    app.checking = True
-    previous = app.review
-    plan = replace(  # what the command line gave (baseline, thresholds, waivers), with the reviewer's choices
-        app.plan,
-        packs=packs,
-        ignore=ignore,
-        options=replace(
-            app.plan.options or Options(),
-            calls=app.check_calls,  # type: ignore[arg-type]
-            probe=frozenset() if app.check_probe == "off" else frozenset({app.check_probe}),
-        ),
-        waivers=current(previous.waivers if previous else None, app.plan.waivers),
-        attestations=current(previous.attestations if previous else None, app.plan.attestations),
-        lock=str(found) if (found := find_lock(app.export_dir)) else None,  # the Changes tab's lock
-    )
-    if not (only and previous):
-        app.checklist.start_live(select(packs, ignore))
+    shell.status(f"running {only or 'the checklist'}…")
+    ws.checking = True
+    shell.post_message(ChecksStarted(rules, merging=bool(only and ws.review)))
 
     async def job(session: Session, snapshot: ServerSnapshot) -> None:
         seen = 0
 
         def progress(done: int, total: int, rule: Rule | None, findings: Sequence[Finding]) -> None:
             nonlocal seen
-            app.post_message(ChecksProgress(done, total, rule.id if rule else None, list(findings[seen:])))
+            shell.post_message(ChecksProgress(done, total, rule.id if rule else None, list(findings[seen:])))
             seen = len(findings)
             # A rule's findings live as long as the review: out of the collector with them. Its full passes grew
             # with the findings made (0.03 s, then 0.1, then 0.18 s on 10,000 tools) and held every thread.
@@ -103,52 +69,47 @@ def run_checks(app: ReviewApp, only: str | None = None) -> None:
 
         bridged = OnLoop(session, asyncio.get_running_loop())
         try:
-            review = await off_the_ui(lambda: review_session(cast(Session, bridged), snapshot, plan, progress))
+            made = await off_the_ui(lambda: review_session(cast(Session, bridged), snapshot, plan, progress))
         finally:  # the app quit (this job is cancelled) or the rules are done: no rule asks the server any more
             bridged.close()
-        review.remarks = previous.remarks if previous else []  # the reviewer's notes outlive a re-run
-        if only and previous is not None:
-            previous.merge(review, only)
-            review = previous
-        await asyncio.to_thread(app._save, review)  # 100,000 findings take seconds to write
+        review = ws.merged(made, only)
+        await asyncio.wrap_future(ws.save(review))  # 100,000 findings take seconds to write: the files thread
         # the Checklist's order and the verdict's counts: 0.3 s over 110,000 findings, not on the app's loop
         order, verdict = await asyncio.to_thread(lambda: (order_findings(review.findings), summary(review)))
         gc.freeze()
-        app.post_message(ChecksDone(review, order, verdict, session.wire))
+        shell.post_message(ChecksDone(review, order, verdict, session.wire))
 
-    app.connection.submit(job)
+    ws.connection.submit(job)
 
 
-def choose_checks(app: ReviewApp, why: str = "", only: str | None = None) -> None:
+def choose_checks(ws: Workspace, shell: Shell, why: str = "", only: str | None = None) -> None:
     """Packs and calling policy; consent before checks may call tools with side effects. Then run
     (`only`: the rule or pack whose re-run asked for it)."""
 
-    def chosen(values: dict[str, Any] | None) -> None:
-        if not values:
+    def chosen(choice: tuple[list[str], Options] | None) -> None:
+        if not choice:
             return
-        app.check_packs, calls = values["packs"], values["calls"]
-        app.check_probe = values.get("probe", "off")
-        app.calls_chosen = True
-        if calls != "all":
-            app.check_calls = calls
-            run_checks(app, only)
+        packs, options = choice
+        if options.calls != "all":
+            ws.choose(packs, options)
+            run_checks(ws, shell, only)
             return
 
         def consent(yes: bool | None) -> None:
-            app.check_calls = "all" if yes else "read-only"
-            run_checks(app, only)
+            ws.choose(packs, options if yes else replace(options, calls="read-only"))
+            run_checks(ws, shell, only)
 
         from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
 
-        probes = f" The {PROBES_SEND}." if app.check_probe != "off" else ""
+        probes = f" The {PROBES_SEND}." if options.probe else ""
         message = (
             "Checks may then call every tool, including ones that change or delete data. "
             f"The {CALLS_SEND}.{probes} Allow it?"
         )
-        app.push_screen(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
+        shell.ask(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
 
-    calls = app.check_calls if app.calls_chosen else "read-only"
-    app.push_screen(RunScreen(app.check_packs, calls, why, app.check_probe), chosen)
+    options = ws.options if ws.calls_chosen else replace(ws.options, calls="read-only")
+    shell.ask(RunScreen(ws.plan.packs, options, why), chosen)
 
 
 QUIT = "the app quit while the checklist ran"

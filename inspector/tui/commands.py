@@ -13,8 +13,8 @@ from textual.command import Hit, Hits, Provider
 from textual.dom import DOMNode
 from textual.widgets import TabbedContent, TabPane
 
-from mcp_review.catalog import ServerSnapshot
 from mcp_review.text import one_line
+from mcp_review.workspace import Workspace
 
 
 def bindings(node: DOMNode) -> list[Binding]:
@@ -43,9 +43,9 @@ async def run_in(tabs: TabbedContent, pane: TabPane, action: str) -> None:
 
 @runtime_checkable
 class ToolJumper(Protocol):
-    """What the provider needs of the app: the tools listed, and a way to show one."""
+    """What the provider needs of the app: the tools listed (its workspace's snapshot), and a way to show one."""
 
-    snapshot: ServerSnapshot | None
+    workspace: Workspace
 
     def jump_to_tool(self, index: int) -> None: ...
 
@@ -55,10 +55,10 @@ class ToolJump(Provider):
 
     async def search(self, query: str) -> Hits:
         app = self.app
-        if not isinstance(app, ToolJumper) or app.snapshot is None:
+        if not isinstance(app, ToolJumper) or (snapshot := app.workspace.snapshot) is None:
             return
         matcher = self.matcher(query)
-        for item in app.snapshot.tools.items[:20000]:
+        for item in snapshot.tools.items[:20000]:
             name = one_line(item.key, 80)
             score = matcher.match(name)
             if score > 0:

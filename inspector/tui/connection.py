@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import gc
 import json
-from collections.abc import Awaitable, Callable
 
 from rich.text import Text
 from textual.app import App
@@ -24,8 +23,8 @@ from mcp_review.targets import Target
 from mcp_review.text import visible
 from mcp_review.tokens import ENCODINGS, TokenCounter, first_figures
 from mcp_review.tui.messages import Connected, ConnectionLost, Fetch, Show
+from mcp_review.workspace import Job
 
-Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
 CLOSE_WAIT = 5.0  # seconds the app waits for a connection to close when it quits
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -13,6 +14,8 @@ from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.connection.wire import WireLog
 from mcp_review.review import Finding, Review
+from mcp_review.rules.core import Rule
+from mcp_review.workspace import LockDiff
 
 
 @dataclass
@@ -93,3 +96,28 @@ class Fetch(Message):
     method: str
     params: dict[str, Any]
     render: Callable[[Any], Text]
+
+
+@dataclass
+class ChecksStarted(Message):
+    """A run starts: the Checklist shows its rules live (unless a re-run is merged into the review shown)."""
+
+    rules: list[Rule]
+    merging: bool
+
+
+@dataclass
+class Saved(Message):
+    """The review was written (off the app's loop): `path`, or the error that stopped it."""
+
+    path: Path | None
+    error: str | None = None
+    say: bool = True  # say it in the status line (a decision saved); an error is always said
+
+
+@dataclass
+class LockCompared(Message):
+    """The live server against mcp-review.lock, compared off the app's loop (`Workspace.compare_lock`, `pin`)."""
+
+    result: LockDiff
+    pinned: int | None = None  # approvals written, when it was pinned

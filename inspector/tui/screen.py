@@ -1,10 +1,13 @@
-"""The review screen: the status line over the tabs (one pane each), the footer; it draws what crossed the
-wire into the Wire and logs tabs, and a hidden tab catches up when it is shown. The focus is always inside the
-shown tab (the tab bar takes none: 1-7 switch tabs), so the footer shows that tab's keys and they work."""
+"""The review screen: the status line over the tabs (one pane each, declared once in `TABS`), the footer; it draws
+what crossed the wire into the Wire and logs tabs, and a hidden tab catches up when it is shown. The focus is always
+inside the shown tab (the tab bar takes none: the digits switch tabs), so the footer shows that tab's keys and they
+work."""
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
+from typing import NamedTuple
 
 from rich.text import Text
 from textual import on
@@ -13,8 +16,6 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
-from mcp_review.connection.wire import WireEntry
-from mcp_review.tokens import TokenCounter
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
 from mcp_review.tui.panes.checklist import ChecklistPane
@@ -24,6 +25,27 @@ from mcp_review.tui.panes.primitives import PrimitivesPane
 from mcp_review.tui.panes.tail import TailPane
 from mcp_review.tui.panes.tools import ToolsPane
 from mcp_review.tui.panes.wire import WirePane, WireView
+from mcp_review.workspace import Workspace
+
+
+class Tab(NamedTuple):
+    pane: Callable[..., TabPane]  # a TabPane class, made with `title` and `id` (and what `compose` gives it)
+    id: str
+    title: str
+
+
+# The tabs, in order: a tab's number is its place here. The tab bar's labels, the app's digit keys and their help
+# (the footer, `?`, the command palette) are made from this.
+TABS = (
+    Tab(OverviewPane, "tab-overview", "Overview"),
+    Tab(ToolsPane, "tab-tools", "Tools"),
+    Tab(CallsPane, "tab-calls", "Calls"),
+    Tab(PrimitivesPane, "tab-primitives", "Resources"),
+    Tab(ChecklistPane, "tab-checks", "Checklist"),
+    Tab(WirePane, "tab-wire", "Wire"),
+    Tab(LogsPane, "tab-logs", "Logs"),
+    Tab(ChangesPane, "tab-changes", "Changes"),
+)
 
 
 class Tabbed(TabbedContent):
@@ -45,23 +67,28 @@ class ReviewScreen(Screen[None]):
     DEFAULT_CSS = "ReviewScreen HelpPanel { width: 50%; min-width: 36; max-width: 64; }"
     ready = False
 
-    def __init__(self, wire_log: WireView, counter: TokenCounter) -> None:
+    def __init__(self, ws: Workspace) -> None:
         super().__init__()
-        self.wire_log = wire_log
-        self.counter = counter
+        self.ws = ws
+        self.wire_log = WireView()  # the Wire and Logs tabs' view of the current server's wire log
 
     def compose(self) -> ComposeResult:
+        counter, log = self.ws.counter, self.wire_log
+        made_with: dict[Callable[..., TabPane], tuple[object, ...]] = {  # what each pane is made with
+            OverviewPane: (counter,),
+            ToolsPane: (counter,),
+            CallsPane: (log,),
+            PrimitivesPane: (counter,),
+            ChecklistPane: (log,),
+            WirePane: (log, counter),
+            LogsPane: (log,),
+            ChangesPane: (self.ws,),
+        }
         yield Header()
         yield Static("connecting…", id="status")
-        with Tabbed(initial="tab-overview"):
-            yield OverviewPane(self.counter)
-            yield ToolsPane(self.counter)
-            yield CallsPane(self.wire_log)
-            yield PrimitivesPane(self.counter)
-            yield ChecklistPane(self.wire_log)
-            yield WirePane(self.wire_log, self.counter)
-            yield LogsPane(self.wire_log)
-            yield ChangesPane()
+        with Tabbed(initial=TABS[0].id):
+            for number, tab in enumerate(TABS, 1):
+                yield tab.pane(*made_with[tab.pane], title=f"{number} {tab.title}", id=tab.id)
         yield Footer(compact=True)  # at 80 columns a tab's keys, then r, e, ? and q, still fit
 
     def on_mount(self) -> None:
@@ -86,10 +113,11 @@ class ReviewScreen(Screen[None]):
             status.update(Text(text))
             status.set_class(failed, "-failed")
 
-    def flush_wire(self, pending: list[WireEntry]) -> None:
+    def flush_wire(self) -> None:
         """Add what crossed the wire since the last tick (10 times a second). The tables hold every entry,
         and a row's cells (its tokens too) are made only when it is drawn: a flood costs a little
         bookkeeping per message and at most one redraw a tick. The filter searches every entry."""
+        pending = self.ws.wire
         if not pending or not self.ready:
             return
         batch = pending[:]  # in place: the session holds this list's append

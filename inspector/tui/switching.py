@@ -1,26 +1,28 @@
 """Which server the app talks to: ctrl+o tries another one beside the working one and switches only once it
 has answered (a typo leaves the current server, its tools and its review as they were), ctrl+r reconnects,
-and ctrl+l's Auth view logs in again and reconnects with the new token."""
+and ctrl+l's Auth view logs in again and reconnects with the new token. The working server is the workspace's;
+the app asks here and shows what changed."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any
 
 from mcp_review.connection.wire import WireEntry
-from mcp_review.review import review_file
 from mcp_review.targets import Target
 from mcp_review.text import one_line
 from mcp_review.tui.connection import Connection
-from mcp_review.tui.dialogs import AuthScreen, ask_target
+from mcp_review.tui.dialogs import AuthScreen
 from mcp_review.tui.messages import Connected, ConnectionLost
-
-if TYPE_CHECKING:
-    from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.shell import Shell
+from mcp_review.workspace import Workspace
 
 
 class Switcher:
-    def __init__(self, app: ReviewApp) -> None:
-        self.app = app
+    def __init__(self, ws: Workspace, shell: Shell, new_connection: Callable[[], Connection]) -> None:
+        self.ws = ws
+        self.shell = shell
+        self.new_connection = new_connection  # a connection worker, not opened yet
         self.trying: tuple[Connection, Target, list[WireEntry]] | None = None  # a server tried beside this one
 
     async def close(self) -> None:
@@ -28,60 +30,50 @@ class Switcher:
             await self.trying[0].close()
 
     def reconnect(self) -> None:
-        app = self.app
-        app.snapshot = None
-        app.main.status("connecting…")
-        app.connection.open(app.target, app.era, app.wire_pending)
+        ws = self.ws
+        assert ws.connection is not None
+        ws.connecting()
+        self.shell.status("connecting…")
+        ws.connection.open(ws.target, ws.era, ws.wire)
 
-    def auth(self) -> None:
+    def auth(self, open_browser: Callable[[str], Any]) -> None:
         """The Auth view of an HTTP server; a new login there reconnects with its token."""
-        app = self.app
-        if not app.target.is_http:
-            app.main.status("Auth: only an HTTP server is protected by OAuth")
+        if not self.ws.target.is_http:
+            self.shell.status("Auth: only an HTTP server is protected by OAuth")
             return
 
         def logged_in(token: str | None) -> None:
             if token:
-                app.target = app.target.with_(bearer=token)
+                self.ws.log_in(token)
                 self.reconnect()
 
-        app.push_screen(AuthScreen(app.target.url or "", app.open_browser), logged_in)
+        self.shell.ask(AuthScreen(self.ws.target.url or "", open_browser), logged_in)
 
-    def connect(self) -> None:
-        ask_target(self.app, self.app.target, self._try)
-
-    def _try(self, target: Target) -> None:
-        app = self.app
+    def try_target(self, target: Target) -> None:
+        """Connect to `target` beside the working server; it becomes the working one once it answers."""
         if self.trying is not None:
             self.trying[0].stop()  # a server tried before this one ends once it has answered
-        self.trying = (Connection(app, app.asker.handlers(), app.counter), target, [])
-        app.main.status(f"connecting to {one_line(target.label(), 80)}… (the current server stays until then)")
-        self.trying[0].open(target, app.era, self.trying[2])
+        self.trying = (self.new_connection(), target, [])
+        self.shell.status(f"connecting to {one_line(target.label(), 80)}… (the current server stays until then)")
+        self.trying[0].open(target, self.ws.era, self.trying[2])
 
-    def answered(self, message: Connected) -> bool:
-        """Whether `message` is the working connection's: a tried server that answered becomes it (with its own
-        saved review, wire log and call history); an answer of a session replaced meanwhile is not."""
-        if self.trying is not None and message.source is self.trying[0]:
-            connection, target, wire = self.trying
-            self.trying = None
-            app = self.app
-            app.connection.stop()
-            app.connection = app.caller.connection = connection
-            app.target = target
-            app.review = None
-            app.review_path = review_file(target.public(), app.state_dir)
-            app.wire_pending = wire  # the old session, still closing, appends to the old list
-            app.call_log = []
-            app.main.forget()
-        return message.source is self.app.connection
+    def adopt(self, message: Connected) -> bool:
+        """Whether `message` comes from the server being tried, which then becomes the working one (with its own
+        saved review, wire log and call history: the screen forgets the old one's)."""
+        if self.trying is None or message.source is not self.trying[0]:
+            return False
+        connection, target, wire = self.trying
+        self.trying = None
+        self.ws.switch(connection, target, wire)  # the old session, still closing, appends to the old list
+        return True
 
     def failed(self, message: ConnectionLost) -> bool:
         """Whether `message` ends the working connection; a tried server that failed only says so."""
-        app = self.app
         if self.trying is not None and message.source is self.trying[0]:
             tried, self.trying = self.trying[1], None
-            still = f"still connected to {one_line(app.target.label(), 80)}" if app.snapshot else "not connected"
-            app.main.status(f"could not connect to {one_line(tried.label(), 80)}: {one_line(message.reason, 200)}")
-            app.notify(f"{one_line(message.reason, 300)} ({still})", severity="error", markup=False)
+            working = one_line(self.ws.target.label(), 80)
+            still = f"still connected to {working}" if self.ws.snapshot else "not connected"
+            self.shell.status(f"could not connect to {one_line(tried.label(), 80)}: {one_line(message.reason, 200)}")
+            self.shell.notify(f"{one_line(message.reason, 300)} ({still})", severity="error", markup=False)
             return False
-        return message.source is app.connection
+        return message.source is self.ws.connection

@@ -16,6 +16,7 @@ import re
 import sys
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
 
     async with app.run_test(size=(80, 24)) as pilot:
         report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
-        await until(pilot, lambda: app.snapshot is not None or app.failure is not None, budget)
+        await until(pilot, lambda: app.workspace.snapshot is not None or app.workspace.failure is not None, budget)
         report["screens"].append(screen_text(app))
 
         async def answered(done: Any, seconds: float) -> bool:
@@ -81,18 +82,21 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 await pilot.pause(0.1)
 
         await decline()
-        if app.snapshot is None:
+        if app.workspace.snapshot is None:
             report["connected"] = False
             return
         report["connected"] = True
-        app.check_calls, app.calls_chosen = calls, True  # the packs r runs by default; the tools --calls allows
+        ws = app.workspace  # the packs r runs by default; the tools --calls allows
+        ws.choose(ws.plan.packs, replace(ws.options, calls=calls))
         app.action_run_checks()
-        await answered(lambda: app.review is not None and not app.checking, budget)  # the checklist's calls ask too
+        await answered(
+            lambda: app.workspace.review is not None and not app.workspace.checking, budget
+        )  # the checklist's calls ask too
         for tab in ("tab-overview", "tab-tools", "tab-checks", "tab-wire", "tab-logs", "tab-calls"):
             app.main.query_one("TabbedContent").active = tab
             await pilot.pause(0.05)
             report["screens"].append(screen_text(app))
-        probe = app.snapshot.tool("probe") if app.snapshot else None
+        probe = app.workspace.snapshot.tool("probe") if app.workspace.snapshot else None
         if probe is not None:
             app.jump_to_tool(probe.index)
             await pilot.pause(0.2)
@@ -139,7 +143,7 @@ async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float)
     report["keys"] = {"r": None, "q": None}
     async with app.run_test(size=(80, 24)) as pilot:
         report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
-        report["connected"] = await until(pilot, lambda: app.snapshot is not None, budget)
+        report["connected"] = await until(pilot, lambda: app.workspace.snapshot is not None, budget)
         if not await until(pilot, lambda: isinstance(app.screen, AnswerScreen), budget):
             return
         report["screens"].append(screen_text(app))

@@ -3,7 +3,9 @@ security probes may send canary payloads to the tools they may call."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Select, Static
 
+from mcp_review.rules.context import CallPolicy, Options
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
 
@@ -32,15 +35,18 @@ PROBES = [
 SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
-class RunScreen(Dialog[dict[str, Any] | None]):
-    """Which packs to run and which tools checks may call: the reviewer's consent for call rules."""
+class RunScreen(Dialog[tuple[list[str], Options] | None]):
+    """Which packs to run and which tools checks may call: the reviewer's consent for call rules. It shows the run
+    choices as the workspace keeps them (packs, and `Options`' calls and probes) and answers in that form."""
 
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("ctrl+s", "submit", "Run", id="run")]
 
-    def __init__(self, packs: list[str], calls: str, why: str = "", probe: str = "off") -> None:
+    def __init__(self, packs: Sequence[str], options: Options, why: str = "") -> None:
         super().__init__()
-        self.packs, self.calls, self.why, self.probe = packs, calls, why, probe
+        self.packs, self.options, self.why = list(packs), options, why
+        # the widest probe allowed (a config may allow both): one choice here
+        self.probe = next((p for p in ("security-all", "security") if p in options.probe), "off")
 
     def compose(self) -> ComposeResult:
         from mcp_review.rules.core import PACKS
@@ -52,7 +58,7 @@ class RunScreen(Dialog[dict[str, Any] | None]):
             yield Static(Text(f"packs (space separated; {', '.join(PACKS)}, or all):"))
             yield Input(value=" ".join(self.packs), id="packs")
             yield Static(Text("tools the checks may call:"))
-            yield Select(CALLS, value=self.calls, allow_blank=False, id="calls")
+            yield Select(CALLS, value=self.options.calls, allow_blank=False, id="calls")
             yield Static(Text(SENDS))
             yield Select(PROBES, value=self.probe, allow_blank=False, id="probe")
             yield Static(id="problems")
@@ -69,5 +75,6 @@ class RunScreen(Dialog[dict[str, Any] | None]):
         if not packs or unknown:
             self.query_one("#problems", Static).update(Text(f"unknown pack(s): {', '.join(unknown) or '(none given)'}"))
             return
-        calls, probe = self.query_one("#calls", Select).value, self.query_one("#probe", Select).value
-        self.dismiss({"packs": packs, "calls": str(calls), "probe": str(probe)})
+        calls, probe = str(self.query_one("#calls", Select).value), str(self.query_one("#probe", Select).value)
+        probes = frozenset() if probe == "off" else frozenset({probe})
+        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes)))

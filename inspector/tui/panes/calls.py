@@ -31,8 +31,8 @@ class CallsPane(TabPane):
         Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
     ]
 
-    def __init__(self, wire_log: WireView) -> None:
-        super().__init__("3 Calls", id="tab-calls")
+    def __init__(self, wire_log: WireView, *, title: str, id: str) -> None:
+        super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.wire_log = wire_log  # shows the request and answer of each call
         self.calls: list[dict[str, Any]] = []
         self.target: Target | None = None  # the server they were made to (for `y`)

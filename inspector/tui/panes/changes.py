@@ -2,10 +2,12 @@
 the highlighted one's definition side by side (changed words highlighted); the reviewer approves a change (`a`)
 or every change of its class (`A`; a flipped safety annotation only one by one), with a note, and pins the
 lock again with the approvals (`P`). Approvals go into the review's diff (exported with it); the app saves the
-review when told (`Decided`)."""
+review when told (`Decided`). The lock is read, built, compared and written by the workspace, off the app's loop:
+the result comes back as `LockCompared`."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import difflib
 import json
 import os
@@ -23,12 +25,12 @@ from textual.widgets import Static, TabPane
 
 from mcp_review import lock
 from mcp_review.catalog import ServerSnapshot
-from mcp_review.diff import Diff, diff
-from mcp_review.review import Review
+from mcp_review.diff import Diff
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs import DecisionScreen
 from mcp_review.tui.grid import Grid
-from mcp_review.tui.messages import Decided
+from mcp_review.tui.messages import Decided, LockCompared
+from mcp_review.workspace import LockDiff, Workspace
 
 WORDS = re.compile(r"\s+|\w+|[^\w\s]")  # words, runs of blanks, single punctuation: what the diff highlights
 DEFINITION_CHARS = 20_000  # of each side's JSON shown (a hostile definition can be megabytes)
@@ -71,11 +73,12 @@ class ChangesPane(TabPane):
     ChangesPane #change-old { border-right: solid $primary; }
     """
 
-    def __init__(self) -> None:
-        super().__init__("8 Changes", id="tab-changes")
+    def __init__(self, ws: Workspace, *, title: str, id: str) -> None:
+        super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
+        self.ws = ws
         self.diff: Diff | None = None
-        self.snapshot: ServerSnapshot | None = None
-        self.review: Review | None = None
+        self.requested: ServerSnapshot | None = None  # the snapshot last sent to be compared with the lock
+        self.compared: ServerSnapshot | None = None  # the snapshot `diff` is of (None: no answer yet)
         self.lock_path: Path | None = None
         self.approvals: list[lock.Approval] = []
 
@@ -86,22 +89,39 @@ class ChangesPane(TabPane):
             yield Static(id="change-old")
             yield Static(id="change-new")
 
-    def show(self, snapshot: ServerSnapshot, review: Review | None, folder: Path) -> None:
-        """The live server against the lock in `folder` (where mcp-review.toml is looked for)."""
-        fresh = snapshot is not self.snapshot or self.diff is None
-        self.snapshot, self.review = snapshot, review
-        self.lock_path = lock.find_lock(folder) or folder / lock.LOCK_NAME
+    def show(self) -> None:
+        """The workspace's live server against its lock (in the folder mcp-review.toml is looked for), with the
+        approvals its review recorded; a new snapshot is compared again (once: every item in every encoding)."""
+        snapshot, review = self.ws.snapshot, self.ws.review
+        if snapshot is None:
+            return
         if review is not None and review.changes:  # approvals recorded in a saved review come back
             known = {(a.kind, a.key, a.change_class) for a in self.approvals}
             for change in review.changes.get("changes", []):
                 if change.get("approval") and (change["kind"], change["key"], change["class"]) not in known:
                     self.approvals.append(lock.Approval.from_json(change["approval"]))
-        try:
-            if fresh:  # pinning every item in every encoding takes a while on a big server: once per snapshot
-                self.diff = diff(lock.load(self.lock_path), lock.build(snapshot)) if self.lock_path.is_file() else None
-        except lock.LockError as e:
-            self.diff = None
-            self.query_one("#changes-summary", Static).update(Text(one_line(str(e), 200)))
+        if snapshot is not self.requested:
+            self.requested = snapshot
+            self._answer(self.ws.compare_lock())
+        elif self.compared is snapshot:
+            self._refresh()
+
+    def _answer(self, future: concurrent.futures.Future[LockDiff], pinned: int | None = None) -> None:
+        """The workspace's answer, as a message to this pane (from the workspace's thread)."""
+        future.add_done_callback(lambda done: self.post_message(LockCompared(done.result(), pinned)))
+
+    @on(LockCompared)
+    def _compared(self, message: LockCompared) -> None:
+        found = message.result
+        if found.snapshot is not self.ws.snapshot:  # another server answered meanwhile
+            return
+        self.compared, self.diff, self.lock_path = found.snapshot, found.diff, found.path
+        if message.pinned is not None and found.error is None:
+            self.approvals = []
+            self.notify(f"pinned {found.path} with {message.pinned} approvals")
+        if found.error is not None:
+            self.query_one("#changes-summary", Static).update(Text(one_line(found.error, 200)))
+            self.query_one(Grid).show([], self.cells)
             return
         self._refresh()
 
@@ -112,8 +132,7 @@ class ChangesPane(TabPane):
             self.query_one(Grid).show([], self.cells)
             return
         self.diff.approve(self.approvals)
-        if self.review is not None:
-            self.review.changes = self.diff.to_json()
+        self.ws.record_changes(self.diff)
         counts = ", ".join(f"{n} {c}" for c, n in self.diff.to_json()["counts"].items() if n) or "no changes"
         where = self.lock_path.name if self.lock_path else "lock"
         summary.update(Text(f"{where} -> live: {counts} · a approve · A class · P pin"))
@@ -171,17 +190,13 @@ class ChangesPane(TabPane):
                 approval = lock.Approval(c.kind, c.key, c.change_class, values["who"], values["why"], c.sha256)
                 self.approvals.append(approval)
             self._refresh()
-            if self.review is not None:  # else the review made by the next run takes them (`show`)
+            if self.ws.review is not None:  # else the review made by the next run takes them (`show`)
                 self.post_message(Decided())
 
         self.app.push_screen(DecisionScreen("approve", shown, os.environ.get("USER", "")), decided)
 
     def action_pin(self) -> None:
-        if self.snapshot is None or self.lock_path is None:
+        if self.ws.snapshot is None:
             return
         approved = [c.approval for c in self.diff.changes if c.approval] if self.diff else []
-        lock.save(self.lock_path, lock.build(self.snapshot, approvals=approved))
-        self.notify(f"pinned {self.lock_path} with {len(approved)} approvals")
-        self.approvals = []
-        self.diff = diff(lock.load(self.lock_path), lock.build(self.snapshot))
-        self._refresh()
+        self._answer(self.ws.pin(approved), len(approved))

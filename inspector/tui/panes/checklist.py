@@ -72,8 +72,8 @@ class ChecklistPane(FilteredPane):
         Binding("p", "rerun('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
     ]
 
-    def __init__(self, wire_log: WireView) -> None:
-        super().__init__("5 Checklist", id="tab-checks")
+    def __init__(self, wire_log: WireView, *, title: str, id: str) -> None:
+        super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.wire_log = wire_log  # shows the evidence a finding cites
         self.review: Review | None = None
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run

@@ -23,8 +23,8 @@ from mcp_review.tui.panes.wire import WireView
 class LogsPane(TailPane, FilteredPane):
     COLUMNS = ("#", "source", "level", "text")
 
-    def __init__(self, log: WireView) -> None:
-        super().__init__("7 Logs", id="tab-logs")
+    def __init__(self, log: WireView, *, title: str, id: str) -> None:
+        super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.wire_log = log
 
     def compose(self) -> ComposeResult:

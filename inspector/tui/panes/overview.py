@@ -24,8 +24,8 @@ def plural(n: int, noun: str) -> str:
 
 
 class OverviewPane(TabPane):
-    def __init__(self, counter: TokenCounter) -> None:
-        super().__init__("1 Overview", id="tab-overview")
+    def __init__(self, counter: TokenCounter, *, title: str, id: str) -> None:
+        super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.counter = counter
 
     def compose(self) -> ComposeResult:

@@ -33,8 +33,8 @@ class PrimitivesPane(TabPane):
     COLUMNS = ("kind", "name / uri", "description", "tokens")
     BINDINGS = [Binding("o", "open", "Read / get", id="open-primitive", tooltip="A resource or prompt")]
 
-    def __init__(self, counter: TokenCounter) -> None:
-        super().__init__("4 Resources", id="tab-primitives")
+    def __init__(self, counter: TokenCounter, *, title: str, id: str) -> None:
+        super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.counter = counter
         self.snapshot: ServerSnapshot | None = None
 

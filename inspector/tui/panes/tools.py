@@ -85,8 +85,8 @@ class ToolsPane(FilteredPane):
         Binding("S", "sort(True)", "Reverse sort", id="reverse-sort", show=False, tooltip="The other way round"),
     ]
 
-    def __init__(self, counter: TokenCounter) -> None:
-        super().__init__("2 Tools", id="tab-tools")
+    def __init__(self, counter: TokenCounter, *, title: str, id: str) -> None:
+        super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.counter = counter
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None

@@ -118,8 +118,8 @@ class WirePane(TailPane, FilteredPane):
         "method / id",
     )  # at 80 columns only the last is cut
 
-    def __init__(self, log: WireView, counter: TokenCounter) -> None:
-        super().__init__("6 Wire", id="tab-wire")
+    def __init__(self, log: WireView, counter: TokenCounter, *, title: str, id: str) -> None:
+        super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.wire_log = log
         self.counter = counter
 

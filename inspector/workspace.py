@@ -1,0 +1,248 @@
+"""What the review app works on, without the app: the server (target, connection, snapshot and its token figures),
+the review and the file it is saved to, the reviewer's calls, and the run choices. The TUI shows it and asks it;
+nothing here imports Textual, so it is tested without a screen (tests/test_workspace.py).
+
+Files are written off the app's loop (a key waits for whatever runs there): saving the review and reading, building
+and writing `mcp-review.lock` run in one thread of the workspace's, in the order asked, and each returns a
+`concurrent.futures.Future` the app turns into a message when it is done.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from mcp_review import lock
+from mcp_review.catalog import ServerSnapshot
+from mcp_review.checking import CheckPlan
+from mcp_review.connection.session import Session
+from mcp_review.connection.wire import WireEntry, WireLog
+from mcp_review.diff import Diff, diff
+from mcp_review.output import write_text
+from mcp_review.report.json import chunks as review_chunks
+from mcp_review.review import Attestation, Review, Waiver, load_review, review_file
+from mcp_review.rules.context import Options
+from mcp_review.rules.core import DEFAULT_PACKS, Rule, load_rules, select
+from mcp_review.targets import Target
+from mcp_review.tokens import TokenCounter
+
+D = TypeVar("D", Waiver, Attestation)
+Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
+
+
+class Jobs(Protocol):
+    """The connection to the server as the workspace sees it: a session opened for a target, and a queue of jobs
+    run on it (the TUI's is a Textual worker, `tui/connection.py`)."""
+
+    wire: WireLog  # every session of this server, reconnects too: one numbering (see `connection.pairing`)
+
+    def open(self, target: Target, era: str, wire: list[WireEntry]) -> None: ...
+
+    def submit(self, job: Job) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@dataclass
+class LockDiff:
+    """The live server against `mcp-review.lock`: `diff` is None without a lock (or with one unreadable: `error`)."""
+
+    snapshot: ServerSnapshot
+    path: Path
+    diff: Diff | None
+    error: str | None = None
+
+
+def summary(review: Review) -> str:
+    """The verdict and how many findings have each status."""
+    counts = ", ".join(f"{n} {s}" for s, n in sorted(review.counts().items()))
+    applied = review.repository_decisions()  # the repository's own waivers said beside the verdict they made
+    return f"verdict {review.verdict} · {counts}" + (f" · with {applied}" if applied else "")
+
+
+def current(saved: Sequence[D] | None, planned: Sequence[D]) -> list[D]:
+    """The reviewer's own decisions as saved (made in the app), the repository's as the plan resolved them now: a
+    waiver a repository file made once (before a --base run, or before the file changed) is not kept."""
+    if saved is None:
+        return list(planned)
+    return [d for d in saved if d.origin != "repository"] + [d for d in planned if d.origin == "repository"]
+
+
+class Workspace:
+    def __init__(
+        self,
+        target: Target,
+        *,
+        plan: CheckPlan | None = None,
+        export_dir: Path | None = None,
+        state_dir: Path | None = None,
+        era: str = "auto",
+    ) -> None:
+        """`plan`: the review options `mcp-review tui` was given, as `check` takes them (packs, ignored rules,
+        calls and probes, the review config's waivers and attestations, the baseline); a `--calls` in it
+        counts as the reviewer's choice of what checks may call."""
+        self.target = target
+        self.era = era
+        self.export_dir = export_dir or Path.cwd()  # where exports go and mcp-review.lock is looked for
+        self.state_dir = state_dir
+        self.counter = TokenCounter()
+        self.connection: Jobs | None = None
+        self.wire: list[WireEntry] = []  # what crossed the wire since the screen last drew it (the session appends)
+        self.snapshot: ServerSnapshot | None = None
+        self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
+        self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
+        self.failure: str | None = None
+        self.review: Review | None = None
+        self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
+        # The run choices, in one form: packs in `plan.packs`, calls and probes in `plan.options`.
+        self.plan = replace(plan or CheckPlan(packs=list(DEFAULT_PACKS)), options=(plan and plan.options) or Options())
+        self.calls_chosen = plan is not None and plan.options is not None and plan.options.calls != "none"
+        self.checking = False  # a checklist run is queued or running
+        self._files = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="workspace-files")
+
+    @property
+    def review_path(self) -> Path:
+        """The review of this server, saved after every change and loaded when it connects again."""
+        return review_file(self.target.public(), self.state_dir)
+
+    @property
+    def options(self) -> Options:
+        assert self.plan.options is not None  # always set (`__init__`)
+        return self.plan.options
+
+    # ---------------------------------------------------------------------------------------- the connection
+    def connecting(self) -> None:
+        """The working connection opens again: its snapshot is gone until it answers."""
+        self.snapshot = None
+
+    def connected(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], totals: dict[str, int]) -> bool:
+        """The server answered; True when a review saved before (this server's) came back with it."""
+        self.snapshot, self.failure = snapshot, None
+        self.tool_tokens, self.token_totals = tool_tokens, totals
+        if self.review is None and (saved := load_review(self.review_path)) is not None:
+            self.review = saved  # the same server reviewed before: its findings and decisions come back
+            self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
+            return True
+        return False
+
+    def lost(self, reason: str) -> None:
+        self.failure = reason
+
+    def switch(self, connection: Jobs, target: Target, wire: list[WireEntry]) -> None:
+        """Another server answered and becomes the working one, with its own review, wire and call history."""
+        if self.connection is not None:
+            self.connection.stop()
+        self.connection, self.target, self.wire = connection, target, wire
+        self.review, self.call_log = None, []
+
+    def log_in(self, bearer: str) -> None:
+        """A new OAuth token for the next connection."""
+        self.target = self.target.with_(bearer=bearer)
+
+    # ---------------------------------------------------------------------------------------- the checklist
+    def choose(self, packs: Sequence[str], options: Options) -> None:
+        """The reviewer's run choices (the run dialog's answer)."""
+        self.plan = replace(self.plan, packs=list(packs), options=options)
+        self.calls_chosen = True
+
+    def run_plan(self, only: str | None = None) -> CheckPlan:
+        """The plan of the next run: what the command line gave (baseline, thresholds, waivers) with the reviewer's
+        choices; `only` (a rule id or a pack) runs just that, to be merged into the review."""
+        packs = [only.split(".")[0]] if only else list(self.plan.packs)
+        ignore = [r for r in load_rules() if only and "." in only and r != only and r.startswith(packs[0] + ".")]
+        previous = self.review
+        return replace(
+            self.plan,
+            packs=packs,
+            ignore=[*ignore, *self.plan.ignore],  # the review config's and the command line's too
+            waivers=current(previous.waivers if previous else None, self.plan.waivers),
+            attestations=current(previous.attestations if previous else None, self.plan.attestations),
+            lock=str(found) if (found := lock.find_lock(self.export_dir)) else None,  # the Changes tab's lock
+        )
+
+    @staticmethod
+    def rules(plan: CheckPlan) -> list[Rule]:
+        return select(list(plan.packs), list(plan.ignore))
+
+    def reviewed(self, review: Review) -> None:
+        """A run ended with `review` (saved already)."""
+        self.review, self.checking = review, False
+
+    def merged(self, review: Review, only: str | None) -> Review:
+        """The review a run made, as the app keeps it: the reviewer's notes outlive a re-run, and a re-run of
+        `only` is merged into the review it re-ran."""
+        previous = self.review
+        review.remarks = previous.remarks if previous else []
+        if only and previous is not None:
+            previous.merge(review, only)
+            return previous
+        return review
+
+    # ---------------------------------------------------------------------------------------- calls and files
+    def called(self, call: dict[str, Any]) -> concurrent.futures.Future[Path | None]:
+        """A call made (or refused) by the reviewer: kept in the review's coverage, and saved."""
+        self.call_log.append(call)
+        return self.save()
+
+    def save(self, review: Review | None = None) -> concurrent.futures.Future[Path | None]:
+        """After every change: findings, decisions and the call history survive a crash or a closed terminal.
+        Written in the files thread (the path when done, None without a review)."""
+        review = review or self.review
+        if review is None:
+            done: concurrent.futures.Future[Path | None] = concurrent.futures.Future()
+            done.set_result(None)
+            return done
+        review.record_calls(self.call_log, "reviewer")
+        path = self.review_path
+        return self._files.submit(self._write, path, review)
+
+    @staticmethod
+    def _write(path: Path, review: Review) -> Path:
+        # streamed in blocks, each masked on its own: masking 100 MB (10,000 tools) as one string held the
+        # interpreter for 0.15-0.25 s a pass
+        write_text(path, review_chunks(review))
+        return path
+
+    def lock_path(self) -> Path:
+        return lock.find_lock(self.export_dir) or self.export_dir / lock.LOCK_NAME
+
+    def compare_lock(self) -> concurrent.futures.Future[LockDiff]:
+        """The live server against its lock, read and built in the files thread (every item in every encoding
+        takes a while on a big server)."""
+        assert self.snapshot is not None
+        return self._files.submit(self._compare, self.snapshot, self.lock_path())
+
+    def pin(self, approvals: list[lock.Approval]) -> concurrent.futures.Future[LockDiff]:
+        """Write the lock from the live server with `approvals`, then compare again (nothing changed, then)."""
+        assert self.snapshot is not None
+        snapshot, path = self.snapshot, self.lock_path()
+
+        def pin() -> LockDiff:
+            try:
+                lock.save(path, lock.build(snapshot, approvals=approvals))
+            except OSError as e:
+                return LockDiff(snapshot, path, None, f"cannot write {path}: {e.strerror}")
+            return self._compare(snapshot, path)
+
+        return self._files.submit(pin)
+
+    @staticmethod
+    def _compare(snapshot: ServerSnapshot, path: Path) -> LockDiff:
+        if not path.is_file():
+            return LockDiff(snapshot, path, None)
+        try:
+            return LockDiff(snapshot, path, diff(lock.load(path), lock.build(snapshot)))
+        except lock.LockError as e:
+            return LockDiff(snapshot, path, None, str(e))
+
+    def record_changes(self, changes: Diff) -> None:
+        """The Changes tab's diff, with its approvals, goes into the review (exported with it)."""
+        if self.review is not None:
+            self.review.changes = changes.to_json()
+
+    def close(self) -> None:
+        """Wait for the files being written (the app quits)."""
+        self._files.shutdown(wait=True)
