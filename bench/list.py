@@ -6,10 +6,12 @@
 For each size, all run as whole processes against `tests/servers/many.py --tools N` over stdio (server
 start-up included on every side; each lists every page): `mcp-review list --format json`, `mcp-review list`
 (the table, written to a pipe), `mcp-inspector --cli ... --method tools/list` (Node) and the SDK's own Client,
-taking turns run by run. The median wall time of `--runs` runs is printed with the ratios to the Inspector
-and to the SDK. The Inspector stops after 64 pages (`listMaxPages`), 6,400 tools at the server's 100 a page:
-above that it is not run and its columns show "-". Then token-counting throughput (MB/s of canonical JSON)
-per encoding. Targets (issue 12): faster than the Inspector CLI (ratio < 1), the table too; counting >= 5 MB/s.
+taking turns run by run, with a bare client of the standard library (`bare`: what is left is the server's own
+start, listing and exit, which every client waits for; `bare/Insp` is the floor of `json/Insp`). The median wall
+time of `--runs` runs is printed with the ratios to the Inspector and to the SDK. The Inspector stops after 64
+pages (`listMaxPages`), 6,400 tools at the server's 100 a page: above that it is not run and its columns show "-".
+Then token-counting throughput (MB/s of canonical JSON) per encoding. Targets (issue 12): faster than the
+Inspector CLI (ratio < 1), the table too; counting >= 5 MB/s. Issue 22: `json/Insp` at most 0.7 at 1,000 tools.
 
 On the 2-core development machine (shared, loaded), 3 runs taking turns: at 1,000 tools the table took 1.18-1.54 s
 (the Inspector 1.30-1.43 s); at 10,000 tools 3.63-3.85 s, as long as the JSON (3.66-3.72 s). Before the table
@@ -19,6 +21,7 @@ was drawn a line a row (rich's `Table` measured and rendered 90,000 cells) it to
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import statistics
 import subprocess
@@ -54,6 +57,26 @@ async def main() -> None:
 asyncio.run(main())
 """
 
+# The floor: a client of the standard library alone (no parsing beyond json, no checks, nothing counted). Started,
+# listed and closed as the others (stdin closed, then its exit awaited), so what is left is the server's own time.
+BARE_CLIENT = """
+import json, subprocess, sys
+server = subprocess.Popen([sys.executable, *sys.argv[1:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def ask(i, method, params):
+    server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}).encode() + b"\\n")
+    server.stdin.flush()
+    return json.loads(server.stdout.readline())["result"]
+ask(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}})
+server.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\\n')
+tools, page = [], {"nextCursor": None}
+while "tools" not in page or page.get("nextCursor"):
+    page = ask(len(tools) + 1, "tools/list", {"cursor": page["nextCursor"]} if page.get("nextCursor") else {})
+    tools += page["tools"]
+server.stdin.close()
+server.wait()
+print(len(tools))
+"""
+
 
 def timed(argv: list[str]) -> tuple[float, str]:
     started = time.perf_counter()
@@ -78,7 +101,12 @@ def main() -> None:
     args = p.parse_args()
     if not INSPECTOR.exists():
         sys.exit(f"{INSPECTOR} is missing: run `bash scripts/bench-deps` first")
-    heads = ("tools", "json s", "table s", "Inspector s", "SDK client s", "json/Insp", "table/Insp", "json/SDK")
+    # As installed: pip writes the bytecode of what it installs; under PYTHONDONTWRITEBYTECODE (CI, containers, the
+    # development machine) a source tree is otherwise compiled again on every run (~35 modules, ~0.1 s of `list`).
+    for folder in ("inspector", "checks", "themes"):
+        compileall.compile_dir(ROOT / folder, quiet=1)
+    heads = ("tools", "json s", "table s", "Inspector s", "SDK client s", "bare s", "json/Insp", "table/Insp")
+    heads += ("bare/Insp", "json/SDK")
     print(" ".join(f"{h:>{max(len(h), 6)}}" for h in heads))
     for size in (int(s) for s in args.sizes.split(",")):
         server = [sys.executable, str(SERVER), "--tools", str(size)]
@@ -86,19 +114,21 @@ def main() -> None:
             "json": [sys.executable, "-m", "mcp_review", "list", "--format", "json", "--", *server],
             "table": [sys.executable, "-m", "mcp_review", "list", "--", *server],
             "sdk": [sys.executable, "-c", SDK_CLIENT, *server[1:]],
+            "bare": [sys.executable, "-c", BARE_CLIENT, *server[1:]],
         }
         if size <= INSPECTOR_MOST:
             commands["inspector"] = [str(INSPECTOR), "--cli", *server, "--method", "tools/list"]
         runs = dict(zip(commands, median_times(list(commands.values()), args.runs), strict=True))
         outs = {name: out for name, (_, out) in runs.items()}
-        listed = [len(json.loads(outs["json"])["tools"]), int(outs["sdk"].strip())]
+        listed = [len(json.loads(outs["json"])["tools"]), int(outs["sdk"].strip()), int(outs["bare"].strip())]
         if "inspector" in outs:
             listed.append(len(json.loads(outs["inspector"])["tools"]))
         assert listed == [size] * len(listed) and f"{size} tools" in outs["table"], (size, listed)
         secs = {name: t for name, (t, _) in runs.items()}
         insp = secs.get("inspector")
-        ratios = [(secs["json"], insp), (secs["table"], insp), (secs["json"], secs["sdk"])]
-        figures = [secs["json"], secs["table"], insp, secs["sdk"], *(a / b if b else None for a, b in ratios)]
+        ratios = [(secs["json"], insp), (secs["table"], insp), (secs["bare"], insp), (secs["json"], secs["sdk"])]
+        figures = [secs["json"], secs["table"], insp, secs["sdk"], secs["bare"]]
+        figures += [a / b if b else None for a, b in ratios]
         cells = [str(size), *("-" if f is None else f"{f:.2f}" for f in figures)]
         print(" ".join(f"{c:>{max(len(h), 6)}}" for c, h in zip(cells, heads, strict=True)))
 

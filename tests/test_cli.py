@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from mcp_review.tokens import canonical, get_encoding
+from mcp_review.tokens import EXACT_CHARS, canonical, get_encoding
 from tests.support import fixture_argv, http_fixture
 
 
@@ -43,6 +43,43 @@ def test_list_json_figures_are_tiktokens_count_of_the_wire_json(tmp_path):
     assert doc["total"] == len(enc.encode_ordinary(canonical(listed)))
     totals = [t["tokens"]["total"] for t in doc["tools"]]
     assert totals == sorted(totals, reverse=True)
+
+
+def test_list_counts_each_field_of_many_tools_as_tiktoken_counts_it_alone(tmp_path):
+    """300 tools over 3 pages: counted in one batch (distinct texts once, on the pool), every figure is still the
+    count of its own text: each member `"key":value`, each tool's JSON, the list's JSON."""
+    wire = tmp_path / "wire.jsonl"
+    out = cli("list", "--format", "json", "--wire-log", str(wire), "--", *fixture_argv("many", "--tools", "300"))
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    entries = [json.loads(line) for line in wire.read_text().splitlines()]
+    listed = [
+        tool
+        for e in entries
+        if e["dir"] == "recv" and isinstance(e["message"].get("result", {}).get("tools"), list)
+        for tool in e["message"]["result"]["tools"]
+    ]
+    assert len(listed) == len(doc["tools"]) == 300
+    enc = get_encoding("cl100k_base")
+    figures = {t["name"]: t["tokens"] for t in doc["tools"]}
+    for tool in listed:
+        members = {key: len(enc.encode_ordinary(f"{canonical(key)}:{canonical(value)}")) for key, value in tool.items()}
+        assert figures[tool["name"]] == {"total": len(enc.encode_ordinary(canonical(tool))), **members}
+    assert len(canonical(listed)) <= EXACT_CHARS  # counted whole, not over a prefix
+    assert doc["total"] == len(enc.encode_ordinary(canonical(listed)))
+
+
+def test_list_loads_neither_the_checks_nor_the_app_nor_the_sdk():
+    """`list` imports what it needs: not the rules, the TUI (Textual), the mcp SDK, jsonschema or the login code
+    (`import mcp` alone costs about a second). Read from `python -X importtime`, which names every module loaded,
+    in any thread."""
+    argv = [sys.executable, "-X", "importtime", "-m", "mcp_review", "list", "--format", "json"]
+    out = subprocess.run([*argv, "--", *fixture_argv("good")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert {"mcp_review.catalog", "mcp_review.tokens", "tiktoken"} <= loaded  # what it needs: the parse works
+    heavy = ("mcp", "textual", "jsonschema", "mcp_review.checks", "mcp_review.tui", "mcp_review.auth")
+    assert [name for name in loaded if any(name == h or name.startswith(f"{h}.") for h in heavy)] == []
 
 
 def test_list_demo_server_by_default():

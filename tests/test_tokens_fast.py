@@ -68,6 +68,7 @@ def varied(i: int) -> list[object]:
         {
             "name": f"t{i}",
             "description": f"Ищет записи {i}. 検索します。 مرحبا\u200b <|endoftext|>",
+            "title": f"<|endofprompt|><|fim_prefix|> {i} <EOT><META_START>",  # each encoding's special tokens: text
             "inputSchema": SCHEMA,
         },
         {"name": f"n{i}", "inputSchema": {"type": "object", "properties": {"x": {"description": "é" * (i % 7)}}}},
@@ -96,6 +97,7 @@ def test_the_batched_figures_are_the_plain_per_text_counts(encoding, monkeypatch
     for tools in tool_sets():
         expected = [plain_breakdown(encoding, tool) for tool in tools]
         assert first_figures(tools, encoding) == (expected, {name: plain_total(name, tools) for name in ENCODINGS})
+        assert first_figures(tools, encoding, (encoding,)) == (expected, {encoding: plain_total(encoding, tools)})
         assert [counter.breakdown(tool) for tool in tools] == expected
         assert counter.tools_total(tools) == plain_total(encoding, tools)
 

@@ -43,7 +43,9 @@ COMMANDS = (
 DEFAULT = app.NAME  # what `mcp-review` runs with no command
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with `command`, only that command's options are built (some import what their
+    help names, e.g. `check`'s the rules'), every command still listed: `list` starts its server sooner."""
     p = argparse.ArgumentParser(
         prog="mcp-review",
         description="Review a live MCP server: list it with token costs, call tools, run the checklist.",
@@ -51,10 +53,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"mcp-review {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
-        cp = sub.add_parser(command.NAME, help=command.HELP)
-        command.arguments(cp)
-        cp.set_defaults(run=command.run)
+    for module in COMMANDS:
+        cp = sub.add_parser(module.NAME, help=module.HELP)
+        if command in (None, module.NAME):
+            module.arguments(cp)
+        cp.set_defaults(run=module.run)
     return p
 
 
@@ -66,7 +69,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         own, server_command = own[:i], own[i + 1 :]
     if not own or (own[0].startswith("-") and own[0] not in ("-h", "--help", "--version")):
         own = [DEFAULT, *own]  # no command: the review app
-    args = parser().parse_args(own)
+    args = parser(own[0]).parse_args(own)
     args.server_command = server_command
     return args
 

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from mcp_review.auth.refresh import RefreshFailed, usable_token
 from mcp_review.targets import Target, demo_target, http_target, stdio_target
 
 
@@ -93,6 +92,8 @@ def build_target(args: argparse.Namespace) -> Target:
 
 def _stored_token(args: argparse.Namespace) -> str | None:
     """The token `mcp-review auth login` stored for `--url`, refreshed first if it has expired."""
+    from mcp_review.auth.refresh import RefreshFailed, usable_token  # here: a stdio target never loads ssl
+
     verify: bool | str = False if args.insecure else (args.ca or True)
     try:
         return usable_token(args.url, verify=verify, timeout=args.timeout)
@@ -138,13 +139,25 @@ def review_config(path: str | None, base: str | None = None) -> Any:
     return resolved
 
 
-async def with_session(args: argparse.Namespace, target: Target, work: Callable[[Any], Any]) -> Any:
-    """`work(session)` on a headless session with `target`; the wire log saved to `--wire-log` whatever happens."""
+async def with_session(
+    args: argparse.Namespace, target: Target, work: Callable[[Any], Any], started: Callable[[], object] | None = None
+) -> Any:
+    """`work(session)` on a headless session with `target`; the wire log saved to `--wire-log` whatever happens.
+    `started` is called once, when the first message goes to the server (a stdio server's process is running):
+    what a command prepares meanwhile is ready by the time the server answers."""
     from mcp_review.connection.channel import Budget
     from mcp_review.connection.session import Session, headless_handlers
 
     session = Session(target, era=args.era, handlers=headless_handlers(), timeout=args.timeout)
     session.budget = Budget(4 * args.timeout)  # a listing of endless pages, each slow, still ends
+    if started is not None:
+        pending = [started]
+
+        def on_entry(entry: Any) -> None:
+            if entry.direction == "send" and pending:
+                pending.pop()()
+
+        session.wire.subscribe(on_entry)
     try:
         async with session:
             return await work(session)

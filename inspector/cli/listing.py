@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.common import UsageError, build_target, target_options, with_session
 from mcp_review.output import json_text
 from mcp_review.review import ExitCode
+
+if TYPE_CHECKING:
+    from mcp_review.catalog import ServerSnapshot
+    from mcp_review.tokens import TokenCounter
 
 NAME = "list"
 HELP = "what the server offers, each tool with its token cost"
@@ -26,19 +31,42 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     target = build_target(args)
-    from mcp_review import render
-    from mcp_review.catalog import take_snapshot
     from mcp_review.tokens import TokenCounter, UnknownEncoding
 
     try:
         counter = TokenCounter(args.encoding)
     except UnknownEncoding as e:
         raise UsageError(str(e)) from e
-    counter.preload()  # built while the server starts and lists, not after
-    snapshot = asyncio.run(with_session(args, target, take_snapshot))
-    report = render.token_report(snapshot, counter)
-    if args.format == "json":
-        print(json_text(report))
+    snapshot, report, text = asyncio.run(_listed(args, target, counter))
+    if text is not None:
+        print(text)
     else:
+        from mcp_review import render
+
         render.print_listing(snapshot, report)
     return ExitCode.OK
+
+
+Listed = tuple["ServerSnapshot", dict[str, Any], str | None]  # the snapshot, its report, the JSON text if wanted
+
+
+async def _listed(args: argparse.Namespace, target: Any, counter: TokenCounter) -> Listed:
+    """The snapshot, its token report and (`--format json`) its text, the server's time overlapped with ours: the
+    server is started before anything it does not need is loaded, the encoding is built while the server starts
+    (a few hundred ms, on the preload thread), and the figures are counted and the JSON written while it shuts
+    down (`aclose` waits for it to exit)."""
+    from mcp_review.catalog import take_snapshot
+
+    async def work(session: Any) -> tuple[ServerSnapshot, asyncio.Future[Listed]]:
+        snapshot = await take_snapshot(session)
+        return snapshot, asyncio.ensure_future(asyncio.to_thread(_report, snapshot, counter, args.format == "json"))
+
+    _, reporting = await with_session(args, target, work, started=counter.preload)
+    return await reporting
+
+
+def _report(snapshot: ServerSnapshot, counter: TokenCounter, as_json: bool) -> Listed:
+    from mcp_review import render  # here, off the loop: rich loads while the server exits
+
+    report = render.token_report(snapshot, counter)
+    return snapshot, report, json_text(report) if as_json else None
