@@ -116,7 +116,9 @@ async def origins_used(ctx: CheckContext) -> AsyncIterator[Finding]:
         subject = page.listed or page.uri
         reaches = facts(page.html).reaches
         external = sorted({r.origin for r in reaches if r.kind == "resource" and r.quote.startswith("<script")})
-        unused, unseen, count = [], [], 0
+        unused: list[str] = []
+        unseen: list[str] = []
+        count = 0
         for where, kind, entries in page.csp():
             for entry in entries if isinstance(entries, list) else []:
                 problem = entry_problem(entry)

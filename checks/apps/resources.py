@@ -168,7 +168,9 @@ async def csp_origins_only(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.na(None, "no app resource could be read (apps.resource-resolves says why)")
         return
     for page in read:
-        fails, warns, count = [], [], 0
+        fails: list[str] = []
+        warns: list[str] = []
+        count = 0
         for where, _kind, entries in page.csp():
             if not isinstance(entries, list):
                 fails.append(f"{where} is {type(entries).__name__}, not a list of origins")

@@ -68,11 +68,11 @@ def visibility_honest(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.na(None, "no tool sets a visibility or names an app")
         return
     hidden = [t for t in tools if _app_only(t)]
-    texts = [("instructions", ctx.snapshot.instructions or "", None)]
+    texts: list[tuple[str, str, Item | None]] = [("instructions", ctx.snapshot.instructions or "", None)]
     texts += [(f"tool {t.key}: description", t.description or "", t) for t in ctx.snapshot.tools if not _app_only(t)]
     texts += [(f"prompt {p.key}: description", p.description or "", p) for p in ctx.snapshot.prompts]
     for tool in tools:
-        fails, warns, seqs = _shape(tool), [], []
+        fails, warns, seqs = _shape(tool), list[str](), list[int | None]()
         if tool in hidden:
             plain = re.fullmatch(r"[a-z]+", tool.key) is not None
             for where, text, item in texts:
@@ -145,7 +145,9 @@ async def permissions_justified(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.fail(subject, f"_meta.ui.permissions is {asked!r}, not an object", page.evidence)
             continue
         external = [r.origin for r in facts(page.html).reaches if r.quote.startswith("<script")]
-        fails, warns, blocks = [], [], []
+        fails: list[str] = []
+        warns: list[str] = []
+        blocks: list[str] = []
         for name, value in asked.items():
             if name not in PERMISSIONS:
                 warns.append(

@@ -18,8 +18,8 @@ from mcp_review.checks.review.common import SEED
 from mcp_review.review import Finding
 
 CSP_RULES = ("apps.csp-origins-only", "apps.origins-declared", "apps.origins-used")
-APPS = ("apps.resource-resolves", *CSP_RULES, "apps.permissions-justified", "apps.visibility-honest")
-APPS += ("apps.domain-set", "apps.page-safe", "apps.cost")
+APPS: tuple[str, ...] = ("apps.resource-resolves", *CSP_RULES, "apps.permissions-justified")
+APPS += ("apps.visibility-honest", "apps.domain-set", "apps.page-safe", "apps.cost")
 JUDGED: dict[str, tuple[str, ...]] = {
     # the server's capabilities (top-level keys)
     "capabilities.tools": ("review.input-schema", "review.descriptions-grounded", "review.annotations-set"),
