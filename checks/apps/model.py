@@ -18,9 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_review.catalog import Item
+from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.checks.context import CheckContext
-from mcp_review.connection.session import Session
 
 EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME = "text/html;profile=mcp-app"
@@ -117,7 +116,9 @@ class Page:
         return out
 
 
-_PAGES: weakref.WeakKeyDictionary[Session, dict[str, Page]] = weakref.WeakKeyDictionary()
+# the pages each review read, by its snapshot: a later run on the same session (the app's) with a new listing reads
+# them again; id() with a weak reference, as a snapshot is a mutable dataclass (unhashable)
+_PAGES: dict[int, tuple[weakref.ref[ServerSnapshot], dict[str, Page]]] = {}
 
 
 def _is_app_resource(item: Item) -> bool:
@@ -127,9 +128,9 @@ def _is_app_resource(item: Item) -> bool:
 async def pages(ctx: CheckContext) -> dict[str, Page]:
     """Every app resource: those the app tools name and those listed as `ui://` or with an app MIME type, read once
     per review (every `apps` rule shares the reads), the first PAGES_READ of them."""
-    cached = _PAGES.get(ctx.session)
-    if cached is not None:
-        return cached
+    cached = _PAGES.get(id(ctx.snapshot))
+    if cached is not None and cached[0]() is ctx.snapshot:
+        return cached[1]
     listed = {r.key: r for r in ctx.snapshot.resources}
     found: dict[str, Page] = {}
     for tool in ctx.snapshot.tools:
@@ -141,7 +142,9 @@ async def pages(ctx: CheckContext) -> dict[str, Page]:
             found.setdefault(item.key, Page(item.key, item))
     for page in list(found.values())[:PAGES_READ]:
         await _read(ctx, page)
-    _PAGES[ctx.session] = found
+    for key in [k for k, (ref, _) in _PAGES.items() if ref() is None]:
+        del _PAGES[key]
+    _PAGES[id(ctx.snapshot)] = (weakref.ref(ctx.snapshot), found)
     return found
 
 

@@ -47,6 +47,8 @@ JUDGED: dict[str, tuple[str, ...]] = {
 HOST_NAMESPACES = ("ui/", "openai/")
 HOST_KEYS = ("ui", "securitySchemes")
 SHOWN = 5  # carriers named per finding
+LISTED = 50  # surfaces with a finding each; a hostile server can declare 100,000 experimental entries
+KEY_CHARS = 120  # characters of a declared key kept in a subject
 
 
 def _meta_surfaces(raw: Any) -> list[str]:
@@ -100,7 +102,8 @@ async def declared_surfaces_reviewed(ctx: CheckContext) -> AsyncIterator[Finding
     Known false positives: a surface judged by a rule this run did not select (`--pack`, `--ignore`) is blocking,
     saying which rules would judge it. `_meta` keys outside the hosts' namespaces (`com.example/trace`) are not
     listed: no known host acts on them. Sub-flags of a capability (`listChanged`, `subscribe`) are judged as
-    shapes by `spec.capabilities` and are not listed apart.
+    shapes by `spec.capabilities` and are not listed apart. Only the first 50 surfaces get a finding each; the
+    rest are one blocking finding that counts them.
 
     Passes: a surface that selected rules judge (the finding names them). Blocking: a surface no rule of
     mcp-review judges (an unknown extension, any `experimental` entry, `completions`, `openai/widgetDescription`),
@@ -111,7 +114,11 @@ async def declared_surfaces_reviewed(ctx: CheckContext) -> AsyncIterator[Finding
     """
     found = await declared(ctx)
     selected = ctx.options.rules
-    for surface, carriers in found.items():
+    more = list(found)[LISTED:]
+    if more:
+        shown = ", ".join(s[:KEY_CHARS] for s in more[:SHOWN])
+        yield ctx.blocking("more surfaces", f"{len(more):,} more declared surfaces not judged one by one: {shown}…")
+    for surface, carriers in list(found.items())[:LISTED]:
         who = ", ".join(dict.fromkeys(c for c, _ in carriers[:SHOWN])) + (
             f" and {len(carriers) - SHOWN} more" if len(carriers) > SHOWN else ""
         )
@@ -119,10 +126,9 @@ async def declared_surfaces_reviewed(ctx: CheckContext) -> AsyncIterator[Finding
         judges = JUDGED.get(surface, ())
         running = [r for r in judges if selected is None or r in selected]
         if running:
-            yield ctx.passed(surface, f"declared by {who}; judged by {', '.join(running)}", seqs)
+            yield ctx.passed(surface[:KEY_CHARS], f"declared by {who}; judged by {', '.join(running)}", seqs)
         elif judges:
-            yield ctx.blocking(
-                surface, f"declared by {who}; judged by {', '.join(judges)}, which this run did not select", seqs
-            )
+            why = f"declared by {who}; judged by {', '.join(judges)}, which this run did not select"
+            yield ctx.blocking(surface[:KEY_CHARS], why, seqs)
         else:
-            yield ctx.blocking(surface, f"declared by {who}: mcp-review does not review it", seqs)
+            yield ctx.blocking(surface[:KEY_CHARS], f"declared by {who}: mcp-review does not review it", seqs)
