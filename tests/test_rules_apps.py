@@ -39,6 +39,7 @@ TRIPS = {
     "no-domain": {"apps.domain-set"},
     "heavy": {"apps.cost", "tokens.output-budget"},  # the same large result is over the tokens pack's 8 KB
     "surfaces": {"review.declared-surfaces-reviewed"},
+    "flood": {"review.declared-surfaces-reviewed"},
 }
 # mode -> (rule, status, subject, fragment) of the finding that names the planted defect
 NAMES = {
@@ -99,6 +100,13 @@ def test_every_unreviewed_surface_is_one_blocking_finding():
     assert all("mcp-review does not review it" in f.message and f.evidence for f in blocking)
     judged = {f.subject for f in items if f.status == "pass"}
     assert {"capabilities.tools", "capabilities.extensions.io.modelcontextprotocol/ui", "_meta.ui.csp"} <= judged
+
+
+def test_a_flood_of_declared_surfaces_is_counted_not_listed():
+    items = findings(Run(("apps", "flood")))["review.declared-surfaces-reviewed"]
+    assert len(items) == 51, describe(items)
+    counted = [f for f in items if f.subject == "more surfaces"]
+    assert counted and counted[0].status == "blocking" and "more declared surfaces not judged" in counted[0].message
 
 
 def test_a_server_with_nothing_app_like_is_not_applicable():

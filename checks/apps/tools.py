@@ -91,15 +91,28 @@ def visibility_honest(ctx: CheckContext) -> Iterator[Finding]:
             yield ctx.passed(tool, shown)
 
 
-# permission -> (what in the page uses it, words of a purpose that needs it)
+# permission -> (the API, a pattern of the page's use of it, words of a purpose that needs it)
 PERMISSIONS = {
-    "camera": (r"getUserMedia|mediaDevices", r"camera|photo|video|scan|qr|barcode|selfie|webcam|picture"),
+    "camera": (
+        "getUserMedia",
+        r"getUserMedia|mediaDevices",
+        r"camera|photo|video|scan|qr|barcode|selfie|webcam|picture",
+    ),
     "microphone": (
+        "getUserMedia",
         r"getUserMedia|mediaDevices|SpeechRecognition",
         r"microphone|voice|audio|record|speech|dictat|transcri|call|podcast",
     ),
-    "geolocation": (r"\bgeolocation\b", r"location|map|nearby|geo|gps|direction|weather|where|route"),
-    "clipboardWrite": (r"\bclipboard\b|execCommand\s*\(\s*[\"']copy", r"copy|clipboard|share|paste|export"),
+    "geolocation": (
+        "navigator.geolocation",
+        r"\bgeolocation\b",
+        r"location|map|nearby|geo|gps|direction|weather|where",
+    ),
+    "clipboardWrite": (
+        "navigator.clipboard",
+        r"\bclipboard\b|execCommand\s*\(\s*[\"']copy",
+        r"copy|clipboard|share|export",
+    ),
 }
 
 
@@ -154,11 +167,11 @@ async def permissions_justified(ctx: CheckContext) -> AsyncIterator[Finding]:
                     f"{name}: not a permission the spec defines (camera, microphone, geolocation, clipboardWrite)"
                 )
                 continue
-            uses, needs = PERMISSIONS[name]
+            api, uses, needs = PERMISSIONS[name]
             if not isinstance(value, dict):
                 fails.append(f"{name} is {value!r}, not an object")
             elif not re.search(uses, page.html):
-                line = f"{name}: the page never uses it (no {uses.split('|')[0].strip(chr(92) + 'b')} in its code)"
+                line = f"{name}: the page never uses it (no {api} in its code)"
                 (blocks if external else fails).append(
                     line + (f"; it loads scripts from {external[0]}" if external else "")
                 )

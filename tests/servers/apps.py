@@ -108,6 +108,7 @@ DEFECTS = {
         c["tool_meta"].update({"openai/fileParams": ["photo"]}),
         c["ui"].update(sandbox="allow-popups"),
     ),
+    "flood": lambda c: c.update(experimental={f"com.example/x{i:03}": {} for i in range(120)}),
 }
 MODES = ["well-formed", "openai", *DEFECTS]
 
