@@ -158,6 +158,16 @@ def test_a_page_is_read_from_markup_styles_and_code():
     }
 
 
+def test_a_hostile_page_is_read_in_linear_time():
+    import time
+
+    chain = "a." * 500_000 + "postMessage(x, '*');"
+    started = time.monotonic()
+    assert [h.severity for h in posts_to_any(chain)] == []  # a chain of names is no window the code opened
+    assert not read_page("<script>" + "fetch(" * 200_000 + "</script>").reaches
+    assert time.monotonic() - started < 5
+
+
 def test_suggestive_sinks_warn_and_proven_ones_fail():
     assert [h.severity for h in sinks("el.innerHTML = response.body;")] == ["warn"]
     assert [h.severity for h in sinks("el.innerHTML = window.openai.toolOutput.html;")] == ["fail"]

@@ -27,7 +27,11 @@ SINKS = (
     ("eval", re.compile(r"(?<![\w$.])eval\s*\(")),
     ("new Function", re.compile(r"\bnew\s+Function\s*\(")),
 )
-POST = re.compile(r"(?P<target>[\w$]+(?:\s*\.\s*[\w$]+|\[[^\]\n]{1,40}\])*)\s*\.\s*postMessage\s*\(")
+POST = re.compile(r"\.\s*postMessage\s*\(")
+# the window a call posts to, read back from the call within TARGET_CHARS (a regex run over a whole page from every
+# start would take quadratic time on a long chain of names)
+TARGET = re.compile(r"(?P<target>[\w$]+(?:\s*\.\s*[\w$]+|\[[^\]\n]{1,40}\])*)\s*$")
+TARGET_CHARS = 120
 HOST_TARGETS = re.compile(r"^(?:(?:window|self|globalThis)\s*\.\s*)?(?:parent|top)$")
 FOREIGN_TARGETS = re.compile(r"(?:contentWindow|opener|frames\s*\[[^\]]*\])$")
 STAR = re.compile(r""",\s*["']\*["']\s*[,)]""")
@@ -73,10 +77,12 @@ def sinks(code: str) -> Iterator[Hit]:
 def posts_to_any(code: str) -> Iterator[Hit]:
     """postMessage(..., '*') at a window that is not the host."""
     for found in POST.finditer(code):
-        target = re.sub(r"\s+", "", found.group("target"))
+        named = TARGET.search(code[max(0, found.start() - TARGET_CHARS) : found.start()])
+        target = re.sub(r"\s+", "", named.group("target")) if named else ""
         args = _expression(code, found.end())
         if not STAR.search(args + ")") or HOST_TARGETS.match(target):
             continue
-        shown = quote(code, found.start(), found.end() + len(args))
+        start = found.start() - len(named.group(0)) if named else found.start()
+        shown = quote(code, start, found.end() + len(args))
         if FOREIGN_TARGETS.search(target):
             yield Hit("fail", f"posts to '*' at {target}, a window whose origin can be anyone's", shown)
