@@ -165,6 +165,7 @@ def test_a_hostile_page_is_read_in_linear_time():
     started = time.monotonic()
     assert [h.severity for h in posts_to_any(chain)] == []  # a chain of names is no window the code opened
     assert not read_page("<script>" + "fetch(" * 200_000 + "</script>").reaches
+    assert [h.severity for h in sinks("x.innerHTML = data;" * 100_000)][-1] == "blocking"  # the rest is not read
     assert time.monotonic() - started < 5
 
 

@@ -162,7 +162,10 @@ async def page_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Passes: none of these in the page. Fails: one of them shown by the quoted code. Warns: a computed value
     written into HTML or run as code that is named like data (`result`, `data`, `message`), saying what would
-    prove it. n/a: nothing app-like, or no app page could be read.
+    prove it. Blocking: a page with more than 2,000 call sites of one kind (only the first 2,000 are read). n/a:
+    nothing app-like, or no app page could be read.
+
+    To verify when blocking: read the page's code past the first 2,000 sites of that kind by hand.
     """
     pages = await _read_pages(ctx)
     if isinstance(pages, Finding):
@@ -175,10 +178,15 @@ async def page_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
             f"sends data to {r.origin}, which its CSP does not declare: {r.quote}" for r in _undeclared(page) if r.sends
         ]
         warns: list[str] = []
+        cut: list[str] = []
         for hit in [*sinks(code), *posts_to_any(code)]:
-            (fails if hit.severity == "fail" else warns).append(f"{hit.what}: {hit.quote}")
+            {"fail": fails, "warn": warns, "blocking": cut}[hit.severity].append(
+                f"{hit.what}: {hit.quote}".rstrip(": ")
+            )
         if fails:
             yield ctx.fail(subject, _joined(fails + warns), page.evidence)
+        elif cut:  # what was not read proves nothing: a clean or suspicious start cannot pass
+            yield ctx.blocking(subject, _joined(cut + warns), page.evidence)
         elif warns:
             yield ctx.warn(subject, _joined(warns), page.evidence)
         else:

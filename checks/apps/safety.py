@@ -37,9 +37,12 @@ FOREIGN_TARGETS = re.compile(r"(?:contentWindow|opener|frames\s*\[[^\]]*\])$")
 STAR = re.compile(r""",\s*["']\*["']\s*[,)]""")
 
 
+SITES_READ = 2000  # call sites of one kind read per page; past that, what was not read is said (blocking)
+
+
 @dataclass(frozen=True)
 class Hit:
-    severity: str  # "fail" or "warn"
+    severity: str  # "fail", "warn", or "blocking" (sites past SITES_READ not read)
     what: str
     quote: str
 
@@ -63,7 +66,10 @@ def _expression(code: str, start: int) -> str:
 def sinks(code: str) -> Iterator[Hit]:
     """Untrusted data written into HTML or run as code."""
     for name, pattern in SINKS:
-        for found in pattern.finditer(code):
+        for i, found in enumerate(pattern.finditer(code)):
+            if i == SITES_READ:
+                yield Hit("blocking", f"more than {SITES_READ:,} {name} sites: only the first {SITES_READ:,} read", "")
+                break
             value = _expression(code, found.end())
             if not value.strip() or LITERAL_ONLY.match(value):
                 continue
@@ -76,7 +82,10 @@ def sinks(code: str) -> Iterator[Hit]:
 
 def posts_to_any(code: str) -> Iterator[Hit]:
     """postMessage(..., '*') at a window that is not the host."""
-    for found in POST.finditer(code):
+    for i, found in enumerate(POST.finditer(code)):
+        if i == SITES_READ:
+            yield Hit("blocking", f"more than {SITES_READ:,} postMessage calls: only the first {SITES_READ:,} read", "")
+            break
         named = TARGET.search(code[max(0, found.start() - TARGET_CHARS) : found.start()])
         target = re.sub(r"\s+", "", named.group("target")) if named else ""
         args = _expression(code, found.end())
