@@ -88,9 +88,12 @@ def test_a_well_formed_app_passes_every_apps_rule(run):
 
 
 def test_an_app_page_never_fails_for_its_scripts():
-    """The page is an HTML document with a script element: review.descriptions-grounded judges only secrets there."""
+    """The page is an HTML document with a script element: review.descriptions-grounded judges only secrets there,
+    and review.results-safe in a page a result embeds (refresh_weather's, as MCP-UI embeds them)."""
     page = [f for f in findings(APP_GOOD)["review.descriptions-grounded"] if f.subject == APP]
     assert page and worst(page) == "pass", describe(page)
+    card = [f for f in findings(APP_GOOD)["review.results-safe"] if f.subject == "refresh_weather"]  # embedded
+    assert card and worst(card) == "pass", describe(card)
 
 
 def test_every_unreviewed_surface_is_one_blocking_finding():

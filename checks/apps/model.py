@@ -188,6 +188,24 @@ def is_app_page(resource: Item, read: Any) -> bool:
     return False
 
 
+PAGE_KINDS = frozenset({"credential"})  # what the prose rules judge in an app's page: a key in its code leaks
+
+
+def embedded_pages(result: Any) -> tuple[str, ...]:
+    """Where a tool result embeds an app page (`content[i].resource.`): an app MIME type, or a `ui://` URI with an
+    HTML one (MCP-UI's embedded form, which MCP Apps replaced with predeclared resources)."""
+    content = result.get("content") if isinstance(result, dict) else None
+    out = []
+    for i, block in enumerate(content if isinstance(content, list) else []):
+        part = block.get("resource") if isinstance(block, dict) and block.get("type") == "resource" else None
+        if not isinstance(part, dict):
+            continue
+        mime = str(part.get("mimeType") or "").replace(" ", "").lower()
+        if mime in (APP_MIME, SKYBRIDGE_MIME) or (str(part.get("uri", "")).startswith("ui://") and "html" in mime):
+            out.append(f"content[{i}].resource.")
+    return tuple(out)
+
+
 def unread(found: dict[str, Page]) -> str:
     """What was not read, for a finding's message ("" when every page was)."""
     more = len(found) - PAGES_READ

@@ -9,7 +9,7 @@ from typing import Any
 from mcp_review import surfaces
 from mcp_review.calls import tool_annotations
 from mcp_review.catalog import Item
-from mcp_review.checks.apps.model import is_app_page
+from mcp_review.checks.apps.model import PAGE_KINDS, is_app_page
 from mcp_review.checks.context import CheckContext
 from mcp_review.checks.core import rule
 from mcp_review.checks.review.common import SEED, scanned, verdict
@@ -151,7 +151,6 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
 
 
 RESOURCES_READ = 20
-PAGE_KINDS = frozenset({"credential"})  # what is judged in an MCP App's page: a key in its code leaks to every user
 RESOURCE_CHARS = 65536
 _SECRET_NAMED = re.compile(r"secret|credential|passw|token|key|\.env|auth|config|private", re.I)
 

@@ -2,7 +2,8 @@
 
 `well-formed` is a weather app as the spec describes it: it declares the `io.modelcontextprotocol/ui` extension;
 `show_weather` (read-only) names `ui://weather/app.html` in `_meta.ui.resourceUri`; `refresh_weather` is app-only
-(`visibility: ["app"]`) and no text the model reads names it. The page (`text/html;profile=mcp-app`) declares
+(`visibility: ["app"]`) and no text the model reads names it; its result embeds a small page with a script, as
+MCP-UI embeds them (`ui://weather/card`, `text/html`). The page (`text/html;profile=mcp-app`) declares
 `connectDomains` https://api.weather.example, `resourceDomains` https://cdn.weather.example, `frameDomains`
 https://maps.weather.example, a `domain`, and `geolocation` (its tool's purpose is the weather where you are). It
 loads a stylesheet and an image from the CDN, embeds the map, fetches the API with the position, writes tool data
@@ -24,7 +25,7 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.extension import Extension
-from mcp.types import ToolAnnotations
+from mcp.types import EmbeddedResource, TextContent, TextResourceContents, ToolAnnotations
 from serve import serve
 
 URI = "ui://weather/app.html"
@@ -53,6 +54,7 @@ navigator.geolocation.getCurrentPosition((pos) => {{
 send({{ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {{}} }});
 </script></body></html>
 """
+CARD = '<div id="card"></div><script>document.getElementById("card").textContent = "21 C";</script>'
 TEXTCONTENT = 'document.getElementById("now").textContent = result.structuredContent.summary;'
 EXACT_POST = f'map.contentWindow.postMessage({{ city: result.structuredContent.city }}, "{MAPS}");'
 SEND = "send({ jsonrpc"
@@ -154,8 +156,10 @@ def build(mode: str) -> MCPServer:
         annotations=read_only,
         meta=hidden_meta,
     )
-    def refresh_weather(city: str = "Lisbon") -> str:
-        return json.dumps({"city": city, "summary": f"Sunny in {city}, 21 C"})
+    def refresh_weather(city: str = "Lisbon") -> list[TextContent | EmbeddedResource]:
+        text = TextContent(type="text", text=json.dumps({"city": city, "summary": f"Sunny in {city}, 21 C"}))
+        card = TextResourceContents(uri="ui://weather/card", mimeType="text/html", text=CARD)  # MCP-UI's embedded form
+        return [text, EmbeddedResource(type="resource", resource=card)]
 
     @server.resource(URI, name="weather-view", mime_type=mime, meta=resource_meta)
     def view() -> str:
