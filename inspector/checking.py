@@ -10,7 +10,7 @@ crash the run.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp_review import baseline, lock
@@ -139,8 +139,8 @@ async def review_session(
 ) -> Review:
     """Run the selected rules on an open session (the TUI's, or run_check's) and build the review.
     `unreachable`: no session could be opened, and why; only rules that need none run."""
-    options = plan.options or Options()
     rules = select(list(plan.packs), list(plan.ignore))
+    options = replace(plan.options or Options(), rules=frozenset(r.id for r in rules))
     outer = session.budget
     if outer is None:  # the app's session lives on: this run gets a budget of its own
         session.budget = run_budget(plan, session.timeout)

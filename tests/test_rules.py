@@ -197,6 +197,25 @@ SERVER_WIDE = {
 }
 EXPECT.update({rule: (None, fragment) for rule, fragment in SERVER_WIDE.items()})
 
+# MCP Apps (issue 23): tests/servers/apps.py, a well-formed app and one planted defect per mode.
+APP_GOOD = Run(("apps", "well-formed"))
+APP_DEFECTS = {  # rule -> (mode, subject, fragment)
+    "apps.resource-resolves": ("dangling-uri", "show_weather", "resources/read answered an error"),
+    "apps.csp-origins-only": ("csp-wildcard", "ui://weather/app.html", "'*' is a wildcard"),
+    "apps.origins-declared": ("undeclared-script", "ui://weather/app.html", "https://cdn.elsewhere.example is not in"),
+    "apps.origins-used": ("unused-origin", "ui://weather/app.html", "never used by the page: _meta.ui.csp.connect"),
+    "apps.permissions-justified": ("unjustified-camera", "ui://weather/app.html", "camera: the page never uses it"),
+    "apps.visibility-honest": ("app-only-offered", "refresh_weather", "app-only, yet offered to the model in tool"),
+    "apps.domain-set": ("no-domain", "ui://weather/app.html", "no _meta.ui.domain"),
+    "apps.page-safe": ("exfiltration", "ui://weather/app.html", "sends data to https://collect.example"),
+    "apps.cost": ("heavy", "show_weather", "tokens reach the model (content)"),
+    "review.declared-surfaces-reviewed": ("surfaces", "capabilities.extensions.com.example/holograms", "does not"),
+}
+CASES.update({rule: (APP_GOOD, Run(("apps", mode))) for rule, (mode, _, _) in APP_DEFECTS.items()})
+EXPECT.update({rule: (subject, fragment) for rule, (_, subject, fragment) in APP_DEFECTS.items()})
+FAILS_AS.update({r: "warn" for r in ("apps.origins-used", "apps.domain-set", "apps.cost")})
+FAILS_AS["review.declared-surfaces-reviewed"] = "blocking"  # what no rule judges cannot fail: it is not verified
+
 
 @contextlib.contextmanager
 def target_for(run: Run, baseline: Path) -> Iterator[Target]:

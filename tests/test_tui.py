@@ -417,7 +417,7 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
 
 
 async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_path):
-    from mcp_review.rules.core import select
+    from mcp_review.rules.core import DEFAULT_PACKS, select
     from mcp_review.tui.dialogs import RunScreen
 
     app = ReviewApp(demo_target(), state_dir=tmp_path)
@@ -436,7 +436,7 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
         assert "rules call tools" in str(app.screen.why), "the first run asks what call rules may call"
         await pilot.click("#run")
         await until(pilot, lambda: app.workspace.checking)
-        rules = select(["review", "spec"])
+        rules = select(list(DEFAULT_PACKS))  # what a run of the app selects
         checks = app.main.query_one("#checks", Grid)
         statuses = [str(checks.get_cell_at((i, 0))) for i in range(checks.row_count)]
         assert statuses.count("queued") == len(rules) and checks.row_count > len(rules), "every rule, grouped"

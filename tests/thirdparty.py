@@ -13,6 +13,13 @@ TypeScript SDK (`@modelcontextprotocol/sdk@1.32.2`), npm, `.deps/npm`:
 - `@modelcontextprotocol/sdk@1.32.2`'s bundled example `dist/esm/examples/server/simpleStreamableHttp.js`:
   Streamable HTTP (stateful). `MCP_PORT=P node simpleStreamableHttp.js` (binds all interfaces).
 
+MCP Apps examples (`@modelcontextprotocol/ext-apps@2.0.4`, the TypeScript SDK 2.0.0), npm, `.deps/apps`:
+- `@modelcontextprotocol/server-basic-vanillajs@2.0.3`: stdio. `APPS/mcp-server-basic-vanillajs --stdio`.
+- `@modelcontextprotocol/server-budget-allocator@2.0.3`: stdio. `APPS/mcp-budget-allocator-server --stdio`.
+  Without `--stdio` both serve Streamable HTTP on PORT (default 3001) bound to 0.0.0.0, with no host option or
+  variable (checked in their dist/index.js: `createMcpExpressApp({ host: "0.0.0.0" })`): the suite runs them over
+  stdio only, so nothing of theirs listens beyond 127.0.0.1.
+
 mcp 2.x, PyPI, `.deps/py`:
 - `mcp-server-time==2026.10.19`: stdio. `mcp-server-time --local-timezone UTC`.
 - `mcp-server-git==2026.10.19`: stdio. `mcp-server-git --repository REPO`.
@@ -53,6 +60,7 @@ from tests.support import ROOT, SERVERS, free_port, running
 
 DEPS = ROOT / ".deps"
 NPM_BIN = DEPS / "npm" / "node_modules" / ".bin"
+APPS_BIN = DEPS / "apps" / "node_modules" / ".bin"
 PY_BIN = DEPS / "py" / "bin"
 MCP1_BIN = DEPS / "mcp1" / "bin"
 FASTMCP_BIN = DEPS / "fastmcp" / "bin"
@@ -61,6 +69,10 @@ EVERYTHING = NPM_BIN / "mcp-server-everything"
 MEMORY = NPM_BIN / "mcp-server-memory"
 FILESYSTEM = NPM_BIN / "mcp-server-filesystem"
 SEQUENTIAL_THINKING = NPM_BIN / "mcp-server-sequential-thinking"
+APP_EXAMPLES = {  # the official MCP Apps examples: name -> binary
+    "basic-vanillajs": APPS_BIN / "mcp-server-basic-vanillajs",
+    "budget-allocator": APPS_BIN / "mcp-budget-allocator-server",
+}
 SDK_EXAMPLE = DEPS / "npm/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js"
 TIME = PY_BIN / "mcp-server-time"
 GIT = PY_BIN / "mcp-server-git"
@@ -127,6 +139,11 @@ def filesystem_argv(root: Path) -> list[str]:
 
 def sequential_thinking_argv() -> list[str]:
     return [str(require(SEQUENTIAL_THINKING))]
+
+
+def app_example_argv(name: str) -> list[str]:
+    """An official MCP Apps example (APP_EXAMPLES) over stdio."""
+    return [str(require(APP_EXAMPLES[name])), "--stdio"]
 
 
 def calculator_argv() -> list[str]:

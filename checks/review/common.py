@@ -23,14 +23,19 @@ SHOWN_HITS = 10  # scanner hits quoted in one finding; the rest are counted
 
 
 def scanned(
-    texts: Iterable[Said], sent: Iterable[str] = (), instructs: bool = False, purpose: str = ""
+    texts: Iterable[Said],
+    sent: Iterable[str] = (),
+    instructs: bool = False,
+    purpose: str = "",
+    kinds: frozenset[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(what fails, what warns) among `texts`, each "where: what it is: «quote»", by the scanner's severity.
     A hit whose span is part of a value in `sent` (what the review itself sent, echoed back) is not the server's.
     `instructs`: the texts are meant to instruct the model (a prompt's messages, a sampling request, the server's
     instructions), so an order addressed to the model, or a suggestive one about how to use the tools, is their
     purpose, not a finding; hostile orders and proven steering still are. `purpose`: the name and title of the
-    tool the texts describe (an order that is the tool's function is not steering)."""
+    tool the texts describe (an order that is the tool's function is not steering). `kinds`: only hits of these
+    scanner kinds count (an MCP App's page is code: only the credentials in it are judged here)."""
     from mcp_review.scan import scan_text
 
     echoes = [value for value in sent if value]
@@ -38,6 +43,8 @@ def scanned(
     warns: list[str] = []
     for said in texts:
         for hit in scan_text(said.text, purpose):
+            if kinds is not None and hit.kind not in kinds:
+                continue
             if any(said.text[hit.start : hit.end] in value for value in echoes):
                 continue
             if instructs and (hit.kind == ORDER_KIND or (hit.kind == STEERING_KIND and hit.severity == "warn")):

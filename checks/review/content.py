@@ -13,6 +13,7 @@ from typing import Any
 from mcp_review import surfaces
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item
+from mcp_review.checks.apps.model import PAGE_KINDS, embedded_pages
 from mcp_review.checks.review.common import SEED, scanned, summary, verdict
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.limits import LIMITS
@@ -45,7 +46,9 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     credentials on purpose (a secrets manager) fails by design; one that prints its environment (a `get-env` tool)
     fails only on the secrets in it: the shell's PWD, paths, placeholders and documented example keys are none,
     quoted or not, so the same server gets the same verdict over stdio and over HTTP, where its environment is the
-    shell's. The scanner matches patterns (see `review.descriptions-grounded`).
+    shell's. The scanner matches patterns (see `review.descriptions-grounded`). An MCP App page embedded in a result
+    (an app MIME type, or a `ui://` HTML resource as MCP-UI embeds them) is code a host runs in a sandbox: only the
+    credentials in it count, never its scripts.
 
     Passes: results with nothing hidden, leaked or steering. Fails: a hostile or leaky span in a result. Warns: a
     suspicious span. Blocking: a tool that may not be called, or a call with no answer.
@@ -68,7 +71,11 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         cited = []
         for record in mine:
             sent = [said.text for said in surfaces.strings(record.arguments, "")]
-            found = scanned([*surfaces.result(record.result), *surfaces.error(record.error)], sent)
+            said = [*surfaces.result(record.result), *surfaces.error(record.error)]
+            pages = embedded_pages(record.result)  # an app page is code a host sandboxes: only its secrets count
+            found = scanned([s for s in said if not s.where.startswith(pages)], sent)
+            leaks = scanned([s for s in said if pages and s.where.startswith(pages)], sent, kinds=PAGE_KINDS)
+            found = (found[0] + leaks[0], found[1] + leaks[1])
             fails += found[0]
             warns += found[1]
             cited += [record.seq] if found[0] or found[1] else []

@@ -9,6 +9,7 @@ from typing import Any
 from mcp_review import surfaces
 from mcp_review.calls import tool_annotations
 from mcp_review.catalog import Item
+from mcp_review.checks.apps.model import PAGE_KINDS, is_app_page
 from mcp_review.checks.review.common import SEED, scanned, verdict
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
@@ -90,7 +91,10 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     context (the tool list, the conversation) that the tool's name and description never say it needs, or preset a
     copy recipient (`bcc` defaulting to an address). Each hit quotes the offending span and says where it was
     found. What the server says at run time has rules of its own: `review.results-safe`, `review.prompts-safe`,
-    `review.client-requests-safe`.
+    `review.client-requests-safe`. An MCP App's page (contents with MIME type `text/html;profile=mcp-app` or
+    `text/html+skybridge`, or a `ui://` resource carrying `_meta.ui` or `openai/widget*` keys) is code a host runs
+    in a sandboxed iframe, not text the model reads: only the credentials in it are judged here, never its scripts
+    (pack `apps` judges the page).
 
     Why: seed 003 descriptions-grounded: the model reads these texts as instructions; hidden steering (tool
     poisoning), embedded credentials and invisible characters are the attack, and a description that hides side
@@ -118,6 +122,7 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     texts: dict[str | None, list[Said]] = {}
     subjects: dict[str | None, Item | None] = {}
     evidence: dict[str | None, list[int | None]] = {}
+    pages: dict[str | None, list[Said]] = {}
     for item, said in _texts(ctx):
         key = f"{item.kind}:{item.key}" if item else None
         subjects[key] = item
@@ -125,11 +130,15 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     for resource in sorted(ctx.snapshot.resources, key=_not_named_secret)[:RESOURCES_READ]:
         reply = await ctx.session.request("resources/read", {"uri": resource.key})
         key = f"resource:{resource.key}"
-        texts.setdefault(key, []).extend(surfaces.contents(reply.result))
+        read = surfaces.contents(reply.result)
+        (pages if is_app_page(resource, reply.result) else texts).setdefault(key, []).extend(read)
         evidence.setdefault(key, []).append(reply.seq)
     for key, item in subjects.items():
         purpose = f"{item.key} {item.get('title') or ''}" if item is not None and item.kind == "tool" else ""
         fails, warns = scanned(texts.get(key, []), instructs=key is None, purpose=purpose)  # instructions instruct
+        if key in pages:  # an MCP App's page is code a host runs in a sandbox (pack apps judges it): only its secrets
+            leaks = scanned(pages[key], kinds=PAGE_KINDS)
+            fails, warns = fails + leaks[0], warns + leaks[1]
         if item is not None and item.kind == "tool":
             fails += [f"{where}: {why}" for where, why in parameter_asks(item.raw)]
             if not (item.description or "").strip():

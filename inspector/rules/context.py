@@ -63,6 +63,7 @@ class Options:
     foreign_token: str | None = None  # review.audience-validated: a real token issued for another resource
     narrow_token: str | None = None  # review.resource-server-metadata: a real token without a scope the server needs
     probe: frozenset[str] = frozenset()  # active probes allowed: "security" (by name), "security-all" (every string)
+    rules: frozenset[str] | None = None  # the ids of the rules this run selected (None: not known)
 
 
 class Scratch:

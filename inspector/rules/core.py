@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from mcp_review.rules.context import CheckContext
 
 Mode = Literal["static", "probe", "observe", "call", "manual", "baseline"]
-PACKS = ("review", "spec", "tokens", "design", "registry")
-DEFAULT_PACKS = ("review", "spec")
+PACKS = ("review", "spec", "tokens", "design", "registry", "apps")
+DEFAULT_PACKS = ("review", "spec", "apps")
 RuleFn = Callable[["CheckContext"], "Iterator[Finding] | AsyncIterator[Finding]"]
 
 

@@ -1,0 +1,47 @@
+"""The official MCP Apps examples from npm (scripts/test-deps, `.deps/apps`), reviewed as a new user would:
+`check --calls read-only` over stdio. An app page is an HTML document with scripts; before issue 23,
+`review.descriptions-grounded` failed both for "a script element", the review's only fail. Measured on the pinned
+versions (2.0.3): each lists one tool naming one `ui://` page (`text/html;profile=mcp-app`, one inline module
+script, no CSP, no domain), 217,951 and 437,281 bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from mcp_review.checking import CheckPlan, run_check
+from mcp_review.review import Review
+from mcp_review.rules.context import Options
+from mcp_review.rules.core import DEFAULT_PACKS
+from mcp_review.targets import stdio_target
+from tests.thirdparty import APP_EXAMPLES, app_example_argv
+
+pytestmark = pytest.mark.thirdparty
+
+PAGES = {"basic-vanillajs": "ui://get-time/mcp-app.html", "budget-allocator": "ui://budget-allocator/mcp-app.html"}
+TOOLS = {"basic-vanillajs": "get-time", "budget-allocator": "get-budget-data"}
+
+
+def review(name: str) -> Review:
+    target = stdio_target(app_example_argv(name)).with_(timeout=60.0)
+    plan = CheckPlan(packs=list(DEFAULT_PACKS), options=Options(calls="read-only"))
+    return asyncio.run(run_check(target, plan))
+
+
+@pytest.mark.parametrize("name", sorted(APP_EXAMPLES))
+def test_an_official_app_example_has_no_false_fail(name):
+    found = review(name).findings
+    fails = [f"{f.rule} {f.subject}: {f.message[:200]}" for f in found if f.status == "fail"]
+    assert not fails, fails
+    by_rule = {(f.rule, f.subject): f.status for f in found}
+    assert by_rule[("review.descriptions-grounded", PAGES[name])] == "pass"  # its script is no finding
+    assert by_rule[("apps.resource-resolves", TOOLS[name])] == "pass"
+    for rule in ("apps.csp-origins-only", "apps.origins-declared", "apps.origins-used", "apps.page-safe"):
+        assert by_rule[(rule, PAGES[name])] == "pass", rule
+    assert by_rule[("apps.domain-set", PAGES[name])] == "warn"  # no _meta.ui.domain: true, and optional
+    surfaces = {f.subject: f.status for f in found if f.rule == "review.declared-surfaces-reviewed"}
+    assert surfaces == dict.fromkeys(
+        ["capabilities.tools", "capabilities.resources", "_meta.ui.resourceUri", "_meta.ui/resourceUri"], "pass"
+    )
