@@ -108,3 +108,23 @@ def test_every_export_carries_who_decided(tmp_path):
         "check", "--calls", "read-only", "--format", "json", "--out", "r.json", "--", *EXEMPLARY, cwd=tmp_path
     )
     assert "checks may call tools annotated read-only and closed-world (reviewer: --calls)" in flagged.stderr
+
+
+def test_what_the_reviewer_chooses_in_the_app_becomes_the_reviewers(tmp_path, monkeypatch):
+    """The app's workspace re-decides two pieces (the server, ctrl+o; what checks may call, the run dialog): the
+    record it carries into the review then says the reviewer chose them there, not the file that did before."""
+    from mcp_review.checking import CheckPlan
+    from mcp_review.plan import chosen_in_app
+
+    commit = committed(tmp_path, {"mcp-review.toml": '[calls]\npolicy = "read-only"\n'})
+    monkeypatch.chdir(tmp_path)
+    check = decide(Asked(), os.environ, review=True).check
+    assert check is not None and check.decisions["provenance"]["calls"]["commit"] == commit
+    chosen = chosen_in_app(check, "calls", "chosen in the app's run dialog", policy="none")
+    assert chosen.decisions["provenance"]["calls"] == {
+        "policy": "none",
+        "who": "reviewer",
+        "how": "chosen in the app's run dialog",
+    }
+    assert check.decisions["provenance"]["calls"]["who"] == "repository", "the record it came from is left as it was"
+    assert chosen_in_app(CheckPlan(packs=["review"]), "target", "x").decisions is None, "no record: nothing to say"
