@@ -47,6 +47,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,14 +94,16 @@ class ReviewConfig:
     waivers: list[Waiver] = field(default_factory=list)
     attestations: list[Attestation] = field(default_factory=list)
 
-    def build_options(self, calls: str | None, probe: list[str] | tuple[str, ...] = ()) -> Options:
+    def build_options(
+        self, calls: str | None, probe: list[str] | tuple[str, ...] = (), env: Mapping[str, str] = os.environ
+    ) -> Options:
         opts = Options(calls=(calls or self.policy or "none"), allow_tools=self.allow)  # type: ignore[arg-type]
         opts.probe = frozenset(probe)
         for key, value in self.options.items():
             if key == "probe":
                 opts.probe |= frozenset(value)
             elif key in TOKEN_ENVS:
-                token = os.environ.get(str(value))
+                token = env.get(str(value))
                 if token:
                     setattr(opts, key.removesuffix("_env"), token)
             elif key not in DIFF_BUDGETS:

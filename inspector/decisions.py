@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_review import trust
-from mcp_review.config import ConfigFileError, ReviewConfig, find_config, load_config
+from mcp_review.config import TOKEN_ENVS, ConfigFileError, ReviewConfig, find_config, load_config
 from mcp_review.review import Attestation, Waiver
 from mcp_review.rules.core import DEFAULT_PACKS
 
@@ -29,6 +29,7 @@ class Resolved:
     config: ReviewConfig  # what the run uses
     refused: list[str] = field(default_factory=list)  # one line per file that asked for more than it may
     decisions: dict[str, Any] = field(default_factory=dict)  # for the review: configs, base, refused, added
+    set_by: dict[str, trust.Origin] = field(default_factory=dict)  # which file set a setting that grants or limits
 
 
 def _stamped(cfg: ReviewConfig, origin: trust.Origin) -> None:
@@ -106,6 +107,19 @@ def _merge(own: ReviewConfig, repo: ReviewConfig) -> ReviewConfig:
     )
 
 
+def _set_by(pairs: list[tuple[ReviewConfig, trust.Origin]]) -> dict[str, trust.Origin]:
+    """Which file `_merge` took each setting that grants or limits from: `pairs` is (the reviewer's own, the
+    repository's), either left out when absent."""
+    winner: dict[str, trust.Origin] = {}
+    for cfg, origin in pairs:  # the repository's after the reviewer's own: it wins where _merge lets it
+        found = {"packs": cfg.packs, "baseline": cfg.baseline, "allow": cfg.allow is not None}
+        found |= {key: key in cfg.options for key in ("probe", *TOKEN_ENVS)}
+        winner |= {key: origin for key, value in found.items() if value}
+        if cfg.policy and "policy" not in winner:  # the reviewer's consent wins where both speak
+            winner["policy"] = origin
+    return winner
+
+
 def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
     """The review config of a run: `named` (--review-config) or the one found here, with the reviewer's own."""
     if base is not None and not trust.has_revision(base):
@@ -115,14 +129,17 @@ def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
     if own_path:
         _stamped(own, trust.Origin(str(own_path), "reviewer"))
     found = Path(named) if named else find_config(Path())  # relative: named as the reviewer knows it
+    own_origin = trust.origin_of(own_path) if own_path else None
+    mine = [(own, own_origin)] if own_origin else []
     if found is None or (own_path and found.resolve() == own_path.resolve()):
-        return Resolved(own, decisions={"configs": [vars(trust.origin_of(own_path))] if own_path else [], "base": base})
+        configs = [vars(own_origin)] if own_origin else []
+        return Resolved(own, decisions={"configs": configs, "base": base}, set_by=_set_by(mine))
     repo = load_config(found, *known)
     origin = trust.origin_of(found)
     _stamped(repo, origin)
     out = Resolved(own, decisions={"configs": [vars(origin)], "base": base, "refused": [], "added": []})
-    if own_path:
-        out.decisions["configs"].insert(0, vars(trust.origin_of(own_path)))
+    if own_origin:
+        out.decisions["configs"].insert(0, vars(own_origin))
     if origin.who == "repository":
         asked = repo.grants()
         if asked:
@@ -136,4 +153,5 @@ def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
         out.decisions["ignored"] = repo.ignore  # said beside the verdict: rules the repository chose not to run
     out.decisions["refused"] = out.refused
     out.config = _merge(own, repo)
+    out.set_by = _set_by([*mine, (repo, origin)])
     return out

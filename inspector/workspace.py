@@ -22,6 +22,7 @@ from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.diff import Diff, diff
 from mcp_review.output import write_text
+from mcp_review.plan import chosen_in_app
 from mcp_review.report.json import chunks as review_chunks
 from mcp_review.review import Attestation, Review, Waiver, load_review, review_file
 from mcp_review.rules.context import Options
@@ -137,6 +138,7 @@ class Workspace:
             self.connection.stop()
         self.connection, self.target, self.wire = connection, target, wire
         self.review, self.call_log = None, []
+        self.plan = chosen_in_app(self.plan, "target", "chosen in the app (ctrl+o)")
 
     def log_in(self, bearer: str) -> None:
         """A new OAuth token for the next connection."""
@@ -146,6 +148,7 @@ class Workspace:
     def choose(self, packs: Sequence[str], options: Options) -> None:
         """The reviewer's run choices (the run dialog's answer)."""
         self.plan = replace(self.plan, packs=list(packs), options=options)
+        self.plan = chosen_in_app(self.plan, "calls", "chosen in the app's run dialog", policy=options.calls)
         self.calls_chosen = True
 
     def run_plan(self, only: str | None = None) -> CheckPlan:

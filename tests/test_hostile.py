@@ -87,6 +87,19 @@ def _keys_answered(runs) -> bool:
     return all(pressed[key] is not None and pressed[key] <= 1.0 for key in ("r", "q"))
 
 
+def _one_timeout_more(name: str, said: str, more: float):
+    """An endless event stream holds `check` about one request's timeout, not one per request: no more than `more`
+    timeouts beyond `list` against the same server (which pays the same start-up on the same loaded machine), so
+    under 60 s at the default --timeout 30; and it says why, in its review or its one error line."""
+
+    def judge(runs) -> bool:
+        check, timeout = runs["check"], BY_NAME[name].timeout
+        told = check["error_line"] if check["review"] is None else json.dumps(check["review"]["rules"])
+        return check["seconds"] < runs["list"]["seconds"] + more * timeout and said in told
+
+    return judge
+
+
 EXPECT = {
     "sampling-loop": _keys_answered,
     "elicit-huge": _keys_answered,
@@ -95,6 +108,10 @@ EXPECT = {
     "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 1,000 tools", "listing_items"),
     "prompt-flood": _rule_says("review.prompts-safe", "blocking: 100,000 messages: only the first 1,000"),
     "no-read-flood": lambda runs: "stopped reading its input" in runs["list"]["error_line"],
+    # list does not call the tool: check waits for one call's stream (4 before, each to its timeout)
+    "sse-forever": _one_timeout_more("sse-forever", "so no tools/call is waited for again in this run", 2),
+    # list waits for the same listing: check waits no longer (it stops at the listing, with one line)
+    "sse-pings": _one_timeout_more("sse-pings", "no answer to tools/list within 4s", 1),
     "sse-elsewhere": _refused_elsewhere,
     "sse-other-port": _refused_elsewhere,
     "redirect": lambda runs: "does not follow" in runs["list"]["error_line"],

@@ -253,13 +253,13 @@ async def test_a_request_the_server_withdraws_closes_its_dialog_and_says_so(tmp_
 
 async def test_the_app_takes_checks_review_options_baseline_config_packs_and_calls(tmp_path):
     from mcp_review.cli import parse
-    from mcp_review.cli.check import review_plan
+    from mcp_review.cli.common import decide
 
     pins, config = tmp_path / "pins.json", tmp_path / "mcp-review.toml"
     config.write_text('[[waive]]\nrule = "review.descriptions-grounded"\nreason = "known"\nby = "lead"\n')
     argv = ["tui", "--baseline", str(pins), "--review-config", str(config), "--pack", "review", "--calls", "read-only"]
     args = parse([*argv, "--", *fixture_argv("good")])
-    app = ReviewApp(stdio_target(args.server_command), state_dir=tmp_path, plan=review_plan(args))
+    app = ReviewApp(stdio_target(args.server_command), state_dir=tmp_path, plan=decide(args, review=True).check)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
         await pilot.press("r")  # --calls was given: no dialog asks again
@@ -272,6 +272,8 @@ async def test_the_app_takes_checks_review_options_baseline_config_packs_and_cal
             "the config's waivers"
         )
         assert {c["consent"] for c in app.workspace.review.coverage} == {"read-only"}
+        said = app.workspace.review.decisions["provenance"]  # the record the command line decided, in the review
+        assert said["calls"]["how"] == "--calls" and said["baseline"] == {"who": "reviewer", "how": "--baseline"}
 
 
 async def test_an_elicitation_starts_empty_with_the_cursor_in_its_first_field(tmp_path):
@@ -297,7 +299,7 @@ async def test_a_review_and_a_config_shipped_in_the_checkout_are_not_the_reviewe
     import hashlib
 
     from mcp_review.cli import parse
-    from mcp_review.cli.check import review_plan
+    from mcp_review.cli.common import decide
     from mcp_review.review import Finding, Review
 
     checkout = tmp_path / "checkout"
@@ -314,7 +316,7 @@ async def test_a_review_and_a_config_shipped_in_the_checkout_are_not_the_reviewe
     Review(server={}, target=public, revision=None, era=None, transport="stdio", findings=fake).save(
         f"{shipped}.review.json"
     )
-    app, heard = ReviewApp(target, plan=review_plan(args)), []
+    app, heard = ReviewApp(target, plan=decide(args, review=True).check), []
     async with app.run_test(size=(100, 30), message_hook=heard.append) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
         assert app.workspace.review is None, "a review shipped in the checkout was read as the reviewer's"

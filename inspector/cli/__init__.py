@@ -9,7 +9,7 @@ connection error (one readable line; `--debug` for a traceback). Heavy modules l
 
 One module per command, listed in `COMMANDS`. A new command is a module here with `NAME`, `HELP`,
 `arguments(parser)` (its options; `common.target_options` for one that talks to a server) and
-`run(args) -> int` (it builds its server with `common.build_target(args)`, raises `common.UsageError` for
+`run(args) -> int` (it reads what it runs from one record, `common.decide(args)`, raises `common.UsageError` for
 wrong arguments, and imports what it needs inside `run`), added to `COMMANDS`. Everything around a command
 (the `--` split, the streams guard, process setup, turning errors into one line and an exit code) is here.
 """

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from mcp_review.cli.check import review_options, review_plan
-from mcp_review.cli.common import build_target, target_options
+from mcp_review.cli.check import review_options
+from mcp_review.cli.common import decide, target_options
 from mcp_review.review import ExitCode
 
 NAME = "tui"
@@ -18,8 +18,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    target = build_target(args)
+    plan = decide(args, review=True)
     from mcp_review.tui.app import ReviewApp  # Textual loads only here: the headless commands never pay for it
 
-    ReviewApp(target, era=args.era, plan=review_plan(args)).run()
+    assert plan.target is not None  # decided with a target
+    ReviewApp(plan.target, era=plan.era, plan=plan.check, state_dir=plan.state_dir).run()
     return ExitCode.OK

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from typing import Any
 
-from mcp_review.cli.common import Failure, UsageError, build_target, target_options, with_session
+from mcp_review.cli.common import Failure, UsageError, decide, target_options, with_session
 from mcp_review.output import json_text
 from mcp_review.review import ExitCode
 from mcp_review.untrusted import strict_loads
@@ -40,7 +40,7 @@ def _parse_args_json(text: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    target = build_target(args)
+    plan = decide(args)
     from mcp_review import render
     from mcp_review.calls import call_tool, consent_reason
     from mcp_review.catalog import take_snapshot
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             )
         return await call_tool(session, args.tool, arguments, consent="reviewer" if reason else "read-only")
 
-    record = asyncio.run(with_session(args, target, work))
+    record = asyncio.run(with_session(args, plan, work))
     if args.format == "json":
         out = record.result if record.error is None else {"error": record.error}
         print(json_text(out))

@@ -6,11 +6,14 @@ import argparse
 import asyncio
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp_review.cli.common import UsageError, build_target, review_config, target_options
+from mcp_review.cli.common import UsageError, decide, target_options
 from mcp_review.report import FORMATS
 from mcp_review.targets import Target
+
+if TYPE_CHECKING:
+    from mcp_review.plan import Consent  # loaded with the record, in `decide`: --help stays fast
 
 NAME = "check"
 HELP = "run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error"
@@ -57,43 +60,14 @@ def review_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def consent_notice(options: Any) -> str:
-    """What the calls and probes of a review will send, said before any is made."""
+def consent_notice(consent: Consent) -> str:
+    """What the calls and probes of a review will send, and who consented, said before any is made."""
     from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
 
-    which = "every tool" if options.calls == "all" else "tools annotated read-only and closed-world"
-    probes = f"; {PROBES_SEND}" if options.probe else "; no probe payloads (no --probe)"
-    return f"checks may call {which}: {CALLS_SEND}{probes}"
-
-
-def review_plan(args: argparse.Namespace) -> Any:
-    """The `CheckPlan` of the review options, with the review config they name (or find)."""
-    from mcp_review.checking import CheckPlan
-    from mcp_review.rules.core import DEFAULT_PACKS, PACKS, load_rules
-
-    rules = load_rules()
-    resolved = review_config(args.review_config, args.base)
-    config = resolved.config
-    for name in [*args.ignore]:
-        if name not in rules and name not in PACKS:
-            raise UsageError(f"--ignore: unknown rule or pack {name!r}")
-    for name in args.pack:
-        if name not in (*PACKS, "all"):
-            raise UsageError(f"--pack: unknown pack {name!r}")
-    return CheckPlan(
-        packs=args.pack or config.packs or list(DEFAULT_PACKS),
-        ignore=[*config.ignore, *args.ignore],
-        options=config.build_options(args.calls, args.probe),
-        waivers=config.waivers,
-        attestations=config.attestations,
-        era=args.era,
-        baseline=args.baseline or config.baseline,
-        budget=args.budget,
-        lock=_found_lock(),
-        diff_budget=config.diff_budget(),
-        decisions=resolved.decisions,
-        notices=resolved.refused,
-    )
+    which = "every tool" if consent.calls == "all" else "tools annotated read-only and closed-world"
+    who = f"{consent.calls_from.who}: {consent.calls_from.how}"
+    probes = f"; {PROBES_SEND}" if consent.probes else "; no probe payloads (no --probe)"
+    return f"checks may call {which} ({who}): {CALLS_SEND}{probes}"
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -115,12 +89,13 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    target = build_target(args)
+    decided = decide(args, review=True)
     from mcp_review.output import write_text
     from mcp_review.report import render, render_chunks
     from mcp_review.review import EXIT_CODES
 
-    plan = review_plan(args)
+    target, plan = decided.target, decided.check
+    assert target is not None and plan is not None and plan.options is not None  # decided with review=True
     tty = sys.stderr.isatty()
 
     def progress(done: int, total: int, rule: Any, _findings: Any) -> None:
@@ -133,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
         elif done in (0, total):
             print(f"mcp-review: {'checking' if done == 0 else 'checked'} {total} rules", file=sys.stderr)
 
-    if not args.quiet and plan.options.calls != "none":
-        print(f"mcp-review: {consent_notice(plan.options)}", file=sys.stderr)
+    if not args.quiet and decided.consent.calls != "none":
+        print(f"mcp-review: {consent_notice(decided.consent)}", file=sys.stderr)
 
     try:
         review = asyncio.run(_run_check(args, target, plan, progress))
@@ -161,13 +136,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"mcp-review: {review.verdict}: wrote {' and '.join(wrote)}", file=sys.stderr)
     return EXIT_CODES[review.verdict]
-
-
-def _found_lock() -> str | None:
-    from mcp_review.lock import find_lock
-
-    found = find_lock()
-    return str(found) if found else None
 
 
 def _full_path(out: str) -> str:

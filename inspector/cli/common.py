@@ -1,4 +1,5 @@
-"""What the commands share: usage errors, the target options, the target they build, and a session."""
+"""What the commands share: usage errors, the target options, the one record of what a run uses (`decide`), and a
+session."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp_review.targets import Target, demo_target, http_target, stdio_target
+if TYPE_CHECKING:
+    from mcp_review.plan import Plan  # the core record; loaded in `decide`, so --help stays fast
 
 
 class UsageError(Exception):
@@ -20,7 +22,7 @@ class Failure(Exception):
 
 
 def target_options(p: argparse.ArgumentParser) -> None:
-    """The options of a command that talks to a server; `build_target` reads them."""
+    """The options of a command that talks to a server; `decide` reads them."""
     g = p.add_argument_group("target (default: the bundled demo server)")
     g.add_argument("--url", help="Streamable HTTP (or SSE) endpoint, e.g. http://127.0.0.1:8000/mcp")
     g.add_argument("--transport", choices=["http", "sse"], help="for --url: default http (sse if it ends in /sse)")
@@ -51,105 +53,37 @@ def target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def _pairs(values: list[str], sep: str, what: str) -> dict[str, str]:
-    out = {}
-    for value in values:
-        key, found, val = value.partition(sep)
-        if not found or not key.strip():
-            raise UsageError(f"{what} must look like K{sep}V, got {value!r}")
-        out[key.strip()] = val.strip() if sep == ":" else val
-    return out
+def decide(args: argparse.Namespace, *, target: bool = True, review: bool = False) -> Plan:
+    """The one record of what this run uses and who decided each piece (`mcp_review.plan`), from the parsed
+    command line, the environment and the working directory's files; what it has to say (a client config's
+    withheld variables, a review config's refused grants) is said here, one line each."""
+    from mcp_review.plan import Asked, LoginExpired, PlanError
+    from mcp_review.plan import decide as decided
 
-
-def build_target(args: argparse.Namespace) -> Target:
-    """The server the target options name: `args.server_command` (what followed `--`), `--url`, `--config` /
-    `--server`, or the bundled demo server."""
-    command = args.server_command
-    given = [bool(command), bool(args.url), bool(args.config or args.server)]
-    if sum(given) > 1:
-        raise UsageError("give one target: a command after --, --url, or --config / --server")
-    if command:
-        target = stdio_target(command, _pairs(args.env, "=", "--env"), args.cwd)
-    elif args.url:
-        bearer = args.bearer or os.environ.get("MCP_REVIEW_BEARER") or _stored_token(args)
-        target = http_target(
-            args.url, transport=args.transport, headers=_pairs(args.header, ":", "--header"), bearer=bearer
-        )
-    elif args.config or args.server:
-        target = _configured(args)
-    else:
-        target = demo_target()
-    changes: dict[str, Any] = {"timeout": args.timeout}
-    if args.insecure:
-        changes["verify"] = False
-    elif args.ca:
-        changes["verify"] = args.ca
-    from mcp_review.redact import remember
-
-    remember(target.secret_values())  # masked in every output from here on, errors included
-    return target.with_(**changes)
-
-
-def _stored_token(args: argparse.Namespace) -> str | None:
-    """The token `mcp-review auth login` stored for `--url`, refreshed first if it has expired."""
-    from mcp_review.auth.refresh import RefreshFailed, usable_token  # here: a stdio target never loads ssl
-
-    verify: bool | str = False if args.insecure else (args.ca or True)
     try:
-        return usable_token(args.url, verify=verify, timeout=args.timeout)
-    except RefreshFailed as e:
-        raise Failure(f"{e}; log in again: mcp-review auth login {args.url}") from e
-
-
-def _configured(args: argparse.Namespace) -> Target:
-    """An entry of an mcp.json-style file: `--config FILE [--server NAME]`, or `--server NAME` alone (found in
-    the files `mcp-review servers` lists). What a project's file asked of the reviewer's environment and was
-    not allowed (`--allow-env`, `--allow-env-file`) is withheld, and said in one line."""
-    from mcp_review.configs import Allowed, ConfigError, find_discovered, find_server
-
-    allowed = Allowed.by_flags(args.allow_env, args.allow_env_file)
-    try:
-        if args.config:
-            chosen, note = find_server(args.config, args.server, allowed), None
-        else:
-            chosen, note = find_discovered(args.server, allowed=allowed)
-    except ConfigError as e:
+        plan = decided(Asked.of(args), os.environ, target=target, review=review)
+    except PlanError as e:
         raise UsageError(str(e)) from e
-    for line in (note, chosen.withheld_line()):
-        if line:
-            print(f"mcp-review: {line}", file=sys.stderr)
-    assert chosen.target is not None  # find_* raise for an unusable entry
-    return chosen.target
-
-
-def review_config(path: str | None, base: str | None = None) -> Any:
-    """The review config resolved (`mcp_review.decisions`): `--review-config FILE`, else ./mcp-review.toml or
-    [tool.mcp-review] in pyproject.toml, with the reviewer's own; what a repository file asked for and was
-    refused is said here, one line per file."""
-    from mcp_review.config import ConfigFileError
-    from mcp_review.decisions import resolve
-    from mcp_review.rules.core import PACKS, load_rules
-
-    try:
-        resolved = resolve(path, base, (set(load_rules()), set(PACKS)))
-    except ConfigFileError as e:
-        raise UsageError(str(e)) from e
-    for line in resolved.refused:
+    except LoginExpired as e:
+        raise Failure(str(e)) from e
+    for line in plan.notices:
         print(f"mcp-review: {line}", file=sys.stderr)
-    return resolved
+    return plan
 
 
 async def with_session(
-    args: argparse.Namespace, target: Target, work: Callable[[Any], Any], started: Callable[[], object] | None = None
+    args: argparse.Namespace, plan: Plan, work: Callable[[Any], Any], started: Callable[[], object] | None = None
 ) -> Any:
-    """`work(session)` on a headless session with `target`; the wire log saved to `--wire-log` whatever happens.
-    `started` is called once, when the first message goes to the server (a stdio server's process is running):
-    what a command prepares meanwhile is ready by the time the server answers."""
+    """`work(session)` on a headless session with the plan's target; the wire log saved to `--wire-log` whatever
+    happens. `started` is called once, when the first message goes to the server (a stdio server's process is
+    running): what a command prepares meanwhile is ready by the time the server answers."""
     from mcp_review.connection.channel import Budget
     from mcp_review.connection.session import Session, headless_handlers
 
-    session = Session(target, era=args.era, handlers=headless_handlers(), timeout=args.timeout)
-    session.budget = Budget(4 * args.timeout)  # a listing of endless pages, each slow, still ends
+    assert plan.target is not None  # decided with a target
+    timeout = plan.target.timeout
+    session = Session(plan.target, era=plan.era, handlers=headless_handlers(), timeout=timeout)
+    session.budget = Budget(4 * timeout)  # a listing of endless pages, each slow, still ends
     if started is not None:
         pending = [started]
 

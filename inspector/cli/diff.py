@@ -13,7 +13,7 @@ import asyncio
 import sys
 from typing import Any
 
-from mcp_review.cli.common import UsageError, build_target, review_config, target_options, with_session
+from mcp_review.cli.common import UsageError, decide, target_options, with_session
 from mcp_review.review import ExitCode
 
 NAME = "diff"
@@ -50,7 +50,9 @@ def run(args: argparse.Namespace) -> int:
     if unknown or len(args.locks) > 2:
         raise UsageError(f"--fail-on: unknown {', '.join(unknown)}" if unknown else "give at most two locks")
     try:
-        budget = review_config(args.review_config).config.diff_budget()
+        plan = decide(args, target=len(args.locks) < 2, review=True)  # two locks: no server
+        assert plan.check is not None and plan.check.diff_budget is not None
+        budget = plan.check.diff_budget
         if len(args.locks) == 2:
             old, new = lock.load(args.locks[0]), lock.load(args.locks[1])
         else:
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             if found is None:
                 raise UsageError(f"no {lock.LOCK_NAME} here: write one with `mcp-review pin`, or name a lock")
             old = lock.load(found)
-            new = lock.build(asyncio.run(with_session(args, build_target(args), _snapshot)))
+            new = lock.build(asyncio.run(with_session(args, plan, _snapshot)))
     except lock.LockError as e:
         raise UsageError(str(e)) from e
     inherited = [a for a in new.approvals if a in old.approvals]

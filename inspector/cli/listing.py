@@ -6,12 +6,13 @@ import argparse
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from mcp_review.cli.common import UsageError, build_target, target_options, with_session
+from mcp_review.cli.common import UsageError, decide, target_options, with_session
 from mcp_review.output import json_text
 from mcp_review.review import ExitCode
 
 if TYPE_CHECKING:
     from mcp_review.catalog import ServerSnapshot
+    from mcp_review.plan import Plan
     from mcp_review.tokens import TokenCounter
 
 NAME = "list"
@@ -30,14 +31,14 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    target = build_target(args)
+    plan = decide(args)
     from mcp_review.tokens import TokenCounter, UnknownEncoding
 
     try:
         counter = TokenCounter(args.encoding)
     except UnknownEncoding as e:
         raise UsageError(str(e)) from e
-    snapshot, report, text = asyncio.run(_listed(args, target, counter))
+    snapshot, report, text = asyncio.run(_listed(args, plan, counter))
     if text is not None:
         print(text)
     else:
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 Listed = tuple["ServerSnapshot", dict[str, Any], str | None]  # the snapshot, its report, the JSON text if wanted
 
 
-async def _listed(args: argparse.Namespace, target: Any, counter: TokenCounter) -> Listed:
+async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter) -> Listed:
     """The snapshot, its token report and (`--format json`) its text, the server's time overlapped with ours: the
     server is started before anything it does not need is loaded, the encoding is built while the server starts
     (a few hundred ms, on the preload thread), and the figures are counted and the JSON written while it shuts
@@ -61,7 +62,7 @@ async def _listed(args: argparse.Namespace, target: Any, counter: TokenCounter) 
         snapshot = await take_snapshot(session)
         return snapshot, asyncio.ensure_future(asyncio.to_thread(_report, snapshot, counter, args.format == "json"))
 
-    _, reporting = await with_session(args, target, work, started=counter.preload)
+    _, reporting = await with_session(args, plan, work, started=counter.preload)
     return await reporting
 
 

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import sys
 
-from mcp_review.cli.common import build_target, target_options, with_session
+from mcp_review.cli.common import decide, target_options, with_session
 from mcp_review.review import ExitCode
 
 NAME = "pin"
@@ -19,11 +19,11 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    target = build_target(args)
+    plan = decide(args)
     from mcp_review import lock
     from mcp_review.catalog import take_snapshot
 
-    snapshot = asyncio.run(with_session(args, target, take_snapshot))
+    snapshot = asyncio.run(with_session(args, plan, take_snapshot))
     pinned = lock.build(snapshot)
     lock.save(args.out, pinned)
     counts = ", ".join(f"{k}s: {len(pinned.items[k])}" for k in lock.KINDS)

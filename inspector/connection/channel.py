@@ -58,6 +58,10 @@ class Budget:
         self.per_request = per_request
         self.ends = time.monotonic() + seconds
         self.requests = 0
+        # methods a request of which got an event stream that ran to its timeout without the answer, and why: not
+        # waited for again in this run, on any of its connections (a server that streams forever for every
+        # tools/call would otherwise hold each later call, and the run, for a whole timeout each)
+        self.stalled: dict[str, str] = {}
 
     @property
     def spent(self) -> bool:
@@ -158,8 +162,6 @@ class RpcChannel:
         """Send a request and wait for the response with the same id (an error response is returned too)."""
         if self.failure:
             raise self.failure
-        if self.budget is not None:
-            timeout = self.budget.clip(timeout)
         rid = self.next_id() if rpc_id is None else rpc_id
         if message is None:
             message = {"jsonrpc": "2.0", "id": rid, "method": method}
@@ -167,6 +169,10 @@ class RpcChannel:
                 message["params"] = params
         else:
             rid = message.get("id", rid)
+        if self.budget is not None and method in self.budget.stalled:
+            raise ConnectionFailed(self.budget.stalled[method])
+        if self.budget is not None:
+            timeout = self.budget.clip(timeout)
         fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         started = time.monotonic()
@@ -175,6 +181,8 @@ class RpcChannel:
         try:
             reply = await asyncio.wait_for(asyncio.shield(fut), timeout)
         except TimeoutError:
+            if rid in self.transport.streaming and self.budget is not None:  # it kept sending, never the answer
+                self.budget.stalled[method] = _stalled(method, timeout)
             await self._abandon(sender, fut, rid, method, f"no answer to {method} in time")
             raise RequestTimeout(method, timeout) from None
         except asyncio.CancelledError:
@@ -302,6 +310,14 @@ class RpcChannel:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.transport.aclose()
+
+
+def _stalled(method: str, timeout: float) -> str:
+    return (
+        f"no answer to {method} within {timeout:g}s: an earlier {method} got an event stream that kept sending for "
+        f"{timeout:g}s and never answered, so no {method} is waited for again in this run (a longer --timeout waits "
+        "longer)"
+    )
 
 
 def _is_id(value: Any) -> bool:

@@ -187,7 +187,13 @@ class HttpBase(Transport):
                 self._log_response(exchange, resp)
                 self._after_response(resp, payload)
                 for_id = payload.get("id") if isinstance(payload, dict) and "method" in payload else None
-                await self._consume(resp, exchange, url, for_id)
+                streams = for_id is not None and "text/event-stream" in resp.headers.get("content-type", "")
+                if streams:
+                    self.streaming.add(for_id)
+                try:
+                    await self._consume(resp, exchange, url, for_id)
+                finally:
+                    self.streaming.discard(for_id)
         except httpx.HTTPError as e:
             raise describe_http_failure(url, e) from e
 

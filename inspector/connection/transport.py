@@ -92,6 +92,7 @@ class Transport(ABC):
         self.on_closed: ClosedSink = lambda _e: None
         self.on_dropped: DroppedSink = lambda _id, _why: None
         self.closing = False
+        self.streaming: set[Any] = set()  # ids of the requests whose answer is an event stream still open
 
     @abstractmethod
     async def start(self) -> None: ...

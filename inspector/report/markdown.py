@@ -217,6 +217,14 @@ def repository_decisions(review: Review, rows: int | None = None) -> list[str]:
     return ["## The repository's review config", "", *out, ""] if out else []
 
 
+def who_decided(review: Review) -> list[str]:
+    """Who decided each piece of the review: the target, consent, secrets, the lock (`report.decided`)."""
+    from mcp_review.report.decided import lines
+
+    said = [f"- {piece}: {cell(who, 300)}" for piece, who in lines(review)]
+    return ["## Who decided", "", *said, ""] if said else []
+
+
 def reviewer_notes(review: Review, rows: int | None = None, chars: int = 1000) -> list[str]:
     if not review.remarks:
         return []
@@ -264,6 +272,7 @@ def render(review: Review) -> str:
         out.append("")
     out += waivers_and_attestations(review)
     out += repository_decisions(review)
+    out += who_decided(review)
     out += reviewer_notes(review)
     out += changes.section(review)
     out += _tokens(review)

@@ -27,6 +27,7 @@ from mcp_review.report.markdown import (
     settles,
     subject,
     waivers_and_attestations,
+    who_decided,
 )
 from mcp_review.review import Finding, Review
 
@@ -50,6 +51,7 @@ def render(review: Review, full: str | None = None) -> str:
     tail = [
         *waivers_and_attestations(review, ROWS, 120),
         *repository_decisions(review, ROWS),
+        *who_decided(review),
         *reviewer_notes(review, ROWS, 300),
         *changes.section(review, ROWS),
         *_tokens(review),

@@ -79,6 +79,8 @@ def render(review: Review) -> str:
                     "verdict": review.verdict,
                     "server": review.server.get("name"),
                     "revision": review.revision,
+                    # who decided the target, consent, secrets, waivers and the lock (mcp_review.plan)
+                    **({"decisions": review.decisions} if review.decisions is not None else {}),
                 },
             }
         ],

@@ -23,7 +23,7 @@ from typing import Any
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from mcp_review.cli import parse, prepare_process
-from mcp_review.cli.common import build_target
+from mcp_review.cli.common import decide
 from mcp_review.connection import procs
 from mcp_review.report import FORMATS
 from mcp_review.tui.app import ReviewApp
@@ -163,7 +163,7 @@ def main() -> int:
     out = Path(sys.argv[1])
     pressing = "--keys" in sys.argv  # press r and q while the server keeps asking, instead of a whole review
     args = parse(["tui", *[a for a in sys.argv[2:] if a != "--keys"]])
-    target = build_target(args)
+    target = decide(args).target
     prepare_process()  # as `mcp-review tui` does
     report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
     app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)

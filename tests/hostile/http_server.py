@@ -21,6 +21,7 @@ PORT = int(sys.argv[sys.argv.index("--port") + 1])
 CANARY = sys.argv[sys.argv.index("--canary") + 1]
 FAR = sys.argv[sys.argv.index("--far") + 1]
 BEARER = sys.argv[sys.argv.index("--bearer") + 1] if "--bearer" in sys.argv else ""
+LOG = sys.argv[sys.argv.index("--log") + 1] if "--log" in sys.argv else ""  # record-auth: every Authorization
 RO = {"readOnlyHint": True, "openWorldHint": False}
 TOOLS = [{"name": "probe", "description": "Triggers this case.", "inputSchema": {"type": "object"}, "annotations": RO}]
 
@@ -100,6 +101,14 @@ async def serve(request: tuple[str, str, dict[str, str], bytes], writer: asyncio
         writer.write(oauth(method, path))
         await writer.drain()
         return
+    if CASE == "record-auth":  # keeps every Authorization it gets; only the reviewer's bearer is let in
+        with open(LOG, "a", encoding="utf-8") as log:
+            log.write(json.dumps(headers.get("authorization")) + "\n")
+        if headers.get("authorization") != f"Bearer {BEARER}":
+            challenge = f'Bearer resource_metadata="http://127.0.0.1:{PORT}/.well-known/oauth-protected-resource"'
+            writer.write(response(401, b"", extra=[("WWW-Authenticate", challenge.encode())]))
+            await writer.drain()
+            return
     if CASE == "http-hang":
         await asyncio.sleep(3600)
     if CASE in ("sse-elsewhere", "sse-other-port") and method == "GET":
@@ -163,6 +172,12 @@ async def serve(request: tuple[str, str, dict[str, str], bytes], writer: asyncio
             writer.write(b"data: " + json.dumps(note).encode() + b"\n\n")
             await writer.drain()
             await asyncio.sleep(0.01)
+    if CASE == "sse-pings" and name == "tools/list":  # bytes every 100 ms, never an event, never the answer
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+        while True:
+            writer.write(b": ping\n\n")
+            await writer.drain()
+            await asyncio.sleep(0.1)
     if CASE == "gzip-bomb" and name == "tools/call":
         writer.write(response(200, BOMB, extra=[("Content-Encoding", b"gzip")]))
         await writer.drain()

@@ -1,0 +1,329 @@
+"""The one step that decides what a run uses, and records where each piece came from (issue 21).
+
+`decide(asked, env)` takes what the reviewer asked on the command line (`Asked`), the environment and the
+working directory's files (the reviewer's own config and trust records, the repository's review config, client
+config and lock) and returns one frozen record, the `Plan`:
+
+- the target (a command after `--`, `--url`, `--config` / `--server`, or the bundled demo server);
+- its secrets: where the bearer came from (`--bearer`, `$MCP_REVIEW_BEARER`, the token `auth login` stored,
+  refreshed first), what a project's client config was let expand from the reviewer's environment
+  (`--allow-env`, `--allow-env-file`) and what it asked for and did not get, the token env vars a review
+  config names (`foreign_token_env`, `narrow_token_env`);
+- consent: which tools checks may call (`--calls`, else a config's `[calls] policy`), the probes;
+- the review config (`mcp_review.decisions`: waivers and attestations with their file and commit), the lock,
+  and where the app keeps its saved reviews.
+
+Each piece carries its provenance (`Source`): "reviewer" (a flag, the reviewer's own config or token store, a
+file the reviewer trusted), "repository" (a file in the checkout, with its commit), "server" (what only the
+server's answers decide: which tools a read-only policy calls, by their annotations) or "default". The CLI
+commands and the app read the record; the review carries `provenance()` in its `decisions`, so the verdict
+line and every export say who decided what. Nothing below this step reads the command line again.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from mcp_review import trust
+from mcp_review.targets import Target, demo_target, http_target, stdio_target
+
+if TYPE_CHECKING:  # the review's modules load only for a command that reviews: `list` starts its server sooner
+    from mcp_review.checking import CheckPlan
+    from mcp_review.decisions import Resolved
+
+Era = Literal["auto", "legacy", "modern"]
+
+
+class PlanError(Exception):
+    """What the reviewer asked cannot be done as asked (exit 2 with the message)."""
+
+
+class LoginExpired(Exception):
+    """The token `auth login` stored for the URL has expired and could not be refreshed."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Who decided one piece of a run, and through what."""
+
+    who: str  # "reviewer", "repository", "server" or "default"
+    how: str  # the flag, variable or file
+    commit: str | None = None  # a file's last commit ("uncommitted" when it differs from it)
+
+    @classmethod
+    def of(cls, origin: trust.Origin) -> Source:
+        return cls(origin.who, origin.file, origin.commit)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"who": self.who, "how": self.how, **({"commit": self.commit} if self.commit else {})}
+
+
+FLAG = "reviewer"
+DEFAULT = Source("default", "not asked for")
+PER_TOOL = Source("server", "annotations of each tool, its most dangerous definition")  # which tools a policy lets
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The command line as parsed: what the reviewer asked for, and nothing else."""
+
+    server_command: tuple[str, ...] = ()
+    url: str | None = None
+    transport: str | None = None
+    header: tuple[str, ...] = ()
+    bearer: str | None = None
+    env: tuple[str, ...] = ()
+    cwd: str | None = None
+    config: str | None = None
+    server: str | None = None
+    allow_env: tuple[str, ...] = ()
+    allow_env_file: tuple[str, ...] = ()
+    timeout: float = 30.0
+    insecure: bool = False
+    ca: str | None = None
+    era: Era = "auto"
+    review_config: str | None = None
+    base: str | None = None
+    pack: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    calls: str | None = None
+    probe: tuple[str, ...] = ()
+    baseline: str | None = None
+    budget: float | None = None
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Asked:
+        """The options a command has (each command parses only its own)."""
+        given = vars(args)
+        chosen: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in given:
+                value = given[f.name]
+                chosen[f.name] = tuple(value) if isinstance(value, list) else value
+        return cls(**chosen)
+
+
+@dataclass(frozen=True)
+class Secrets:
+    bearer: Source | None = None  # where the bearer token came from, when there is one
+    allowed: tuple[str, ...] = ()  # what the reviewer let a project's client config use (--allow-env...)
+    withheld: tuple[str, ...] = ()  # what a project's client config asked for and did not get
+    tokens: tuple[tuple[str, str, Source], ...] = ()  # (option, env var, who named it): token env vars read
+
+
+@dataclass(frozen=True)
+class Consent:
+    calls: str = "none"
+    calls_from: Source = DEFAULT
+    probes: frozenset[str] = frozenset()
+    probes_from: tuple[Source, ...] = ()
+    allow_from: Source | None = None  # who limited the callable tools to a list
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a run uses, decided once, each piece with its provenance."""
+
+    target: Target | None
+    target_from: Source
+    secrets: Secrets
+    consent: Consent
+    era: Era = "auto"
+    review: Resolved | None = None  # the review config (None: a command that runs no review)
+    check: CheckPlan | None = None  # what `check` and the app run
+    lock: str | None = None
+    lock_from: Source | None = None
+    baseline_from: Source | None = None  # who named the pinned tool hashes (--baseline, a config's baseline)
+    state_dir: Path = field(default_factory=lambda: trust.state_dir() / "reviews")
+    notices: tuple[str, ...] = ()  # one line each, said before anything runs
+
+    def provenance(self) -> dict[str, Any]:
+        """Who decided each piece, as the review carries it (`decisions.provenance`) into every export."""
+        calls: dict[str, Any] = {"policy": self.consent.calls, **self.consent.calls_from.to_json()}
+        if self.consent.calls != "none":
+            calls["perTool"] = PER_TOOL.to_json()
+        if self.consent.allow_from:
+            calls["allowList"] = self.consent.allow_from.to_json()
+        out: dict[str, Any] = {
+            "target": self.target_from.to_json(),
+            "calls": calls,
+            "probes": {"asked": sorted(self.consent.probes), "from": [s.to_json() for s in self.consent.probes_from]},
+            "secrets": {
+                "bearer": self.secrets.bearer.to_json() if self.secrets.bearer else None,
+                "allowedByReviewer": list(self.secrets.allowed),
+                "withheld": list(self.secrets.withheld),
+                "tokenEnv": [{"option": o, "env": e, **s.to_json()} for o, e, s in self.secrets.tokens],
+            },
+            "state": {"who": "reviewer", "how": "the reviewer's state directory"},  # where, not said in a review
+        }
+        if self.lock_from:
+            out["lock"] = self.lock_from.to_json()
+        if self.baseline_from:
+            out["baseline"] = self.baseline_from.to_json()
+        return out
+
+
+def decide(asked: Asked, env: Mapping[str, str], *, target: bool = True, review: bool = False) -> Plan:
+    """The record of a run. `target`: the command talks to a server; `review`: it runs the checklist (check, the
+    app), so the review config, consent, the lock and the saved state are resolved too."""
+    from mcp_review.redact import remember
+
+    built: Target | None = None
+    target_from, secrets, notes = DEFAULT, Secrets(), list[str]()
+    if target:
+        built, target_from, secrets, notes = _target(asked, env)
+        remember(built.secret_values())  # masked in every output from here on, errors included
+    plan = Plan(built, target_from, secrets, Consent(), era=asked.era, notices=tuple(notes))
+    return _with_review(plan, asked, env) if review else plan
+
+
+# ------------------------------------------------------------------------------------------------ the target
+def _pairs(values: tuple[str, ...], sep: str, what: str) -> dict[str, str]:
+    out = {}
+    for value in values:
+        key, found, val = value.partition(sep)
+        if not found or not key.strip():
+            raise PlanError(f"{what} must look like K{sep}V, got {value!r}")
+        out[key.strip()] = val.strip() if sep == ":" else val
+    return out
+
+
+def _target(asked: Asked, env: Mapping[str, str]) -> tuple[Target, Source, Secrets, list[str]]:
+    given = [bool(asked.server_command), bool(asked.url), bool(asked.config or asked.server)]
+    if sum(given) > 1:
+        raise PlanError("give one target: a command after --, --url, or --config / --server")
+    secrets, notes = Secrets(), list[str]()
+    if asked.server_command:
+        target = stdio_target(list(asked.server_command), _pairs(asked.env, "=", "--env"), asked.cwd)
+        source = Source(FLAG, "command after --")
+    elif asked.url:
+        bearer, bearer_from = _bearer(asked, env)
+        headers = _pairs(asked.header, ":", "--header")
+        target = http_target(asked.url, transport=asked.transport, headers=headers, bearer=bearer)  # type: ignore[arg-type]
+        source, secrets = Source(FLAG, "--url"), Secrets(bearer=bearer_from)
+    elif asked.config or asked.server:
+        target, source, secrets, notes = _configured(asked)
+    else:
+        target, source = demo_target(), Source("default", "the bundled demo server")
+    changes: dict[str, Any] = {"timeout": asked.timeout}
+    if asked.insecure:
+        changes["verify"] = False
+    elif asked.ca:
+        changes["verify"] = asked.ca
+    return target.with_(**changes), source, secrets, notes
+
+
+def _bearer(asked: Asked, env: Mapping[str, str]) -> tuple[str | None, Source | None]:
+    """--bearer, else $MCP_REVIEW_BEARER, else the token `mcp-review auth login` stored (refreshed if expired)."""
+    from mcp_review.auth.refresh import RefreshFailed, usable_token
+
+    if asked.bearer:
+        return asked.bearer, Source(FLAG, "--bearer")
+    if env.get("MCP_REVIEW_BEARER"):
+        return env["MCP_REVIEW_BEARER"], Source(FLAG, "$MCP_REVIEW_BEARER")
+    verify: bool | str = False if asked.insecure else (asked.ca or True)
+    try:
+        stored = usable_token(asked.url or "", verify=verify, timeout=asked.timeout)
+    except RefreshFailed as e:
+        raise LoginExpired(f"{e}; log in again: mcp-review auth login {asked.url}") from e
+    return stored, Source(FLAG, "token store (`mcp-review auth login`)") if stored else None
+
+
+def _configured(asked: Asked) -> tuple[Target, Source, Secrets, list[str]]:
+    """An entry of an mcp.json-style file: `--config FILE [--server NAME]`, or `--server NAME` alone (found in
+    the files `mcp-review servers` lists). What a project's file asked of the reviewer's environment and was
+    not allowed (`--allow-env`, `--allow-env-file`) is withheld, and said in one line."""
+    from mcp_review.configs import Allowed, ConfigError, find_discovered, find_server, reviewers_own
+
+    allowed = Allowed.by_flags(list(asked.allow_env), list(asked.allow_env_file))
+    try:
+        if asked.config:
+            chosen, note = find_server(asked.config, asked.server, allowed), None
+        else:
+            chosen, note = find_discovered(asked.server or "", allowed=allowed)
+    except ConfigError as e:
+        raise PlanError(str(e)) from e
+    assert chosen.target is not None  # find_* raise for an unusable entry
+    mine = reviewers_own(Path(chosen.source))
+    where = chosen.source
+    source = Source(FLAG, where) if mine else Source("repository", where, trust.commit_of(where))
+    granted = (*asked.allow_env, *(f"envFile {f}" for f in asked.allow_env_file))
+    secrets = Secrets(allowed=() if mine else granted, withheld=chosen.withheld)
+    return chosen.target, source, secrets, [line for line in (note, chosen.withheld_line()) if line]
+
+
+# ------------------------------------------------------------------------------------------------ the review
+def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
+    from mcp_review.checking import CheckPlan
+    from mcp_review.config import TOKEN_ENVS, ConfigFileError
+    from mcp_review.decisions import resolve
+    from mcp_review.lock import find_lock
+    from mcp_review.rules.core import DEFAULT_PACKS, PACKS, load_rules
+
+    rules = load_rules()
+    try:
+        resolved = resolve(asked.review_config, asked.base, (set(rules), set(PACKS)))
+    except ConfigFileError as e:
+        raise PlanError(str(e)) from e
+    for name in asked.ignore:
+        if name not in rules and name not in PACKS:
+            raise PlanError(f"--ignore: unknown rule or pack {name!r}")
+    for name in asked.pack:
+        if name not in (*PACKS, "all"):
+            raise PlanError(f"--pack: unknown pack {name!r}")
+    config, set_by = resolved.config, resolved.set_by
+    options = config.build_options(asked.calls, asked.probe, env)
+    calls_from = Source(FLAG, "--calls") if asked.calls else _from(set_by, "policy") or DEFAULT
+    probes_from = tuple(s for s in (Source(FLAG, "--probe") if asked.probe else None, _from(set_by, "probe")) if s)
+    tokens = tuple(
+        (key, str(config.options[key]), Source.of(set_by[key])) for key in TOKEN_ENVS if key in config.options
+    )
+    found = find_lock()
+    lock = str(found) if found else None
+    plan = replace(
+        plan,
+        review=resolved,
+        consent=Consent(options.calls, calls_from, options.probe, probes_from, _from(set_by, "allow")),
+        secrets=replace(plan.secrets, tokens=tokens),
+        lock=lock,
+        lock_from=Source("repository", lock, trust.commit_of(lock)) if lock else None,
+        baseline_from=Source(FLAG, "--baseline") if asked.baseline else _from(set_by, "baseline"),
+        notices=(*plan.notices, *resolved.refused),
+    )
+    check = CheckPlan(
+        packs=list(asked.pack) or config.packs or list(DEFAULT_PACKS),
+        ignore=[*config.ignore, *asked.ignore],
+        options=options,
+        waivers=config.waivers,
+        attestations=config.attestations,
+        era=asked.era,
+        baseline=asked.baseline or config.baseline,
+        budget=asked.budget,
+        lock=lock,
+        diff_budget=config.diff_budget(),
+        decisions={**resolved.decisions, "provenance": plan.provenance()},
+        notices=resolved.refused,
+    )
+    return replace(plan, check=check)
+
+
+def _from(set_by: dict[str, trust.Origin], key: str) -> Source | None:
+    """Who set `key` in the review config (None: no config did)."""
+    return Source.of(set_by[key]) if key in set_by else None
+
+
+def chosen_in_app(check: CheckPlan, piece: str, how: str, **value: Any) -> CheckPlan:
+    """`check` after the reviewer chose `piece` ("target", "calls") in the app: its provenance says so, with the
+    new `value` (e.g. policy="all"). A plan that carries no record (an app started without one) is left as is."""
+    decided = (check.decisions or {}).get("provenance")
+    if decided is None:
+        return check
+    entry = {k: v for k, v in decided[piece].items() if k not in ("commit", "perTool")}
+    entry |= {**value, "who": "reviewer", "how": how}
+    if piece == "calls" and entry["policy"] != "none":
+        entry["perTool"] = PER_TOOL.to_json()
+    return replace(check, decisions={**(check.decisions or {}), "provenance": {**decided, piece: entry}})
