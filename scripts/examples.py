@@ -3,7 +3,7 @@
     .venv/bin/python scripts/examples.py [NAME ...]      # after scripts/test-deps
 
 Each review is `mcp-review check --pack all --calls read-only --format md` (the short review, the complete one
-is `--format md-full`) written to docs/examples/NAME.md. Then the default packs (review, spec) run again as
+is `--format md-full`) written to docs/examples/NAME.md. Then the default packs (review, spec, apps) run again as
 JSON, and every `fail` is printed, one line each: the list docs/examples/README.md judges.
 """
 
@@ -65,6 +65,8 @@ SERVERS: dict[str, Launch] = {
     "fastmcp-stdio": on_stdio(lambda _d: tp.fastmcp_argv()),
     "fastmcp-http": served(tp._fastmcp_served, "http", "/mcp"),
     "fastmcp-sse": served(tp._fastmcp_served, "sse", "/sse", transport="sse"),
+    # the official MCP Apps examples: stdio only (over HTTP they bind 0.0.0.0, see tests/thirdparty.py)
+    **{f"app-{name}-stdio": on_stdio(lambda _d, n=name: tp.app_example_argv(n)) for name in sorted(tp.APP_EXAMPLES)},
 }
 
 
