@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +27,11 @@ from textual.widgets import Footer, Input, Static
 
 from mcp_review.apps import Page, linked, take
 from mcp_review.catalog import ServerSnapshot
-from mcp_review.review import Review
+from mcp_review.review import Review, rank
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs.common import DIALOG_CSS
 from mcp_review.tui.grid import Grid
+from mcp_review.tui.styles import status_style
 
 ROW_CHARS = 64  # a line is shown in rows of this many characters (the html column at 80 columns: none is cut)
 MAX_ROWS = 100_000  # rows of the page shown (20 MB at most; the rules analyse PAGE_CHARS of it)
@@ -87,8 +88,9 @@ def app_page(snapshot: ServerSnapshot | None, uri: str, result: Any) -> Page:
     return page
 
 
-def summary(page: Page, review: Review | None) -> Text:
-    """Its linkage, then the `apps` rules' findings about it (or how to get them)."""
+def summary(page: Page, review: Review | None, style: Callable[[str], str]) -> Text:
+    """Its linkage, then the `apps` rules' findings about it (or how to get them); `style` gives a status's style
+    (see `styles.status_style`)."""
     out = Text()
     out.append(f"{one_line(page.uri, 100)}\n", style="bold")
     out.append(f"{one_line(page.mime or '(no MIME type)', 60)} · {len(page.html):,} characters")
@@ -97,12 +99,13 @@ def summary(page: Page, review: Review | None) -> Text:
     more = f" and {len(page.tools) - 10} more" if len(page.tools) > 10 else ""
     out.append("shown by: " + (names + more if names else "no tool names it") + "\n")
     if review is None:
-        out.append("findings: run the checklist (r)\n", style="dim")
+        out.append("findings: run the checklist (r)", style="dim")
         return out
     findings = [f for f in review.findings if f.subject == page.uri and f.rule.startswith("apps.")]
-    out.append(f"findings ({len(findings)})" + ("" if findings else ": none about it") + "\n", style="bold")
+    findings.sort(key=lambda f: rank(f.effective))  # worst first: a fail is on screen at 80x24
+    out.append(f"findings ({len(findings)})" + ("" if findings else ": none about it"), style="bold")
     for f in findings:
-        out.append(f"{f.effective} {f.rule}: {one_line(f.message, 300)}\n")
+        out.append(f"\n{f.effective} {f.rule}: {one_line(f.message, 300)}", style=style(f.effective))
     return out
 
 
@@ -120,7 +123,7 @@ class AppPageScreen(ModalScreen[None]):
     """
     )
     BINDINGS = [
-        Binding("escape", "dismiss", "Close", id="close-app"),
+        Binding("escape", "close", "Close", id="close-app", tooltip="From the find: back to the page"),
         Binding("slash", "find", "Find in page", id="find-in-page"),
     ]
 
@@ -132,7 +135,7 @@ class AppPageScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             with VerticalScroll(id="app-summary"):
-                yield Static(summary(self.page, self.review))
+                yield Static(summary(self.page, self.review, lambda status: status_style(self.app, status)))
             yield Grid(("declared in", "value"), flex="value", id="app-csp")
             yield Input(placeholder="find in the page (its text, never rendered)", id="app-find", compact=True)
             yield Grid(("line", "html"), flex="html", id="app-html")
@@ -161,6 +164,12 @@ class AppPageScreen(ModalScreen[None]):
     def cells(self, i: int) -> tuple[int, Text]:
         number, text = self.html.rows[i]
         return number, Text(visible(text, newlines=False))
+
+    def action_close(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one("#app-html", Grid).focus()
+        else:
+            self.dismiss()
 
     def action_find(self) -> None:
         self.query_one("#app-find", Input).focus()
