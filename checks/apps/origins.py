@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Iterator
 
-from mcp_review.checks.apps.model import NOT_APP, PAGES_READ, Page, app_like
+from mcp_review.apps import Page
+from mcp_review.checks.apps.model import NOT_APP, PAGES_READ, app_like
 from mcp_review.checks.apps.page import Facts, Reach, covers, names, read_page
 from mcp_review.checks.apps.resources import SOURCE, entry_problem
 from mcp_review.checks.apps.safety import posts_to_any, sinks

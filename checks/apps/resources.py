@@ -6,15 +6,8 @@ import re
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
-from mcp_review.checks.apps.model import (
-    APP_MIME,
-    NOT_APP,
-    SKYBRIDGE_MIME,
-    Page,
-    app_like,
-    links,
-    unread,
-)
+from mcp_review.apps import APP_MIME, SKYBRIDGE_MIME, Page, links
+from mcp_review.checks.apps.model import NOT_APP, app_like, unread
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule

@@ -6,8 +6,9 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterator
 
+from mcp_review.apps import meta, ui_meta
 from mcp_review.catalog import Item
-from mcp_review.checks.apps.model import NOT_APP, app_like, app_tools, meta, purpose, ui_meta
+from mcp_review.checks.apps.model import NOT_APP, app_like, app_tools, purpose
 from mcp_review.checks.apps.origins import facts
 from mcp_review.checks.apps.page import quote
 from mcp_review.checks.apps.resources import SOURCE

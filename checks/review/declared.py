@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from mcp_review.apps import EXTENSION, meta
 from mcp_review.catalog import Item
-from mcp_review.checks.apps.model import EXTENSION, app_like, meta
+from mcp_review.checks.apps.model import app_like
 from mcp_review.checks.review.common import SEED
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext

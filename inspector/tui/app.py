@@ -179,7 +179,6 @@ class ReviewApp(App[None]):
             f"{snap.revision} ({snap.era} era) · {ws.target.kind} · {len(snap.tools)} tools"
         )
         self._show_snapshot()
-        self.main.query_one(PrimitivesPane).show(snap)
 
     def _show_snapshot(self) -> None:
         """The overview and the tools, with what the review found in them."""
@@ -188,6 +187,7 @@ class ReviewApp(App[None]):
             overview = self.main.query_one(OverviewPane)
             overview.show(ws.snapshot, ws.target, ws.token_totals, ws.review, ws.tool_tokens)
             self.tools.show(ws.snapshot, ws.tool_tokens, ws.review)
+            self.main.query_one(PrimitivesPane).show(ws.snapshot, ws.review)
             self.main.query_one(ChangesPane).show()
 
     @on(msg.ConnectionLost)
@@ -266,6 +266,12 @@ class ReviewApp(App[None]):
         self.main.show_tab("tab-tools")
         self.tools.jump(index)
 
+    @on(msg.AppAsked)
+    def open_app(self, message: msg.AppAsked) -> None:
+        """From a tool to the app it shows: the Resources tab, on its resource, read."""
+        self.main.show_tab("tab-primitives")
+        self.main.query_one(PrimitivesPane).open_app(message.uri)
+
     @on(msg.CallAsked)
     def edit_call(self, message: msg.CallAsked) -> None:
         self.caller.edit_highlighted(message.tool)
@@ -302,4 +308,5 @@ class ReviewApp(App[None]):
 
     @on(msg.Show)
     def show_text(self, message: msg.Show) -> None:
-        self.push_screen(ResultScreen(message.body))
+        body = message.body
+        self.push_screen(body if isinstance(body, Screen) else ResultScreen(body))

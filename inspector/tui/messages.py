@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.message import Message
+from textual.screen import Screen
 
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item, ServerSnapshot
@@ -56,7 +57,7 @@ class CallDone(Message):
 
 @dataclass
 class Show(Message):
-    body: Text
+    body: Text | Screen[None]
 
 
 @dataclass
@@ -64,6 +65,13 @@ class CallAsked(Message):
     """`c` in the Tools tab: the call editor on the highlighted tool (None: nothing highlighted)."""
 
     tool: Item | None
+
+
+@dataclass
+class AppAsked(Message):
+    """The reviewer asked for the app a tool shows (in the Tools tab)."""
+
+    uri: str
 
 
 @dataclass
@@ -91,11 +99,12 @@ class CallRefused(Message):
 
 @dataclass
 class Fetch(Message):
-    """A request for the app to send (read a resource, get a prompt); `render` shows its result."""
+    """A request for the app to send (read a resource, get a prompt); `render` shows its result (as text, or a
+    screen of its own: an app resource's)."""
 
     method: str
     params: dict[str, Any]
-    render: Callable[[Any], Text]
+    render: Callable[[Any], Text | Screen[None]]
 
 
 @dataclass

@@ -7,6 +7,7 @@ One module per dialog; `form` is the schema-generated form they share, `common` 
 """
 
 from mcp_review.tui.dialogs.answer import DECLINE_ALL, AnswerScreen
+from mcp_review.tui.dialogs.app_page import AppPageScreen, app_page
 from mcp_review.tui.dialogs.auth import AuthScreen
 from mcp_review.tui.dialogs.call import CallScreen
 from mcp_review.tui.dialogs.confirm import ConfirmScreen
@@ -24,6 +25,7 @@ from mcp_review.tui.dialogs.sampling import SampleScreen
 __all__ = [
     "DECLINE_ALL",
     "AnswerScreen",
+    "AppPageScreen",
     "AuthScreen",
     "CallScreen",
     "ConfirmScreen",
@@ -38,6 +40,7 @@ __all__ = [
     "SampleScreen",
     "SchemaForm",
     "ToolScreen",
+    "app_page",
     "ask_target",
     "export_review",
     "prompt_text",

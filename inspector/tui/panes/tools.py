@@ -1,5 +1,6 @@
 """The Tools tab: every tool with its token costs, annotation badges and worst finding; a filter (text and
-`status:X` words), sorting by any column, and the highlighted tool in full (Enter: every section)."""
+`status:X` words), sorting by any column, and the highlighted tool in full (Enter: every section); `a` on a tool
+that shows an MCP App opens its resource in the Resources tab."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from mcp_review.apps import links
 from mcp_review.calls import effective_hints
 from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.review import STATUSES, Review, rank
@@ -21,7 +23,7 @@ from mcp_review.text import one_line, visible
 from mcp_review.tokens import ENCODINGS, ESTIMATES, TokenCounter
 from mcp_review.tui.dialogs import ToolScreen
 from mcp_review.tui.grid import Cell, Grid
-from mcp_review.tui.messages import CallAsked
+from mcp_review.tui.messages import AppAsked, CallAsked
 from mcp_review.tui.panes.keys import FilteredPane
 from mcp_review.tui.panes.table import show_detail, split_filter
 from mcp_review.tui.styles import status_style
@@ -80,7 +82,8 @@ SORT_KEYS: dict[str, Callable[[ToolRow], Any]] = {
 class ToolsPane(FilteredPane):
     COLUMNS = ("tool", "total", "descr", "input", "output", "annotations", "status")
     BINDINGS = [
-        Binding("c", "call", "Call tool", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
+        Binding("c", "call", "Call", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
+        Binding("a", "app", "App", id="open-app", tooltip="The app resource this tool shows (Resources tab)"),
         Binding("s", "sort", "Sort", id="sort", tooltip="Sort by the next column (its header shows ▲ or ▼)"),
         Binding("S", "sort(True)", "Reverse sort", id="reverse-sort", show=False, tooltip="The other way round"),
     ]
@@ -159,6 +162,14 @@ class ToolsPane(FilteredPane):
     def action_call(self) -> None:
         self.post_message(CallAsked(self.highlighted()))
 
+    def action_app(self) -> None:
+        item = self.highlighted()
+        found = links(item) if item is not None else []
+        if found:
+            self.post_message(AppAsked(found[0].uri))
+        else:
+            self.notify("this tool names no app resource (_meta.ui.resourceUri, openai/outputTemplate)")
+
     @on(Grid.HeaderSelected, "#tools")
     def sort_tools(self, event: Grid.HeaderSelected) -> None:
         """Sort by the clicked column; clicking it again reverses."""
@@ -210,6 +221,11 @@ class ToolsPane(FilteredPane):
         if item.problems:
             description.append("\nproblems: " + "; ".join(item.problems), style=status_style(self.app, "problem"))
         sections = [("description", description, False)]
+        app = Text()
+        for link in links(item):
+            app.append(f"{one_line(link.uri, 120)} (its {link.key}; a: open it)\n")
+        if app:
+            sections.append(("app", app, False))
         findings = Text()
         for f in self.review.findings if self.review else []:
             if f.subject == item.key and f.effective not in ("pass", "n/a"):
