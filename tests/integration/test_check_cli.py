@@ -29,7 +29,7 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
         text=True,
         timeout=180,
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
     )
 
 

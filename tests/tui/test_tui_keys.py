@@ -186,7 +186,7 @@ async def test_escape_closes_a_dialog_and_reopening_it_shows_what_was_typed(tmp_
 
 def readme_keymap() -> set[tuple[str, str, str]]:
     """(key, action, where) for every row of the README's keymap tables."""
-    text = (Path(__file__).parent.parent / "README.md").read_text().split("### Keymap")[1].split("\n## ")[0]
+    text = (Path(__file__).parents[2] / "README.md").read_text().split("### Keymap")[1].split("\n## ")[0]
     rows = set()
     for key, action, where in re.findall(r"^\| `([^`]+)` \| ([^|]+?) \| ([^|]+?) \|$", text, re.M):
         for place in where.removesuffix(" dialogs").removesuffix(" dialog").split(", "):

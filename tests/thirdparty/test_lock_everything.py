@@ -14,7 +14,7 @@ from mcp_review.catalog import take_snapshot
 from mcp_review.connection.session import ClientHandlers, Session, headless_handlers
 from mcp_review.diff import diff
 from mcp_review.targets import stdio_target
-from tests.test_lock import cli
+from tests.integration.test_lock import cli
 from tests.thirdparty import everything_stdio_argv
 
 pytestmark = pytest.mark.thirdparty

@@ -19,7 +19,7 @@ from mcp_review.report.markdown import cell
 from mcp_review.report.markdown_short import LIMIT, cause
 from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 
 
 def sample_review() -> Review:

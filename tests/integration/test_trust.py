@@ -11,8 +11,8 @@ from pathlib import Path
 from mcp_review import trust
 from mcp_review.config import ConfigFileError
 from mcp_review.decisions import resolve
+from tests.integration.test_check_cli import cli
 from tests.support import fixture_argv
-from tests.test_check_cli import cli
 
 EXEMPLARY = fixture_argv("profiled", "exemplary")  # search_notes (read-only) and delete_note (destructive)
 GRANTS = """

@@ -129,7 +129,7 @@ def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) 
 
 
 def test_cli_list_from_a_config_file(tmp_path):
-    server = str(Path(__file__).parent / "servers" / "good.py")
+    server = str(Path(__file__).parents[1] / "servers" / "good.py")
     cfg = write(
         tmp_path / ".mcp.json",
         {"mcpServers": {"notes": {"command": sys.executable, "args": [server], "env": {"SECRET_X": "s3cr3t-value"}}}},
@@ -158,7 +158,7 @@ def test_cli_servers(tmp_path):
 def test_cli_server_without_config_uses_the_discovered_files(tmp_path):
     """`--server NAME` alone: the entry from the files `servers` lists; the project's file wins and is named."""
     home, project = tmp_path / "home", tmp_path / "project"
-    good = str(Path(__file__).parent / "servers" / "good.py")
+    good = str(Path(__file__).parents[1] / "servers" / "good.py")
     write(home / ".cursor" / "mcp.json", {"mcpServers": {"notes": {"command": "/no/such/server"}}})
     write(project / ".mcp.json", {"mcpServers": {"notes": {"command": sys.executable, "args": [good]}}})
     out = cli("list", "--format", "json", "--server", "notes", cwd=project, env={"HOME": str(home)})
@@ -212,7 +212,7 @@ def test_the_reviewers_own_file_expands_as_its_client_would(tmp_path, monkeypatc
 
 
 def test_cli_withholds_and_says_so_in_one_line(tmp_path):
-    good = str(Path(__file__).parent / "servers" / "good.py")
+    good = str(Path(__file__).parents[1] / "servers" / "good.py")
     entry = {"command": sys.executable, "args": [good], "env": {"T": "${GITHUB_TOKEN}"}}
     write(tmp_path / ".mcp.json", {"mcpServers": {"notes-dev": entry}})
     env = {"GITHUB_TOKEN": "ghp_planted_value", "HOME": str(tmp_path / "home")}

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.test_configs import cli
+from tests.rules.test_rules import Run, describe, findings
 from tests.support import fixture_argv
-from tests.test_configs import cli
-from tests.test_rules import Run, describe, findings
 
 RULE = "review.rug-pull-mitigation"
 STABLE = fixture_argv("relists")

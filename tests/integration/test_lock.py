@@ -14,8 +14,8 @@ import rfc8785
 from mcp_review import lock
 from mcp_review.diff import TokenBudget, diff
 from mcp_review.lock import Approval
+from tests.integration.test_configs import cli
 from tests.support import fixture_argv
-from tests.test_configs import cli
 
 V1 = fixture_argv("surface")
 V2 = fixture_argv("surface", "--surface", "v2")

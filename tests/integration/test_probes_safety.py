@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tests.support import fixture_argv
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def tree(base: Path) -> dict[str, str]:

@@ -14,7 +14,7 @@ import pytest
 
 from mcp_review.report.markdown import exchanges_of
 from mcp_review.review import Finding, Review
-from tests.test_rules import (
+from tests.rules.test_rules import (
     ACCEPT_ANY,
     HTTP_GOOD,
     HTTP_MODERN,

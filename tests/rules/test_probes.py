@@ -20,9 +20,9 @@ from mcp_review import canary
 from mcp_review.checks.review.probes import code_payloads, command_payloads, template_payloads
 from mcp_review.config import ConfigFileError, load_config
 from mcp_review.review import verdict_of
+from tests.integration.test_check_cli import check
+from tests.rules.test_rules import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE, Run, describe, findings
 from tests.support import fixture_argv
-from tests.test_check_cli import check
-from tests.test_rules import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE, Run, describe, findings
 
 RULES = [f"review.{probe}" for probe in PROBES]
 TOOLS = {"read_file", "run_ping", "fetch_url", "render_greeting", "login"}

@@ -16,7 +16,7 @@ from pathlib import Path
 import mcp_review
 import mcp_review.checks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import linktree  # noqa: E402  (scripts/ is not a package)
 

@@ -14,8 +14,8 @@ from mcp_review.checking import CheckPlan, run_check
 from mcp_review.checks.context import Options
 from mcp_review.checks.core import load_rules
 from mcp_review.targets import http_target, stdio_target
+from tests.rules.test_rules import Run, describe, findings, worst
 from tests.support import free_port, running
-from tests.test_rules import Run, describe, findings, worst
 from tests.thirdparty import EVERYTHING, everything_stdio_argv, require
 
 TRANSPORTS = {"stdio": None, "http": "--http"}

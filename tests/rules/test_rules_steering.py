@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mcp_review.review import verdict_of
 from mcp_review.scan import scan_text
-from tests.test_rules import Run, describe, findings, review_of, worst
+from tests.rules.test_rules import Run, describe, findings, review_of, worst
 
 GUARDED = Run(("steering", "guarded"))
 VULNERABLE = Run(("steering", "vulnerable"))
