@@ -31,7 +31,7 @@ from mcp_review.schemas import (
 from mcp_review.targets import stdio_target
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "inspector" / "data" / "schemas"
-EXAMPLES = Path("/work/shared/reference/sdk_examples")
+EXAMPLES = Path(__file__).resolve().parent / "sdk_examples"  # vendored: see its README.md
 LEGACY = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN = "2026-07-28"
 TOOL = {"name": "echo", "description": "Echo", "inputSchema": {"type": "object", "properties": {}}}
