@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from tests.support import PYTHON, ROOT, fixture_argv, http_fixture, stop
+from tests.support import PYTHON, ROOT, SERVERS, fixture_argv, http_fixture, stop
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
@@ -310,7 +310,8 @@ def test_each_defect_server_answers_as_its_base():
     profile and lists tools: a wrapper that breaks shows here, not as a puzzling rule failure."""
     listed = subprocess.run(fixture_argv("defects"), capture_output=True, text=True, timeout=30, check=True)
     names = [line.split()[0] for line in listed.stdout.splitlines()]  # name, base profile, rule
-    assert len(names) >= 40 and "cursor-loop" in names
+    declared = (SERVERS / "defects.py").read_text(encoding="utf-8").count("\n@defect(")
+    assert len(set(names)) == len(names) == declared and "cursor-loop" in names, "each @defect listed once"
     for name in names:
         with talk(fixture_argv("defects", name)) as t:
             init = t.initialize()

@@ -23,7 +23,7 @@ from mcp_review.checks.core import load_rules
 from mcp_review.review import STATUSES, Attestation, Finding, Review
 from mcp_review.targets import Target, http_target, stdio_target
 from tests.oauth import login
-from tests.support import fixture_argv, free_port, running
+from tests.support import ROOT, fixture_argv, free_port, running
 
 RULES = load_rules()
 MANUAL = [r.id for r in RULES.values() if "manual" in r.modes]
@@ -262,7 +262,25 @@ def test_every_rule_has_docs_and_both_fixtures():
     assert set(EXPECT) == set(RULES), f"rules without an expected failure: {sorted(set(RULES) - set(EXPECT))}"
     shared = sorted(rule for rule, (_, bad) in CASES.items() if bad == SLOPPY)
     assert not shared, f"rules failing on the every-defect server, not on one defect of their own: {shared}"
-    assert len(RULES) >= 49
+    assert set(RULES) == declared_rules(), "the registry holds exactly the rules the packs' source declares"
+
+
+def declared_rules() -> set[str]:
+    """Every `@rule("id", ...)` written in checks/, read from the source: a pack that fails to import, or a rule
+    that stops registering, is missing from RULES but not from here."""
+    import ast
+
+    declared = set()
+    for path in (ROOT / "checks").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.AsyncFunctionDef | ast.FunctionDef):
+                declared |= {
+                    d.args[0].value
+                    for d in node.decorator_list
+                    if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "rule" and d.args
+                    if isinstance(d.args[0], ast.Constant)
+                }
+    return declared
 
 
 DOC_SECTIONS = ("What it checks:", "Why:", "Known false positives:", "Passes:")

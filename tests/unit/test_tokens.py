@@ -45,12 +45,26 @@ def test_both_encodings_load_offline_and_count(no_network, tmp_path, encoding, t
     assert not (tmp_path / "empty-cache").exists(), "tiktoken's cache is never used"
 
 
-def test_same_figures_as_tiktokens_own_encoding_objects():
-    """Our Encoding is built from the same data and regex as tiktoken's: spot-check exotic text."""
-    text = 'données {"ключ": "値", "emoji": "🙂", "n": 12345678} \r\n\t  <|endoftext|>'
-    enc = get_encoding("cl100k_base")
-    assert enc.decode(enc.encode_ordinary(text)) == text
-    assert TokenCounter().count_text(text) == len(enc.encode_ordinary(text)) > 0
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_same_figures_as_tiktokens_own_encoding_objects(no_network, monkeypatch, encoding):
+    """Our Encoding is built from the data, regex and special tokens tiktoken itself defines (tiktoken_ext's
+    constructor, fed the shipped file where it would download it): exotic text encodes to the same tokens."""
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    def shipped(url: str, expected_hash: str) -> dict[bytes, int]:
+        assert url.endswith(f"/{encoding}.tiktoken") and expected_hash == tokens._SPECS[encoding]["sha256"]
+        return load_ranks(tokens.DATA / f"{encoding}.tiktoken.gz", expected_hash)
+
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", shipped)
+    theirs = tiktoken.Encoding(**getattr(openai_public, encoding)())
+    text = 'données {"ключ": "値", "emoji": "🙂", "n": 12345678} \r\n\t  <|endoftext|> It\'s  HTTPServer\n\n'
+    ours = get_encoding(encoding).encode_ordinary(text)
+    assert ours == theirs.encode_ordinary(text)
+    assert TokenCounter(encoding).count_text(text) == len(ours)
+    assert get_encoding(encoding).encode("<|endoftext|>", allowed_special="all") == theirs.encode(
+        "<|endoftext|>", allowed_special="all"
+    )
 
 
 def test_canonical_is_compact_sorted_utf8():
