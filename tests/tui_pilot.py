@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
+from tests.support import slowness
 from tests.thirdparty import everything_stdio_argv
 
 
@@ -25,7 +26,9 @@ async def show_tab(pilot: Pilot, app: ReviewApp, tab: str) -> None:
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 30) -> None:
-    async with asyncio.timeout(seconds):
+    """Wait until `condition()` holds; `seconds` is a hang bound on the reference machine, scaled by its slowness
+    now (tests/support.py), so a loaded machine waits longer instead of failing."""
+    async with asyncio.timeout(seconds * slowness()):
         while not condition():
             await pilot.pause(0.05)
     await pilot.pause()

@@ -6,7 +6,6 @@ import base64
 import codecs
 import random
 import string
-import time
 import urllib.parse
 
 from mcp_review.redact import MASK, Redactor
@@ -57,28 +56,15 @@ def test_ordinary_text_is_left_alone():
     assert short.text("d c b a, dcba, nopq") == "d c b a, dcba, nopq" and short.text("x abcd y") == f"x {MASK} y"
 
 
-def test_masking_ten_megabytes_is_linear():
-    """One pass of one combined pattern: 10 MB with five secrets in ~0.5 s here; a tenth of it, a tenth the time."""
+def test_ten_megabytes_are_masked():
+    """Every form of a secret is masked at the end of 10 MB of words (bench/redact.py times it: linear)."""
     secrets = [SECRET, "sk-" + "9f8e7d6c" * 5, "key-" + "01ab" * 8, "bt-" + "cd23" * 8, "hk-" + "77aa" * 8]
-    redactor = Redactor(secrets)
     rng = random.Random(7)
     words = ["".join(rng.choices(string.ascii_letters + string.digits, k=rng.randint(1, 10))) for _ in range(4000)]
     big = " ".join(rng.choices(words, k=1_800_000))[:10_000_000] + " " + " ".join(forms(SECRET).values())
-    small = big[-1_000_000:]
-
-    def best(text: str) -> float:  # the best of two: a busy machine slows one run, not the algorithm
-        times = []
-        for _ in range(2):
-            started = time.perf_counter()
-            redactor.text(text)
-            times.append(time.perf_counter() - started)
-        return min(times)
-
-    small_s, big_s = best(small), best(big)
-    masked = redactor.text(big)
+    masked = Redactor(secrets).text(big)
     assert not any(form in masked for form in forms(SECRET).values())
-    assert big_s < 15 and big_s < 40 * max(small_s, 0.01), (small_s, big_s)  # 10x the text: ~10x, never 100x
-    print(f"10 MB masked in {big_s:.2f} s (1 MB: {small_s:.2f} s)")
+    assert masked.startswith(big[:1000]) and masked.count(MASK) == len(set(forms(SECRET).values()))
 
 
 def test_a_long_clean_text_is_scanned_once_and_again_after_a_new_secret():
@@ -86,9 +72,11 @@ def test_a_long_clean_text_is_scanned_once_and_again_after_a_new_secret():
     later = "sk-" + "5a4b3c2d" * 5
     text = "D" * 900_000 + " " + later[::-1]
     assert redactor.text(text) is text and not redactor.needed(text)
-    started = time.perf_counter()
+    scans = []  # the digest answers: the forms are not searched for again (bench/redact.py times it)
+    search = redactor._found
+    redactor._found = lambda low: scans.append(len(low)) or search(low)  # type: ignore[method-assign]
     for _ in range(50):
         assert redactor.text(text) is text
-    assert time.perf_counter() - started < 1.0  # fifty scans would take seconds: the digest answers
+    assert scans == []
     redactor.add([later])
     assert redactor.needed(text) and redactor.text(text).endswith(f" {MASK}")
