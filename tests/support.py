@@ -57,8 +57,9 @@ def fixture_argv(name: str, *extra: str) -> list[str]:
 
 
 def eventually(holds: Callable[[], bool], timeout: float = 10.0) -> bool:
-    """Poll a state until it holds or `timeout` passes (no fixed sleep: returns as soon as it holds)."""
-    deadline = time.monotonic() + timeout
+    """Poll a state until it holds or `timeout` (a hang bound, scaled by `slowness()`) passes (no fixed sleep:
+    returns as soon as it holds)."""
+    deadline = time.monotonic() + timeout * slowness()
     while not holds():
         if time.monotonic() >= deadline:
             return False
@@ -67,6 +68,7 @@ def eventually(holds: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    timeout *= slowness()  # a hang bound: a loaded machine starts a server later, it does not fail to
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

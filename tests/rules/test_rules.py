@@ -23,6 +23,7 @@ from mcp_review.checks.core import load_rules
 from mcp_review.review import STATUSES, Attestation, Finding, Review
 from mcp_review.targets import Target, http_target, stdio_target
 from tests.oauth import login
+from tests.session import once
 from tests.support import ROOT, fixture_argv, free_port, running
 
 RULES = load_rules()
@@ -212,6 +213,11 @@ def target_for(run: Run, baseline: Path) -> Iterator[Target]:
 
 @cache
 def review_of(run: Run) -> Review:
+    """The review of one run, computed once per session (tests/session.py) and kept per process."""
+    return once(repr(run), lambda: _review_of(run))
+
+
+def _review_of(run: Run) -> Review:
     import tempfile
 
     attestations = (
