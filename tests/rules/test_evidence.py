@@ -1,6 +1,6 @@
 """Every claim a fail or warn makes about an exchange is in the exchanges it cites (issue 20).
 
-The walk reads the reviews the rule tests already produce (`tests/test_rules.py`'s cache) and checks, from the
+The walk reads the reviews the rule tests already produce (`tests/rules/test_rules.py`'s cache) and checks, from the
 message alone, what a signer would check by eye: an HTTP method it names was sent in a cited exchange, a status
 it says came back is a cited response's status, a JSON-RPC method it names is a cited message's method.
 """

@@ -1,5 +1,5 @@
 """Steering and excessive agency proven on real servers (issue 20): the steering twins (tests/servers/steering.py,
-stdio) reviewed through tests/test_rules.py's harness. The vulnerable twin's descriptions steer, its tools carry
+stdio) reviewed through tests/rules/test_rules.py's harness. The vulnerable twin's descriptions steer, its tools carry
 no annotations and send_message sends without asking; the guarded twin says the same things plainly, annotates
 every tool and confirms through elicitation. Each changed rule is proven both ways, and the twins get different
 security verdicts."""

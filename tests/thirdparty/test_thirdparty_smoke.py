@@ -1,6 +1,6 @@
 """The third-party servers from scripts/test-deps install and answer raw JSON-RPC (no project client).
 
-Figures measured against the pinned versions (see tests/thirdparty.py): with no client capabilities
+Figures measured against the pinned versions (see tests/thirdparty/__init__.py): with no client capabilities
 server-everything lists 13 tools, mcp-server-time 2, mcp-server-git 12.
 """
 

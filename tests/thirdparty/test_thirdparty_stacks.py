@@ -1,6 +1,6 @@
 """mcp-review's CLI against real servers on the stacks reviewers meet, over every transport each one serves.
 
-Every server x transport (see tests/thirdparty.py for versions and launch lines) is listed (`list --format
+Every server x transport (see tests/thirdparty/__init__.py for versions and launch lines) is listed (`list --format
 json`: the exact tool names, the transport, the era `--era auto` settles on), checked (`check --calls
 read-only`, packs review and spec: a verdict, no rule that crashed) and called once (`call`: the real result).
 Stacks: mcp 1.x FastMCP (stdio, Streamable HTTP stateful and stateless, SSE) and a 1.x low-level server, the

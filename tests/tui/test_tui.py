@@ -285,7 +285,7 @@ async def test_connect_to_another_server_retry_after_a_failure_and_recent_target
             app.screen.query_one("#what", Input).value = what
             await pilot.click("#connect")
 
-        await connect(crash)  # a failure leaves the demo connected (tests/test_tui_state.py)
+        await connect(crash)  # a failure leaves the demo connected (tests/tui/test_tui_state.py)
         await until(pilot, lambda: "exited with code 3" in str(app.main.query_one("#status", Static).render()))
         await connect(good)
         await until(pilot, lambda: app.snapshot is not None and app.snapshot.server_name == "good-server")

@@ -1,6 +1,6 @@
 """The trust boundary, piece by piece: parsing server text within bounds, masking secrets in any encoding,
 refusing other origins, validating schemas offline, the time budget, terminal-safe sinks and process
-trees. tests/test_hostile.py proves the same end to end against hostile servers; these say which piece broke.
+trees. tests/hostile/test_hostile.py proves the same end to end against hostile servers; these say which piece broke.
 """
 
 from __future__ import annotations

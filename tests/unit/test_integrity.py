@@ -1,5 +1,5 @@
 """Issue 21's pieces, one by one: consent read from every definition of a name, strict JSON at the wire boundary
-and in every JSON output, inert exports, and a pipe that gets no escape at all. tests/test_hostile.py proves the
+and in every JSON output, inert exports, and a pipe that gets no escape at all. tests/hostile/test_hostile.py proves the
 same end to end against hostile servers (tests/hostile/integrity_server.py); these say which piece broke.
 """
 

@@ -1,6 +1,6 @@
 """Exports: golden files for each format, from a fixed review; verdict and waiver semantics.
 
-Regenerate the goldens after an intended change with: UPDATE_GOLDENS=1 pytest tests/test_reports.py
+Regenerate the goldens after an intended change with: UPDATE_GOLDENS=1 pytest tests/unit/test_reports.py
 """
 
 from __future__ import annotations
