@@ -34,6 +34,25 @@ async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 
     await pilot.pause()
 
 
+async def settled(pilot: Pilot) -> None:
+    """Wait for a screen that no longer changes before it is captured: no worker pending or running but the
+    connection's (it holds the session for the app's life), no blinking cursor, no animation scheduled, then one
+    idle pass."""
+    from textual.worker import WorkerState
+
+    def busy() -> bool:
+        return any(
+            w.state in (WorkerState.PENDING, WorkerState.RUNNING) and not w.group.startswith("connection-")
+            for w in pilot.app.workers
+        )
+
+    await until(pilot, lambda: not busy())
+    for field in pilot.app.screen.query("Input, TextArea"):  # a blinking cursor is drawn or not by the clock
+        field.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
 async def run_checks(pilot: Pilot, app: ReviewApp, calls: str = "read-only") -> None:
     """Press r; the first run asks which tools checks may call (read-only ones by default)."""
     from textual.widgets import Select

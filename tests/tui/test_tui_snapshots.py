@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -10,6 +9,7 @@ from textual.pilot import Pilot
 
 from mcp_review.targets import demo_target
 from mcp_review.tui.app import ReviewApp
+from tests.tui_pilot import settled, until
 
 SIZE = (100, 30)
 
@@ -22,18 +22,15 @@ def app(tmp_path) -> ReviewApp:
 
 
 async def connected(pilot: Pilot) -> None:
-    app = pilot.app
-    async with asyncio.timeout(30):
-        while app.snapshot is None:  # type: ignore[attr-defined]
-            await pilot.pause(0.05)
-    await pilot.pause()
+    await until(pilot, lambda: pilot.app.snapshot is not None)  # type: ignore[attr-defined]
+    await settled(pilot)
 
 
 async def tab(pilot: Pilot, pane: str) -> None:
     from textual.widgets import TabbedContent
 
     pilot.app.main.query_one(TabbedContent).active = pane  # type: ignore[attr-defined]
-    await pilot.pause()
+    await settled(pilot)
 
 
 async def reviewed(pilot: Pilot) -> None:
@@ -41,10 +38,8 @@ async def reviewed(pilot: Pilot) -> None:
     await pilot.press("r")  # the first run asks which tools checks may call: read-only ones
     await pilot.pause()
     await pilot.click("#run")
-    async with asyncio.timeout(60):
-        while pilot.app.review is None:  # type: ignore[attr-defined]
-            await pilot.pause(0.05)
-    await pilot.pause()
+    await until(pilot, lambda: pilot.app.review is not None, 60)  # type: ignore[attr-defined]
+    await settled(pilot)
 
 
 def test_overview(snap_compare, app):
@@ -74,10 +69,8 @@ def test_call(snap_compare, app):
         await pilot.press("c")
         from mcp_review.tui.dialogs import CallScreen
 
-        async with asyncio.timeout(10):  # the dialog, mounted and drawn: no fixed wait that load can outrun
-            while not isinstance(pilot.app.screen, CallScreen):
-                await pilot.pause(0.05)
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallScreen), 10)  # mounted: no fixed wait
+        await settled(pilot)
 
     assert snap_compare(app, run_before=call, terminal_size=SIZE)
 
@@ -100,11 +93,9 @@ def test_wire(snap_compare, app, monkeypatch):
     async def wire(pilot: Pilot) -> None:
         await connected(pilot)
         await tab(pilot, "tab-wire")
-        async with asyncio.timeout(10):
-            while pilot.app.wire_pending:  # type: ignore[attr-defined]  # drawn ten times a second
-                await pilot.pause(0.05)
+        await until(pilot, lambda: not pilot.app.wire_pending, 10)  # type: ignore[attr-defined]  # drawn 10x a second
         pilot.app.main.query_one("#wire-filter").value = "tools/list"  # type: ignore[attr-defined]
-        await pilot.pause()
+        await settled(pilot)
 
     assert snap_compare(app, run_before=wire, terminal_size=SIZE)
 
@@ -130,13 +121,11 @@ def test_tab_at_80x24(snap_compare, app, monkeypatch, pane):
 
     async def shown(pilot: Pilot) -> None:
         await connected(pilot)
-        async with asyncio.timeout(10):
-            while pilot.app.wire_pending:  # type: ignore[attr-defined]
-                await pilot.pause(0.05)
+        await until(pilot, lambda: not pilot.app.wire_pending, 10)  # type: ignore[attr-defined]
         await tab(pilot, pane)
         if pane == "tab-wire":  # the server's stderr lands between messages at moments that vary (see Clock)
             pilot.app.main.query_one("#wire-filter").value = "tools/list"  # type: ignore[attr-defined]
-            await pilot.pause()
+            await settled(pilot)
 
     assert snap_compare(app, run_before=shown, terminal_size=SMALL)
 
@@ -151,10 +140,8 @@ def test_tools_at_60x20(snap_compare, app):
 
 
 async def until_screen(pilot: Pilot, name: str) -> None:
-    async with asyncio.timeout(10):  # the dialog, mounted and drawn: no fixed wait that load can outrun
-        while type(pilot.app.screen).__name__ != name:
-            await pilot.pause(0.05)
-    await pilot.pause()
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == name, 10)  # mounted and drawn: no fixed wait
+    await settled(pilot)
 
 
 async def on_row(pilot: Pilot, table: str, first: str) -> None:
@@ -256,9 +243,7 @@ def test_elicitation_at_80x24(snap_compare, tmp_path):
     async def elicited(pilot: Pilot) -> None:
         await opener("2", "#tools", "greet", "c", "CallScreen")(pilot)
         await pilot.press("ctrl+s")
-        async with asyncio.timeout(10):
-            while type(pilot.app.screen).__name__ not in ("ConfirmScreen", "ElicitScreen"):
-                await pilot.pause(0.05)
+        await until(pilot, lambda: type(pilot.app.screen).__name__ in ("ConfirmScreen", "ElicitScreen"), 10)
         if type(pilot.app.screen).__name__ == "ConfirmScreen":
             await pilot.click("#yes")
         await until_screen(pilot, "ElicitScreen")
