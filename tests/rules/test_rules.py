@@ -24,7 +24,7 @@ from mcp_review.review import STATUSES, Attestation, Finding, Review
 from mcp_review.targets import Target, http_target, stdio_target
 from tests.oauth import login
 from tests.session import once
-from tests.support import ROOT, fixture_argv, free_port, running
+from tests.support import ROOT, fixture_argv, free_port, running, slowness
 
 RULES = load_rules()
 MANUAL = [r.id for r in RULES.values() if "manual" in r.modes]
@@ -201,14 +201,17 @@ EXPECT.update({rule: (None, fragment) for rule, fragment in SERVER_WIDE.items()}
 
 @contextlib.contextmanager
 def target_for(run: Run, baseline: Path) -> Iterator[Target]:
+    """The run's server, reached with its timeout scaled by the machine's slowness (tests/support.py): a loaded
+    machine answers later, and a late answer must not turn into a finding."""
+    timeout = run.timeout * slowness()
     if run.http is None:
-        yield stdio_target(fixture_argv(*run.server) + list(run.extra_args)).with_(timeout=run.timeout)
+        yield stdio_target(fixture_argv(*run.server) + list(run.extra_args)).with_(timeout=timeout)
         return
     port = free_port()
     argv = fixture_argv(run.server[0], run.http, "--port", str(port), *run.server[1:])
     with running(argv, port):
         path = "/sse" if run.http == "--sse" else "/mcp"
-        yield http_target(f"http://127.0.0.1:{port}{path}", bearer=run.bearer)
+        yield http_target(f"http://127.0.0.1:{port}{path}", bearer=run.bearer).with_(timeout=timeout)
 
 
 @cache
