@@ -90,7 +90,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         file = item.path.resolve().relative_to(HERE)
         kind = file.parts[0]
         if kind not in KINDS:
-            raise pytest.UsageError(f"{item.nodeid}: tests live in one of tests/{{{','.join(KINDS)}}}/")
+            raise pytest.UsageError(
+                f"{item.nodeid}: move it (git mv) into its kind's folder, tests/{{{','.join(KINDS)}}}/"
+            )
         item.add_marker(kind)
         name = getattr(item, "originalname", item.name)
         if name in SLOW.get(file.as_posix(), ()) or (kind != "unit" and name not in QUICK.get(file.as_posix(), ())):
