@@ -56,6 +56,8 @@ def main() -> None:
             problems = outcome.get("leaks", []) + outcome.get("trust", []) + outcome.get("json", [])
             note = outcome.get("crash") or "; ".join((problems + outcome.get("injection", []))[:2])
             note = note or outcome.get("error_line", "")
+            if keys := (outcome.get("app") or {}).get("keys"):  # seconds until r, then q, were handled
+                note = f"keys answered in {keys} s; {note}"
             print(
                 f"{outcome['case']:19} {outcome['mode']:6} {','.join(bad) or 'ok':24} "
                 f"{outcome.get('seconds', 0):7.2f} {outcome.get('rss_mb', 0):8.1f}  {note[:90]}",

@@ -163,7 +163,7 @@ class Redactor:
     Every form of every secret is precomputed once (`add`), and the text is searched with ASCII letters lowered
     (same length, so spans map back): its literal forms with C's substring search, its spelled-out forms with one
     regular expression; only a text that holds one is masked, by one pass of one expression of every form, factored
-    by common prefixes. Each step is linear in the text's size (tests/test_secret_forms.py measures it on 10 MB).
+    by common prefixes. Each step is linear in the text's size (bench/redact.py measures it on 10 MB).
     A long text found clean is remembered by a keyed digest, so that showing it again costs no scan.
     """
 

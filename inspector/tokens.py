@@ -105,7 +105,7 @@ def canonical(obj: object) -> str:
 def _canonical_parts(item: object) -> tuple[str, dict[str, str] | None]:
     """`canonical(item)` and, for a dict, each member's text `"key":value` as `breakdown` counts it, no value
     serialised twice: json.dumps with sort_keys writes a dict of str keys as `{`, its members' texts in key
-    order joined by `,`, then `}` (tests/test_tokens_fast.py holds it to canonical() on hostile shapes)."""
+    order joined by `,`, then `}` (tests/unit/test_tokens_fast.py holds it to canonical() on hostile shapes)."""
     if not isinstance(item, dict):
         return canonical(item), None
     members = {str(key): f"{canonical(str(key))}:{canonical(value)}" for key, value in item.items()}

@@ -1,6 +1,6 @@
 """What the review app works on, without the app: the server (target, connection, snapshot and its token figures),
 the review and the file it is saved to, the reviewer's calls, and the run choices. The TUI shows it and asks it;
-nothing here imports Textual, so it is tested without a screen (tests/test_workspace.py).
+nothing here imports Textual, so it is tested without a screen (tests/integration/test_workspace.py).
 
 Files are written off the app's loop (a key waits for whatever runs there): saving the review and reading, building
 and writing `mcp-review.lock` run in one thread of the workspace's, in the order asked, and each returns a

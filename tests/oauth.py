@@ -13,6 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from tests.support import slowness
+
 REDIRECT = "http://127.0.0.1:9/callback"  # never served: the auto-consent AS answers with a 302 we read
 
 
@@ -21,7 +23,7 @@ def login(origin: str, resource: str, scope: str = "mcp") -> str:
     flow."""
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    with httpx.Client(base_url=origin, timeout=10) as http:
+    with httpx.Client(base_url=origin, timeout=10 * slowness()) as http:  # a hang bound, scaled
         meta = {"redirect_uris": [REDIRECT], "client_name": "tests", "token_endpoint_auth_method": "none"}
         meta["scope"] = "mcp read"
         client = http.post("/register", json=meta).raise_for_status().json()

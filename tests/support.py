@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import signal
 import socket
@@ -15,6 +16,33 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 PYTHON = sys.executable
+SLOWNESS = "MCP_REVIEW_TEST_SLOWNESS"  # a parent test process's measure, passed to the processes it starts
+REFERENCE_CPU = 0.05  # CPU seconds _work() takes on the 2-core machine the suite's bounds were set on
+_measured: tuple[float, float] = (0.0, -60.0)  # (slowness, when)
+
+
+def _work() -> float:
+    """CPU seconds a fixed piece of hashing takes here (process time: the machine's speed, not its load)."""
+    started, digest = time.process_time(), hashlib.sha256()
+    for _ in range(1_000_000):
+        digest.update(b"0123456789abcdef" * 4)
+    return time.process_time() - started
+
+
+def slowness() -> float:
+    """How many times slower than the machine the bounds were set on this one is now, at least 1: its CPU speed
+    (a fixed piece of work, in CPU time) times its load (runnable processes per core, /proc/loadavg's last
+    minute). Hang bounds are multiplied by it, so a loaded or slow machine waits longer instead of failing,
+    and a quiet one still catches a hang as soon as before. Measured at most every 30 s per process."""
+    global _measured
+    if os.environ.get(SLOWNESS):
+        return float(os.environ[SLOWNESS])
+    value, when = _measured
+    if time.monotonic() - when > 30:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+        value = round(max(1.0, _work() / REFERENCE_CPU) * max(1.0, load), 2)
+        _measured = (value, time.monotonic())
+    return value
 
 
 def free_port() -> int:
@@ -29,8 +57,9 @@ def fixture_argv(name: str, *extra: str) -> list[str]:
 
 
 def eventually(holds: Callable[[], bool], timeout: float = 10.0) -> bool:
-    """Poll a state until it holds or `timeout` passes (no fixed sleep: returns as soon as it holds)."""
-    deadline = time.monotonic() + timeout
+    """Poll a state until it holds or `timeout` (a hang bound, scaled by `slowness()`) passes (no fixed sleep:
+    returns as soon as it holds)."""
+    deadline = time.monotonic() + timeout * slowness()
     while not holds():
         if time.monotonic() >= deadline:
             return False
@@ -39,6 +68,7 @@ def eventually(holds: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    timeout *= slowness()  # a hang bound: a loaded machine starts a server later, it does not fail to
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

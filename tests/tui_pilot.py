@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
+from tests.support import slowness
 from tests.thirdparty import everything_stdio_argv
 
 
@@ -33,9 +34,30 @@ def notifications(heard: list[Message]) -> list[str]:
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 30) -> None:
-    async with asyncio.timeout(seconds):
+    """Wait until `condition()` holds; `seconds` is a hang bound on the reference machine, scaled by its slowness
+    now (tests/support.py), so a loaded machine waits longer instead of failing."""
+    async with asyncio.timeout(seconds * slowness()):
         while not condition():
             await pilot.pause(0.05)
+    await pilot.pause()
+
+
+async def settled(pilot: Pilot) -> None:
+    """Wait for a screen that no longer changes before it is captured: no worker pending or running but the
+    connection's (it holds the session for the app's life), no blinking cursor, no animation scheduled, then one
+    idle pass."""
+    from textual.worker import WorkerState
+
+    def busy() -> bool:
+        return any(
+            w.state in (WorkerState.PENDING, WorkerState.RUNNING) and not w.group.startswith("connection-")
+            for w in pilot.app.workers
+        )
+
+    await until(pilot, lambda: not busy())
+    for field in pilot.app.screen.query("Input, TextArea"):  # a blinking cursor is drawn or not by the clock
+        field.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 

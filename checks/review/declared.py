@@ -1,7 +1,7 @@
 """Pack `review` (seed 003): nothing a server declares goes unreviewed.
 
 `JUDGED` is the one list of the declared surfaces mcp-review's rules judge, each with the rules that judge it: a
-rule that starts judging a new surface adds it here, and `tests/test_declared_surfaces.py` checks that every rule
+rule that starts judging a new surface adds it here, and `tests/unit/test_declared_surfaces.py` checks that every rule
 named here exists.
 """
 

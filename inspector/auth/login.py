@@ -9,7 +9,7 @@ ours: the browser step (open the browser, always print the URL, catch the redire
 the pasted redirect URL with `no_browser`), where tokens are kept (`store`), and the egress rule: the flow may
 only reach the server's origin and the authorization server its own metadata names (its endpoints included),
 and never a cloud metadata or link-local address (`egress.check_url`), whoever names it.
-The SDK is imported inside the functions: the core loads without it (tests/test_layers.py).
+The SDK is imported inside the functions: the core loads without it (tests/unit/test_layers.py).
 """
 
 from __future__ import annotations

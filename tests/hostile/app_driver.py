@@ -27,6 +27,9 @@ from mcp_review.cli.common import decide
 from mcp_review.connection import procs
 from mcp_review.report import FORMATS
 from mcp_review.tui.app import ReviewApp
+from tests.support import slowness
+
+PACE = slowness()  # the harness passes its measure: every wait below is a hang bound, scaled by it
 
 
 def screen_text(app: ReviewApp) -> str:
@@ -58,7 +61,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
     from mcp_review.tui.dialogs import AnswerScreen, CallScreen, ExportScreen, ResultScreen
 
     async with app.run_test(size=(80, 24)) as pilot:
-        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
+        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10 * PACE)
         await until(pilot, lambda: app.workspace.snapshot is not None or app.workspace.failure is not None, budget)
         report["screens"].append(screen_text(app))
 
@@ -101,7 +104,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             app.jump_to_tool(probe.index)
             await pilot.pause(0.2)
             await pilot.press("c")
-            if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5):
+            if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5 * PACE):
                 from mcp_review.rules.util import valid_arguments
 
                 app.screen.query_one("#editor", TextArea).text = json.dumps(valid_arguments(probe))  # starts empty
@@ -112,7 +115,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 if not await answered(result, 5):
                     await pilot.press("x")  # a call that only reports progress: the reviewer cancels it, as one would
                     await answered(result, budget)
-                await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2)
+                await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2 * PACE)
                 report["screens"].append(screen_text(app))
                 await pilot.press("escape")
             app.main.query_one("TabbedContent").active = "tab-calls"
@@ -122,7 +125,9 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 report["clipboard"].append(app.clipboard)
         for fmt in FORMATS:  # every format the export dialog offers (judges.exports reads export.<format>)
             app.action_export()
-            if not await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5):
+            if not await until(
+                pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5 * PACE
+            ):
                 break
             screen = app.screen
             screen.query_one("#format", Select).value = fmt
@@ -142,7 +147,7 @@ async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float)
 
     report["keys"] = {"r": None, "q": None}
     async with app.run_test(size=(80, 24)) as pilot:
-        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
+        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10 * PACE)
         report["connected"] = await until(pilot, lambda: app.workspace.snapshot is not None, budget)
         if not await until(pilot, lambda: isinstance(app.screen, AnswerScreen), budget):
             return
@@ -150,7 +155,7 @@ async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float)
         for key, done in (("r", lambda: isinstance(app.screen, RunScreen)), ("q", lambda: not app.is_running)):
             started = time.monotonic()
             await pilot.press(key)
-            if await until(pilot, done, 4):
+            if await until(pilot, done, 4 * PACE):
                 report["keys"][key] = round(time.monotonic() - started, 2)
             if key == "r":
                 await pilot.press("escape")
@@ -168,7 +173,7 @@ def main() -> int:
     report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
     app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)
     try:
-        budget = max(20.0, args.timeout * 8)
+        budget = max(20.0, args.timeout * 8) * PACE
         if pressing:
             asyncio.run(keys(app, out, report, budget=budget))
         else:

@@ -45,6 +45,7 @@ from typing import Any
 from tests.hostile import judges
 from tests.hostile.cases import BY_NAME, Case
 from tests.hostile.leakcheck import exposures, plant
+from tests.support import SLOWNESS, slowness
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -57,8 +58,9 @@ def bound(mode: str, timeout: float) -> float:
     """How long a run may take before it counts as a hang: a few timeouts, plus the start-up of Python. The app
     runs the checklist with every tool callable, a call, six tabs and five exports, each screen captured: ~36 s
     at --timeout 1 on a quiet 2-core machine for the slowest cases (progress-flood, many-strings' 27 MB listing),
-    up to ~1.7x that while the suite's three workers share two cores. A hang never ends; this bound is ~2x."""
-    return {"check": 30, "app": 60}.get(mode, 8) * timeout + 20
+    up to ~1.7x that while the suite's three workers share two cores. A hang never ends; this bound is ~2x that
+    on the reference machine, times this machine's slowness now (tests/support.py): a loaded machine is not a hang."""
+    return ({"check": 30, "app": 60}.get(mode, 8) * timeout + 20) * slowness()
 
 
 # ----------------------------------------------------------------------------------------- canaries
@@ -325,7 +327,8 @@ def run(name: str, mode: str, timeout: float = 2.0) -> dict[str, Any]:
     """One run, isolated from every network but loopback when possible. The outcome says which."""
     prefix = isolation()
     argv = [*prefix, PYTHON, "-m", "tests.hostile.harness", name, mode, "--timeout", str(timeout)]
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=bound(mode, timeout) + 60)
+    env = {**os.environ, SLOWNESS: str(slowness())}  # one measure for the run, its bound and the app's waits
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=bound(mode, timeout) + 60)
     try:
         outcome: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):

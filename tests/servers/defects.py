@@ -4,7 +4,7 @@ with no DEFECT it lists them: name, base profile, the rule it fails).
 Each defect is a small function that changes one tool, handler or behaviour of its base server: `exemplary` for
 the review, spec and registry rules (and tokens.destructive-elicitation), `domain` for the tokens rules,
 `designed` for the design rules (each rule passes on its base, so a rule that fails here fails for this defect).
-`@defect(base, rule)` registers it with the rule it fails; `tests/test_rules.py` checks that this rule, and no
+`@defect(base, rule)` registers it with the rule it fails; `tests/rules/test_rules.py` checks that this rule, and no
 other but its commented allow-list (ALSO), turns fail, warn or blocking.
 
 The defects wrap the base's handlers (tests/servers/wrapping.py) instead of copying its builders: a listing

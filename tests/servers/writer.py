@@ -7,7 +7,7 @@ wherever that leads, and runs code with `exec`; `confined` resolves every path a
 and refuses to run code. The root is `--root DIR` (default: a temporary directory removed at exit).
 
 This is the deliberately vulnerable writer of issue 20: run it only where what it can reach is watched
-(tests/test_probes_safety.py runs it in a mount namespace whose only writable directory is a scratch tree).
+(tests/integration/test_probes_safety.py runs it in a mount namespace whose only writable directory is a scratch tree).
 """
 
 from __future__ import annotations

@@ -1,0 +1,220 @@
+"""mcp-review against a corpus of hostile servers (tests/hostile): no secret leaves, nothing goes to another
+host, nothing hangs past its bound, crashes, leaves a process behind, writes raw escapes or grows past 500 MB;
+no tool is called without the consent its most dangerous definition needs, every JSON export is strict JSON,
+and no server text is live structure (a fence, a tag, a heading, a link) in any export.
+
+Each case runs as `list`, `call`, `check` and in the app, each in a fresh network namespace when this
+machine allows it (see tests/hostile/harness.py), with secrets planted in mcp-review's environment, in
+`--env`, `--bearer` and a credential header. Hostile repositories (tests/hostile/repository.py: a checkout
+whose own files grant consent, waive, approve, preload state or write outside it) go through the trust judge.
+The detectors the harness judges with are tested too.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from mcp_review.report import FORMATS
+from tests.hostile import repository
+from tests.hostile.cases import BY_NAME, CASES
+from tests.hostile.harness import TERMINAL, marked, run
+from tests.hostile.judges import exports, markdown_injection, strict_json, xml_injection
+from tests.hostile.leakcheck import exposures
+
+TIMEOUT = 1.0
+
+
+def _runs(name: str) -> dict[str, dict[str, Any]]:
+    modes = BY_NAME[name].modes
+    timeout = BY_NAME[name].timeout or TIMEOUT
+    with ThreadPoolExecutor(len(modes)) as pool:
+        return dict(zip(modes, pool.map(lambda mode: run(name, mode, timeout), modes), strict=True))
+
+
+def _problems(outcome: dict[str, Any]) -> list[str]:
+    found = [f"{k}: {outcome[k]}" for k in ("crash", "hang", "terminal", "memory") if outcome.get(k)]
+    found += [f"leak: {leak}" for leak in outcome.get("leaks", [])]
+    found += [f"orphan pids {outcome['orphans']}"] if outcome.get("orphans") else []
+    found += [f"{kind}: {what}" for kind in ("trust", "json", "injection") for what in outcome.get(kind, [])]
+    return found
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES])
+def test_hostile_server_breaks_nothing(name):
+    runs = _runs(name)
+    for mode, outcome in runs.items():
+        assert outcome.get("ok") and not _problems(outcome), f"{name} {mode}: {_problems(outcome)} {outcome}"
+    if name in EXPECT:
+        assert EXPECT[name](runs), f"{name}: {json.dumps(runs, indent=1)[:3000]}"
+
+
+def _rule(runs: dict[str, dict[str, Any]], rule: str) -> str:
+    return " | ".join(runs["check"]["review"]["rules"][rule])
+
+
+def _refused_elsewhere(runs) -> bool:
+    """No session: the check still yields a review, failing review.same-origin; list says why, exit 2."""
+    return (
+        runs["check"]["exit"] == 1
+        and runs["check"]["review"]["verdict"] == "FAIL"
+        and _rule(runs, "review.same-origin").startswith("fail: the server sent the client to another origin")
+        and "endpoint" in runs["list"]["error_line"]
+        and runs["list"]["exit"] == 2
+    )
+
+
+def _rule_says(rule: str, *parts: str):
+    """The check's review has `rule` saying every one of `parts` (a flood cut says where, never silently)."""
+    return lambda runs: all(part in _rule(runs, rule) for part in parts)
+
+
+def _rounds_cut(runs) -> bool:
+    """input_required rounds that never end: every call blocks on the cap, named; call says it in one line."""
+    said = "the server still asked for input (input_required"
+    return said in runs["call"]["error_line"] and "blocking" in _rule(runs, "review.primitive-by-purpose")
+
+
+def _keys_answered(runs) -> bool:
+    """While the server keeps a dialog up, `r` opened the run dialog and `q` quit (within a hang bound: how long
+    each took is bench/hostile.py's figure, not a test's)."""
+    pressed = runs["app"]["app"]["keys"]
+    return all(pressed[key] is not None for key in ("r", "q"))
+
+
+def _one_timeout_more(name: str, said: str, more: float):
+    """An endless event stream holds `check` about one request's timeout, not one per request: no more than `more`
+    timeouts beyond `list` against the same server (which pays the same start-up on the same loaded machine), so
+    under 60 s at the default --timeout 30; and it says why, in its review or its one error line."""
+
+    def judge(runs) -> bool:
+        check, timeout = runs["check"], BY_NAME[name].timeout
+        told = check["error_line"] if check["review"] is None else json.dumps(check["review"]["rules"])
+        return check["seconds"] < runs["list"]["seconds"] + more * timeout and said in told
+
+    return judge
+
+
+EXPECT = {
+    "sampling-loop": _keys_answered,
+    "elicit-huge": _keys_answered,
+    "rounds-endless": _rounds_cut,
+    "round-elicit": lambda runs: runs["call"]["exit"] == 0 and len(runs["app"]["app"]["exported"]) == len(FORMATS),
+    "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 1,000 tools", "listing_items"),
+    "prompt-flood": _rule_says("review.prompts-safe", "blocking: 100,000 messages: only the first 1,000"),
+    "no-read-flood": lambda runs: "stopped reading its input" in runs["list"]["error_line"],
+    # list does not call the tool: check waits for one call's stream (4 before, each to its timeout)
+    "sse-forever": _one_timeout_more("sse-forever", "so no tools/call is waited for again in this run", 2),
+    # list waits for the same listing: check waits no longer (it stops at the listing, with one line)
+    "sse-pings": _one_timeout_more("sse-pings", "no answer to tools/list within 4s", 1),
+    "sse-elsewhere": _refused_elsewhere,
+    "sse-other-port": _refused_elsewhere,
+    "redirect": lambda runs: "does not follow" in runs["list"]["error_line"],
+    "session-nonascii": lambda runs: "Mcp-Session-Id" in runs["list"]["error_line"],
+    "prm-elsewhere": lambda runs: "does not fetch" in _rule(runs, "review.resource-server-metadata"),
+    "remote-ref": lambda runs: "not fetched" in _rule(runs, "review.output-schema-and-structured"),
+    "cyclic-ref": lambda runs: "cycle" in _rule(runs, "review.output-schema-and-structured"),
+    "progress-flood": lambda runs: runs["check"]["review"]["verdict"] in ("FAIL", "BLOCKED"),
+    "deep": lambda runs: runs["call"]["exit"] == 0,
+    "huge-int": lambda runs: runs["call"]["exit"] == 0,
+    "burst-requests": lambda runs: runs["app"]["app"]["connected"],
+    "elicit-first": lambda runs: runs["app"]["app"]["connected"] and runs["app"]["app"]["first_paint"],
+    # refused, and the refusal names the second definition (the harness's trust judge saw no call either)
+    "dup-page": lambda runs: runs["call"]["exit"] == 2 and "second definition" in runs["call"]["error_line"],
+    "nonfinite": lambda runs: runs["call"]["exit"] == 0 and runs["check"]["review"] is not None,
+    "fences": lambda runs: runs["check"]["review"] is not None,  # judged: every format rendered from it
+    "crash-escape": lambda runs: "\\e[31mfatal" in runs["call"]["error_line"],
+    "project-env": lambda runs: (
+        "gets nothing for ${GITHUB_TOKEN}, ${env:OPENAI_API_KEY}, envFile" in runs["list"]["error_line"]
+    ),
+    "oauth-metadata": lambda runs: (
+        runs["login"]["exit"] == 2
+        and "169.254.169.254/latest/meta-data/iam/security-credentials/: a cloud metadata"
+        in runs["login"]["error_line"]
+    ),
+    "oauth-closed-stdin": lambda runs: (
+        runs["login"]["error_line"]
+        == "mcp-review: error: login failed: stdin is closed: nothing to read the redirect URL from (--no-browser)"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(repository.BY_NAME))
+def test_a_hostile_repository_decides_nothing(name):
+    """Issue 21: the checkout's own files change no verdict, no call, no state, and write nothing outside it."""
+    outcome = repository.run(name)
+    assert outcome["ok"], outcome
+
+
+# ---------------------------------------------------------------------------- the detectors themselves
+def test_the_trust_judge_sees_a_changed_verdict_a_call_a_write_outside_and_a_silent_refusal():
+    case = repository.BY_NAME["grants-consent"]
+    clean = {"exit": 3, "verdict": "BLOCKED", "calls": [], "stderr": ""}
+    told = {**clean, "stderr": 'mcp-review: mcp-review.toml asks for calls.policy = "all": refused'}
+    assert repository.judge(case, clean, told, []) == []
+    assert repository.judge(case, clean, clean, []) == ['asked for calls.policy = "all" and nobody was told']
+    changed = {**told, "exit": 0, "verdict": "PASS", "calls": ["delete_note (check)"]}
+    assert len(repository.judge(case, clean, changed, ["outside-baseline.json"])) == 4
+
+
+def test_the_leak_detector_sees_every_encoding():
+    secret = "ghp_" + "0123456789abcdef" * 2
+    for text in (
+        f"x {secret} y",
+        base64.b64encode(f"Bearer {secret}".encode()).decode(),
+        base64.urlsafe_b64encode(f"u:{secret}".encode()).decode(),
+        secret.encode().hex(),
+        json.dumps("\\u0067" + secret[1:])[1:-1],
+        "%67" + secret[1:],
+        "&#103;" + secret[1:],
+    ):
+        assert exposures(text, secret), text
+    assert not exposures("ghp_0123 and nothing else", secret)
+
+
+def test_the_secret_detector_sees_every_computed_form():
+    from tests.hostile.secret_cases import transformed
+
+    secret = "sk-" + "9f8e7d6c5b4a" * 3
+    for form in transformed(secret):
+        assert exposures(f"x {form} y", secret), form
+    assert not exposures("sk- 9f8e 7d6c and other words", secret)
+
+
+def test_the_terminal_detector_flags_escapes_only():
+    assert TERMINAL.search("\x1b]52;c;cm0=\x07") and TERMINAL.search("a\u009bb")
+    assert not TERMINAL.search("plain text\nwith lines\tand tabs")
+
+
+def test_the_orphan_detector_finds_a_marked_process():
+    token = "orphan-detector-selftest-42"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", token])
+    try:
+        assert proc.pid in marked(token)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.pid not in marked(token)
+
+
+def test_the_export_judges_see_live_structure_and_pass_inert_text():
+    live = "# MCP review\n\n- a\n\n# zqx-heading\n\n<details open>\n\n```zqx-info\nx\n```\n\n[l](http://zqx) <b>"
+    found = " | ".join(markdown_injection(live, "md"))
+    for what in ("heading made of server text", "live HTML block", "fence opened", "link or image", "inline HTML"):
+        assert what in found, what
+    assert "do not balance" in " | ".join(markdown_injection("<details><summary>x</summary>\n\nx\n", "md"))
+    inert = "# MCP review: x &lt;zqx&gt;\n\n<details><summary>evidence: zqx &lt;b&gt;</summary>\n\n````text\n"
+    inert += "#3 ← ```zqx <details> # zqx\n````\n\n</details>\n\n- `<zqx>` \\[zqx](x) # zqx\n"
+    assert markdown_injection(inert, "md") == []
+    assert "not well-formed" in xml_injection("<testsuites>\x01</testsuites>", "xml")[0]
+    assert "does not write" in xml_injection("<testsuites><zqx/></testsuites>", "xml")[0]
+    assert xml_injection("<testsuites><testsuite><testcase name='&lt;zqx&gt;'/></testsuite></testsuites>", "x") == []
+    assert strict_json('{"a": NaN}') and strict_json("[1]\n[-Infinity]", lines=True) and not strict_json('{"a": "NaN"}')
+    sarif = json.dumps({"runs": [{"results": [{"message": {"text": "[fail] `<zqx>` \\<zqx> <zqx>"}}]}]})
+    assert exports({"x.sarif": sarif})["injection"] == ["x.sarif message: live inline HTML '<zqx>'"]

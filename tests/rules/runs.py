@@ -1,0 +1,105 @@
+"""The rule harness's runs: one real `run_check` against a fixture server (stdio or HTTP on 127.0.0.1), what
+the reviewer allowed or attested, and the review it yields, computed once per session (tests/session.py) and
+shared by every module of tests/rules through tests/rules/test_rules.py."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from mcp_review.checking import CheckPlan, run_check
+from mcp_review.review import STATUSES, Attestation, Finding, Review
+from mcp_review.rules.context import Options
+from mcp_review.rules.core import load_rules
+from mcp_review.targets import Target, http_target, stdio_target
+from tests.oauth import login
+from tests.session import once
+from tests.support import fixture_argv, free_port, running, slowness
+
+RULES = load_rules()
+MANUAL = [r.id for r in RULES.values() if "manual" in r.modes]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One check run: a fixture server, how it is reached, and what the reviewer allowed or attested."""
+
+    server: tuple[str, ...]  # fixture argv after the script name
+    http: str | None = None  # None: stdio; "--http" or "--sse"
+    calls: str = "all"
+    attest: str | None = "pass"  # every manual rule attested pass / fail, or not at all
+    era: str = "auto"
+    bearer: str | None = None
+    options: tuple[tuple[str, object], ...] = field(default=())
+    extra_args: tuple[str, ...] = ()
+    timeout: float = 30.0
+    oauth: bool = False  # log in at the fixture's authorization server (tests/oauth.py), and again for another resource
+
+
+@contextlib.contextmanager
+def target_for(run: Run, baseline: Path) -> Iterator[Target]:
+    """The run's server, reached with its timeout scaled by the machine's slowness (tests/support.py): a loaded
+    machine answers later, and a late answer must not turn into a finding."""
+    timeout = run.timeout * slowness()
+    if run.http is None:
+        yield stdio_target(fixture_argv(*run.server) + list(run.extra_args)).with_(timeout=timeout)
+        return
+    port = free_port()
+    argv = fixture_argv(run.server[0], run.http, "--port", str(port), *run.server[1:])
+    with running(argv, port):
+        path = "/sse" if run.http == "--sse" else "/mcp"
+        yield http_target(f"http://127.0.0.1:{port}{path}", bearer=run.bearer).with_(timeout=timeout)
+
+
+@cache
+def review_of(run: Run) -> Review:
+    """The review of one run, computed once per session (tests/session.py) and kept per process."""
+    return once(repr(run), lambda: _review_of(run))
+
+
+def _review_of(run: Run) -> Review:
+    import tempfile
+
+    attestations = (
+        [
+            Attestation(rule, "test", f"fixture attests {run.attest}", run.attest)  # type: ignore[arg-type]
+            for rule in MANUAL
+        ]
+        if run.attest
+        else []
+    )
+    options = Options(calls=run.calls)  # type: ignore[arg-type]
+    with tempfile.TemporaryDirectory() as tmp:
+        baseline = Path(tmp) / "baseline.json"
+        with target_for(run, baseline) as target:
+            if run.oauth:
+                origin = (target.url or "").removesuffix("/mcp")
+                options.foreign_token = login(origin, f"{origin}/other")
+                options.narrow_token = login(origin, f"{origin}/mcp", scope="read")
+                target = target.with_(bearer=login(origin, f"{origin}/mcp"))
+            for key, value in run.options:  # after the logins: a run may do without one of their tokens
+                setattr(options, key, value)
+            plan = CheckPlan(
+                packs=["all"], options=options, attestations=attestations, era=run.era, baseline=str(baseline)
+            )
+            return asyncio.run(run_check(target, plan))
+
+
+def findings(run: Run) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {}
+    for f in review_of(run).findings:
+        out.setdefault(f.rule, []).append(f)
+    return out
+
+
+def worst(items: list[Finding]) -> str:
+    statuses = {f.status for f in items}
+    return next((s for s in STATUSES if s in statuses), "none")
+
+
+def describe(items: list[Finding]) -> str:
+    return "; ".join(f"{f.status} {f.subject}: {f.message[:120]}" for f in items)
