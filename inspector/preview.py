@@ -155,6 +155,7 @@ class Finding:
     status: str  # fail / warn / info, as the checklist says them
     message: str
     evidence: dict[str, Any] = field(default_factory=dict)
+    key: str = ""  # findings of one key are one finding, counted (default: the message)
 
 
 def _clip(value: Any, n: int = 300) -> str:
@@ -171,7 +172,7 @@ def csp_finding(policy: str, report: Any) -> Finding:
         why = "which its own CSP does not allow: it breaks in every host"
         return Finding("fail", f"the app loads {blocked} ({directive}), {why}", evidence)
     if policy == "lockdown":
-        said = f"the app reaches {blocked} ({directive}); mcp-review blocked it (outside 127.0.0.1)"
+        said = f"the app reaches {blocked} ({directive}); mcp-review blocked it (its lockdown allows the app's origin)"
         return Finding("info", said, evidence)
     return Finding("warn", f"the {policy} page's policy blocked {blocked} ({directive})", evidence)
 
@@ -191,7 +192,8 @@ def event_findings(kind: str, data: Any) -> list[Finding]:
     msg = data if isinstance(data, dict) else {}
     method = msg.get("method")
     if kind == "bridge" and method in BRIDGE:
-        return [Finding("info", f"the app {BRIDGE[method]}: {_clip(msg.get('params'), 200)}", {"message": msg})]
+        said = f"the app {BRIDGE[method]}: {_clip(msg.get('params'), 200)}"
+        return [Finding("info", said, {"message": msg}, key=method)]
     if kind == "bridge" and method == "mcp-review/probe":
         params = msg.get("params")
         params = params if isinstance(params, dict) else {}

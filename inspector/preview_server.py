@@ -28,6 +28,7 @@ from mcp_review.untrusted import strict_loads
 
 BODY_MAX = 256 * 1024  # bytes of one report read; the rest is refused
 LOG_KEPT = 2000  # requests logged
+POSTS_READ = 4 * EVENTS_KEPT  # reports read; the browser sends one per CSP violation, however many the app makes
 DOCTYPE = re.compile(r"\s*<!doctype[^>]{0,200}>", re.IGNORECASE)
 
 
@@ -39,15 +40,17 @@ class Observed:
     findings: list[Finding] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)  # "host GET /", "sandbox GET /view", ...
     methods: list[tuple[int, str]] = field(default_factory=list)  # (order, "app:" or "host:" + a bridge method)
-    reports: int = 0  # reports received (kept or not)
+    reports: int = 0  # the host page's reports (it sends at most EVENTS_KEPT)
+    posts: int = 0  # every report, the browser's CSP reports too
     rendered: str | None = None  # the app's text after the result, as the probe saw it
-    seen: set[str] = field(default_factory=set)  # findings' messages, each once
+    counts: dict[str, int] = field(default_factory=dict)  # findings' keys, and how often each came
 
     def add(self, findings: list[Finding]) -> None:
         for f in findings:
-            if f.message not in self.seen and len(self.findings) < EVENTS_KEPT:
-                self.seen.add(f.message)
+            key = f.key or f.message
+            if key not in self.counts and len(self.findings) < EVENTS_KEPT:
                 self.findings.append(f)
+            self.counts[key] = self.counts.get(key, 0) + 1
 
 
 def _asset(name: str) -> str:
@@ -137,10 +140,13 @@ class Preview:
             return
         seen = self.seen
         with seen.lock:
-            seen.reports += 1
+            seen.posts += 1
+            if seen.posts > POSTS_READ:
+                return
             if path.startswith("/csp/"):
                 seen.add([csp_finding(path[5:], data)])
             elif path == "/report" and isinstance(data, dict):
+                seen.reports += 1
                 kind, msg = str(data.get("kind")), data.get("data")
                 method = msg.get("method") if isinstance(msg, dict) else None
                 if kind in ("bridge", "sent") and isinstance(method, str) and len(seen.methods) < EVENTS_KEPT:
@@ -187,6 +193,10 @@ class Preview:
 
         return Handler
 
+    def _counted(self, f: Finding) -> Finding:
+        n = self.seen.counts.get(f.key or f.message, 1)
+        return f if n == 1 else Finding(f.status, f"{f.message} (and {n - 1} more like it)", f.evidence, f.key)
+
     def bridge(self) -> list[str]:
         """The bridge's methods in the order the host page saw them."""
         return [m for _, m in sorted(self.seen.methods)]
@@ -195,7 +205,7 @@ class Preview:
         """The findings, with what the bridge never did and why no result was sent."""
         seen = self.seen
         with seen.lock:
-            out = list(seen.findings)
+            out = [self._counted(f) for f in seen.findings]
             methods = set(self.bridge())
             if not any(r.startswith("sandbox GET /view") for r in seen.requests):
                 out.append(Finding("info", "the page was never opened: nothing was observed"))
@@ -207,5 +217,6 @@ class Preview:
             if self.app.no_call:
                 out.append(Finding("info", self.app.no_call))
             if seen.reports >= EVENTS_KEPT:
-                out.append(Finding("warn", f"the app flooded the host page: {seen.reports} reports, the first kept"))
+                said = f"the app flooded the host page: it reported {EVENTS_KEPT} messages, and mcp-review kept those"
+                out.append(Finding("warn", said))
             return out

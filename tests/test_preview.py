@@ -37,12 +37,15 @@ def chromium() -> str:
     return found
 
 
-def preview(tmp_path: Path, mode: str, *, resolve: str = "", tool: str = "show_weather", yes: bool = False) -> dict:
-    """Run `mcp-review app` on the `apps` fixture in `mode`, open its page in headless Chromium, return its report."""
+def preview(
+    tmp_path: Path, mode: str, *, resolve: str = "", tool: str = "show_weather", server: list | None = None
+) -> dict:
+    """Run `mcp-review app` on the `apps` fixture in `mode` (or `server`), open its page in headless Chromium, return
+    its report."""
     browser = chromium()
     cmd = [sys.executable, "-m", "mcp_review", "app", tool, "--for", str(SERVE), "--format", "json"]
-    cmd += ["--yes"] if yes else []
-    app = subprocess.Popen([*cmd, "--", *fixture_argv("apps", mode)], stdout=subprocess.PIPE, text=True)
+    argv = server or fixture_argv("apps", mode)
+    app = subprocess.Popen([*cmd, "--", *argv], stdout=subprocess.PIPE, text=True)
     assert app.stdout is not None
     first = app.stdout.readline()
     url = first.split(" at ")[-1].strip()
