@@ -9,8 +9,8 @@ gives it with `_meta.ui.csp` {connectDomains, resourceDomains, frameDomains, bas
 lines a host needs to find the page live here.
 
 The page is served (inspector/preview_server.py) under two policies at once, and the browser enforces both:
-- the app's own, built from its declaration by the spec's mapping (the restrictive default when it declares none);
-  what it blocks breaks the app in every host that follows the spec;
+- the app's own, built from its declaration as the spec's reference host builds it (examples/basic-host, csp.ts),
+  the loosest a host following the spec grants: what it blocks breaks the app in every host;
 - a lockdown that allows 127.0.0.1 only: nothing the app names outside it is ever fetched, even when declared.
 Each reports its violations to its own address, so a finding says which one blocked a request.
 """
@@ -36,12 +36,6 @@ CSP_LISTS = {  # the declared list -> the kind of origin, for both specs' key na
     "resource_domains": "resource",
     "frame_domains": "frame",
 }
-# the spec's "Restrictive Default" when `ui.csp` is omitted (Host Behavior, UI Resource Format)
-DEFAULT_CSP = (
-    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'none'; base-uri 'self'; "
-    "object-src 'none'"
-)
 PAGE_CHARS = 8 * 1024 * 1024  # characters of a page that are served
 EVENTS_KEPT = 500  # reports kept per preview: a hostile app can flood the bridge
 
@@ -74,23 +68,23 @@ class App:
     uri: str
     html: str
     declared: dict[str, list[str]]  # kind -> origins, as declared
-    declares_csp: bool
     arguments: dict[str, Any]
     call: CallRecord | None = None
     no_call: str | None = None  # why no result is sent
 
     def csp(self, report: str) -> str:
-        """The app's own policy, by the spec's mapping (each list to its directives; 'none'/'self' when empty)."""
-        if not self.declares_csp:
-            return f"{DEFAULT_CSP}; report-uri {report}"
+        """The app's own policy as the spec's reference host builds it (ext-apps examples/basic-host, csp.ts): the
+        declared lists, with inline code, eval, blob: and data: allowed. That is looser than the spec's default for
+        an app that declares nothing, so what it blocks breaks the app in every host."""
         res = " ".join(self.declared.get("resource", []))
-        conn = " ".join(self.declared.get("connect", [])) or "'none'"
+        conn = " ".join(self.declared.get("connect", []))
         frame = " ".join(self.declared.get("frame", [])) or "'none'"
-        base = " ".join(self.declared.get("base", [])) or "'self'"
+        base = " ".join(self.declared.get("base", [])) or "'none'"
         return (
-            f"default-src 'none'; script-src 'self' 'unsafe-inline' {res}; style-src 'self' 'unsafe-inline' {res}; "
-            f"img-src 'self' data: {res}; font-src 'self' data: {res}; media-src 'self' data: {res}; "
-            f"connect-src {conn}; frame-src {frame}; base-uri {base}; object-src 'none'; report-uri {report}"
+            f"default-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data: {res}; "
+            f"style-src 'self' 'unsafe-inline' blob: data: {res}; img-src 'self' data: blob: {res}; "
+            f"font-src 'self' data: blob: {res}; media-src 'self' data: blob: {res}; connect-src 'self' {conn}; "
+            f"worker-src 'self' blob: {res}; frame-src {frame}; object-src 'none'; base-uri {base}; report-uri {report}"
         )
 
 
@@ -100,18 +94,19 @@ def lockdown(origin: str, report: str) -> str:
     return f"default-src {here}; base-uri {origin}; form-action 'none'; report-uri {report}"
 
 
-def _declared(meta: dict[str, Any]) -> tuple[dict[str, list[str]], bool]:
+def _declared(meta: dict[str, Any]) -> dict[str, list[str]]:
     ui = meta.get("ui")
     found = [c for c in ((ui or {}).get("csp") if isinstance(ui, dict) else None, meta.get("openai/widgetCSP"))]
     out: dict[str, list[str]] = {}
     for csp in (c for c in found if isinstance(c, dict)):
         for key, kind in CSP_LISTS.items():
             entries = csp.get(key)
-            # an entry is one source expression: anything with a space or ';' would add a directive of its own
+            # an entry is one origin: a space, ';' or quote would add a source or a directive of its own (dropped, as
+            # the reference host drops them)
             for e in entries if isinstance(entries, list) else []:
-                if isinstance(e, str) and e and not any(c in e for c in " ;,\r\n\t"):
+                if isinstance(e, str) and e and not any(c in e for c in " ;,'\"\r\n\t"):
                     out.setdefault(kind, []).append(e)
-    return out, any(isinstance(c, dict) for c in found)
+    return out
 
 
 async def load(session: Session, tool_name: str, arguments: dict[str, Any], consent: bool) -> App:
@@ -138,8 +133,7 @@ async def load(session: Session, tool_name: str, arguments: dict[str, Any], cons
             html = base64.b64decode(str(first.get("blob", ""))[: PAGE_CHARS * 2]).decode("utf-8", "replace")
         except (binascii.Error, ValueError) as e:
             raise PreviewError(f"{uri}: its contents carry no text and no base64 blob") from e
-    declared, declares = _declared(meta)
-    app = App(dict(tool.raw), uri, html[:PAGE_CHARS], declared, declares, arguments)
+    app = App(dict(tool.raw), uri, html[:PAGE_CHARS], _declared(meta), arguments)
     reason = consent_reason(tool)
     if reason and not consent:
         app.no_call = f"no tool result was sent: {tool_name!r} {reason}, and the reviewer did not consent (--yes)"

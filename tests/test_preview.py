@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.support import fixture_argv
-from tests.thirdparty import REQUIRE_ENV
+from tests.thirdparty import APPS_BIN, REQUIRE_ENV, require
 
 SERVE = 10.0  # seconds the command serves; the page is done in about 2
 
@@ -38,12 +38,13 @@ def chromium() -> str:
 
 
 def preview(
-    tmp_path: Path, mode: str, *, resolve: str = "", tool: str = "show_weather", server: list | None = None
+    tmp_path: Path, mode: str, *, resolve: str = "", tool: str = "show_weather", server: list | None = None, yes=False
 ) -> dict:
     """Run `mcp-review app` on the `apps` fixture in `mode` (or `server`), open its page in headless Chromium, return
     its report."""
     browser = chromium()
     cmd = [sys.executable, "-m", "mcp_review", "app", tool, "--for", str(SERVE), "--format", "json"]
+    cmd += ["--yes"] if yes else []
     argv = server or fixture_argv("apps", mode)
     app = subprocess.Popen([*cmd, "--", *argv], stdout=subprocess.PIPE, text=True)
     assert app.stdout is not None
@@ -90,6 +91,23 @@ def test_a_well_formed_app_renders_and_receives_the_tool_result_through_the_brid
     assert report["rendered"] == "Sunny in Lisbon, 21 C"  # the app wrote the result's summary into its page
     assert by_status(report, "fail") == [] and by_status(report, "warn") == []
     assert report["exit"] == 0
+
+
+@pytest.mark.thirdparty
+@pytest.mark.parametrize(
+    ("binary", "tool", "shows"),
+    [
+        ("mcp-budget-allocator-server", "get-budget-data", "Allocated: $100,000"),
+        ("mcp-server-basic-vanillajs", "get-time", "Server Time:"),
+    ],
+)
+def test_the_official_example_apps_render_through_the_bridge_with_no_finding(tmp_path, binary, tool, shows):
+    server = [str(require(APPS_BIN / binary)), "--stdio"]
+    report = preview(tmp_path, "", tool=tool, server=server, yes=True)  # their tools claim no read-only hint
+    assert report["findings"] == []  # under the reference host's CSP, no violation, no error: zero false findings
+    order = ["app:ui/initialize", "app:ui/notifications/initialized", "host:ui/notifications/tool-result"]
+    assert [m for m in report["bridge"] if m in order] == order
+    assert shows in report["rendered"]
 
 
 class Listener:
@@ -187,7 +205,8 @@ def test_the_app_is_served_under_its_own_csp_and_the_lockdown_in_a_sandboxed_fra
     assert headers["Content-Security-Policy"].startswith("default-src 'none'; script-src 'self';")
     assert 'view.setAttribute("sandbox", "allow-scripts")' in proxy  # the app: an opaque origin
     own, lock = view_headers.get_all("Content-Security-Policy")
-    assert "connect-src https://api.weather.example;" in own and "frame-src https://maps.weather.example;" in own
-    assert own.startswith("default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.weather.example;")
+    # the reference host's policy (ext-apps examples/basic-host csp.ts) with the declared origins
+    assert "connect-src 'self' https://api.weather.example;" in own and "frame-src https://maps.weather.example;" in own
+    assert "script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data: https://cdn.weather.example;" in own
     assert lock.startswith(f"default-src {sandbox} ")
     assert view.startswith('<!DOCTYPE html><script src="/probe.js"></script>\n<html>')  # standards mode kept
