@@ -50,3 +50,13 @@ def test_an_app_that_reaches_for_the_host_pages_origin_is_blocked_and_reported(t
     assert "a frame other than the app's sandbox posted to the host page" in warns
     assert "console error in the app: dom: SecurityError" in warns
     assert not any("forged" in str(f["evidence"]) for f in report["findings"] if f["status"] == "info")
+
+
+def test_what_an_app_asks_of_its_host_is_reported_and_refused(tmp_path):
+    report = hostile(tmp_path, "asks")
+    infos = by_status(report, "info")
+    assert "the app asked the host to call a tool: {'name': 'delete_everything', 'arguments': {}}" in infos
+    assert "the app asked the host to open a link: {'url': 'https://phish.example/login'}" in infos
+    assert any(i.startswith("the app asked the host to send a message into the conversation: ") for i in infos)
+    assert report["bridge"].count("host:(response)") == 4  # ui/initialize's answer, and an error for each ask
+    assert not any("phish" in r for r in report["requests"])
