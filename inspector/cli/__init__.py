@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from mcp_review import __version__
-from mcp_review.cli import app, auth, call, check, diff, listing, pin, rules, servers, trust
+from mcp_review.cli import app, auth, call, check, diff, listing, pin, preview, rules, servers, trust
 from mcp_review.cli.common import Failure, UsageError
 from mcp_review.review import ExitCode
 
@@ -32,6 +32,7 @@ COMMANDS = (
     app,
     listing,
     call,
+    preview,
     check,
     pin,
     diff,

@@ -15,15 +15,20 @@ NAME = "call"
 HELP = "call one tool and print its result"
 
 
-def arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("tool", help="tool name")
+def call_options(p: argparse.ArgumentParser) -> None:
+    """The arguments and the consent of a call (`call`, and `app`, which calls the tool its app shows)."""
     p.add_argument("--args", default="{}", metavar="JSON", help="arguments object (JSON, or @file.json)")
     p.add_argument("--yes", action="store_true", help="consent to call a tool that may have side effects")
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tool", help="tool name")
+    call_options(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
     target_options(p)
 
 
-def _parse_args_json(text: str) -> Any:
+def parse_args_json(text: str) -> Any:
     if text.startswith("@"):
         try:
             with open(text[1:], encoding="utf-8") as f:
@@ -45,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from mcp_review.calls import call_tool, consent_reason
     from mcp_review.catalog import take_snapshot
 
-    arguments = _parse_args_json(args.args)
+    arguments = parse_args_json(args.args)
 
     async def work(session: Any) -> Any:
         snapshot = await take_snapshot(session, kinds=("tool",))

@@ -14,12 +14,16 @@ Each other mode is that app with one planted defect (`DEFECTS` below, one line e
 app in the OpenAI Apps SDK's keys: `openai/outputTemplate`, `openai/widgetAccessible`, `openai/widgetCSP`,
 `openai/widgetDomain`, MIME `text/html+skybridge`; well-formed) and `surfaces` (well-formed, plus surfaces no rule
 judges: the skills extension, an unknown extension, an `experimental` entry, and the host keys
-`openai/fileParams` and `_meta.ui.sandbox`). Nothing is ever fetched: the page is only read, never rendered.
+`openai/fileParams` and `_meta.ui.sandbox`). The rules only read the page; tests/test_preview.py renders it in
+headless Chromium through `mcp-review app`, which blocks every origin outside 127.0.0.1, and the page answers
+`ui/initialize` with `ui/notifications/initialized` as the spec asks. `APPS_WRITES=1` in the environment drops
+show_weather's read-only hint (calling it then needs the reviewer's consent).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -41,6 +45,7 @@ PAGE = f"""<!DOCTYPE html>
 function send(msg) {{ window.parent.postMessage(msg, "*"); }}
 window.addEventListener("message", (event) => {{
   const data = event.data;
+  if (data && data.id === 1 && data.result) send({{ jsonrpc: "2.0", method: "ui/notifications/initialized" }});
   if (data && data.method === "ui/notifications/tool-result") {{
     const result = data.params;
     document.getElementById("now").textContent = result.structuredContent.summary;
@@ -144,8 +149,10 @@ def build(mode: str) -> MCPServer:
 
         server._lowlevel_server.get_capabilities = get_capabilities  # type: ignore[method-assign]
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+    # APPS_WRITES=1 (any mode): show_weather claims no read-only hint, so calling it needs the reviewer's consent
+    shown = ToolAnnotations(readOnlyHint=False) if os.environ.get("APPS_WRITES") == "1" else read_only
 
-    @server.tool(name="show_weather", description=c["description"], annotations=read_only, meta=tool_meta)
+    @server.tool(name="show_weather", description=c["description"], annotations=shown, meta=tool_meta)
     def show_weather(city: str = "Lisbon") -> dict[str, Any]:
         hourly = [{"hour": h, "celsius": 15 + h % 9, "wind_kmh": 5 + h % 13} for h in range(c["hours"])]
         return {"city": city, "summary": f"Sunny in {city}, 21 C", **({"hourly": hourly} if hourly else {})}

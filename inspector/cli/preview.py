@@ -1,0 +1,73 @@
+"""`mcp-review app TOOL`: open a tool's MCP App as a host would, on 127.0.0.1, and report what broke."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from mcp_review.cli.call import call_options, parse_args_json
+from mcp_review.cli.common import Failure, UsageError, decide, target_options, with_session
+from mcp_review.review import ExitCode
+
+NAME = "app"
+HELP = "open a tool's MCP App in a sandboxed host page on 127.0.0.1 and report what broke"
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tool", help="the tool whose app to open (it names it in _meta.ui.resourceUri)")
+    call_options(p)
+    p.add_argument("--open", action="store_true", help="open the host page in your browser")
+    p.add_argument("--for", dest="seconds", type=float, metavar="SECONDS", help="serve this long (default: until ^C)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    target_options(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    plan = decide(args)
+    from mcp_review.output import json_text
+    from mcp_review.preview import PreviewError, load
+    from mcp_review.preview_server import Preview
+
+    arguments = parse_args_json(args.args)
+
+    async def work(session: Any) -> Any:
+        return await load(session, args.tool, arguments, consent=args.yes)
+
+    try:
+        app = asyncio.run(with_session(args, plan, work))
+    except PreviewError as e:
+        raise UsageError(str(e)) from e
+    if app.call is not None and app.call.failure:
+        raise Failure(app.call.failure)
+    preview = Preview(app)
+    preview.start()
+    print(f"mcp-review: {args.tool}'s app ({app.uri}) at {preview.url}", flush=True)
+    if app.no_call:
+        print(f"mcp-review: {app.no_call}", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(preview.url)
+    try:
+        preview.wait(args.seconds)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        preview.stop()
+    findings = preview.summary()
+    if args.format == "json":
+        seen = preview.seen
+        out = {
+            "url": preview.url,
+            "findings": [{"status": f.status, "message": f.message, "evidence": f.evidence} for f in findings],
+            "bridge": preview.bridge(),
+            "rendered": seen.rendered,
+            "requests": seen.requests,
+        }
+        print(json_text(out))
+    else:
+        for f in findings:
+            print(f"{f.status.upper():5} {f.message}")
+        print(f"mcp-review: {len(preview.seen.requests)} requests, all to 127.0.0.1 (this page's own servers)")
+    return ExitCode.FAILED if any(f.status == "fail" for f in findings) else ExitCode.OK
