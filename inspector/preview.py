@@ -4,9 +4,8 @@ turn what the browser reported back into findings.
 Names are the ext-apps spec's (2026-01-26, SEP-1865): a tool's `_meta.ui.resourceUri` (or the deprecated flat
 `_meta["ui/resourceUri"]`, or the Apps SDK's `_meta["openai/outputTemplate"]`) names the page; `resources/read`
 gives it with `_meta.ui.csp` {connectDomains, resourceDomains, frameDomains, baseUriDomains} (or the Apps SDK's
-`openai/widgetCSP` {connect_domains, resource_domains, frame_domains}). The rule pack reads the same keys
-(checks/apps/model.py), but nothing outside the packs may import a pack (pyproject's import contracts): the few
-lines a host needs to find the page live here.
+`openai/widgetCSP` {connect_domains, resource_domains, frame_domains}). The page is found and read as the rule pack
+reads it (`mcp_review.apps`: `links`, `take`, `Page.declared`).
 
 The page is served (inspector/preview_server.py) under two policies at once, and the browser enforces both:
 - the app's own, built from its declaration as the spec's reference host builds it (examples/basic-host, csp.ts),
@@ -17,47 +16,19 @@ Each reports its violations to its own address, so a finding says which one bloc
 
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_review.apps import Page, links, take
 from mcp_review.calls import CallRecord, call_tool, consent_reason
 from mcp_review.catalog import take_snapshot
 from mcp_review.connection.session import Session
 
-LINK_KEYS = (("ui", "resourceUri"), ("ui/resourceUri",), ("openai/outputTemplate",))
-CSP_LISTS = {  # the declared list -> the kind of origin, for both specs' key names
-    "connectDomains": "connect",
-    "resourceDomains": "resource",
-    "frameDomains": "frame",
-    "baseUriDomains": "base",
-    "connect_domains": "connect",
-    "resource_domains": "resource",
-    "frame_domains": "frame",
-}
-PAGE_CHARS = 8 * 1024 * 1024  # characters of a page that are served
 EVENTS_KEPT = 500  # reports kept per preview: a hostile app can flood the bridge
 
 
 class PreviewError(Exception):
     """Why there is nothing to preview (no such tool, no app, an unreadable page)."""
-
-
-def _meta(raw: Any) -> dict[str, Any]:
-    value = raw.get("_meta") if isinstance(raw, dict) else None
-    return value if isinstance(value, dict) else {}
-
-
-def app_uri(tool_raw: Any) -> str | None:
-    """The page a tool names, by the first key that names one."""
-    for path in LINK_KEYS:
-        value: Any = _meta(tool_raw)
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        if isinstance(value, str) and value:
-            return value
-    return None
 
 
 @dataclass
@@ -94,19 +65,14 @@ def lockdown(origin: str, report: str) -> str:
     return f"default-src {here}; base-uri {origin}; form-action 'none'; report-uri {report}"
 
 
-def _declared(meta: dict[str, Any]) -> dict[str, list[str]]:
-    ui = meta.get("ui")
-    found = [c for c in ((ui or {}).get("csp") if isinstance(ui, dict) else None, meta.get("openai/widgetCSP"))]
-    out: dict[str, list[str]] = {}
-    for csp in (c for c in found if isinstance(c, dict)):
-        for key, kind in CSP_LISTS.items():
-            entries = csp.get(key)
-            # an entry is one origin: a space, ';' or quote would add a source or a directive of its own (dropped, as
-            # the reference host drops them)
-            for e in entries if isinstance(entries, list) else []:
-                if isinstance(e, str) and e and not any(c in e for c in " ;,'\"\r\n\t"):
-                    out.setdefault(kind, []).append(e)
-    return out
+def _declared(page: Page) -> dict[str, list[str]]:
+    """kind -> the origins declared, as a header may carry them: an entry with a space, ';', ',' or a quote would add a
+    source or a directive of its own, so it is dropped, as the reference host drops it."""
+    return {
+        kind: kept
+        for kind, entries in page.declared().items()
+        if (kept := [e for e in entries if e and not any(c in e for c in " ;,'\"\r\n\t")])
+    }
 
 
 async def load(session: Session, tool_name: str, arguments: dict[str, Any], consent: bool) -> App:
@@ -116,24 +82,18 @@ async def load(session: Session, tool_name: str, arguments: dict[str, Any], cons
     if tool is None:
         names = ", ".join(t.key for t in snapshot.tools.items[:20]) or "none"
         raise PreviewError(f"the server lists no tool named {tool_name!r} (tools: {names})")
-    uri = app_uri(tool.raw)
-    if uri is None:
+    named = links(tool)
+    if not named:
         raise PreviewError(f"{tool_name!r} names no app (_meta.ui.resourceUri, openai/outputTemplate)")
-    listed = next((r for r in snapshot.resources if r.key == uri), None)
-    meta = dict(_meta(listed.raw)) if listed else {}
+    uri = named[0].uri
+    page = Page(uri, next((r for r in snapshot.resources if r.key == uri), None))
     reply = await session.request("resources/read", {"uri": uri})
-    contents = reply.result.get("contents") if reply.error is None and isinstance(reply.result, dict) else None
-    first = next((c for c in contents if isinstance(c, dict)), None) if isinstance(contents, list) else None
-    if first is None:
-        raise PreviewError(f"resources/read {uri} gave no page: {str(reply.error or 'no contents')[:200]}")
-    meta.update(_meta(first))
-    html = first.get("text")
-    if not isinstance(html, str):
-        try:
-            html = base64.b64decode(str(first.get("blob", ""))[: PAGE_CHARS * 2]).decode("utf-8", "replace")
-        except (binascii.Error, ValueError) as e:
-            raise PreviewError(f"{uri}: its contents carry no text and no base64 blob") from e
-    app = App(dict(tool.raw), uri, html[:PAGE_CHARS], _declared(meta), arguments)
+    if reply.error is not None:
+        raise PreviewError(f"resources/read {uri} gave no page: {str(reply.error)[:200]}")
+    take(page, reply.result)
+    if page.error is not None:
+        raise PreviewError(f"resources/read {uri} gave no page: {page.error}")
+    app = App(dict(tool.raw), uri, page.html, _declared(page), arguments)
     reason = consent_reason(tool)
     if reason and not consent:
         app.no_call = f"no tool result was sent: {tool_name!r} {reason}, and the reviewer did not consent (--yes)"

@@ -21,6 +21,7 @@ from mcp_review.apps import (
     ui_meta,
 )
 from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 
 PAGES_READ = 20  # app resources read per review; a hostile server can list thousands
@@ -114,6 +115,17 @@ async def app_like(ctx: CheckContext) -> dict[str, Page] | None:
 
 
 NOT_APP = "the server declares nothing app-like (no ui:// or app resource, no _meta.ui or openai/* tool keys)"
+
+
+async def read_pages(ctx: CheckContext, *, html: bool = False) -> list[Page] | Finding:
+    """The app resources read without error (`html`: only those with a page), or the n/a finding that says why a
+    rule has none to judge."""
+    found = await app_like(ctx)
+    if found is None:
+        return ctx.na(None, NOT_APP)
+    read = [p for p in found.values() if p.seq is not None and not p.error and (p.html or not html)]
+    what = "page" if html else "resource"
+    return read or ctx.na(None, f"no app {what} could be read (apps.resource-resolves says why)")
 
 
 def purpose(page: Page) -> str:

@@ -6,7 +6,7 @@ import functools
 from collections.abc import AsyncIterator, Iterator
 
 from mcp_review.apps import Page
-from mcp_review.checks.apps.model import NOT_APP, PAGES_READ, app_like
+from mcp_review.checks.apps.model import PAGES_READ, read_pages
 from mcp_review.checks.apps.page import Facts, Reach, covers, names, read_page
 from mcp_review.checks.apps.resources import SOURCE, entry_problem
 from mcp_review.checks.apps.safety import posts_to_any, sinks
@@ -21,14 +21,6 @@ SHOWN = 8  # quotes per finding
 @functools.lru_cache(maxsize=PAGES_READ)
 def facts(html: str) -> Facts:
     return read_page(html)
-
-
-async def _read_pages(ctx: CheckContext) -> list[Page] | Finding:
-    found = await app_like(ctx)
-    if found is None:
-        return ctx.na(None, NOT_APP)
-    read = [p for p in found.values() if p.seq is not None and not p.error and p.html]
-    return read or ctx.na(None, "no app page could be read (apps.resource-resolves says why)")
 
 
 def _undeclared(page: Page) -> Iterator[Reach]:
@@ -69,7 +61,7 @@ async def origins_declared(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: every origin the page reaches is declared (or it reaches none). Fails: an undeclared origin, quoted
     from the page. n/a: nothing app-like, or no app page could be read.
     """
-    pages = await _read_pages(ctx)
+    pages = await read_pages(ctx, html=True)
     if isinstance(pages, Finding):
         yield pages
         return
@@ -109,7 +101,7 @@ async def origins_used(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     To verify when blocking: read the scripts the page loads from other origins and check they use the origin.
     """
-    pages = await _read_pages(ctx)
+    pages = await read_pages(ctx, html=True)
     if isinstance(pages, Finding):
         yield pages
         return
@@ -168,7 +160,7 @@ async def page_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     To verify when blocking: read the page's code past the first 2,000 sites of that kind by hand.
     """
-    pages = await _read_pages(ctx)
+    pages = await read_pages(ctx, html=True)
     if isinstance(pages, Finding):
         yield pages
         return

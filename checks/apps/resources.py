@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
 from mcp_review.apps import APP_MIME, SKYBRIDGE_MIME, Page, links
-from mcp_review.checks.apps.model import NOT_APP, app_like, unread
+from mcp_review.checks.apps.model import NOT_APP, app_like, read_pages, unread
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
@@ -152,13 +152,9 @@ async def csp_origins_only(ctx: CheckContext) -> AsyncIterator[Finding]:
     wildcard, a keyword, a bare scheme or host, plain http/ws, a list that is not a list of strings. Warns: an
     origin with a path. n/a: the server declares nothing app-like, or no app resource could be read.
     """
-    found = await app_like(ctx)
-    if found is None:
-        yield ctx.na(None, NOT_APP)
-        return
-    read = [p for p in found.values() if p.seq is not None and not p.error]
-    if not read:
-        yield ctx.na(None, "no app resource could be read (apps.resource-resolves says why)")
+    read = await read_pages(ctx)
+    if isinstance(read, Finding):
+        yield read
         return
     for page in read:
         fails: list[str] = []
@@ -204,13 +200,10 @@ async def domain_set(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: a domain is set. Fails: a domain that is not a non-empty string. Warns: no domain. n/a: nothing
     app-like, or no app resource could be read.
     """
-    found = await app_like(ctx)
-    if found is None:
-        yield ctx.na(None, NOT_APP)
+    read = await read_pages(ctx)
+    if isinstance(read, Finding):
+        yield read
         return
-    read = [p for p in found.values() if p.seq is not None and not p.error]
-    if not read:
-        yield ctx.na(None, "no app resource could be read (apps.resource-resolves says why)")
     for page in read:
         subject = page.listed or page.uri
         set_to = {k: v for k, v in (("_meta.ui.domain", page.ui.get("domain")),) if "domain" in page.ui}

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 
 from mcp_review.apps import meta, ui_meta
 from mcp_review.catalog import Item
-from mcp_review.checks.apps.model import NOT_APP, app_like, app_tools, purpose
+from mcp_review.checks.apps.model import NOT_APP, app_like, app_tools, purpose, read_pages
 from mcp_review.checks.apps.origins import facts
 from mcp_review.checks.apps.page import quote
 from mcp_review.checks.apps.resources import SOURCE
@@ -142,13 +142,10 @@ async def permissions_justified(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     To verify when blocking: read the scripts the page loads from other origins for the API.
     """
-    found = await app_like(ctx)
-    if found is None:
-        yield ctx.na(None, NOT_APP)
+    read = await read_pages(ctx)
+    if isinstance(read, Finding):
+        yield read
         return
-    read = [p for p in found.values() if p.seq is not None and not p.error]
-    if not read:
-        yield ctx.na(None, "no app resource could be read (apps.resource-resolves says why)")
     for page in read:
         subject = page.listed or page.uri
         asked = page.ui.get("permissions")
