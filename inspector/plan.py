@@ -158,7 +158,7 @@ class Plan:
                 "withheld": list(self.secrets.withheld),
                 "tokenEnv": [{"option": o, "env": e, **s.to_json()} for o, e, s in self.secrets.tokens],
             },
-            "state": {"who": "reviewer", "how": "the reviewer's state directory"},  # where, not said in a review
+            "state": {"who": "reviewer", "how": "state directory"},  # where, not said in a review
         }
         if self.lock_from:
             out["lock"] = self.lock_from.to_json()

@@ -21,7 +21,7 @@ from mcp_review.targets import http_target, stdio_target
 from tests.support import fixture_argv
 from tests.thirdparty import fastmcp1_http_url  # noqa: F401 (fixture)
 
-HOSTILE = Path(__file__).parent / "hostile" / "stdio_server.py"
+HOSTILE = Path(__file__).parent.parent / "hostile" / "stdio_server.py"
 
 
 def rec(log: WireLog, direction: str, message: Any, conn: int = 1, exchange: int | None = None) -> WireEntry:

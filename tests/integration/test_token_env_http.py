@@ -15,7 +15,7 @@ import pytest
 
 from tests.support import free_port, running
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent  # tests/
 GITHUB = "ghp_" + "R3v13wer5" * 4  # the reviewer's token, in mcp-review's environment
 BEARER = "reviewer-bearer-" + "b" * 24
 ASKS = '[options]\nforeign_token_env = "GITHUB_TOKEN"\n'

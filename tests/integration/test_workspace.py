@@ -180,5 +180,5 @@ def test_the_workspace_loads_without_textual(module):
     import sys
 
     code = f"import sys, {module}; print(any(m.split('.')[0] == 'textual' for m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[2])
     assert out.stdout.strip() == "False", out.stderr
