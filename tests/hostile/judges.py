@@ -25,7 +25,17 @@ from tests.hostile.cases import Case
 MARK = "zqx"  # integrity_server.MARK
 OWN_HTML = re.compile(r"(?:<details><summary>[^<>]*</summary>|</details>)\s*")  # the only HTML mcp-review writes
 MARKED_TAG = re.compile(rf"<[^<>]*{MARK}", re.IGNORECASE)  # a raw tag that carries the mark: the server wrote it
-JUNIT_TAGS = {"testsuites", "testsuite", "properties", "property", "testcase", "failure", "error", "skipped", "system-out"}
+JUNIT_TAGS = {
+    "testsuites",
+    "testsuite",
+    "properties",
+    "property",
+    "testcase",
+    "failure",
+    "error",
+    "skipped",
+    "system-out",
+}
 MARKDOWN = MarkdownIt("commonmark").enable("table")
 
 
