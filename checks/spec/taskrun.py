@@ -149,18 +149,19 @@ async def task_iserror(ctx: CheckContext) -> AsyncIterator[Finding]:
     (`mcp-review call TOOL --task --args ...`); `--calls read-only` for a read-only tool, `--calls all` (consent)
     for others, or calls.allow.
     """
-    judged = False
+    judged, seen = False, []
     async for item in task_runs(ctx, "running the tool as a task"):
         if isinstance(item, Finding):
             yield item
             continue
         tool, run = item
+        seen.append(run.result_seq or run.created_seq)
         finding = unfinished(ctx, tool, run) or _iserror_verdict(ctx, tool, run)
         judged = judged or finding.status in ("pass", "fail")
         yield finding
-    if not judged and flavour(ctx.session) is not None:
+    if seen and not judged:
         yield ctx.blocking(
-            None, "no task ended with isError: true: how this server reports a tool error in a task is not known"
+            None, "no task ended with isError: true: how this server reports a tool error in a task is not known", seen
         )
 
 
