@@ -45,8 +45,12 @@ CANCEL_WAIT = 5.0  # seconds a tasks/cancel may take
 
 def flavour(session: Session) -> Flavour | None:
     """Which tasks the server declared on the revision it speaks, or None when it declared none."""
-    caps = session.hello.capabilities if session.hello else {}
-    if session.era == "modern":
+    return declared(session.era, session.hello.capabilities if session.hello else {})
+
+
+def declared(era: str, caps: Json) -> Flavour | None:
+    """Which tasks capabilities `caps` declare in `era` (a session's, or a snapshot's), or None."""
+    if era == "modern":
         ext = caps.get("extensions")
         return "2026-07-28" if isinstance(ext, dict) and EXTENSION in ext else None
     return "2025-11-25" if isinstance(caps.get("tasks"), dict) else None
@@ -252,7 +256,7 @@ class TaskDriver:
                 await asyncio.wait_for(self._stop.wait(), min(poll_wait(run.seen[-1].poll), max(self._left(), 0)))
             if self._stop.is_set():
                 await self._send_cancel()
-                run.ended = "cancelled"
+                run.ended = "cancelled by the reviewer (tasks/cancel sent)"
                 return
             reply = await self._ask("tasks/get", {"taskId": run.task_id})
             polls += 1
@@ -328,23 +332,26 @@ def _describe(reply: Reply) -> str:
     return f"JSON-RPC error {err.get('code')}" if err else "something that is not a task"
 
 
+def driver_for(
+    session: Session, tool: str, arguments: Any, *, deadline: float, on_status: StatusCallback | None = None
+) -> TaskDriver:
+    """A driver for `tool` as a task on the revision the server speaks (a server that declares no tasks gets the
+    revision of its era: the answer shows whether it makes one)."""
+    kind = flavour(session) or ("2026-07-28" if session.era == "modern" else "2025-11-25")
+    return TaskDriver(session, tool, arguments, kind, deadline=deadline, on_status=on_status)
+
+
 async def run_task(
-    session: Session,
-    tool: str,
-    arguments: Any,
-    *,
-    deadline: float,
-    on_status: StatusCallback | None = None,
+    session: Session, tool: str, arguments: Any, *, deadline: float, on_status: StatusCallback | None = None
 ) -> TaskRun:
     """Run `tool` as a task on the revision the server speaks. The caller has applied the calling policy."""
-    kind = flavour(session) or ("2026-07-28" if session.era == "modern" else "2025-11-25")
-    return await TaskDriver(session, tool, arguments, kind, deadline=deadline, on_status=on_status).run()
+    return await driver_for(session, tool, arguments, deadline=deadline, on_status=on_status).run()
 
 
 def task_record(run: TaskRun, consent: Consent, purpose: str = "reviewer") -> CallRecord:
     """A task run as call coverage (and for `render.print_call`): the tool's result, or why there is none."""
     record = CallRecord(run.tool, run.arguments, consent, purpose)
     record.result, record.error, record.seq = run.result, run.error, run.result_seq
-    record.failure = run.failure or (run.ended if run.ended.startswith("gave up") or run.ended == "cancelled" else None)
+    record.failure = run.failure or (run.ended if run.ended.startswith(("gave up", "cancelled by")) else None)
     record.latency_ms = (time.monotonic() - run.started) * 1000
     return record

@@ -14,7 +14,7 @@ MODERN_FAILS = {  # rule -> (mode, subject, fragment)
     "spec.task-iserror": ("iserror-status", "flaky_job", "on 2026-07-28 isError:true is 'completed'"),
     "spec.task-methods": ("list-served", None, "the 2026-07-28 extension has no tasks/list"),
 }
-TASK_RULES = sorted(MODERN_FAILS) + ["spec.tasks"]
+TASK_RULES = [*sorted(MODERN_FAILS), "spec.tasks"]
 
 
 @pytest.mark.parametrize("rule", TASK_RULES)
