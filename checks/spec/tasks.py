@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 from mcp_review.checks.spec.common import SEED
 from mcp_review.review import Finding
@@ -57,7 +58,7 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
         return
     from mcp_review.tasks import EXTENSION, declaring_meta
 
-    params = {"taskId": "mcp-review-no-such-task"}
+    params: dict[str, Any] = {"taskId": "mcp-review-no-such-task"}
     if EXTENSION in ext and ctx.era == "modern":  # 2026-07-28: only a request that declares the extension may ask
         params["_meta"] = declaring_meta(ctx.session)
     reply = await ctx.session.request("tasks/get", params)

@@ -14,6 +14,7 @@ from mcp_review.review import ExitCode
 from mcp_review.untrusted import strict_loads
 
 if TYPE_CHECKING:
+    from mcp_review.calls import Consent
     from mcp_review.tasks import Observation, TaskRun
 
 NAME = "call"
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"refusing to call {args.tool!r}: {reason}, so it may have side effects; add --yes to consent"
             )
-        consent = "reviewer" if reason else "read-only"
+        consent: Consent = "reviewer" if reason else "read-only"
         if args.task:
             from mcp_review.tasks import run_task, task_record
 
