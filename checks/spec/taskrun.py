@@ -68,7 +68,8 @@ def unfinished(ctx: CheckContext, tool: Item, run: TaskRun) -> Finding | None:
     if not run.is_task:
         return ctx.na(tool, f"the call did not come back as a task ({run.ended}): nothing to judge")
     if run.failure or run.ended not in TERMINAL:
-        return ctx.blocking(tool, f"the task did not end: {run.failure or run.ended}", [run.created_seq])
+        wait = f"`mcp-review call {tool.name} --task --task-wait SECONDS` waits longer, or raise --timeout"
+        return ctx.blocking(tool, f"the task did not end: {run.failure or run.ended}; {wait}", [run.created_seq])
     return None
 
 
