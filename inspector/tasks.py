@@ -294,6 +294,10 @@ class TaskDriver:
         run = self.run_
         reply = await self._ask("tasks/result", {"taskId": run.task_id}, wait=self._left())
         run.result, run.error, run.result_seq = reply.result, _error(reply), reply.seq
+        if run.status not in TERMINAL:  # tasks/result blocks until the task ends: its status says how it ended
+            got = await self._ask("tasks/get", {"taskId": run.task_id})
+            if got.error is None and isinstance(got.result, dict):
+                self._report(got.result, got, "tasks/get")
         run.ended = str(run.status) if run.status in TERMINAL else f"{run.status}, then tasks/result answered"
 
     async def recheck(self) -> None:

@@ -66,3 +66,22 @@ def test_ctrl_c_cancels_the_task(tmp_path):
     reader.join(5)
     assert proc.returncode != 0 and any("cancelled" in line for line in lines), lines
     assert len(sent(wire, "tasks/cancel")) == 1
+
+
+@pytest.mark.parametrize("era", [(), ("--modern",)], ids=["2025-11-25", "2026-07-28"])
+def test_a_task_that_asks_for_input_is_answered(era, tmp_path):
+    """2026-07-28: the elicitation in `inputRequests` is answered with tasks/update (headless: declined);
+    2025-11-25: input_required sends tasks/result at once, and the status after it says how the task ended."""
+    wire = tmp_path / "wire.jsonl"
+    argv = fixture_argv("tasks", "asks", *era)
+    out = cli("call", "slow_report", "--task", "--args", '{"topic": "x"}', "--wire-log", str(wire), "--", *argv)
+    assert out.returncode == 0, out.stderr
+    assert [line.split(": ")[1] for line in out.stderr.splitlines() if line.startswith("task ")][-2:] == [
+        "input_required",
+        "completed",
+    ]
+    if era:
+        assert sent(wire, "tasks/update")[0]["params"]["inputResponses"] == {"topic": {"action": "decline"}}
+        assert '{"topic": {"action": "decline"}}' in out.stdout
+    else:
+        assert len(sent(wire, "tasks/result")) == 1

@@ -16,10 +16,13 @@ Modes, one planted defect each (rule in brackets):
 - `list-served`: with `--modern`, `tasks/list` and `tasks/result` answer [spec.task-methods].
 - `ignored-ttl`: a task is forgotten as soon as it ends, long before its ttl [spec.task-ttl].
 - `never-ends`: tasks stay `working` forever and cancel only on `tasks/cancel` (the CLI and app tests).
+- `asks`: no defect; a task goes working, input_required (2026-07-28: an elicitation in `inputRequests`, answered
+  with `tasks/update`), completed, and its result quotes the answer.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -33,6 +36,7 @@ MODES = (
     "list-served",
     "ignored-ttl",
     "never-ends",
+    "asks",
 )
 EXT = "io.modelcontextprotocol/tasks"
 META = "io.modelcontextprotocol/"
@@ -55,7 +59,7 @@ class Tasks:
         h["tools/call"] = self.call
         h["tasks/get"] = self.get
         h["tasks/cancel"] = self.cancel
-        h["tasks/update"] = lambda p: {"resultType": "complete"} if self.known(p) else {}
+        h["tasks/update"] = self.update
         if not modern or mode == "list-served":
             h["tasks/result"] = self.result
             h["tasks/list"] = lambda p: {"tasks": [self.view(t) for t in self.tasks.values()]}
@@ -99,7 +103,9 @@ class Tasks:
         ttl = (params.get("task") or {}).get("ttl", 60_000) if not self.modern else 60_000
         wrong = self.mode == "iserror-status"  # isError is failed on 2025-11-25, completed on 2026-07-28
         end = "completed" if not failing or (wrong != self.modern) else "failed"
-        steps = ["working"] if self.mode == "never-ends" else ["working", "working", end]
+        steps = {"never-ends": ["working"], "asks": ["working", "input_required", end]}.get(
+            self.mode, ["working", "working", end]
+        )
         self.tasks[task_id] = {"id": task_id, "steps": steps, "at": 0, "ttl": ttl, "result": result}
         task = self.view(self.tasks[task_id])
         return {"resultType": "task", **task} if self.modern else {"task": task}
@@ -116,6 +122,9 @@ class Tasks:
             ttl: t["ttl"],
             poll: 20,
         }
+        if self.modern and status == "input_required":
+            ask = {"message": "Which topic?", "requestedSchema": {"type": "object", "properties": {}}}
+            out["inputRequests"] = {"topic": {"method": "elicitation/create", "params": ask}}
         if self.modern and status == "completed":
             out["result"] = t["result"]
         if self.modern and status == "failed":  # the defect: a tool error reported as a failed task
@@ -140,6 +149,12 @@ class Tasks:
         if ended and self.mode == "illegal-transition" and t["steps"][-1] != "working":
             t["steps"].append("working")  # terminal, then working again
         return {"resultType": "complete", **out} if self.modern else out
+
+    def update(self, params: dict[str, Any]) -> dict[str, Any]:
+        t = self.known(params)
+        answers = json.dumps(params.get("inputResponses"), sort_keys=True)
+        t["result"] = text_result(f"Report, with the answers {answers}.")
+        return {"resultType": "complete"}
 
     def result(self, params: dict[str, Any]) -> dict[str, Any]:
         t = self.known(params)
