@@ -21,8 +21,8 @@ from mcp_review.rules.core import rule
 CSP_RULES = ("apps.csp-origins-only", "apps.origins-declared", "apps.origins-used")
 APPS: tuple[str, ...] = ("apps.resource-resolves", *CSP_RULES, "apps.permissions-justified")
 APPS += ("apps.visibility-honest", "apps.domain-set", "apps.page-safe", "apps.cost")
-TASKS = ("spec.tasks", "spec.task-methods", "spec.task-status", "spec.task-iserror", "spec.task-ttl")
-TASKS += ("spec.task-unsolicited",)
+TASKS: tuple[str, ...] = ("spec.tasks", "spec.task-methods", "spec.task-status", "spec.task-iserror")
+TASKS += ("spec.task-ttl", "spec.task-unsolicited")
 JUDGED: dict[str, tuple[str, ...]] = {
     # the server's capabilities (top-level keys)
     "capabilities.tools": ("review.input-schema", "review.descriptions-grounded", "review.annotations-set"),
