@@ -148,7 +148,7 @@ def _observe(run: TaskRun, task: Json, reply: Reply, source: str) -> Observation
     ttl_key, poll_key = ("ttlMs", "pollIntervalMs") if run.kind == "2026-07-28" else ("ttl", "pollInterval")
     message = task.get("statusMessage")
     seen = Observation(
-        status=task.get("status"),
+        status=_status(task.get("status")),
         message=message[:500] if isinstance(message, str) else None,
         ttl=task.get(ttl_key, ...),
         poll=task.get(poll_key, ...),
@@ -158,6 +158,11 @@ def _observe(run: TaskRun, task: Json, reply: Reply, source: str) -> Observation
     )
     run.seen.append(seen)
     return seen
+
+
+def _status(value: Any) -> Any:
+    """A status as sent when it is a short string; anything else as a short repr (still not a known status)."""
+    return value if isinstance(value, str) and len(value) <= 40 else repr(value)[:40]
 
 
 def poll_wait(poll: Any) -> float:
@@ -183,7 +188,7 @@ class TaskDriver:
         ttl: int | None = REQUESTED_TTL_MS,
     ) -> None:
         self.session = session
-        self.run_ = TaskRun(tool, arguments, kind, ttl_asked=ttl if kind == "2025-11-25" else None)
+        self.state = TaskRun(tool, arguments, kind, ttl_asked=ttl if kind == "2025-11-25" else None)
         self.deadline = deadline  # seconds for the whole run
         self.on_status = on_status
         self._stop = asyncio.Event()
@@ -193,24 +198,24 @@ class TaskDriver:
         self._stop.set()
 
     def _params(self, extra: Json) -> Json:
-        if self.run_.kind == "2026-07-28":
+        if self.state.kind == "2026-07-28":
             return {**extra, "_meta": declaring_meta(self.session)}
         return extra
 
     def _left(self) -> float:
-        return self.deadline - (time.monotonic() - self.run_.started)
+        return self.deadline - (time.monotonic() - self.state.started)
 
     async def _ask(self, method: str, params: Json, wait: float | None = None) -> Reply:
         timeout = max(min(wait or self.session.timeout, self._left()), 0.01)
         return await self.session.request(method, self._params(params), timeout=timeout)
 
     def _report(self, task: Json, reply: Reply, source: str) -> None:
-        seen = _observe(self.run_, task, reply, source)
+        seen = _observe(self.state, task, reply, source)
         if self.on_status:
-            self.on_status(self.run_, seen)
+            self.on_status(self.state, seen)
 
     async def run(self) -> TaskRun:
-        run = self.run_
+        run = self.state
         try:
             await self._create()
             if run.is_task:
@@ -224,7 +229,7 @@ class TaskDriver:
         return run
 
     async def _create(self) -> None:
-        run = self.run_
+        run = self.state
         params: Json = {"name": run.tool, "arguments": run.arguments}
         if run.kind == "2025-11-25":
             params["task"] = {"ttl": run.ttl_asked} if run.ttl_asked is not None else {}
@@ -241,7 +246,7 @@ class TaskDriver:
 
     async def _follow(self) -> None:
         """Poll until the task ends, the reviewer cancels, or a cap is reached (then cancel it)."""
-        run = self.run_
+        run = self.state
         polls = 0
         while polls == 0 or run.status not in TERMINAL:  # one tasks/get at least: it carries the 2026 result
             if polls >= LIMITS.task_polls or self._left() <= 0:
@@ -277,10 +282,10 @@ class TaskDriver:
         requests = task.get("inputRequests")
         if isinstance(requests, dict):
             answers = {str(k): await self.session.fulfil(v) for k, v in list(requests.items())[:50]}
-            await self._ask("tasks/update", {"taskId": self.run_.task_id, "inputResponses": answers})
+            await self._ask("tasks/update", {"taskId": self.state.task_id, "inputResponses": answers})
 
     async def _finish(self) -> None:
-        run = self.run_
+        run = self.state
         if run.kind == "2025-11-25":
             await self._fetch_result()
             return
@@ -291,7 +296,7 @@ class TaskDriver:
         run.ended = str(run.status)
 
     async def _fetch_result(self) -> None:
-        run = self.run_
+        run = self.state
         reply = await self._ask("tasks/result", {"taskId": run.task_id}, wait=self._left())
         run.result, run.error, run.result_seq = reply.result, _error(reply), reply.seq
         if run.status not in TERMINAL:  # tasks/result blocks until the task ends: its status says how it ended
@@ -303,7 +308,7 @@ class TaskDriver:
     async def recheck(self) -> None:
         """One more tasks/get once the task has ended (for the rules): its status must not change, and a task
         inside its ttl must still be there. Nothing is asked when there is no task or it did not end."""
-        run = self.run_
+        run = self.state
         if run.task_id is None or run.status not in TERMINAL:
             return
         reply = await self.session.request("tasks/get", self._params({"taskId": run.task_id}))
@@ -313,7 +318,7 @@ class TaskDriver:
 
     async def _send_cancel(self) -> None:
         """Ask the server to cancel the task (bounded); the answer is one more observation when it is a task."""
-        run = self.run_
+        run = self.state
         if run.task_id is None or run.status in TERMINAL:
             return
         with contextlib.suppress(ConnectionFailed):
