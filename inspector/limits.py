@@ -20,6 +20,7 @@ class Limits:
     input_rounds: int = 8  # `input_required` rounds answered for one request
     request_state: int = 4 << 20  # characters of `requestState` echoed back for one request, over its rounds
     session_state: int = 32 << 20  # ... and for every request of one connection
+    task_polls: int = 600  # tasks/get polls of one task before mcp-review stops waiting for it
     calls: int = 20_000  # tool calls one check run makes; later ones are not made (their rules are blocking)
     prompt_messages: int = 1_000  # messages of one prompts/get result judged
     schema_bytes: int = 1 << 20  # a received message larger than this is not validated against the schema

@@ -21,15 +21,18 @@ from mcp_review.rules.core import rule
 CSP_RULES = ("apps.csp-origins-only", "apps.origins-declared", "apps.origins-used")
 APPS: tuple[str, ...] = ("apps.resource-resolves", *CSP_RULES, "apps.permissions-justified")
 APPS += ("apps.visibility-honest", "apps.domain-set", "apps.page-safe", "apps.cost")
+TASKS: tuple[str, ...] = ("spec.tasks", "spec.task-methods", "spec.task-status", "spec.task-iserror")
+TASKS += ("spec.task-ttl", "spec.task-unsolicited")
 JUDGED: dict[str, tuple[str, ...]] = {
     # the server's capabilities (top-level keys)
     "capabilities.tools": ("review.input-schema", "review.descriptions-grounded", "review.annotations-set"),
     "capabilities.resources": ("review.descriptions-grounded", "review.no-overlap", "spec.capabilities"),
     "capabilities.prompts": ("review.prompts-safe", "spec.capabilities"),
     "capabilities.logging": ("spec.capabilities", "review.client-requests-safe"),
-    "capabilities.tasks": ("spec.tasks",),
+    "capabilities.tasks": TASKS,
     # extensions (SEP-2133: keys of capabilities.extensions)
     f"capabilities.extensions.{EXTENSION}": APPS,
+    "capabilities.extensions.io.modelcontextprotocol/tasks": TASKS,  # SEP-2663, the 2026-07-28 tasks extension
     # `_meta` keys on tools and resources that hosts act on: MCP Apps (ext-apps 2026-01-26), the OpenAI Apps SDK
     "_meta.ui.resourceUri": ("apps.resource-resolves",),
     "_meta.ui/resourceUri": ("apps.resource-resolves",),

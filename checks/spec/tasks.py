@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 from mcp_review.checks.spec.common import SEED
 from mcp_review.review import Finding
@@ -17,8 +18,8 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     What it checks: every `taskSupport` is forbidden|optional|required, and optional|required only on a server that
     declares tasks (warn otherwise). The rest applies only when the server declares tasks (2025-11-25
     `capabilities.tasks`, 2026-07-28 the `io.modelcontextprotocol/tasks` extension): n/a otherwise;
-    `tasks/get` with an unknown taskId must get
-    -32602; a `required` tool called without a task must get -32601 (seed 002 says InvalidParameters:
+    `tasks/get` with an unknown taskId (on 2026-07-28 declaring the extension in the request) must get -32602;
+    a `required` tool called without a task must get -32601 (seed 002 says InvalidParameters:
     the spec's tool-level negotiation says -32601 MUST, its error-handling section allows -32600; both
     are cited) — that part needs a call permission, else blocking.
     Why: seed 002 Task handlers (MCP 2025-11-25 tasks): clients rely on tasks/* errors and on `taskSupport`
@@ -55,7 +56,12 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     if not declared:  # tasks/* are only defined for a server that declares them: -32601 is then correct
         yield ctx.na(None, "the server declares no tasks capability: tasks/* are not judged")
         return
-    reply = await ctx.session.request("tasks/get", {"taskId": "mcp-review-no-such-task"})
+    from mcp_review.tasks import EXTENSION, declaring_meta
+
+    params: dict[str, Any] = {"taskId": "mcp-review-no-such-task"}
+    if EXTENSION in ext and ctx.era == "modern":  # 2026-07-28: only a request that declares the extension may ask
+        params["_meta"] = declaring_meta(ctx.session)
+    reply = await ctx.session.request("tasks/get", params)
     code = (reply.error or {}).get("code")
     if code == -32602:
         yield ctx.passed(None, "tasks/get with an unknown taskId -> -32602", [reply.seq])
@@ -77,3 +83,70 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.fail(
                 tool, f"taskSupport is required, yet a call without a task -> {record.outcome}", [record.seq]
             )
+
+
+@rule("spec.task-methods", modes=("probe",), source=f"{SEED} Task handlers")
+async def task_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """`tasks/list` and `tasks/result` are served only where the revision has them, and 2026-07-28 `tasks/*` only
+    to a request that declared the extension.
+
+    What it checks: 2025-11-25 (`capabilities.tasks`): `tasks/result` with an unknown taskId gets -32602 (the
+    method exists); `tasks/list` answers when `tasks.list` is declared, and is not served when it is not (warn).
+    2026-07-28 (the `io.modelcontextprotocol/tasks` extension): `tasks/list` and `tasks/result` (declaring the
+    extension) get -32601, and `tasks/get` from a request that did not declare the extension gets -32021.
+    No tool is called: each request names no task or a task that does not exist.
+    Why: SEP-2663 removed `tasks/list` (task ids are capabilities: listing them leaks other clients' tasks) and
+    `tasks/result` (the result is inline in `tasks/get`), and says undeclared clients get -32021; 2025-11-25
+    defines both methods and ties `tasks/list` to `capabilities.tasks.list`.
+
+    Spec: 2025-11-25 tasks; 2026-07-28 ext
+
+    Known false positives: a 2026-07-28 server that answers a removed method with an error other than -32601 is a
+    warn, not a fail (it may route every `tasks/*` through one handler that checks the id first). n/a when the
+    server declares no tasks.
+    Passes: each method answered as its revision says. Fails: a removed method that answers a result, a
+    2025-11-25 `tasks/result` or a declared `tasks/list` that is not served, a 2026-07-28 `tasks/get` answered
+    without the extension declared. Warns: an undeclared 2025-11-25 `tasks/list` that answers, another error code.
+    """
+    from mcp_review.tasks import declaring_meta, flavour
+
+    kind = flavour(ctx.session)
+    if kind is None:
+        yield ctx.na(None, "the server declares no tasks (capabilities.tasks, or the tasks extension)")
+        return
+    unknown = {"taskId": "mcp-review-no-such-task"}
+    if kind == "2026-07-28":
+        declared = {"_meta": declaring_meta(ctx.session)}
+        for method, params in (("tasks/list", declared), ("tasks/result", {**unknown, **declared})):
+            reply = await ctx.session.request(method, params, timeout=ctx.probe_timeout)
+            code = (reply.error or {}).get("code")
+            if reply.error is None:
+                yield ctx.fail(
+                    None, f"{method} answered a result: the 2026-07-28 extension has no {method}", [reply.seq]
+                )
+            elif code == -32601:
+                yield ctx.passed(None, f"{method} -> -32601 (not in the 2026-07-28 extension)", [reply.seq])
+            else:
+                yield ctx.warn(None, f"{method} -> {code}, not -32601: the method may be served", [reply.seq])
+        reply = await ctx.session.request("tasks/get", unknown, timeout=ctx.probe_timeout)
+        code = (reply.error or {}).get("code")
+        verdict = ctx.passed if code == -32021 else ctx.fail
+        said = code if reply.error else "a result"
+        yield verdict(None, f"tasks/get without the extension declared -> {said} (-32021 wanted)", [reply.seq])
+        return
+    reply = await ctx.session.request("tasks/result", unknown, timeout=ctx.probe_timeout)
+    code = (reply.error or {}).get("code")
+    verdict = ctx.passed if code == -32602 else ctx.fail
+    yield verdict(
+        None, f"tasks/result with an unknown taskId -> {code if reply.error else 'a result'} (-32602)", [reply.seq]
+    )
+    tasks = ctx.snapshot.capabilities.get("tasks")
+    listed = isinstance(tasks, dict) and "list" in tasks
+    reply = await ctx.session.request("tasks/list", {}, timeout=ctx.probe_timeout)
+    served = reply.error is None or (reply.error or {}).get("code") != -32601
+    if served == listed:
+        yield ctx.passed(None, f"tasks/list {'answers' if served else '-> -32601'}, as tasks.list says", [reply.seq])
+    elif listed:
+        yield ctx.fail(None, "capabilities.tasks.list is declared, yet tasks/list -> -32601", [reply.seq])
+    else:
+        yield ctx.warn(None, "tasks/list is served though capabilities.tasks.list is not declared", [reply.seq])

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.common import Failure, UsageError, decide, target_options, with_session
 from mcp_review.output import json_text
 from mcp_review.review import ExitCode
 from mcp_review.untrusted import strict_loads
+
+if TYPE_CHECKING:
+    from mcp_review.calls import Consent
+    from mcp_review.tasks import Observation, TaskRun
 
 NAME = "call"
 HELP = "call one tool and print its result"
@@ -24,6 +30,13 @@ def call_options(p: argparse.ArgumentParser) -> None:
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tool", help="tool name")
     call_options(p)
+    p.add_argument(
+        "--task",
+        action="store_true",
+        help="run the tool as a task (2025-11-25 tasks or the 2026-07-28 tasks extension, as the server speaks): "
+        "the status live on stderr, the result on stdout; Ctrl-C cancels the task",
+    )
+    p.add_argument("--task-wait", type=float, default=300.0, metavar="SECONDS", help="give up on a task after this")
     p.add_argument("--format", choices=["text", "json"], default="text")
     target_options(p)
 
@@ -63,9 +76,19 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"refusing to call {args.tool!r}: {reason}, so it may have side effects; add --yes to consent"
             )
-        return await call_tool(session, args.tool, arguments, consent="reviewer" if reason else "read-only")
+        consent: Consent = "reviewer" if reason else "read-only"
+        if args.task:
+            from mcp_review.tasks import run_task, task_record
 
-    record = asyncio.run(with_session(args, plan, work))
+            run = await run_task(session, args.tool, arguments, deadline=args.task_wait, on_status=status_printer())
+            return task_record(run, consent)
+        return await call_tool(session, args.tool, arguments, consent=consent)
+
+    try:
+        record = asyncio.run(with_session(args, plan, work))
+    except KeyboardInterrupt:
+        print("mcp-review: interrupted: the task was asked to cancel (tasks/cancel)", file=sys.stderr)
+        return ExitCode.FAILED
     if args.format == "json":
         out = record.result if record.error is None else {"error": record.error}
         print(json_text(out))
@@ -74,3 +97,20 @@ def run(args: argparse.Namespace) -> int:
     if record.failure:
         raise Failure(record.failure)
     return ExitCode.FAILED if record.error is not None or record.is_error else ExitCode.OK
+
+
+def status_printer() -> Callable[[TaskRun, Observation], None]:
+    """A line on stderr each time the task's status or message changes, its text made safe for a terminal."""
+    from mcp_review.text import one_line
+
+    last: list[tuple[str, str]] = []
+
+    def show(run: TaskRun, seen: Observation) -> None:
+        status, message = one_line(str(seen.status), 40), one_line(seen.message or "", 160)
+        if last and last[-1] == (status, message):
+            return
+        last[:] = [(status, message)]
+        said = f": {message}" if message else ""
+        print(f"task {one_line(str(run.task_id), 60)}: {status}{said} ({seen.source})", file=sys.stderr, flush=True)
+
+    return show

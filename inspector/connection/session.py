@@ -289,7 +289,7 @@ class Session:
                 retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
                 requests = result.get("inputRequests")
                 if isinstance(requests, dict):
-                    retry["inputResponses"] = {key: await self._fulfil(req) for key, req in requests.items()}
+                    retry["inputResponses"] = {key: await self.fulfil(req) for key, req in requests.items()}
                 if "requestState" in result:
                     retry["requestState"] = state
                 reply = await self.request(method, retry, timeout=timeout)
@@ -298,8 +298,9 @@ class Session:
             if token:
                 self._progress.pop(token, None)
 
-    async def _fulfil(self, request: Any) -> Json:
-        """Answer one `inputRequests` entry with the same handlers as a legacy server request."""
+    async def fulfil(self, request: Any) -> Json:
+        """Answer one `inputRequests` entry (a retried request's, or a 2026-07-28 task's) with the same handlers as a
+        legacy server request."""
         if not isinstance(request, dict):
             return {}
         try:

@@ -106,6 +106,7 @@ class CheckContext:
         self.counter = counter or TokenCounter()
         self.calls: list[CallRecord] = []
         self._samples: dict[str, CallRecord] = {}
+        self.task_runs: dict[str, Any] = {}  # tool name -> its run as a task (mcp_review.tasks.TaskRun), shared
         self.attestations = list(attestations)
         self.unreachable = unreachable  # why no session could be opened (only rules that need none run)
         self.pinned = pinned  # the baseline's definition hashes (review.rug-pull-mitigation), if one is pinned

@@ -19,11 +19,14 @@ from textual.timer import Timer
 from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason
 from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.connection.session import Session
+from mcp_review.tasks import Observation, TaskDriver, TaskRun, declared, driver_for, task_record
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
 from mcp_review.tui.messages import CallDone, CallRefused
 from mcp_review.tui.styles import status_style
 from mcp_review.workspace import Workspace
+
+TASK_WAIT = 600.0  # seconds a task run from the app may take before it is given up (and cancelled)
 
 
 class Caller:
@@ -32,6 +35,7 @@ class Caller:
         self.ws = ws  # its connection carries the calls
         self.status = status  # shows a line in the app's status bar
         self.running: asyncio.Future[CallRecord] | None = None
+        self.driver: TaskDriver | None = None  # the task running, when the reviewer ran the tool as one
         self.ticker: Timer | None = None
         self.started = 0.0
         self.progress = ""
@@ -48,19 +52,21 @@ class Caller:
 
     def edit(self, tool: Item, arguments: dict[str, Any]) -> None:
         """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call."""
+        snapshot = self.ws.snapshot
+        screen = CallScreen(tool.raw, arguments, declared(snapshot.era, snapshot.capabilities) if snapshot else None)
         self.app.push_screen(
-            CallScreen(tool.raw, arguments), lambda args: None if args is None else self.consent_then_call(tool, args)
+            screen, lambda args: None if args is None else self.consent_then_call(tool, args, screen.as_task)
         )
 
-    def consent_then_call(self, tool: Item, arguments: dict[str, Any]) -> None:
+    def consent_then_call(self, tool: Item, arguments: dict[str, Any], as_task: bool = False) -> None:
         reason = consent_reason(tool)
         if reason is None:
-            self._call(tool, arguments, "read-only")
+            self._call(tool, arguments, "read-only", as_task)
             return
 
         def decided(yes: bool | None) -> None:
             if yes:
-                self._call(tool, arguments, "reviewer")
+                self._call(tool, arguments, "reviewer", as_task)
             elif yes is None:  # escape: back to the editor, with what was typed
                 self.edit(tool, arguments)
             else:
@@ -79,7 +85,10 @@ class Caller:
             self.edit(tool, call["arguments"])
 
     def cancel(self) -> None:
-        if self.running is not None:
+        """A task is asked to cancel (tasks/cancel, and its last status kept); a plain call is abandoned."""
+        if self.driver is not None:
+            self.driver.cancel()
+        elif self.running is not None:
             self.running.cancel()
 
     def finished(self) -> None:
@@ -102,7 +111,7 @@ class Caller:
         schema = tool.get("outputSchema") if tool else None
         self.app.push_screen(ResultScreen(result_text(record, schema, tokens, partial(status_style, self.app))))
 
-    def _call(self, tool: Item, arguments: dict[str, Any], consent: Consent) -> None:
+    def _call(self, tool: Item, arguments: dict[str, Any], consent: Consent, as_task: bool = False) -> None:
         name = tool.name or ""
         self.inputs_at_start = self.inputs
         self.started = time.monotonic()
@@ -116,8 +125,25 @@ class Caller:
             self.progress = f" · progress {params.get('progress')}{total}{message}"
             self._tick(name)
 
+        def status(run: TaskRun, seen: Observation) -> None:
+            message = f": {one_line(seen.message, 60)}" if seen.message else ""
+            self.progress = f" · task {one_line(str(seen.status), 20)}{message}"
+            self._tick(name)
+
+        async def as_a_task(session: Session) -> CallRecord:
+            self.driver = driver_for(session, name, arguments, deadline=TASK_WAIT, on_status=status)
+            try:
+                return task_record(await self.driver.run(), consent)
+            finally:
+                self.driver = None
+
         async def job(session: Session, _snapshot: ServerSnapshot) -> None:
-            task = asyncio.ensure_future(call_tool(session, name, arguments, consent=consent, on_progress=progress))
+            call = (
+                as_a_task(session)
+                if as_task
+                else call_tool(session, name, arguments, consent=consent, on_progress=progress)
+            )
+            task = asyncio.ensure_future(call)
             self.running = task
             try:
                 record = await task

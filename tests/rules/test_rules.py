@@ -185,6 +185,19 @@ EXPECT.update({rule: (subject, fragment) for rule, (_, subject, fragment) in APP
 FAILS_AS.update({r: "warn" for r in ("apps.origins-used", "apps.domain-set", "apps.cost")})
 FAILS_AS["review.declared-surfaces-reviewed"] = "blocking"  # what no rule judges cannot fail: it is not verified
 
+# Tasks (issue 24): tests/servers/tasks.py, a 2025-11-25 server here (test_rules_tasks.py proves the 2026-07-28 one).
+TASKS_GOOD = Run(("tasks", "well-formed"))
+TASK_DEFECTS = {  # rule -> (mode, subject, fragment)
+    "spec.task-unsolicited": ("unsolicited", "slow_report", "a call that asked for no task came back as a task"),
+    "spec.task-status": ("illegal-transition", "slow_report", "illegal status transition 'completed' -> 'working'"),
+    "spec.task-iserror": ("iserror-status", "flaky_job", "isError: true, yet the task ended 'completed'"),
+    "spec.task-ttl": ("ignored-ttl", "slow_report", "within its ttl of 60000 ms"),
+}
+CASES.update({rule: (TASKS_GOOD, Run(("tasks", mode))) for rule, (mode, _, _) in TASK_DEFECTS.items()})
+EXPECT.update({rule: (subject, fragment) for rule, (_, subject, fragment) in TASK_DEFECTS.items()})
+CASES["spec.task-methods"] = (TASKS_GOOD, Run(("tasks", "list-served", "--modern")))
+EXPECT["spec.task-methods"] = (None, "tasks/list answered a result: the 2026-07-28 extension has no tasks/list")
+
 
 def test_every_rule_has_docs_and_both_fixtures():
     missing_docs = [r.id for r in RULES.values() if len(r.doc.splitlines()) < 2 or not r.source]

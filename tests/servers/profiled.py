@@ -121,7 +121,8 @@ def exemplary() -> RawServer:
     def task_get(_params: dict[str, Any]) -> dict[str, Any]:
         raise RpcError(-32602, "Unknown taskId")
 
-    server.handlers.update({"tools/list": list_tools, "tools/call": call, "tasks/get": task_get})
+    handlers = {"tools/list": list_tools, "tools/call": call, "tasks/get": task_get, "tasks/result": task_get}
+    server.handlers.update({**handlers, "tasks/cancel": task_get, "tasks/list": lambda _p: {"tasks": []}})
     server.on_initialized = lambda: server.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     return server
 

@@ -10,7 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Checkbox, Static, TextArea
 
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
@@ -30,15 +30,21 @@ def argument_problems(text: str, schema: Any) -> list[str]:
 
 
 class CallScreen(FormDialog):
-    """Arguments for one tool: a form generated from its inputSchema, or raw JSON; validated live. Returns them."""
+    """Arguments for one tool: a form generated from its inputSchema, or raw JSON; validated live. Returns them;
+    `as_task` says whether the reviewer chose to run it as a task (offered when the server declares tasks)."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("ctrl+s", "submit", "Call", id="send-call")]
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Call", id="send-call"),
+        Binding("ctrl+t", "toggle_task", "As a task", id="call-as-task", tooltip="When the server declares tasks"),
+    ]
 
-    def __init__(self, tool: Any, arguments: dict[str, Any]) -> None:
+    def __init__(self, tool: Any, arguments: dict[str, Any], tasks: str | None = None) -> None:
         super().__init__()
         self.tool = tool
         self.arguments = arguments
+        self.tasks = tasks  # the tasks revision the server declares (mcp_review.tasks.Flavour), or None
+        self.as_task = False
 
     def compose(self) -> ComposeResult:
         name = one_line(str(self.tool.get("name")), 80)
@@ -49,6 +55,8 @@ class CallScreen(FormDialog):
             yield from form_and_json(form, self.arguments)
             yield Static(id="problems")
             with Horizontal(id="buttons"):
+                if self.tasks:
+                    yield Checkbox("as a task", id="as-task", tooltip=f"run it as a task ({self.tasks} tasks)")
                 yield Button("Cancel", id="cancel")
                 yield Button("Call", id="call", variant="primary")
 
@@ -66,8 +74,16 @@ class CallScreen(FormDialog):
         self.query_one("#problems", Static).update(Text("\n".join(problems) or schema_note(schema)))
         self.query_one("#call", Button).disabled = bool(problems)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The task key exists only where the server declares tasks (the footer does not offer it elsewhere)."""
+        return bool(self.tasks) if action == "toggle_task" else True
+
+    def action_toggle_task(self) -> None:
+        self.query_one("#as-task", Checkbox).toggle()
+
     def submit(self) -> None:
         if not self.query_one("#call", Button).disabled:
+            self.as_task = bool(self.tasks) and self.query_one("#as-task", Checkbox).value
             self.dismiss(strict_loads(self.query_one(TextArea).text or "{}"))
 
     @on(Button.Pressed)
