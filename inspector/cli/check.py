@@ -85,6 +85,11 @@ def arguments(p: argparse.ArgumentParser) -> None:
         help=f"write the review here instead of stdout; with {beside} beside it (review.md: review.full.md)",
     )
     review_options(p)
+    p.add_argument(
+        "--no-pins",
+        action="store_true",
+        help="compare with neither ./mcp-review.lock nor a baseline (they pin one server; `fleet` passes this)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
 
 
