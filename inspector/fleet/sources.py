@@ -73,8 +73,9 @@ def line_entry(line: str, origin: str) -> Entry | None:
         i = tokens.index("--")
         own, command = tokens[:i], tokens[i + 1 :]
     given = {own[i]: own[i + 1] for i in range(len(own) - 1) if own[i] in ("--url", "--config", "--server")}
-    if command:
-        name = stdio_target(command).label()
+    if command:  # the program and each path by its file name: the table names servers, the key tells them apart
+        shown = [Path(t).name if "/" in t and not t.startswith("-") else t for t in command]
+        name = stdio_target(shown).label()
     elif "--url" in given:
         name = http_target(given["--url"]).cli_args()[1]  # the URL with its credentials masked
     elif "--config" in given or "--server" in given:
