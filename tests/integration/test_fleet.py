@@ -60,7 +60,8 @@ def cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
-    """The fleet, run once: 18 stdio servers and 4 over HTTP (two Streamable HTTP, one SSE, one leaks benign)."""
+    """The fleet, run once: 18 stdio servers and 4 over HTTP (three Streamable HTTP, one SSE), in a directory whose
+    mcp-review.lock pins one of them."""
     where = tmp_path_factory.mktemp("fleet")
     with contextlib.ExitStack() as servers:
         lines = [shlex.join(fixture_argv(*spec)) for spec in STDIO]
@@ -68,6 +69,8 @@ def fleet(tmp_path_factory):
             lines.append(servers.enter_context(http_fixture(name, *extra, mode=mode, path=path)))
         lines.append(servers.enter_context(http_fixture("leaks", "benign")) + "  # a comment after a target")
         (where / "servers.txt").write_text("# the fleet\n\n" + "\n".join(lines) + "\n")
+        pinned = cli("pin", "--", *fixture_argv("surface"), cwd=where, home=where)  # one server's lock, here
+        assert pinned.returncode == 0 and (where / "mcp-review.lock").is_file(), pinned.stderr
         budget = f"{4 * slowness():g}"
         outs = [f"--out={where / name}" for name in OUTS]
         done = cli(
@@ -125,6 +128,8 @@ def test_sarif_has_a_run_per_server_and_junit_a_suite_per_server(fleet):
     failed = [r for r in runs if r.get("invocations", [{}])[0].get("executionSuccessful") is False]
     assert len(failed) == 2 and all(r["properties"]["verdict"] == "ERROR" for r in failed)
     assert sum(len(r["results"]) for r in runs) > 0
+    # ./mcp-review.lock pins one server: no review of the fleet is compared with it (else a run of its changes each)
+    assert not any("changes" in json.loads(p.read_text()) for p in (where / "state").glob("*.json"))
     suites = ET.parse(where / "fleet.junit.xml").getroot().findall("testsuite")
     assert len(suites) == 22 and len({s.get("id") for s in suites}) == 22
     assert sum(1 for s in suites if s.find("testcase/error[@type='not reviewed']") is not None) == 2
