@@ -224,5 +224,8 @@ class Progress:
 
     def _live(self) -> None:
         if self.tty and not self.quiet and self.running:
-            names = ", ".join(self.running)
-            print(f"\r\x1b[Kreviewing {self.count}/{self.total}: {names}"[:200], end="", file=sys.stderr, flush=True)
+            import shutil
+
+            width = shutil.get_terminal_size().columns - 1  # one row: `\r\x1b[K` erases no more than that
+            line = f"reviewing {self.count}/{self.total}: {', '.join(self.running)}"
+            print(f"\r\x1b[K{line[:width]}", end="", file=sys.stderr, flush=True)
