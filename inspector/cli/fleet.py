@@ -72,7 +72,14 @@ def arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--era", choices=["auto", "legacy", "modern"], default="auto")
     r.add_argument("--ca", metavar="FILE", help="CA bundle to verify TLS with")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    review_options(p)  # --budget among them: here, each server's (default 60 s)
+    r.add_argument(
+        "--budget",
+        type=float,
+        default=BUDGET,
+        metavar="SECONDS",
+        help=f"each server's: its check may wait on it this long (default {BUDGET:g}); stopped at 2 x this + 15 s",
+    )
+    review_options(p, one_server=False)  # check's, passed on to every check
     output_options(p)
 
 
@@ -112,7 +119,7 @@ def entries(args: argparse.Namespace) -> tuple[list[Entry], list[str]]:
 
 
 def check_args(args: argparse.Namespace) -> tuple[str, ...]:
-    out: list[str] = ["--timeout", f"{min(args.timeout, args.budget or BUDGET):g}"]
+    out: list[str] = ["--timeout", f"{min(args.timeout, args.budget):g}"]
     for dest, flag in FORWARDED.items():
         value = getattr(args, dest, None)
         for one in value if isinstance(value, list) else [value]:
@@ -122,8 +129,6 @@ def check_args(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.baseline:
-        raise UsageError("--baseline pins one server: a fleet reviews each without one")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     found, said = entries(args)
@@ -140,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     forwarded = check_args(args)
     default = hashlib.sha256("\n".join([*sorted(e.key for e in found), *forwarded]).encode()).hexdigest()[:12]
     state = Path(args.state) if args.state else state_dir() / "fleet" / default
-    budget = args.budget or BUDGET
+    budget = args.budget
     shown = Progress(len(found), quiet=args.quiet)
     runner = Runner(Settings(state, args.jobs, budget, forwarded, args.resume), started=shown.started)
     if not args.quiet:
