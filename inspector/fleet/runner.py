@@ -125,7 +125,7 @@ class Runner:
             return self._errored(entry, path, entry.problem, None, began)
         if self.started:
             self.started(entry)
-        partial = path.with_suffix(".partial.json")
+        partial = path.with_name(f"{path.name}.partial")  # never matched by `merge reviews/*.json`
         budget = self.settings.budget
         argv = [sys.executable, "-m", "mcp_review", "check", "-q", "--no-pins", "--format", "json"]
         argv += ["--out", str(partial), "--budget", f"{budget:g}", *self.settings.check_args, *entry.args]
