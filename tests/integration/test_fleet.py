@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -19,7 +20,7 @@ import pytest
 
 from mcp_review.fleet.runner import Runner, Settings
 from mcp_review.fleet.sources import line_entry
-from tests.support import ROOT, fixture_argv, http_fixture, slowness
+from tests.support import ROOT, eventually, fixture_argv, http_fixture, slowness
 
 STDIO = [
     ("good",),
@@ -185,12 +186,18 @@ def test_a_check_past_its_deadline_is_stopped_with_its_server(tmp_path):
     marker = f"marker-{uuid.uuid4().hex}"
     entry = line_entry(shlex.join(fixture_argv("hang", marker)), "test")
     assert entry is not None
-    settings = Settings(tmp_path, jobs=1, budget=60, stop_after=2 * slowness())
-    outcome = Runner(settings).one(entry)
+    settings = Settings(tmp_path, jobs=1, budget=60, stop_after=2 * slowness())  # its check would wait 30 s
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(Runner(settings).one, entry)
+        assert eventually(lambda: _running(marker), timeout=3)  # the hanging server is up
+        outcome = running.result()
     assert outcome.verdict == "ERROR" and "stopped" in outcome.detail["error"]
     assert json.loads(outcome.file.read_text())["fleet"]["error"] == outcome.detail["error"]
-    alive = [p for p in Path("/proc").iterdir() if p.name.isdigit() and marker in _cmdline(p)]
-    assert alive == []
+    assert not _running(marker)
+
+
+def _running(marker: str) -> bool:
+    return any(p.name.isdigit() and marker in _cmdline(p) for p in Path("/proc").iterdir())
 
 
 def _cmdline(proc: Path) -> str:
