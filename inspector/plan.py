@@ -94,6 +94,7 @@ class Asked:
     probe: tuple[str, ...] = ()
     baseline: str | None = None
     budget: float | None = None
+    no_pins: bool = False  # neither ./mcp-review.lock nor a baseline: they pin one server, not each of a fleet
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Asked:
@@ -282,8 +283,10 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
     tokens = tuple(
         (key, str(config.options[key]), Source.of(set_by[key])) for key in TOKEN_ENVS if key in config.options
     )
-    found = find_lock()
+    found = None if asked.no_pins else find_lock()
     lock = str(found) if found else None
+    pinned = None if asked.no_pins else asked.baseline or config.baseline
+    pinned_from = Source(FLAG, "--baseline") if asked.baseline else _from(set_by, "baseline")
     plan = replace(
         plan,
         review=resolved,
@@ -291,7 +294,7 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         secrets=replace(plan.secrets, tokens=tokens),
         lock=lock,
         lock_from=Source("repository", lock, trust.commit_of(lock)) if lock else None,
-        baseline_from=Source(FLAG, "--baseline") if asked.baseline else _from(set_by, "baseline"),
+        baseline_from=pinned_from if pinned else None,
         notices=(*plan.notices, *resolved.refused),
     )
     check = CheckPlan(
@@ -301,7 +304,7 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         waivers=config.waivers,
         attestations=config.attestations,
         era=asked.era,
-        baseline=asked.baseline or config.baseline,
+        baseline=pinned,
         budget=asked.budget,
         lock=lock,
         diff_budget=config.diff_budget(),

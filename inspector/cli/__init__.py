@@ -1,6 +1,6 @@
 """The `mcp-review` command line.
 
-    mcp-review [tui|list|call|check|pin|diff|rules|servers|auth|trust] [TARGET OPTIONS] [-- command args...]
+    mcp-review [tui|list|call|check|fleet|merge|pin|diff|rules|servers|auth|trust] [TARGET OPTIONS] [-- command args...]
 
 Target: everything after `--` is a stdio command; or `--url`; or `--config FILE --server NAME`; with no
 target, the bundled demo server. Exit codes: 0 ok, 1 the server reported an error, 2 usage or
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from mcp_review import __version__
-from mcp_review.cli import app, auth, call, check, diff, listing, pin, preview, rules, servers, trust
+from mcp_review.cli import app, auth, call, check, diff, fleet, listing, merge, pin, preview, rules, servers, trust
 from mcp_review.cli.common import Failure, UsageError
 from mcp_review.review import ExitCode
 
@@ -34,6 +34,8 @@ COMMANDS = (
     call,
     preview,
     check,
+    fleet,
+    merge,
     pin,
     diff,
     rules,

@@ -19,8 +19,9 @@ NAME = "check"
 HELP = "run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error"
 
 
-def review_options(p: argparse.ArgumentParser) -> None:
-    """What a review runs and with what: `check` and `tui` take the same."""
+def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
+    """What a review runs and with what: `check` and `tui` take the same; `fleet` (not `one_server`) passes them on
+    to each check but for `--baseline` (it pins one server) and `--budget` (its own: each server's)."""
     p.add_argument(
         "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
     )
@@ -45,19 +46,21 @@ def review_options(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="mcp-review.toml (default: ./mcp-review.toml or [tool.mcp-review] in ./pyproject.toml)",
     )
-    p.add_argument("--baseline", metavar="FILE", help="pinned tool hashes (written on the first run)")
+    if one_server:
+        p.add_argument("--baseline", metavar="FILE", help="pinned tool hashes (written on the first run)")
     p.add_argument(
         "--base",
         metavar="REF",
         help="the git revision the change is compared with: only waivers and attestations already in its review "
         "config count; those the change adds are listed, not applied",
     )
-    p.add_argument(
-        "--budget",
-        type=float,
-        metavar="SECONDS",
-        help="how long the whole check may wait on the server, plus 1 s per request (default 4 x --timeout)",
-    )
+    if one_server:
+        p.add_argument(
+            "--budget",
+            type=float,
+            metavar="SECONDS",
+            help="how long the whole check may wait on the server, plus 1 s per request (default 4 x --timeout)",
+        )
 
 
 def consent_notice(consent: Consent) -> str:
@@ -85,6 +88,11 @@ def arguments(p: argparse.ArgumentParser) -> None:
         help=f"write the review here instead of stdout; with {beside} beside it (review.md: review.full.md)",
     )
     review_options(p)
+    p.add_argument(
+        "--no-pins",
+        action="store_true",
+        help="compare with neither ./mcp-review.lock nor a baseline (they pin one server; `fleet` passes this)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line on stderr")
 
 
