@@ -27,6 +27,11 @@ NEAR = 25  # lines around a name where its description may start (a docstring, a
 CLUE = 40  # characters of the description's first line that must appear near the name
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".tox", ".deps"}
 ASIDE_DIRS = {"test", "tests", "docs", "examples"}
+CODE = (".py", ".ts", ".tsx", ".js", ".mjs", ".cjs", ".go", ".rs", ".java", ".kt", ".cs", ".rb", ".php", ".swift")
+# what mcp-review writes (a lock, reviews, SARIF) and other tools' lock files quote names without defining them
+NOT_SOURCE = re.compile(
+    r"(^|/)(mcp-review\.lock|[^/]*\.lock|[^/]*-lock\.json|[^/]*\.sarif(\.json)?|review(\.full)?\.(json|md))$"
+)
 _WORD = re.compile(r"[\"'`]([^\"'`\n]{1,200})[\"'`]|(?:def|function|func|fn)\s+([A-Za-z_][\w]*)\s*[(<]")
 
 
@@ -66,8 +71,9 @@ def _clue(description: str) -> str:
     return _squash(first)[:CLUE]
 
 
-def files(root: Path) -> list[Path]:
-    """The files to search: git's tracked and untracked-but-not-ignored files, or a walk; bounded."""
+def files(root: Path, skip: Path | None = None) -> list[Path]:
+    """The files to search: git's tracked and untracked-but-not-ignored files, or a walk; bounded. `skip`: a folder
+    left out (where the review itself is being written)."""
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -83,6 +89,8 @@ def files(root: Path) -> list[Path]:
         path = root / name
         if len(picked) >= MAX_FILES:
             break
+        if NOT_SOURCE.search(name) or (skip and path.resolve().is_relative_to(skip)):
+            continue
         try:
             if path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_BYTES:
                 picked.append(path)
@@ -91,11 +99,12 @@ def files(root: Path) -> list[Path]:
     return picked
 
 
-def _order(name: str) -> tuple[bool, str]:
-    """Source before prose and tests: a README or a test that quotes a tool is not where it is defined."""
+def _order(name: str) -> tuple[bool, bool, str]:
+    """Source before data, data before prose and tests: a README, a test or a JSON dump that quotes a tool is not
+    where it is defined."""
     parts = name.lower().split("/")
     aside = parts[-1].endswith((".md", ".rst", ".txt")) or any(p in ASIDE_DIRS for p in parts)
-    return aside, name
+    return aside, not parts[-1].endswith(CODE), name
 
 
 def _walk(root: Path) -> Iterator[str]:
@@ -115,9 +124,13 @@ def _text(path: Path) -> str | None:
 class Locator:
     """Finds subjects in one root's files; each file is read once, however many findings there are."""
 
-    def __init__(self, root: Path | None, review: Any) -> None:
+    def __init__(self, root: Path | None, review: Any, skip: Path | None = None) -> None:
         self.root = root.resolve() if root else None
         self.review = review
+        self.skip = skip.resolve() if skip else None
+        # paths are written relative to the repository's top (what code scanning resolves them against), which is
+        # `root` unless the server lives in a folder of a bigger repository
+        self.base = _toplevel(self.root) if self.root else None
         self._subjects: dict[str, Place | None] | None = None
 
     def subject(self, name: str | None) -> Place | None:
@@ -133,7 +146,7 @@ class Locator:
         wanted = {f.subject for f in self.review.findings if f.subject}
         clues = {name: _clue(described.get(name, "")) for name in wanted}
         best: dict[str, Place | None] = {}
-        for path in files(self.root):
+        for path in files(self.root, self.skip):
             if not wanted - best.keys():
                 break
             try:
@@ -151,7 +164,7 @@ class Locator:
                     clue = clues[name]
                     near = _squash(" ".join(lines[max(0, number - 1 - NEAR) : number + NEAR]))
                     if not clue or clue in near:
-                        best[name] = Place(path.relative_to(self.root).as_posix(), number)
+                        best[name] = Place(self._uri(path), number)
         return best
 
     def server(self) -> Place | None:
@@ -172,6 +185,15 @@ class Locator:
 
     def _uri(self, path: Path) -> str:
         resolved = path.resolve()
-        if self.root and resolved.is_relative_to(self.root):
-            return resolved.relative_to(self.root).as_posix()
+        if self.base and resolved.is_relative_to(self.base):
+            return resolved.relative_to(self.base).as_posix()
         return resolved.as_uri()
+
+
+def _toplevel(root: Path) -> Path:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return root
+    top = out.stdout.decode("utf-8", "replace").strip()
+    return Path(top).resolve() if out.returncode == 0 and top else root

@@ -98,15 +98,15 @@ def _result(f: Finding, index: int, locator: Locator, server: str) -> dict[str, 
     return result
 
 
-def run(review: Review, root: Path | None = None) -> dict[str, Any]:
+def run(review: Review, root: Path | None = None, skip: Path | None = None) -> dict[str, Any]:
     """One review as one SARIF run: the rules its findings name, a result per finding that did not pass.
-    `root`: the server's repository, searched for the line that defines each finding's subject."""
+    `root`: the server's repository, searched for the line that defines each finding's subject (but `skip`)."""
     from mcp_review.rules.core import load_rules
 
     rules = load_rules()
     used = sorted({f.rule for f in review.findings})
     index = {rule_id: i for i, rule_id in enumerate(used)}
-    locator = Locator(root, review)
+    locator = Locator(root, review, skip)
     server = str(review.server.get("name") or "server")
     shown = [f for f in review.findings if f.effective in LEVELS or f.effective == "waived"]
     if len(shown) > MAX_RESULTS:  # code scanning rejects the whole file past this: keep the most severe
@@ -121,7 +121,7 @@ def run(review: Review, root: Path | None = None) -> dict[str, Any]:
                 "rules": [descriptor(rule_id, rules) for rule_id in used],
             }
         },
-        "automationDetails": {"id": f"mcp-review/{_category(review)}/"},
+        "automationDetails": {"id": f"mcp-review/{category(review)}/"},
         "results": results,
         "properties": {
             "verdict": review.verdict,
@@ -132,8 +132,8 @@ def run(review: Review, root: Path | None = None) -> dict[str, Any]:
             **({"decisions": review.decisions} if review.decisions is not None else {}),
         },
     }
-    if root is not None:
-        out["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}}
+    if locator.base is not None:
+        out["originalUriBaseIds"] = {"%SRCROOT%": {"uri": locator.base.as_uri() + "/"}}
     return out
 
 
@@ -141,7 +141,7 @@ def _shown_count(review: Review) -> int:
     return sum(1 for f in review.findings if f.effective in LEVELS or f.effective == "waived")
 
 
-def _category(review: Review) -> str:
+def category(review: Review) -> str:
     """One analysis per server: code scanning keeps a run's alerts apart from another server's by this id."""
     name = str(review.target.get("name") or review.server.get("name") or "server")
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:80] or "server"
@@ -152,10 +152,10 @@ def document(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": runs}
 
 
-def render(review: Review, root: Path | None = None) -> str:
-    runs = [run(review, root)]
+def render(review: Review, root: Path | None = None, skip: Path | None = None) -> str:
+    runs = [run(review, root, skip)]
     if review.changes is not None:  # the diff against mcp-review.lock: a run of its own, rules diff.<class>
         changes = sarif_run(review.changes)
-        changes["automationDetails"] = {"id": f"mcp-review-diff/{_category(review)}/"}  # one category per run
+        changes["automationDetails"] = {"id": f"mcp-review-diff/{category(review)}/"}  # one category per run
         runs.append(changes)
     return json_text(document(runs)) + "\n"
