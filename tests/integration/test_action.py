@@ -21,13 +21,9 @@ from typing import ClassVar
 import pytest
 import yaml
 
-from mcp_review.cli.action import gate
-from mcp_review.cli.common import UsageError
-from mcp_review.cli.github import COMMENT_LIMIT, comment_body, marker
+from mcp_review.cli.github import marker
 from mcp_review.report.sarif_valid import problems
 from tests.support import ROOT, SERVERS
-
-pytestmark = pytest.mark.slow  # two Action runs, each a check and a diff of a live server: about 12 s
 
 
 class GitHub(BaseHTTPRequestHandler):
@@ -178,33 +174,6 @@ def test_the_sarif_is_accepted_and_placed_in_the_workspace(runs):
         "mcp-review/surface-notes/",
         "mcp-review-diff/surface-notes/",
     ]
-
-
-@pytest.mark.parametrize(
-    ("verdict", "gates", "changes_fail", "code"),
-    [
-        ("FAIL", "FAIL,BLOCKED", False, 1),
-        ("BLOCKED", "FAIL,BLOCKED", False, 3),
-        ("BLOCKED", "FAIL", False, 0),
-        ("BLOCKED", "FAIL", True, 1),
-        ("PASS_WITH_WARNINGS", "fail, pass_with_warnings", False, 1),
-        ("FAIL", "NONE", False, 0),
-        ("PASS", "FAIL,BLOCKED", True, 1),
-    ],
-)
-def test_the_gates(verdict, gates, changes_fail, code):
-    assert gate(verdict, gates, changes_fail) == code
-
-
-def test_an_unknown_gate_is_a_usage_error():
-    with pytest.raises(UsageError, match="unknown PASSED"):
-        gate("PASS", "FAIL,PASSED", False)
-
-
-def test_a_comment_never_passes_githubs_limit():
-    body = comment_body("x" * 70_000, "server")
-    assert len(body) == COMMENT_LIMIT and body.startswith("<!-- mcp-review:server -->")
-    assert marker("a --> <b>").count(">") == 1, "a name cannot close the hidden comment"
 
 
 def test_the_pre_commit_hook_fails_on_a_breaking_change_since_the_lock(workspace):

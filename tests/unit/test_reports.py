@@ -323,3 +323,11 @@ def test_the_rules_page_sarif_links_to_is_current():
     page = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
     assert markdown(load_rules()) == page
     assert all(f"\n## {rule_id}\n" in page for rule_id in load_rules())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_export_names_the_version_that_reviewed(fmt):
+    from mcp_review import __version__
+
+    assert sample_review().server["version"] != __version__
+    assert __version__ in render(sample_review(), fmt)
