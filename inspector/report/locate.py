@@ -2,7 +2,9 @@
 
 A tool, prompt or resource is defined where its name and its description are written together: a quoted name
 (`name="search"`, `"search": {...}`, `server.tool("search", ...)`) or a function named after it (`def search(`,
-`async function search(`) with the start of its description within a few lines. Only the working tree is read:
+`async function search(`) with the start of its description within a few lines; one whose description the review
+does not hold, only by a function of its name. Subjects that are not a tool, prompt, resource or template (the
+server, a method) are not searched. Only the working tree is read:
 `git ls-files` when the root is a git repository (so build output and vendored folders stay out), else a walk,
 at most `MAX_FILES` files of at most `MAX_BYTES` each, binaries skipped. The names and descriptions come from
 the review (the server's own answers), so they are matched as text, never as patterns.
@@ -26,6 +28,7 @@ MAX_BYTES = 512 * 1024
 NEAR = 25  # lines around a name where its description may start (a docstring, a `description=` argument)
 CLUE = 40  # characters of the description's first line that must appear near the name
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".tox", ".deps"}
+KINDS = {"tool", "prompt", "resource", "template"}  # what a server defines in its source (not "server", a method)
 ASIDE_DIRS = {"test", "tests", "docs", "examples"}
 CODE = (".py", ".ts", ".tsx", ".js", ".mjs", ".cjs", ".go", ".rs", ".java", ".kt", ".cs", ".rb", ".php", ".swift")
 # what mcp-review writes (a lock, reviews, SARIF) and other tools' lock files quote names without defining them
@@ -143,7 +146,7 @@ class Locator:
     def _search(self) -> dict[str, Place | None]:
         assert self.root is not None
         described = descriptions(self.review)
-        wanted = {f.subject for f in self.review.findings if f.subject}
+        wanted = {f.subject for f in self.review.findings if f.subject and f.subject_kind in KINDS}
         clues = {name: _clue(described.get(name, "")) for name in wanted}
         best: dict[str, Place | None] = {}
         for path in files(self.root, self.skip):
@@ -163,7 +166,7 @@ class Locator:
                         continue
                     clue = clues[name]
                     near = _squash(" ".join(lines[max(0, number - 1 - NEAR) : number + NEAR]))
-                    if not clue or clue in near:
+                    if clue in near if clue else match[2]:  # no description: only a function of that name
                         best[name] = Place(self._uri(path), number)
         return best
 

@@ -111,3 +111,21 @@ def test_code_scannings_limits_are_checked_and_kept(reviewed):
     run = sarif.run(huge)
     assert len(run["results"]) == MAX_RESULTS and run["properties"]["omittedResults"] == 1
     assert run["results"][0]["message"]["text"] == "[fail] the one that fails", "the most severe are kept"
+
+
+def test_without_a_description_only_a_function_of_that_name_places_a_finding(tmp_path):
+    findings = [
+        Finding("review.x", "review", "fail", "f", "quoted_only", "tool"),
+        Finding("review.x", "review", "fail", "f", "defined", "tool"),
+        Finding("review.x", "review", "fail", "f", "tools/call without name", None),
+    ]
+    review = Review(server={"name": "s"}, target={}, revision="", era="legacy", transport="stdio", findings=findings)
+    (tmp_path / "server.py").write_text(
+        'NAMES = ["quoted_only", "tools/call without name"]\n\n\ndef defined():\n    pass\n'
+    )
+    places = [r["locations"][0].get("physicalLocation") for r in sarif.run(review, tmp_path)["results"]]
+    assert places == [
+        None,
+        {"artifactLocation": {"uri": "server.py", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 4}},
+        None,
+    ]
