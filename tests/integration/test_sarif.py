@@ -61,13 +61,19 @@ def test_a_tool_finding_lands_on_the_line_that_defines_the_tool(reviewed):
     assert doc["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"] == repo.resolve().as_uri() + "/"
 
 
-def test_a_server_finding_falls_back_to_server_json_then_to_a_logical_location(reviewed, tmp_path):
+def test_a_server_finding_falls_back_to_the_config_or_server_json_then_to_a_logical_location(reviewed, tmp_path):
     review, _ = reviewed
     (tmp_path / "server.json").write_text('{\n  "$schema": "x",\n  "name": "steering-vulnerable"\n}\n')
     server_level = ("review.injection-safe", "steering-vulnerable")
     place = located(sarif.document([sarif.run(review, tmp_path)]))[server_level]
     assert place == {"artifactLocation": {"uri": "server.json", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 3}}
     assert all(p is None for p in located(sarif.document([sarif.run(review)])).values()), "no root: nothing searched"
+    config = tmp_path / ".mcp.json"
+    config.write_text('{\n  "mcpServers": {\n    "notes": {"command": "python"}\n  }\n}\n')
+    review = copy.copy(review)  # the module's review stays as it was
+    review.target = {**review.target, "source": str(config), "name": "notes"}
+    place = located(sarif.document([sarif.run(review, tmp_path)]))[server_level]
+    assert place == {"artifactLocation": {"uri": ".mcp.json", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 3}}
 
 
 def test_fingerprints_survive_moved_lines_and_changed_numbers_not_another_reason(reviewed, tmp_path):
