@@ -170,7 +170,10 @@ def _diff(
 
 
 def _mcp_review(cwd: Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_review", *argv], cwd=cwd, capture_output=True, text=True)
+    """`mcp-review ARGV` without the token that posts the comment: the review never needs it (a stdio server gets
+    only `targets.INHERITED` anyway; this keeps it out of every process that talks to the server)."""
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_TOKEN"}
+    return subprocess.run([sys.executable, "-m", "mcp_review", *argv], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 def _git(cwd: Path, *argv: str) -> str | None:
