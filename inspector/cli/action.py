@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     root = (gh.workspace / given["working-directory"]).resolve()
     out = (root / given["output-dir"]).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    (out / "review.json").unlink(missing_ok=True)  # a review left by an earlier run is never read as this one's
     target = target_argv(given)
     split = target.index("--") if "--" in target else len(target)
     options, server = target[:split], target[split:]  # a command stays after `--`, after every option
@@ -94,7 +95,10 @@ def run(args: argparse.Namespace) -> int:
     print(checked.stderr, file=sys.stderr, end="")
     if checked.returncode not in EXIT_CODES.values() or not (out / "review.json").is_file():
         gh.set_outputs({"verdict": "ERROR", "exit-code": str(ExitCode.USAGE)})
-        gh.write_summary(f"## mcp-review\n\nThe review did not run:\n\n```\n{checked.stderr[-2000:]}\n```")
+        from mcp_review.report.common import fence_for
+
+        said = checked.stderr[-2000:]  # the server's last stderr lines among it: fenced so none can close the fence
+        gh.write_summary(f"## mcp-review\n\nThe review did not run:\n\n{fence_for(said)}\n{said}\n{fence_for(said)}")
         return ExitCode.USAGE
     changes, changes_fail = _diff(root, out, given, base if base_ok else None, options + server)
     return _report(gh, root, out, given, changes, changes_fail)

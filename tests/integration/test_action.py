@@ -122,7 +122,7 @@ def action(ws, base, api, tmp, surface, **inputs):
         "GITHUB_STEP_SUMMARY": str(tmp / "summary.md"),
         "GITHUB_OUTPUT": str(tmp / "output.txt"),
         "INPUT_COMMAND": shlex.join([sys.executable, "surface.py", "--surface", surface]),
-        **{f"INPUT_{k.upper()}": v for k, v in inputs.items()},
+        **{f"INPUT_{k.upper()}": v for k, v in inputs.items()},  # after: an input given replaces the default
     }
     done = mcp_review("action", cwd=ws, env=env)
     return done, outputs(tmp / "output.txt"), (tmp / "summary.md").read_text()
@@ -188,3 +188,13 @@ def test_the_pre_commit_hook_fails_on_a_breaking_change_since_the_lock(workspace
         runs[surface] = mcp_review(*argv, cwd=ws)
     assert runs["v1"].returncode == 0, runs["v1"].stderr
     assert runs["v2"].returncode == 1 and "breaking" in runs["v2"].stdout
+
+
+def test_a_server_that_cannot_start_is_an_error_not_a_verdict(workspace, api, tmp_path):
+    ws, base = workspace
+    before = len(GitHub.calls)
+    crash = shlex.join([sys.executable, str(SERVERS / "crash.py")])
+    done, out, summary = action(ws, base, api, tmp_path, "v1", COMMAND=crash)
+    assert done.returncode == 2 and out == {"verdict": "ERROR", "exit-code": "2"}
+    assert "The review did not run" in summary and "missing config file" in summary
+    assert len(GitHub.calls) == before, "no comment for a review that did not happen"
