@@ -24,7 +24,22 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from mcp_review import __version__
-from mcp_review.cli import app, auth, call, check, diff, fleet, listing, merge, pin, preview, rules, servers, trust
+from mcp_review.cli import (
+    action,
+    app,
+    auth,
+    call,
+    check,
+    diff,
+    fleet,
+    listing,
+    merge,
+    pin,
+    preview,
+    rules,
+    servers,
+    trust,
+)
 from mcp_review.cli.common import Failure, UsageError
 from mcp_review.review import ExitCode
 
@@ -42,6 +57,7 @@ COMMANDS = (
     servers,
     auth,
     trust,
+    action,
 )  # in the order `mcp-review --help` lists them
 DEFAULT = app.NAME  # what `mcp-review` runs with no command
 

@@ -6,6 +6,8 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.common import UsageError, decide, target_options
@@ -87,6 +89,12 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help=f"write the review here instead of stdout; with {beside} beside it (review.md: review.full.md)",
     )
+    p.add_argument(
+        "--source-root",
+        metavar="DIR",
+        help="--format sarif: the server's repository, searched for the line defining each finding's tool, prompt "
+        "or resource (default: the git repository of the current directory; '' for none)",
+    )
     review_options(p)
     p.add_argument(
         "--no-pins",
@@ -131,8 +139,16 @@ def run(args: argparse.Namespace) -> int:
             f"mcp-review: decisions this change adds: {len(added)} in {files}, not on {args.base}: not applied",
             file=sys.stderr,
         )
+
+    def exported(full: str | None = None) -> Iterable[str]:
+        if args.format == "sarif":  # placed in the server's repository: the one format that reads the working tree
+            from mcp_review.report import sarif
+
+            return [sarif.render(review, source_root(args.source_root))]
+        return render_chunks(review, args.format, full)
+
     if not args.out:
-        sys.stdout.writelines(render_chunks(review, args.format))
+        sys.stdout.writelines(exported())
         return EXIT_CODES[review.verdict]
     wrote = [args.out]
     full = None
@@ -140,10 +156,23 @@ def run(args: argparse.Namespace) -> int:
         full = _full_path(args.out)
         write_text(full, render(review, beside))
         wrote.append(full)
-    write_text(args.out, render_chunks(review, args.format, os.path.basename(full) if full else None))
+    write_text(args.out, exported(os.path.basename(full) if full else None))
     if not args.quiet:
         print(f"mcp-review: {review.verdict}: wrote {' and '.join(wrote)}", file=sys.stderr)
     return EXIT_CODES[review.verdict]
+
+
+def source_root(given: str | None) -> Path | None:
+    """Where SARIF locations are searched: `given`, or the git repository the current directory is in."""
+    if given is not None:
+        return Path(given) if given else None
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
 
 def _full_path(out: str) -> str:

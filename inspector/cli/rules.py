@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from mcp_review.cli.common import UsageError
 from mcp_review.review import ExitCode
@@ -13,12 +14,18 @@ HELP = "every rule (id, pack, mode, one line), or one rule's documentation"
 
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule", nargs="?", help="a rule id")
+    p.add_argument(
+        "--markdown", action="store_true", help="every rule's documentation as docs/rules.md (the SARIF helpUri's page)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from mcp_review.rules.core import load_rules
 
     rules = load_rules()
+    if args.markdown:
+        print(markdown(rules), end="")
+        return ExitCode.OK
     if args.rule:
         rule = rules.get(args.rule)
         if rule is None:
@@ -29,3 +36,16 @@ def run(args: argparse.Namespace) -> int:
     for rule in rules.values():
         print(f"{rule.id:<{width}}  {rule.pack:<8}  {rule.mode:<16}  {rule.summary}")
     return ExitCode.OK
+
+
+def markdown(rules: dict[str, Any]) -> str:
+    """docs/rules.md: a heading per rule (the anchor SARIF's `helpUri` names), its pack, mode, sources and docs."""
+    out = [
+        "# Rules",
+        "",
+        "Every rule's documentation, from its docstring. Generated: `mcp-review rules --markdown > docs/rules.md`.",
+        "",
+    ]
+    for rule in rules.values():
+        out += [f"## {rule.id}", "", f"Pack `{rule.pack}`, mode `{rule.mode}`; {rule.cites}.", "", rule.doc, ""]
+    return "\n".join(out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree as ET
 
+from mcp_review import __version__
 from mcp_review.report.decided import lines as decided_lines
 from mcp_review.review import Review
 
@@ -31,11 +32,10 @@ def render(review: Review) -> str:
         errors=str(counts.get("blocking", 0)),
         skipped=str(counts.get("n/a", 0) + counts.get("waived", 0)),
     )
-    decided = decided_lines(review)  # who decided each piece of the review (mcp_review.plan), before the cases
-    if decided:
-        properties = ET.SubElement(suite, "properties")
-        for piece, who in decided:
-            ET.SubElement(properties, "property", name=f"mcp-review.decided.{piece}", value=xml_text(who))
+    properties = ET.SubElement(suite, "properties")  # the version that reviewed, then who decided what
+    ET.SubElement(properties, "property", name="mcp-review.version", value=__version__)
+    for piece, who in decided_lines(review):  # who decided each piece of the review (mcp_review.plan)
+        ET.SubElement(properties, "property", name=f"mcp-review.decided.{piece}", value=xml_text(who))
     for f in review.findings:
         case = ET.SubElement(suite, "testcase", classname=f.rule, name=xml_text(f.subject or "(server)"))
         status = f.effective

@@ -1,90 +1,161 @@
-"""SARIF 2.1.0: every rule with its help text; each non-passing finding a result.
+"""SARIF 2.1.0 that GitHub code scanning accepts and places: every rule with its documentation, each finding that
+did not pass a result.
 
-A finding's physical location is the config file the target came from (when it did); its logical
-location is the tool (or resource/prompt) it concerns, or the server.
+`run(review, root)` is one review as one SARIF run (a fleet writes one run per server); `document(runs)` wraps
+runs in the log; `render(review, root)` is both, the diff against mcp-review.lock a run of its own.
 
-A message is plain text (SARIF 3.11.3), but viewers render some markdown in it: server text in it is kept on
-one line, control characters shown as escapes, and `<`, `[` and `\\` outside code spans escaped with a
-backslash (`plain`), so no viewer makes a tag or a link of it (a code span is inert: it is left alone).
+- Locations: the file and line in the server's repository (`root`) that defines the finding's subject, else the
+  line of the config file or `server.json` that names the server (`mcp_review.report.locate`); a logical
+  location (the tool, prompt or resource) always. Without a root nothing is searched.
+- `partialFingerprints["mcpReview/v1"]`: the rule, the subject and the message with its numbers taken out, so a
+  finding keeps its identity across runs when a line moves or a latency changes, not when its reason does.
+- A waived finding carries a `suppressions` entry with the justification, the owner and the expiry.
+- A message is plain text (SARIF 3.11.3), but viewers render some markdown in it: server text in it is kept on
+  one line, control characters shown as escapes, and `<`, `[` and `\\` outside code spans escaped with a
+  backslash (`plain`), so no viewer makes a tag or a link of it (a code span is inert: it is left alone).
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from pathlib import Path
 from typing import Any
 
-from mcp_review import __version__
+from mcp_review import __version__, documentation
 from mcp_review.output import json_text
 from mcp_review.report.changes import sarif_run
 from mcp_review.report.common import SCHEMA, plain
-from mcp_review.review import Review
+from mcp_review.report.locate import Locator, Place
+from mcp_review.report.sarif_valid import MAX_RESULTS
+from mcp_review.review import Finding, Review
 
 LEVELS = {"fail": "error", "blocking": "error", "warn": "warning"}
+SEVERITY = {"fail": 0, "blocking": 1, "warn": 2}
+FINGERPRINT = "mcpReview/v1"
+_NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 
 
-def render(review: Review) -> str:
+def fingerprint(rule: str, subject: str | None, message: str) -> str:
+    """Stable across runs: rule, subject and the message with numbers (latencies, counts, sizes) made `0`."""
+    key = " ".join(_NUMBERS.sub("0", message.lower()).split())[:300]
+    return hashlib.sha256("\0".join((rule, subject or "", key)).encode()).hexdigest()[:32]
+
+
+def descriptor(rule_id: str, rules: dict[str, Any]) -> dict[str, Any]:
+    """A rule's metadata: its one line, its docstring as text and markdown help, and its documentation anchor."""
+    rule = rules.get(rule_id)
+    doc = rule.doc if rule else rule_id
+    return {
+        "id": rule_id,
+        "name": rule_id.split(".", 1)[-1],
+        "shortDescription": {"text": rule.summary if rule else rule_id},
+        "fullDescription": {"text": doc},
+        "help": {"text": doc, "markdown": doc},
+        "helpUri": documentation(rule_id),
+        "properties": {
+            "pack": rule_id.split(".")[0],
+            "mode": rule.mode if rule else "",
+            "source": rule.cites if rule else "",
+            "tags": ["mcp", rule_id.split(".")[0]],
+        },
+    }
+
+
+def _physical(place: Place) -> dict[str, Any]:
+    artifact: dict[str, Any] = {"uri": place.uri}
+    if not place.uri.startswith("file:"):
+        artifact["uriBaseId"] = "%SRCROOT%"
+    return {"artifactLocation": artifact, "region": {"startLine": place.line}}
+
+
+def _result(f: Finding, index: int, locator: Locator, server: str) -> dict[str, Any]:
+    status = f.effective
+    location: dict[str, Any] = {"logicalLocations": [{"name": f.subject or server, "kind": f.subject_kind or "module"}]}
+    place = locator.subject(f.subject) or locator.server()
+    if place:
+        location["physicalLocation"] = _physical(place)
+    result: dict[str, Any] = {
+        "ruleId": f.rule,
+        "ruleIndex": index,
+        "level": LEVELS.get(f.status, "note"),
+        "message": {"text": f"[{status}] {plain(f.message)}"},
+        "locations": [location],
+        "partialFingerprints": {FINGERPRINT: fingerprint(f.rule, f.subject, f.message)},
+        "properties": {"status": status, "evidence": f.evidence, "source": f.source},
+    }
+    if status == "waived" and f.waiver:
+        w = f.waiver
+        owner = {"owner": w.by, "expires": w.expires, "declaredIn": w.source, "commit": w.commit, "origin": w.origin}
+        result["suppressions"] = [
+            {
+                "kind": "external",
+                "status": "accepted",
+                "justification": f"{w.reason} ({w.by}{f', until {w.expires}' if w.expires else ''})",
+                "properties": {k: v for k, v in owner.items() if v is not None},
+            }
+        ]
+    return result
+
+
+def run(review: Review, root: Path | None = None, skip: Path | None = None) -> dict[str, Any]:
+    """One review as one SARIF run: the rules its findings name, a result per finding that did not pass.
+    `root`: the server's repository, searched for the line that defines each finding's subject (but `skip`)."""
     from mcp_review.rules.core import load_rules
 
     rules = load_rules()
     used = sorted({f.rule for f in review.findings})
     index = {rule_id: i for i, rule_id in enumerate(used)}
-    descriptors = []
-    for rule_id in used:
-        rule = rules.get(rule_id)
-        descriptors.append(
-            {
-                "id": rule_id,
-                "name": rule_id.split(".", 1)[1],
-                "shortDescription": {"text": rule.summary if rule else rule_id},
-                "fullDescription": {"text": rule.doc if rule else rule_id},
-                "help": {"text": rule.doc if rule else rule_id},
-                "properties": {
-                    "pack": rule_id.split(".")[0],
-                    "mode": rule.mode if rule else "",
-                    "source": rule.cites if rule else "",
-                },
+    locator = Locator(root, review, skip)
+    server = str(review.server.get("name") or "server")
+    shown = [f for f in review.findings if f.effective in LEVELS or f.effective == "waived"]
+    if len(shown) > MAX_RESULTS:  # code scanning rejects the whole file past this: keep the most severe
+        shown = sorted(shown, key=lambda f: SEVERITY.get(f.effective, 3))[:MAX_RESULTS]
+    results = [_result(f, index[f.rule], locator, server) for f in shown]
+    out: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "mcp-review",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [descriptor(rule_id, rules) for rule_id in used],
             }
-        )
-    source = review.target.get("source")
-    results: list[dict[str, Any]] = []
-    for f in review.findings:
-        status = f.effective
-        if status not in LEVELS and status != "waived":
-            continue
-        location: dict[str, Any] = {
-            "logicalLocations": [
-                {"name": f.subject or review.server.get("name") or "server", "kind": f.subject_kind or "module"}
-            ]
-        }
-        if source:
-            location["physicalLocation"] = {"artifactLocation": {"uri": source}}
-        result: dict[str, Any] = {
-            "ruleId": f.rule,
-            "ruleIndex": index[f.rule],
-            "level": LEVELS.get(f.status, "note"),
-            "message": {"text": f"[{status}] {plain(f.message)}"},
-            "locations": [location],
-            "properties": {"status": status, "evidence": f.evidence, "source": f.source},
-        }
-        if status == "waived" and f.waiver:
-            result["suppressions"] = [{"kind": "external", "justification": f"{f.waiver.reason} ({f.waiver.by})"}]
-        results.append(result)
-    doc: dict[str, Any] = {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": {"name": "mcp-review", "version": __version__, "rules": descriptors}},
-                "results": results,
-                "properties": {
-                    "verdict": review.verdict,
-                    "server": review.server.get("name"),
-                    "revision": review.revision,
-                    # who decided the target, consent, secrets, waivers and the lock (mcp_review.plan)
-                    **({"decisions": review.decisions} if review.decisions is not None else {}),
-                },
-            }
-        ],
+        },
+        "automationDetails": {"id": f"mcp-review/{category(review)}/"},
+        "results": results,
+        "properties": {
+            "verdict": review.verdict,
+            "server": review.server.get("name"),
+            "revision": review.revision,
+            **({"omittedResults": omitted} if (omitted := _shown_count(review) - len(results)) else {}),
+            # who decided the target, consent, secrets, waivers and the lock (mcp_review.plan)
+            **({"decisions": review.decisions} if review.decisions is not None else {}),
+        },
     }
+    if locator.base is not None:
+        out["originalUriBaseIds"] = {"%SRCROOT%": {"uri": locator.base.as_uri() + "/"}}
+    return out
+
+
+def _shown_count(review: Review) -> int:
+    return sum(1 for f in review.findings if f.effective in LEVELS or f.effective == "waived")
+
+
+def category(review: Review) -> str:
+    """One analysis per server: code scanning keeps a run's alerts apart from another server's by this id."""
+    name = str(review.target.get("name") or review.server.get("name") or "server")
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:80] or "server"
+
+
+def document(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The SARIF log holding `runs`."""
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": runs}
+
+
+def render(review: Review, root: Path | None = None, skip: Path | None = None) -> str:
+    runs = [run(review, root, skip)]
     if review.changes is not None:  # the diff against mcp-review.lock: a run of its own, rules diff.<class>
-        doc["runs"].append(sarif_run(review.changes))
-    return json_text(doc) + "\n"
+        changes = sarif_run(review.changes)
+        changes["automationDetails"] = {"id": f"mcp-review-diff/{category(review)}/"}  # one category per run
+        runs.append(changes)
+    return json_text(document(runs)) + "\n"

@@ -146,9 +146,9 @@ def without_rule_prose(fmt: str, text: str) -> str:
     doc = json.loads(text)
     rules = load_rules()
     for entry in doc["runs"][0]["tool"]["driver"]["rules"]:
-        for key in ("fullDescription", "help"):
-            if entry[key]["text"] == rules[entry["id"]].doc:
-                entry[key]["text"] = f"<the documentation of {entry['id']}>"
+        for key, form in (("fullDescription", "text"), ("help", "text"), ("help", "markdown")):
+            if entry[key][form] == rules[entry["id"]].doc:
+                entry[key][form] = f"<the documentation of {entry['id']}>"
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -312,3 +312,22 @@ def test_full_review_keeps_every_finding_with_its_evidence():
     shown = [f for f in shown if set(f.evidence) & set(review.exchanges)]  # every cited exchange the review kept
     assert full.count("<summary>evidence (wire)</summary>") == len(shown)
     assert '#4 → {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}' in full
+
+
+def test_the_rules_page_sarif_links_to_is_current():
+    """SARIF's helpUri names each rule's heading in docs/rules.md: regenerate it when a docstring changes with
+    `mcp-review rules --markdown > docs/rules.md`."""
+    from mcp_review.cli.rules import markdown
+    from mcp_review.rules.core import load_rules
+
+    page = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert markdown(load_rules()) == page
+    assert all(f"\n## {rule_id}\n" in page for rule_id in load_rules())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_export_names_the_version_that_reviewed(fmt):
+    from mcp_review import __version__
+
+    assert sample_review().server["version"] != __version__
+    assert __version__ in render(sample_review(), fmt)
