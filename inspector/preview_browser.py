@@ -22,6 +22,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import webbrowser
@@ -44,6 +45,11 @@ UNCONFINED = (
     "your default browser was opened as it is (no Chromium found): nothing stops it from connecting to an origin "
     "the app declares (a frame's) before the CSP blocks the request; install chromium for a browser that reaches "
     "127.0.0.1 only"
+)
+
+HEADLESS_HOST = (
+    "no graphical display here (no DISPLAY or WAYLAND_DISPLAY): open the address in a browser yourself; mcp-review "
+    "app TOOL --headless runs it in a confined headless Chromium"
 )
 
 
@@ -72,6 +78,7 @@ class Launch:
 
     process: subprocess.Popen[bytes] | None
     note: str | None = None
+    opened: bool = True  # a browser was asked to open the page
 
 
 @contextlib.contextmanager
@@ -84,6 +91,8 @@ def profile() -> Iterator[str]:
 def open_window(url: str, proxy: str, ports: tuple[int, ...], profile_dir: str) -> Launch:
     """The reviewer's browser on `url`: a confined Chromium window when one is installed, else the default browser
     through `webbrowser` (and a note saying what that cannot promise)."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return Launch(None, HEADLESS_HOST, opened=False)  # webbrowser would start a text browser in the reviewer's terminal
     browser = find()
     if browser is None:
         webbrowser.open(url)

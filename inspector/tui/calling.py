@@ -25,6 +25,8 @@ from mcp_review.tui.messages import CallDone, CallRefused
 from mcp_review.tui.styles import status_style
 from mcp_review.workspace import Workspace
 
+Act = Callable[[dict[str, Any], Consent | None], None]  # what follows the editor and consent (None: refused)
+
 
 class Caller:
     def __init__(self, app: App[Any], ws: Workspace, status: Callable[[str], None]) -> None:
@@ -46,31 +48,39 @@ class Caller:
             return
         self.edit(tool, {})
 
-    def edit(self, tool: Item, arguments: dict[str, Any]) -> None:
-        """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call."""
+    def edit(self, tool: Item, arguments: dict[str, Any], act: Act | None = None) -> None:
+        """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call (or `act`)."""
         self.app.push_screen(
-            CallScreen(tool.raw, arguments), lambda args: None if args is None else self.consent_then_call(tool, args)
+            CallScreen(tool.raw, arguments),
+            lambda args: None if args is None else self.consent_then_call(tool, args, act),
         )
 
-    def consent_then_call(self, tool: Item, arguments: dict[str, Any]) -> None:
+    def consent_then_call(self, tool: Item, arguments: dict[str, Any], act: Act | None = None) -> None:
+        """Consent when `tool` may have side effects; then the call, or `act(arguments, consent)` (the app preview
+        makes its own call, and opens without one when consent is refused)."""
+        then = act or partial(self._call_or_refuse, tool)
         reason = consent_reason(tool)
         if reason is None:
-            self._call(tool, arguments, "read-only")
+            then(arguments, "read-only")
             return
 
         def decided(yes: bool | None) -> None:
-            if yes:
-                self._call(tool, arguments, "reviewer")
-            elif yes is None:  # escape: back to the editor, with what was typed
-                self.edit(tool, arguments)
+            if yes is None:  # escape: back to the editor, with what was typed
+                self.edit(tool, arguments, act)
             else:
-                self.app.post_message(CallRefused(tool.name or "", arguments))
+                then(arguments, "reviewer" if yes else None)
 
         message = Text(
             f"{one_line(tool.name or '', 80)} may have side effects: {reason}. Call it with these arguments?"
         )
         message.append("\n" + visible(json.dumps(arguments, indent=2, ensure_ascii=False), 4000), style="bold")
         self.app.push_screen(ConfirmScreen("Consent needed", message, back="Edit arguments"), decided)
+
+    def _call_or_refuse(self, tool: Item, arguments: dict[str, Any], consent: Consent | None) -> None:
+        if consent is None:
+            self.app.post_message(CallRefused(tool.name or "", arguments))
+        else:
+            self._call(tool, arguments, consent)
 
     def edit_past(self, call: dict[str, Any]) -> None:
         """Enter on a past call opens the call editor with its arguments (when the server still has the tool)."""
