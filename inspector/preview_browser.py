@@ -92,7 +92,7 @@ def open_window(url: str, proxy: str, ports: tuple[int, ...], profile_dir: str) 
     """The reviewer's browser on `url`: a confined Chromium window when one is installed, else the default browser
     through `webbrowser` (and a note saying what that cannot promise)."""
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        return Launch(None, HEADLESS_HOST, opened=False)  # webbrowser would start a text browser in the reviewer's terminal
+        return Launch(None, HEADLESS_HOST, opened=False)  # webbrowser would start a text browser in the terminal
     browser = find()
     if browser is None:
         webbrowser.open(url)
