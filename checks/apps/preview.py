@@ -54,8 +54,9 @@ async def preview(ctx: CheckContext) -> AsyncIterator[Finding]:
     opened the page, or no result could be sent (the tool may not be called: what `--calls` would allow it says).
     n/a: no app page a tool shows.
 
-    To verify when blocking: run `mcp-review check --preview` with Chromium installed (scripts/test-deps installs
-    Debian's), with `--calls read-only` or `--calls all` as the tool needs; or `mcp-review app TOOL --open`.
+    To verify when blocking: run `mcp-review check --preview` (in the app: `mcp-review --preview`) with Chromium
+    installed (scripts/test-deps installs Debian's), with `--calls read-only` or `--calls all` as the tool needs; or
+    `mcp-review app TOOL --open` (`b` in the app).
     """
     read = await read_pages(ctx, html=True)
     if isinstance(read, Finding):
