@@ -27,13 +27,19 @@ def session_of(url: str) -> Any:
         return json.loads(reply.read())
 
 
-def played(app: ReviewApp) -> list[tuple[str, str, tuple[int, ...]]]:
-    """The browser step, played: what it was asked to open, through which proxy, for which ports."""
+def played(app: ReviewApp, browse: bool = False) -> list[tuple[str, str, tuple[int, ...]]]:
+    """The browser step, played: what it was asked to open, through which proxy, for which ports; `browse`: opened
+    in the confined Chromium the preview would start, headless (no display here)."""
     asked: list[tuple[str, str, tuple[int, ...]]] = []
 
-    def launch(url: str, proxy: str, ports: tuple[int, ...], _profile: str) -> preview_browser.Launch:
+    def launch(url: str, proxy: str, ports: tuple[int, ...], profile: str) -> preview_browser.Launch:
         asked.append((url, proxy, ports))
-        return preview_browser.Launch(None)
+        browser = preview_browser.find() if browse else None
+        if browser is None:
+            return preview_browser.Launch(None)
+        return preview_browser.Launch(
+            preview_browser.start(preview_browser.confined(browser, url, profile, proxy, ports, headless=True))
+        )
 
     app.previewer.launch = launch
     return asked
@@ -44,7 +50,7 @@ async def test_b_opens_the_app_in_the_browser_fed_by_a_consented_call(tmp_path, 
     target = stdio_target(fixture_argv("apps", "well-formed"), env={"APPS_WRITES": "1"})  # needs consent
     app = ReviewApp(target, plan=CheckPlan(packs=["apps"]), state_dir=tmp_path)
     app.animation_level = "none"
-    asked = played(app)
+    asked = played(app, browse=consent)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
         await pilot.press("2")
@@ -61,6 +67,9 @@ async def test_b_opens_the_app_in_the_browser_fed_by_a_consented_call(tmp_path, 
         if consent:
             assert result["structuredContent"] == {"city": "Lisbon", "summary": "Sunny in Lisbon, 21 C"}
             assert [(c["tool"], c["consent"]) for c in app.workspace.call_log] == [("show_weather", "reviewer")]
+            running = app.previewer.running
+            assert running is not None and running[1].process is not None
+            await until(pilot, lambda: running[0].seen.rendered is not None)  # the browser showed the result
         else:
             assert result is None and app.workspace.call_log == []  # nothing was called
         await pilot.press("b")  # again: the preview closes and says what it saw
@@ -68,7 +77,11 @@ async def test_b_opens_the_app_in_the_browser_fed_by_a_consented_call(tmp_path, 
         assert isinstance(app.screen, ResultScreen)
         shown = app.screen.body.plain
         assert shown.startswith(f"ui://weather/app.html in the host page at {url}")
-        assert "the page was never opened: nothing was observed" in shown  # the played browser opened nothing
+        if consent:  # what the browser did: the bridge, the declared origins the lockdown and the refuser stopped
+            assert "host:ui/notifications/tool-result" in shown
+            assert "the app reaches maps.weather.example:443; the preview refused the connection" in shown
+        else:
+            assert "the page was never opened: nothing was observed" in shown  # the played browser opened nothing
         assert app.previewer.running is None
         with pytest.raises(urllib.error.URLError):
             await asyncio.to_thread(session_of, url)  # its servers are gone
