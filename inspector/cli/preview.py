@@ -85,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
 def show(args: argparse.Namespace, preview: Any) -> list[Any]:
     """The page in a browser (headless, the reviewer's, or none: its URL is printed) until it is done or the time
     is up; then what the preview observed."""
+    import contextlib
+
     from mcp_review import preview_browser
     from mcp_review.preview import Finding
 
@@ -97,16 +99,16 @@ def show(args: argparse.Namespace, preview: Any) -> list[Any]:
         if not preview_browser.run_headless(preview.url, preview.proxy, preview.ports, preview.done, seconds, browser):
             notes.append(Finding("warn", f"the page was not done within {seconds:g} s: what it did until then"))
         return preview.summary() + notes
-    with preview_browser.profile() as profile:
-        launch = preview_browser.open_window(preview.url, preview.proxy, preview.ports, profile) if args.open else None
-        if launch is not None and launch.note:
-            print(f"mcp-review: {launch.note}", flush=True)
-            notes.append(Finding("info", launch.note))
-        try:
+    with contextlib.ExitStack() as stack:
+        launch = None
+        if args.open:  # a profile only for a browser started here
+            profile = stack.enter_context(preview_browser.profile())
+            launch = preview_browser.open_window(preview.url, preview.proxy, preview.ports, profile)
+            if launch.process is not None:
+                stack.callback(preview_browser.end_browser, launch.process)
+            if launch.note:
+                print(f"mcp-review: {launch.note}", flush=True)
+                notes.append(Finding("info", launch.note))
+        with contextlib.suppress(KeyboardInterrupt):
             preview.wait(args.seconds)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            if launch is not None and launch.process is not None:
-                preview_browser.end_browser(launch.process)
     return preview.summary() + notes
