@@ -95,6 +95,7 @@ class Asked:
     baseline: str | None = None
     budget: float | None = None
     no_pins: bool = False  # neither ./mcp-review.lock nor a baseline: they pin one server, not each of a fleet
+    preview: bool = False
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Asked:
@@ -278,6 +279,7 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
             raise PlanError(f"--pack: unknown pack {name!r}")
     config, set_by = resolved.config, resolved.set_by
     options = config.build_options(asked.calls, asked.probe, env)
+    options.preview = asked.preview
     calls_from = Source(FLAG, "--calls") if asked.calls else _from(set_by, "policy") or DEFAULT
     probes_from = tuple(s for s in (Source(FLAG, "--probe") if asked.probe else None, _from(set_by, "probe")) if s)
     tokens = tuple(

@@ -65,6 +65,11 @@ def lockdown(origin: str, report: str) -> str:
     return f"default-src {here}; base-uri {origin}; form-action 'none'; report-uri {report}"
 
 
+def app_of(tool: dict[str, Any], page: Page, arguments: dict[str, Any]) -> App:
+    """The app `tool` shows, from its page as read, before any call."""
+    return App(dict(tool), page.uri, page.html, _declared(page), arguments)
+
+
 def _declared(page: Page) -> dict[str, list[str]]:
     """kind -> the origins declared, as a header may carry them: an entry with a space, ';', ',' or a quote would add a
     source or a directive of its own, so it is dropped, as the reference host drops it."""
@@ -93,7 +98,7 @@ async def load(session: Session, tool_name: str, arguments: dict[str, Any], cons
     take(page, reply.result)
     if page.error is not None:
         raise PreviewError(f"resources/read {uri} gave no page: {page.error}")
-    app = App(dict(tool.raw), uri, page.html, _declared(page), arguments)
+    app = app_of(tool.raw, page, arguments)
     reason = consent_reason(tool)
     if reason and not consent:
         app.no_call = f"no tool result was sent: {tool_name!r} {reason}, and the reviewer did not consent (--yes)"

@@ -43,6 +43,7 @@ class Observed:
     reports: int = 0  # the host page's reports (it sends at most EVENTS_KEPT)
     posts: int = 0  # every report, the browser's CSP reports too
     rendered: str | None = None  # the app's text after the result, as the probe saw it
+    outside: list[str] = field(default_factory=list)  # what the browser asked the refuser for ("CONNECT host:443")
     counts: dict[str, int] = field(default_factory=dict)  # findings' keys, and how often each came
 
     def add(self, findings: list[Finding]) -> None:
@@ -64,24 +65,55 @@ def with_probe(html: str) -> str:
     return html[:end] + '<script src="/probe.js"></script>' + html[end:]
 
 
+def _refuser(seen: Observed, named: str) -> type[BaseHTTPRequestHandler]:
+    """The proxy a launched browser must use for everything but the preview's ports (mcp_review.preview_browser): it
+    records what was asked for and refuses it, so the connection ends on 127.0.0.1. A host `named` (the app's page
+    and declaration, lower case) is the app's and a finding; any other is the browser's own (its update and sign-in
+    services), recorded only."""
+
+    class Refuser(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _refuse(self) -> None:
+            asked = f"{self.command} {self.path[:200]}"
+            host = (self.path.split("/")[2] if "://" in self.path else self.path)[:200]
+            with seen.lock:
+                if len(seen.outside) < LOG_KEPT:
+                    seen.outside.append(asked)
+                if host.rsplit(":", 1)[0].lower() in named:
+                    said = f"the app reaches {host}; the preview refused the connection (nothing left 127.0.0.1)"
+                    seen.add([Finding("info", said, {"asked": asked}, key=f"outside {host}")])
+            self.send_error(403)
+            self.close_connection = True
+
+        do_CONNECT = do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = do_OPTIONS = do_PATCH = _refuse
+
+    return Refuser
+
+
 class Preview:
-    """The two servers; `start()` binds ephemeral ports, `url` is the page to open, `stop()` ends them."""
+    """The two servers and the refuser; `start()` binds ephemeral ports, `url` is the page to open, `stop()` ends
+    them."""
 
     def __init__(self, app: App) -> None:
         self.app = app
         self.seen = Observed()
         self.host = ThreadingHTTPServer(("127.0.0.1", 0), self._handler("host"))
         self.sandbox = ThreadingHTTPServer(("127.0.0.1", 0), self._handler("sandbox"))
+        self.refuser = ThreadingHTTPServer(("127.0.0.1", 0), _refuser(self.seen, f"{app.html} {app.declared}".lower()))
+        self.proxy = f"http://127.0.0.1:{self.refuser.server_address[1]}"
+        self.ports = (self.host.server_address[1], self.sandbox.server_address[1])
         self.host_origin = f"http://127.0.0.1:{self.host.server_address[1]}"
         self.sandbox_origin = f"http://127.0.0.1:{self.sandbox.server_address[1]}"
         self.url = self.host_origin + "/"
 
     def start(self) -> None:
-        for server in (self.host, self.sandbox):
+        for server in (self.host, self.sandbox, self.refuser):
             threading.Thread(target=server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
-        for server in (self.host, self.sandbox):
+        for server in (self.host, self.sandbox, self.refuser):
             server.shutdown()
             server.server_close()
 
@@ -90,6 +122,14 @@ class Preview:
         end = None if seconds is None else time.monotonic() + seconds
         while end is None or time.monotonic() < end:
             time.sleep(0.1)
+
+    def done(self) -> bool:
+        """The page has shown the tool result (or, with none to send, the app has initialized), or it floods."""
+        with self.seen.lock:
+            if self.seen.rendered is not None or self.seen.reports >= EVENTS_KEPT:
+                return True
+            sent = self.app.no_call is None
+            return not sent and any(m == "app:ui/notifications/initialized" for _, m in self.seen.methods)
 
     def session(self) -> dict[str, Any]:
         call = self.app.call

@@ -4,4 +4,4 @@ the origins its page reaches, its permissions, the tools' visibility, the page's
 An app is an HTML page with scripts: a script is never a finding here, what the page does with data is.
 """
 
-from mcp_review.checks.apps import resources, origins, tools  # noqa: F401, I001  (registers the rules, in order)
+from mcp_review.checks.apps import resources, origins, tools, preview  # noqa: F401, I001  (registers the rules, in order)

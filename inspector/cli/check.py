@@ -44,6 +44,12 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
         f"security-all (every string parameter); tools are called only as --calls allows; {PROBES_SEND}",
     )
     p.add_argument(
+        "--preview",
+        action="store_true",
+        help="run each MCP App page in headless Chromium, confined to 127.0.0.1, for apps.preview (it launches a "
+        "browser; the tool result it shows is the review's sample call, as --calls allows)",
+    )
+    p.add_argument(
         "--review-config",
         metavar="FILE",
         help="mcp-review.toml (default: ./mcp-review.toml or [tool.mcp-review] in ./pyproject.toml)",

@@ -64,6 +64,7 @@ class Options:
     narrow_token: str | None = None  # review.resource-server-metadata: a real token without a scope the server needs
     probe: frozenset[str] = frozenset()  # active probes allowed: "security" (by name), "security-all" (every string)
     rules: frozenset[str] | None = None  # the ids of the rules this run selected (None: not known)
+    preview: bool = False  # apps.preview: run each app page in headless Chromium (--preview)
 
 
 class Scratch:

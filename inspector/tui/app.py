@@ -37,6 +37,7 @@ from mcp_review.tui.panes.checklist import ChecklistPane
 from mcp_review.tui.panes.overview import OverviewPane
 from mcp_review.tui.panes.primitives import PrimitivesPane
 from mcp_review.tui.panes.tools import ToolsPane
+from mcp_review.tui.previewing import Previewer
 from mcp_review.tui.screen import TABS, ReviewScreen
 from mcp_review.tui.settings import keep_theme
 from mcp_review.tui.switching import Switcher
@@ -87,6 +88,7 @@ class ReviewApp(App[None]):
         self.open_browser: Callable[[str], Any] = webbrowser.open  # the Auth view's browser step (tests play it)
         self.switcher = Switcher(ws, self, self._new_connection)  # which server: ctrl+o, ctrl+r, ctrl+l
         self.caller = Caller(self, ws, self.status)  # the reviewer's tool calls
+        self.previewer = Previewer(self, ws, self.caller, self._called)  # `b`: an app in the reviewer's browser
 
     def _new_connection(self) -> Connection:
         return Connection(self, self.asker.handlers(), self.workspace.counter)
@@ -102,6 +104,7 @@ class ReviewApp(App[None]):
             self.notify(line, title="refused", severity="warning", timeout=30, markup=False)  # the file's own words
 
     async def on_unmount(self) -> None:
+        self.previewer.stop()
         await self.switcher.close()
         assert isinstance(self.workspace.connection, Connection)
         await self.workspace.connection.close()
@@ -271,6 +274,14 @@ class ReviewApp(App[None]):
         """From a tool to the app it shows: the Resources tab, on its resource, read."""
         self.main.show_tab("tab-primitives")
         self.main.query_one(PrimitivesPane).open_app(message.uri)
+
+    @on(msg.PreviewAsked)
+    def preview_app(self, message: msg.PreviewAsked) -> None:
+        self.previewer.ask(message.tool)
+
+    @on(msg.PreviewReady)
+    def preview_ready(self, message: msg.PreviewReady) -> None:
+        self.previewer.ready(message.found)
 
     @on(msg.CallAsked)
     def edit_call(self, message: msg.CallAsked) -> None:

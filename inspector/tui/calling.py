@@ -27,6 +27,7 @@ from mcp_review.tui.styles import status_style
 from mcp_review.workspace import Workspace
 
 TASK_WAIT = 600.0  # seconds a task run from the app may take before it is given up (and cancelled)
+Act = Callable[[dict[str, Any], Consent | None], None]  # what follows the editor and consent (None: refused)
 
 
 class Caller:
@@ -50,33 +51,45 @@ class Caller:
             return
         self.edit(tool, {})
 
-    def edit(self, tool: Item, arguments: dict[str, Any]) -> None:
-        """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call."""
+    def edit(self, tool: Item, arguments: dict[str, Any], act: Act | None = None) -> None:
+        """The call editor on `tool`, filled with `arguments`; then consent if needed, and the call (or `act`)."""
         snapshot = self.ws.snapshot
         screen = CallScreen(tool.raw, arguments, declared(snapshot.era, snapshot.capabilities) if snapshot else None)
         self.app.push_screen(
-            screen, lambda args: None if args is None else self.consent_then_call(tool, args, screen.as_task)
+            screen, lambda args: None if args is None else self.consent_then_call(tool, args, act, screen.as_task)
         )
 
-    def consent_then_call(self, tool: Item, arguments: dict[str, Any], as_task: bool = False) -> None:
+    def consent_then_call(
+        self, tool: Item, arguments: dict[str, Any], act: Act | None = None, as_task: bool = False
+    ) -> None:
+        """Consent when `tool` may have side effects; then the call (as a task when the reviewer chose it), or
+        `act(arguments, consent)` (the app preview makes its own call, and opens without one when consent is
+        refused)."""
+        then = act or partial(self._call_or_refuse, tool, as_task=as_task)
         reason = consent_reason(tool)
         if reason is None:
-            self._call(tool, arguments, "read-only", as_task)
+            then(arguments, "read-only")
             return
 
         def decided(yes: bool | None) -> None:
-            if yes:
-                self._call(tool, arguments, "reviewer", as_task)
-            elif yes is None:  # escape: back to the editor, with what was typed
-                self.edit(tool, arguments)
+            if yes is None:  # escape: back to the editor, with what was typed
+                self.edit(tool, arguments, act)
             else:
-                self.app.post_message(CallRefused(tool.name or "", arguments))
+                then(arguments, "reviewer" if yes else None)
 
         message = Text(
             f"{one_line(tool.name or '', 80)} may have side effects: {reason}. Call it with these arguments?"
         )
         message.append("\n" + visible(json.dumps(arguments, indent=2, ensure_ascii=False), 4000), style="bold")
         self.app.push_screen(ConfirmScreen("Consent needed", message, back="Edit arguments"), decided)
+
+    def _call_or_refuse(
+        self, tool: Item, arguments: dict[str, Any], consent: Consent | None, as_task: bool = False
+    ) -> None:
+        if consent is None:
+            self.app.post_message(CallRefused(tool.name or "", arguments))
+        else:
+            self._call(tool, arguments, consent, as_task)
 
     def edit_past(self, call: dict[str, Any]) -> None:
         """Enter on a past call opens the call editor with its arguments (when the server still has the tool)."""

@@ -68,6 +68,20 @@ class CallAsked(Message):
 
 
 @dataclass
+class PreviewAsked(Message):
+    """`b` on an app tool or resource: the app in the reviewer's browser (tui/previewing.py)."""
+
+    tool: Item | None
+
+
+@dataclass
+class PreviewReady(Message):
+    """The app to preview was read (and called), or why it could not be (a string)."""
+
+    found: Any
+
+
+@dataclass
 class AppAsked(Message):
     """The reviewer asked for the app a tool shows (in the Tools tab)."""
 

@@ -1,9 +1,9 @@
 """`mcp-review app TOOL` in headless Chromium (Debian's package, installed by scripts/test-deps): the host page
 sandboxes the fixture app (tests/servers/apps.py), speaks the bridge, and reports what the browser saw.
 
-Each test runs the real command against a real fixture server over stdio, opens the printed URL in Chromium and
-reads the command's JSON report when it ends. Chromium resolves no name but 127.0.0.1 (`--host-resolver-rules`),
-and the audit test maps the app's own origins to a listener on 127.0.0.2 that must never be contacted.
+Each test runs the real command, `mcp-review app --headless`, against a real fixture server over stdio: it opens its
+page in the Chromium it confines (mcp_review.preview_browser) and prints its JSON report when the page is done. The
+audit test makes the app's own origins resolve to a listener on 127.0.0.2 that must never be contacted.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 from tests.support import fixture_argv
 from tests.thirdparty import APPS_BIN, REQUIRE_ENV, require
 
-SERVE = 10.0  # seconds the command serves; the page is done in about 2
+SERVE = 20.0  # seconds the command may take; the page is done in about 2
 
 
 def chromium() -> str:
@@ -38,30 +38,19 @@ def chromium() -> str:
 
 
 def preview(
-    tmp_path: Path, mode: str, *, resolve: str = "", tool: str = "show_weather", server: list | None = None, yes=False
+    tmp_path: Path, mode: str, *, tool: str = "show_weather", server: list | None = None, yes=False, path: str = ""
 ) -> dict:
-    """Run `mcp-review app` on the `apps` fixture in `mode` (or `server`), open its page in headless Chromium, return
-    its report."""
-    browser = chromium()
-    cmd = [sys.executable, "-m", "mcp_review", "app", tool, "--for", str(SERVE), "--format", "json"]
+    """Run `mcp-review app --headless` on the `apps` fixture in `mode` (or `server`): the command opens its page in
+    the Chromium it confines (mcp_review.preview_browser; `path` goes first on PATH), and reports."""
+    chromium()
+    cmd = [sys.executable, "-m", "mcp_review", "app", tool, "--headless", "--for", str(SERVE), "--format", "json"]
     cmd += ["--yes"] if yes else []
-    argv = server or fixture_argv("apps", mode)
-    app = subprocess.Popen([*cmd, "--", *argv], stdout=subprocess.PIPE, text=True)
-    assert app.stdout is not None
-    first = app.stdout.readline()
-    url = first.split(" at ")[-1].strip()
-    assert url.startswith("http://127.0.0.1:"), first
-    rules = f"{resolve}MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
-    argv = [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
-    argv += [f"--user-data-dir={tmp_path / 'profile'}", f"--host-resolver-rules={rules}", url]
-    browser_proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        out, _ = app.communicate(timeout=SERVE + 30)
-    finally:
-        browser_proc.kill()
-        browser_proc.wait()
-    report = json.loads(out[out.index("{") :])
-    report["exit"] = app.returncode
+    env = {**os.environ, "PATH": f"{path}:{os.environ['PATH']}"} if path else None
+    out = subprocess.run(
+        [*cmd, "--", *(server or fixture_argv("apps", mode))], stdout=subprocess.PIPE, text=True, env=env, check=False
+    )
+    report = json.loads(out.stdout[out.stdout.index("{") :])
+    report["exit"] = out.returncode
     return report
 
 
@@ -133,13 +122,21 @@ class Listener:
             conn.close()
 
 
-def test_an_audit_shows_no_request_leaving_127_0_0_1(tmp_path):
+def test_an_audit_shows_no_connection_leaving_127_0_0_1(tmp_path):
     outside = Listener()
+    # The Chromium on PATH resolves the app's declared origins to the listener (the last --host-resolver-rules
+    # wins): only the browser's confinement stands between the app and it. Unconfined, Chromium opens a connection
+    # to the origin of a blocked iframe before its CSP check (a TLS hello naming maps.weather.example).
+    wrapper = tmp_path / "bin" / "chromium"
+    wrapper.parent.mkdir()
+    rules = f"MAP *.weather.example 127.0.0.2:{outside.port}, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+    wrapper.write_text(f'#!/bin/sh\nexec {chromium()} "$@" "--host-resolver-rules={rules}"\n')
+    wrapper.chmod(0o755)
     try:
-        # the app's declared origins resolve to the listener: only the lockdown policy stands between them
-        report = preview(tmp_path, "well-formed", resolve=f"MAP *.weather.example 127.0.0.2:{outside.port}, ")
+        report = preview(tmp_path, "well-formed", path=str(wrapper.parent))
     finally:
         outside.sock.close()
+    assert outside.got == []  # not a connection reached it
     blocked = {f["evidence"]["report"]["blocked-uri"] for f in report["findings"] if f["evidence"].get("policy")}
     assert blocked == {
         "https://cdn.weather.example/app.css",
@@ -147,12 +144,12 @@ def test_an_audit_shows_no_request_leaving_127_0_0_1(tmp_path):
         "https://maps.weather.example",
     }
     assert all(f["evidence"]["policy"] == "lockdown" for f in report["findings"] if f["evidence"].get("policy"))
-    # No request reached it. Chromium opens a connection to the origin of a blocked iframe before its CSP check (a
-    # TLS hello naming maps.weather.example, then nothing): measured, and said in the README. The stylesheet and
-    # image origin (cdn) is never contacted at all.
-    assert not any(b"cdn.weather.example" in got for got in outside.got)
-    assert not any(got.startswith((b"GET ", b"POST ", b"HEAD ", b"PRI ")) for got in outside.got)
-    assert all(got == b"" or b"maps.weather.example" in got for got in outside.got)
+    # the frame's early connection went to the preview's refuser on 127.0.0.1, which said so and refused it
+    assert "CONNECT maps.weather.example:443" in report["outside"]
+    assert (
+        "the app reaches maps.weather.example:443; the preview refused the connection (nothing left 127.0.0.1)"
+        in by_status(report, "info")
+    )
     assert any(r.startswith("sandbox GET /view") for r in report["requests"])
 
 

@@ -184,6 +184,16 @@ CASES.update({rule: (APP_GOOD, Run(("apps", mode))) for rule, (mode, _, _) in AP
 EXPECT.update({rule: (subject, fragment) for rule, (_, subject, fragment) in APP_DEFECTS.items()})
 FAILS_AS.update({r: "warn" for r in ("apps.origins-used", "apps.domain-set", "apps.cost")})
 FAILS_AS["review.declared-surfaces-reviewed"] = "blocking"  # what no rule judges cannot fail: it is not verified
+# apps.preview runs the page in headless Chromium only with --preview (Options.preview): the same two fixtures
+PREVIEWED = (("preview", True),)
+CASES["apps.preview"] = (
+    Run(("apps", "well-formed"), options=PREVIEWED),
+    Run(("apps", "undeclared-script"), options=PREVIEWED),
+)
+EXPECT["apps.preview"] = (
+    "show_weather",
+    "loads https://cdn.elsewhere.example/lib.js (script-src-elem), which its own CSP",
+)
 
 # Tasks (issue 24): tests/servers/tasks.py, a 2025-11-25 server here (test_rules_tasks.py proves the 2026-07-28 one).
 TASKS_GOOD = Run(("tasks", "well-formed"))
@@ -285,6 +295,17 @@ def test_rule_fails_on_its_bad_fixture(rule):
     assert worst(items) == status, describe(items)
     proving = [f for f in items if f.status == status and f.subject == subject and fragment in f.message]
     assert proving, f"no {status} on {subject!r} saying {fragment!r}: {describe(items)}"
+
+
+def test_the_app_preview_without_its_flag_is_blocking_and_names_it():
+    items = findings(APP_GOOD)["apps.preview"]
+    assert [(f.status, f.subject, f.message) for f in items] == [
+        (
+            "blocking",
+            "show_weather",
+            "ui://weather/app.html was not run in a browser: run with --preview (it launches Chromium)",
+        )
+    ]
 
 
 def flagged(run: Run) -> set[str]:

@@ -31,6 +31,7 @@ from mcp_review.review import Review, rank
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs.common import DIALOG_CSS
 from mcp_review.tui.grid import Grid
+from mcp_review.tui.messages import PreviewAsked
 from mcp_review.tui.styles import status_style
 
 ROW_CHARS = 64  # a line is shown in rows of this many characters (the html column at 80 columns: none is cut)
@@ -125,6 +126,7 @@ class AppPageScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "close", "Close", id="close-app", tooltip="From the find: back to the page"),
         Binding("slash", "find", "Find in page", id="find-in-page"),
+        Binding("b", "browser", "Browser", id="page-browser", tooltip="The app in your browser, with a tool's result"),
     ]
 
     def __init__(self, page: Page, review: Review | None) -> None:
@@ -170,6 +172,15 @@ class AppPageScreen(ModalScreen[None]):
             self.query_one("#app-html", Grid).focus()
         else:
             self.dismiss()
+
+    def action_browser(self) -> None:
+        """The app in the reviewer's browser (tui/previewing.py), fed by the first tool that shows it."""
+        if isinstance(self.focused, Input):
+            return
+        if not self.page.tools:
+            self.notify("no tool shows this app: a host opens one only with a tool's result", severity="warning")
+            return
+        self.app.post_message(PreviewAsked(self.page.tools[0]))
 
     def action_find(self) -> None:
         self.query_one("#app-find", Input).focus()

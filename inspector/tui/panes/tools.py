@@ -23,7 +23,7 @@ from mcp_review.text import one_line, visible
 from mcp_review.tokens import ENCODINGS, ESTIMATES, TokenCounter
 from mcp_review.tui.dialogs import ToolScreen
 from mcp_review.tui.grid import Cell, Grid
-from mcp_review.tui.messages import AppAsked, CallAsked
+from mcp_review.tui.messages import AppAsked, CallAsked, PreviewAsked
 from mcp_review.tui.panes.keys import FilteredPane
 from mcp_review.tui.panes.table import show_detail, split_filter
 from mcp_review.tui.styles import status_style
@@ -84,6 +84,7 @@ class ToolsPane(FilteredPane):
     BINDINGS = [
         Binding("c", "call", "Call", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
         Binding("a", "app", "App", id="open-app", tooltip="The app resource this tool shows (Resources tab)"),
+        Binding("b", "browser", "Browser", id="app-browser", tooltip="Its app in your browser (b again: close)"),
         Binding("s", "sort", "Sort", id="sort", tooltip="Sort by the next column (its header shows ▲ or ▼)"),
         Binding("S", "sort(True)", "Reverse sort", id="reverse-sort", show=False, tooltip="The other way round"),
     ]
@@ -169,6 +170,9 @@ class ToolsPane(FilteredPane):
             self.post_message(AppAsked(found[0].uri))
         else:
             self.notify("this tool names no app resource (_meta.ui.resourceUri, openai/outputTemplate)")
+
+    def action_browser(self) -> None:
+        self.post_message(PreviewAsked(self.highlighted()))
 
     @on(Grid.HeaderSelected, "#tools")
     def sort_tools(self, event: Grid.HeaderSelected) -> None:
