@@ -94,6 +94,7 @@ class Asked:
     probe: tuple[str, ...] = ()
     baseline: str | None = None
     budget: float | None = None
+    server_json: str | None = None
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Asked:
@@ -138,6 +139,7 @@ class Plan:
     lock: str | None = None
     lock_from: Source | None = None
     baseline_from: Source | None = None  # who named the pinned tool hashes (--baseline, a config's baseline)
+    server_json_from: Source | None = None  # where the server's registry server.json came from (review.server-json)
     state_dir: Path = field(default_factory=lambda: trust.state_dir() / "reviews")
     notices: tuple[str, ...] = ()  # one line each, said before anything runs
 
@@ -164,6 +166,8 @@ class Plan:
             out["lock"] = self.lock_from.to_json()
         if self.baseline_from:
             out["baseline"] = self.baseline_from.to_json()
+        if self.server_json_from:
+            out["serverJson"] = self.server_json_from.to_json()
         return out
 
 
@@ -284,6 +288,8 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
     )
     found = find_lock()
     lock = str(found) if found else None
+    server_json, server_json_from = _server_json(asked)
+    options = replace(options, server_json=server_json)
     plan = replace(
         plan,
         review=resolved,
@@ -292,6 +298,7 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         lock=lock,
         lock_from=Source("repository", lock, trust.commit_of(lock)) if lock else None,
         baseline_from=Source(FLAG, "--baseline") if asked.baseline else _from(set_by, "baseline"),
+        server_json_from=server_json_from,
         notices=(*plan.notices, *resolved.refused),
     )
     check = CheckPlan(
@@ -309,6 +316,19 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         notices=resolved.refused,
     )
     return replace(plan, check=check)
+
+
+def _server_json(asked: Asked) -> tuple[str | None, Source | None]:
+    """The server's registry server.json: `--server-json FILE` (which must exist), else `server.json` in the working
+    directory (the checkout under review: the repository's), else none."""
+    if asked.server_json:
+        if not Path(asked.server_json).is_file():
+            raise PlanError(f"--server-json: no such file: {asked.server_json}")
+        return asked.server_json, Source(FLAG, "--server-json")
+    here = Path("server.json")
+    if here.is_file():
+        return str(here), Source("repository", str(here), trust.commit_of(str(here)))
+    return None, None
 
 
 def _from(set_by: dict[str, trust.Origin], key: str) -> Source | None:

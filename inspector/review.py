@@ -1,9 +1,10 @@
 """The review: findings, waivers, attestations, coverage and the verdict. Plain data, JSON round-trip.
 
 Statuses and verdict follow the rule-id contract (shared/rules.md): a rule yields one finding per
-subject with `pass`, `fail`, `warn`, `n/a` or `blocking`; a reviewer may waive a `fail` or `blocking`
+subject with `pass`, `fail`, `warn`, `note`, `n/a` or `blocking`; a reviewer may waive a `fail` or `blocking`
 finding (reason, who, optional expiry) or attest a manual rule. Verdict: FAIL if any fail, else
-BLOCKED if any blocking, else PASS_WITH_WARNINGS if any warn, else PASS.
+BLOCKED if any blocking, else PASS_WITH_WARNINGS if any warn, else PASS. A `note` records a fact the review must
+not hide and must not judge (a feature the spec deprecates: issue 24); it never changes the verdict.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Literal
 
-Status = Literal["pass", "fail", "warn", "n/a", "blocking"]
+Status = Literal["pass", "fail", "warn", "note", "n/a", "blocking"]
 Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL"]
-STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "pass", "n/a")  # worst first
+STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "note", "pass", "n/a")  # worst first
 
 
 def rank(status: str) -> int:

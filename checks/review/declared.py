@@ -28,6 +28,8 @@ JUDGED: dict[str, tuple[str, ...]] = {
     "capabilities.prompts": ("review.prompts-safe", "spec.capabilities"),
     "capabilities.logging": ("spec.capabilities", "review.client-requests-safe"),
     "capabilities.tasks": ("spec.tasks",),
+    # what the server declares outside the protocol: its registry entry (the plan finds it)
+    "server.json": ("review.server-json",),
     # extensions (SEP-2133: keys of capabilities.extensions)
     f"capabilities.extensions.{EXTENSION}": APPS,
     # `_meta` keys on tools and resources that hosts act on: MCP Apps (ext-apps 2026-01-26), the OpenAI Apps SDK
@@ -67,6 +69,8 @@ async def declared(ctx: CheckContext) -> dict[str, list[tuple[str, int | None]]]
     """surface -> [(who declares it, the exchange that shows it)], in the order the server declared them."""
     out: dict[str, list[tuple[str, int | None]]] = {}
     hello = ctx.snapshot.hello_seq
+    if ctx.options.server_json:
+        out["server.json"] = [(f"file {ctx.options.server_json}", None)]
     for name, value in ctx.snapshot.capabilities.items():
         if name in ("extensions", "experimental") and isinstance(value, dict):
             for key in value:
@@ -93,8 +97,9 @@ async def declared_surfaces_reviewed(ctx: CheckContext) -> AsyncIterator[Finding
     server declares (each top-level key of `capabilities`), every key of `capabilities.extensions` (SEP-2133), every
     entry of `capabilities.experimental`, and every `_meta` key on tools, resources and templates that a known host
     acts on (the MCP Apps keys under `_meta.ui` and `ui/`, the OpenAI Apps SDK's `openai/*` keys, and
-    `securitySchemes`). Each surface is looked up in `JUDGED` (checks/review/declared.py), the one list of what
-    mcp-review's rules judge; one finding per surface names who declares it.
+    `securitySchemes`), and the registry `server.json` the plan found (`--server-json`, or one in the working
+    directory; judged by `review.server-json`). Each surface is looked up in `JUDGED` (checks/review/declared.py),
+    the one list of what mcp-review's rules judge; one finding per surface names who declares it.
 
     Why: seed 003: "Mark items you cannot verify as blocking, not as passes." A server that declares a surface (the
     skills extension, an experimental capability, a host key that changes what the user sees) and a review that

@@ -47,8 +47,8 @@ def render(review: Review) -> str:
         elif status in ("n/a", "waived"):
             reason = message if status == "n/a" else xml_text(f"waived by {f.waiver.by if f.waiver else '?'}")
             ET.SubElement(case, "skipped", message=reason[:500])
-        elif status == "warn":
-            ET.SubElement(case, "system-out").text = f"warning: {message}"
+        elif status in ("warn", "note"):
+            ET.SubElement(case, "system-out").text = f"{'warning' if status == 'warn' else 'note'}: {message}"
     root = ET.Element("testsuites")
     root.append(suite)
     ET.indent(root)

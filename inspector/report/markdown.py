@@ -254,7 +254,7 @@ def render(review: Review) -> str:
         out += ["## Blocking: what would verify each", ""]
         out += [f"- **{f.rule}** ({subject(f)}): {cell(f.message, 400)}" for f in blocking]
         out.append("")
-    for status, title in (("fail", "Failures"), ("warn", "Warnings")):
+    for status, title in (("fail", "Failures"), ("warn", "Warnings"), ("note", "Notes (never judged)")):
         chosen = [f for f in review.findings if f.effective == status]
         if not chosen:
             continue

@@ -66,7 +66,7 @@ def render(review: Review, full: str | None = None) -> str:
             f"{title}: {_count(sum(map(len, groups.values())), 'finding')} under {_count(len(groups), 'rule')}",
             [_rule_group(review, rule, items, shown, pointed) for rule, items in groups.items()],
         )
-        for status, title in (("fail", "Failures"), ("warn", "Warnings"))
+        for status, title in (("fail", "Failures"), ("warn", "Warnings"), ("note", "Notes (never judged)"))
         if (groups := _by_rule(review, status))
     ]
     out += _fit(sections, LIMIT - _size(out) - _size(tail))

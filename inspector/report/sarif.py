@@ -18,7 +18,7 @@ from mcp_review.report.changes import sarif_run
 from mcp_review.report.common import SCHEMA, plain
 from mcp_review.review import Review
 
-LEVELS = {"fail": "error", "blocking": "error", "warn": "warning"}
+LEVELS = {"fail": "error", "blocking": "error", "warn": "warning", "note": "note"}
 
 
 def render(review: Review) -> str:

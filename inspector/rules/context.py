@@ -64,6 +64,7 @@ class Options:
     narrow_token: str | None = None  # review.resource-server-metadata: a real token without a scope the server needs
     probe: frozenset[str] = frozenset()  # active probes allowed: "security" (by name), "security-all" (every string)
     rules: frozenset[str] | None = None  # the ids of the rules this run selected (None: not known)
+    server_json: str | None = None  # the server's registry server.json (review.server-json), as the plan found it
 
 
 class Scratch:
@@ -192,6 +193,10 @@ class CheckContext:
 
     def warn(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
         return self._finding("warn", subject, message, evidence)
+
+    def note(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
+        """A fact recorded, never judged: it does not change the verdict (a deprecated feature in use)."""
+        return self._finding("note", subject, message, evidence)
 
     def na(self, subject: Subject, message: str) -> Finding:
         return self._finding("n/a", subject, message, ())
