@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the review's modules load only for a command that reviews: 
     from mcp_review.checking import CheckPlan
     from mcp_review.decisions import Resolved
 
-Era = Literal["auto", "legacy", "modern"]
+Era = Literal["auto", "legacy", "modern", "both"]  # both: `check` and the app review under each era (eras.py)
 
 
 class PlanError(Exception):
@@ -176,6 +176,8 @@ def decide(asked: Asked, env: Mapping[str, str], *, target: bool = True, review:
     app), so the review config, consent, the lock and the saved state are resolved too."""
     from mcp_review.redact import remember
 
+    if asked.era == "both" and not review:
+        raise PlanError("--era both reviews the server under each era: only check and the app take it")
     built: Target | None = None
     target_from, secrets, notes = DEFAULT, Secrets(), list[str]()
     if target:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 Status = Literal["pass", "fail", "warn", "note", "n/a", "blocking"]
 Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL"]
 STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "note", "pass", "n/a")  # worst first
+VERDICTS: tuple[Verdict, ...] = ("PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL")  # best first
 
 
 def rank(status: str) -> int:
@@ -194,6 +195,7 @@ class Review:
     exchanges: dict[int, dict[str, Any]] = field(default_factory=dict)  # wire entries the evidence cites
     changes: dict[str, Any] | None = None  # the diff against mcp-review.lock (mcp_review.diff), when one exists
     decisions: dict[str, Any] | None = None  # where the config came from, what it asked, what a change adds
+    eras: dict[str, Any] | None = None  # `check --era both`: each era's verdict and the rules that differ (eras.py)
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
     def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
@@ -201,7 +203,12 @@ class Review:
 
     @property
     def verdict(self) -> Verdict:
-        return verdict_of(self.findings)
+        """The findings' verdict; under `--era both`, the worse of it and the other era's."""
+        own = verdict_of(self.findings)
+        shown = (self.eras or {}).get("shown")
+        other = (self.eras or {}).get("legacy" if shown == "modern" else "modern")
+        theirs = other.get("verdict") if isinstance(other, dict) else None
+        return max(own, theirs, key=VERDICTS.index) if theirs in VERDICTS else own
 
     def repository_decisions(self) -> str | None:
         """What the repository's own decisions did to this verdict, said beside it (None: nothing)."""
@@ -292,6 +299,8 @@ class Review:
             out["changes"] = self.changes
         if self.decisions is not None:
             out["decisions"] = self.decisions
+        if self.eras is not None:
+            out["eras"] = self.eras
         return out
 
     def save(self, path: str | Path) -> None:
@@ -341,6 +350,7 @@ class Review:
             created=data.get("created", ""),
             changes=data.get("changes"),
             decisions=data.get("decisions"),
+            eras=data.get("eras"),
         )
         review.apply_waivers()
         return review

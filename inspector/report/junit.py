@@ -11,6 +11,7 @@ import re
 from xml.etree import ElementTree as ET
 
 from mcp_review.report.decided import lines as decided_lines
+from mcp_review.report.eras import properties as era_properties
 from mcp_review.review import Review
 
 FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # XML 1.0, production Char
@@ -32,10 +33,11 @@ def render(review: Review) -> str:
         skipped=str(counts.get("n/a", 0) + counts.get("waived", 0)),
     )
     decided = decided_lines(review)  # who decided each piece of the review (mcp_review.plan), before the cases
-    if decided:
+    named = [(f"mcp-review.decided.{piece}", who) for piece, who in decided] + era_properties(review)
+    if named:
         properties = ET.SubElement(suite, "properties")
-        for piece, who in decided:
-            ET.SubElement(properties, "property", name=f"mcp-review.decided.{piece}", value=xml_text(who))
+        for name, value in named:
+            ET.SubElement(properties, "property", name=xml_text(name), value=xml_text(value))
     for f in review.findings:
         case = ET.SubElement(suite, "testcase", classname=f.rule, name=xml_text(f.subject or "(server)"))
         status = f.effective

@@ -81,6 +81,8 @@ def render(review: Review) -> str:
                     "revision": review.revision,
                     # who decided the target, consent, secrets, waivers and the lock (mcp_review.plan)
                     **({"decisions": review.decisions} if review.decisions is not None else {}),
+                    # --era both: each era's verdict and the rules whose verdicts differ (mcp_review.eras)
+                    **({"eras": review.eras} if review.eras is not None else {}),
                 },
             }
         ],

@@ -11,7 +11,7 @@ MODES
   agrees     its Server Card (HTTP) agrees with the wire: version 1.4.0, /mcp as streamable-http, both eras.
   disagrees  its card says version 9.9.9 and that /mcp is `sse` speaking only 2025-06-18; every HTTP answer carries
              `Deprecation` and `Sunset` headers (a legacy revision announced for removal).
-  eras       no card; in the 2026-07-28 era `notes_delete` is listed without its annotations, so
+  eras       no card; in the 2026-07-28 era `notes_delete` is listed as read-only and destructive at once, so
              `review.annotations-set` fails under that era only (`check --era both` shows it).
 """
 
@@ -38,8 +38,10 @@ class EraServer(MCPServer):
     async def _handle_list_tools(self, ctx: Any, params: Any) -> Any:
         result = await super()._handle_list_tools(ctx, params)
         if self.strip_modern and ctx.protocol_version >= MODERN:
+            contradicts = ToolAnnotations(read_only_hint=True, destructive_hint=True, idempotent_hint=True)
             result.tools = [
-                t.model_copy(update={"annotations": None}) if t.name == "notes_delete" else t for t in result.tools
+                t.model_copy(update={"annotations": contradicts}) if t.name == "notes_delete" else t
+                for t in result.tools
             ]
         return result
 
@@ -47,13 +49,21 @@ class EraServer(MCPServer):
 mcp = EraServer("declared-server", version="1.4.0", title="Declared notes", log_level="WARNING")
 
 
-@mcp.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False))
+@mcp.tool(
+    annotations=ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+)
 def notes_get(note_id: str) -> str:
     """Get one note by id. Use when the id is known."""
     return NOTES.get(note_id, "")
 
 
-@mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+@mcp.tool(
+    annotations=ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+    )
+)
 def notes_delete(note_id: str) -> str:
     """Delete a note permanently. Use when the user asks to remove a note."""
     NOTES.pop(note_id, None)

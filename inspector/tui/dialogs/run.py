@@ -1,5 +1,5 @@
-"""Running the checklist: which packs, which tools the checks may call (the reviewer's consent), and whether the
-security probes may send canary payloads to the tools they may call."""
+"""Running the checklist: which packs, which tools the checks may call (the reviewer's consent), whether the
+security probes may send canary payloads to the tools they may call, and under which era (`--era both`)."""
 
 from __future__ import annotations
 
@@ -30,21 +30,27 @@ PROBES = [
 ]
 
 
+ERAS = [
+    ("this connection's era", "this"),
+    ("both eras, on fresh connections: where verdicts differ", "both"),
+]
+
 # What probes send, in the one line the dialog has at 80 columns (`check --help` says it whole, with what calls send:
 # mcp_review.rules.arguments.CALLS_SEND and PROBES_SEND).
 SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
-class RunScreen(Dialog[tuple[list[str], Options] | None]):
+class RunScreen(Dialog[tuple[list[str], Options, bool] | None]):
     """Which packs to run and which tools checks may call: the reviewer's consent for call rules. It shows the run
-    choices as the workspace keeps them (packs, and `Options`' calls and probes) and answers in that form."""
+    choices as the workspace keeps them (packs, and `Options`' calls and probes) and answers in that form, with
+    whether to review under both eras."""
 
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("ctrl+s", "submit", "Run", id="run")]
 
-    def __init__(self, packs: Sequence[str], options: Options, why: str = "") -> None:
+    def __init__(self, packs: Sequence[str], options: Options, why: str = "", both: bool = False) -> None:
         super().__init__()
-        self.packs, self.options, self.why = list(packs), options, why
+        self.packs, self.options, self.why, self.both = list(packs), options, why, both
         # the widest probe allowed (a config may allow both): one choice here
         self.probe = next((p for p in ("security-all", "security") if p in options.probe), "off")
 
@@ -61,6 +67,7 @@ class RunScreen(Dialog[tuple[list[str], Options] | None]):
             yield Select(CALLS, value=self.options.calls, allow_blank=False, id="calls")
             yield Static(Text(SENDS))
             yield Select(PROBES, value=self.probe, allow_blank=False, id="probe")
+            yield Select(ERAS, value="both" if self.both else "this", allow_blank=False, id="era")
             yield Static(id="problems")
             yield from self.buttons("Run", "run")
 
@@ -77,4 +84,5 @@ class RunScreen(Dialog[tuple[list[str], Options] | None]):
             return
         calls, probe = str(self.query_one("#calls", Select).value), str(self.query_one("#probe", Select).value)
         probes = frozenset() if probe == "off" else frozenset({probe})
-        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes)))
+        both = self.query_one("#era", Select).value == "both"
+        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes), both))
