@@ -10,7 +10,7 @@ from typing import cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select, Static
 
 from mcp_review.rules.context import CallPolicy, Options
@@ -30,10 +30,7 @@ PROBES = [
 ]
 
 
-ERAS = [
-    ("this connection's era", "this"),
-    ("both eras, on fresh connections: where verdicts differ", "both"),
-]
+ERAS = [("this connection's era", "this"), ("both eras (new connections)", "both")]  # beside the packs: 80x24 fits
 
 # What probes send, in the one line the dialog has at 80 columns (`check --help` says it whole, with what calls send:
 # mcp_review.rules.arguments.CALLS_SEND and PROBES_SEND).
@@ -45,7 +42,7 @@ class RunScreen(Dialog[tuple[list[str], Options, bool] | None]):
     choices as the workspace keeps them (packs, and `Options`' calls and probes) and answers in that form, with
     whether to review under both eras."""
 
-    DEFAULT_CSS = DIALOG_CSS
+    DEFAULT_CSS = DIALOG_CSS + "#packs-row { height: 3; } #packs { width: 1fr; } #era { width: 36; }"
     BINDINGS = [Binding("ctrl+s", "submit", "Run", id="run")]
 
     def __init__(self, packs: Sequence[str], options: Options, why: str = "", both: bool = False) -> None:
@@ -62,12 +59,13 @@ class RunScreen(Dialog[tuple[list[str], Options, bool] | None]):
             if self.why:
                 yield Static(Text(self.why))
             yield Static(Text(f"packs (space separated; {', '.join(PACKS)}, or all):"))
-            yield Input(value=" ".join(self.packs), id="packs")
+            with Horizontal(id="packs-row"):
+                yield Input(value=" ".join(self.packs), id="packs")
+                yield Select(ERAS, value="both" if self.both else "this", allow_blank=False, id="era")
             yield Static(Text("tools the checks may call:"))
             yield Select(CALLS, value=self.options.calls, allow_blank=False, id="calls")
             yield Static(Text(SENDS))
             yield Select(PROBES, value=self.probe, allow_blank=False, id="probe")
-            yield Select(ERAS, value="both" if self.both else "this", allow_blank=False, id="era")
             yield Static(id="problems")
             yield from self.buttons("Run", "run")
 
