@@ -129,9 +129,9 @@ def identity(doc: Declared, snapshot: ServerSnapshot) -> list[Disagreement]:
             "a serverInfo.name equal to the name or to its part after '/' would settle it"
         )
         out.append(Disagreement("name", quote(name), f"serverInfo.name {quote(live_name)}", False, why))
-    version, live_version = _str(doc.data.get("version")), _str(info.get("version"))
+    version, live_version = _str(doc.data.get("version")), _str(info.get("version")) or None  # "": an SDK's default
     if version and live_version is None:
-        why = "the server sends no serverInfo.version to compare (the registry says the two are equivalent)"
+        why = "the server sends no serverInfo.version (or an empty one); the registry says the two are equivalent"
         out.append(Disagreement("version", quote(version), "no version", False, why))
     elif version and version != live_version:
         why = "the registry schema defines it as the equivalent of Implementation.version (serverInfo.version)"
