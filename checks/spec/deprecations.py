@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +13,7 @@ from mcp_review.rules.core import rule
 REMOVAL = "2027-07-28"  # deprecated features stay at least 12 months: the first revision on or after this date
 SOURCE = "002 Deprecations; MCP 2026-07-28 deprecated.mdx, SEP-2577"
 ANNOUNCING = ("deprecation", "sunset")  # RFC 9745 and RFC 8594 response headers
+HEADERS_SHOWN = 4  # distinct announcements noted; a hostile server may send a new value on every answer
 
 
 def _said(feature: str, how: str) -> str:
@@ -54,8 +56,9 @@ def deprecated_features(ctx: CheckContext) -> Iterator[Finding]:
     declared, and `notifications/message` sent (Logging); `roots/list` asked of the client (Roots);
     `sampling/createMessage` asked (Sampling), and with `includeContext` `thisServer` or `allServers`; each as a
     JSON-RPC request or as an `inputRequests` entry of an `input_required` result (MRTR); a review over the legacy
-    HTTP+SSE transport; and every `Deprecation` (RFC 9745) or `Sunset` (RFC 8594) response header, quoted. Each is
-    a `note`, never a fail: the features stay at least 12 months, until the first revision on or after 2027-07-28.
+    HTTP+SSE transport; and each distinct `Deprecation` (RFC 9745) or `Sunset` (RFC 8594) response header, quoted
+    (the first 4). Each is a `note`, never a fail: the features stay at least 12 months, until the first revision
+    on or after 2027-07-28.
 
     Spec: 2026-07-28 (deprecated.mdx; SEP-2577 for roots, sampling and logging)
 
@@ -90,7 +93,7 @@ def deprecated_features(ctx: CheckContext) -> Iterator[Finding]:
             found.append(ctx.note("includeContext", _said("includeContext", f"{method} in a request"), seqs[:3]))
     if ctx.target.kind == "sse":
         found.append(ctx.note("http+sse", _said("The HTTP+SSE transport", "this review speaks it"), [hello]))
-    for name, value, seq in _announced(ctx):
+    for name, value, seq in itertools.islice(_announced(ctx), HEADERS_SHOWN):
         said = f"the server announces {name}: {value[:120]!r} (RFC 9745/8594): a removal it plans"
         found.append(ctx.note(name.lower(), said, [seq]))
     yield from found or [ctx.passed(None, "nothing deprecated in MCP 2026-07-28 was seen on the wire")]
