@@ -170,7 +170,7 @@ async def server_card(ctx: CheckContext) -> AsyncIterator[Finding]:
     Known false positives: the card format is a draft: its schema errors are warns (a card written to an earlier
     draft, with a `/v1/` `$schema`, warns). A card on a path other than these is not found (n/a).
 
-    Passes: a valid card that agrees. Fails: a version, a remote's type or supported revisions that contradict the
+    Passes: a valid card that agrees (and, subject `catalog`, the entries on another origin it did not fetch). Fails: a version, a remote's type or supported revisions that contradict the
     wire. Warns: schema errors; name or title differences; a declared transport this review does not speak.
     N/a: no card served (stdio servers are n/a).
     """
@@ -184,6 +184,8 @@ async def server_card(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
     for finding in _judged(ctx, doc, _card_compare(ctx, doc), [ctx.snapshot.hello_seq, *seqs[-1:]]):
         yield finding
+    if refused:
+        yield ctx.passed("catalog", f"catalog entries on another origin, not fetched: {', '.join(refused)}", seqs)
 
 
 def _card_compare(ctx: CheckContext, doc: Declared) -> list[Disagreement]:

@@ -11,6 +11,8 @@ MODES
   agrees     its Server Card (HTTP) agrees with the wire: version 1.4.0, /mcp as streamable-http, both eras.
   disagrees  its card says version 9.9.9 and that /mcp is `sse` speaking only 2025-06-18; every HTTP answer carries
              `Deprecation` and `Sunset` headers (a legacy revision announced for removal).
+  catalog    its card (agreeing) is listed in /.well-known/ai-catalog.json at /cards/declared.json, after an entry
+             on another origin (http://cards.elsewhere.example/...), which a client must not fetch.
   eras       no card; in the 2026-07-28 era `notes_delete` is listed as read-only and destructive at once, so
              `review.annotations-set` fails under that era only (`check --era both` shows it).
 """
@@ -25,8 +27,9 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 from serve import serve
 
-MODES = ("agrees", "disagrees", "eras")
+MODES = ("agrees", "disagrees", "eras", "catalog")
 MODERN = "2026-07-28"
+CARD = "application/mcp-server-card+json"
 NOTES = {"n1": "Buy milk"}
 
 
@@ -95,12 +98,16 @@ class Declares:
         self.app, self.mode, self.origin = app, mode, origin
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"] == "/mcp/server-card" and self.mode != "eras":
-            body = json.dumps(card(self.mode, self.origin)).encode()
-            await send(
-                {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]}
-            )
-            await send({"type": "http.response.body", "body": body})
+        served = {"agrees": "/mcp/server-card", "disagrees": "/mcp/server-card", "catalog": "/cards/declared.json"}
+        if scope["type"] == "http" and scope["path"] == served.get(self.mode):
+            await self._json(send, card("agrees" if self.mode == "catalog" else self.mode, self.origin))
+            return
+        if scope["type"] == "http" and scope["path"] == "/.well-known/ai-catalog.json" and self.mode == "catalog":
+            entries = [
+                {"identifier": "urn:air:elsewhere:x", "type": CARD, "url": "http://cards.elsewhere.example/x.json"},
+                {"identifier": "urn:air:127.0.0.1:declared", "type": CARD, "url": f"{self.origin}/cards/declared.json"},
+            ]
+            await self._json(send, {"specVersion": "draft", "entries": entries})
             return
         if self.mode != "disagrees":
             await self.app(scope, receive, send)
@@ -113,6 +120,12 @@ class Declares:
             await send(message)
 
         await self.app(scope, receive, announcing)
+
+    @staticmethod
+    async def _json(send: Any, value: Any) -> None:
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": json.dumps(value).encode()})
 
 
 if __name__ == "__main__":
