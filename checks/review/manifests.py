@@ -170,9 +170,10 @@ async def server_card(ctx: CheckContext) -> AsyncIterator[Finding]:
     Known false positives: the card format is a draft: its schema errors are warns (a card written to an earlier
     draft, with a `/v1/` `$schema`, warns). A card on a path other than these is not found (n/a).
 
-    Passes: a valid card that agrees (and, subject `catalog`, the entries on another origin it did not fetch). Fails: a version, a remote's type or supported revisions that contradict the
-    wire. Warns: schema errors; name or title differences; a declared transport this review does not speak.
-    N/a: no card served (stdio servers are n/a).
+    Passes: a valid card that agrees (and, subject `catalog`, the entries on another origin it did not fetch).
+    Fails: a version, a remote's type or supported revisions that contradict the wire. Warns: schema errors; name
+    or title differences; a declared transport this review does not speak. N/a: no card served (stdio servers are
+    n/a).
     """
     doc, seqs, refused = await find_card(ctx)
     if doc is None:
