@@ -247,13 +247,47 @@ def package_in_command(target: Target) -> str | None:
     if runner in RUNNERS:
         rest = [a for a in argv[1:] if not a.startswith("-") and a not in ("run", "exec")]
         return rest[0] if rest else None
-    for arg in argv:
-        parts = Path(arg).parts
-        if "node_modules" in parts:
-            i = parts.index("node_modules") + 1
-            if i < len(parts) and parts[i] != ".bin":
-                return "/".join(parts[i : i + 2]) if parts[i].startswith("@") else parts[i]
+    root = npm_root(target)
+    return (
+        root.relative_to(root.parent.parent if root.parent.name.startswith("@") else root.parent).as_posix()
+        if root
+        else None
+    )
+
+
+def npm_root(target: Target) -> Path | None:
+    """The installed npm package a stdio command runs from (`node_modules/ID/`, a `.bin` link followed), or None."""
+    for arg in [target.command or "", *target.args]:
+        path = Path(arg)
+        if "node_modules" in path.parts and path.exists():
+            path = path.resolve()  # a node_modules/.bin/NAME link leads into its package
+        parts = path.parts
+        if "node_modules" not in parts:
+            continue
+        i = len(parts) - 1 - parts[::-1].index("node_modules") + 1  # the innermost node_modules
+        if i < len(parts) and parts[i] != ".bin":
+            end = i + 2 if parts[i].startswith("@") else i + 1
+            return Path(*parts[:end])
     return None
+
+
+def ownership(doc: Declared, target: Target) -> list[Disagreement]:
+    """npm: the registry publishes a server only when its package's `package.json` says `mcpName` = its name."""
+    root, name = npm_root(target), _str(doc.data.get("name"))
+    if root is None or name is None:
+        return []
+    try:
+        manifest = parse(
+            (root / "package.json").read_text(encoding="utf-8", errors="replace"), "package.json", str(root)
+        )
+    except (OSError, Unreadable):
+        return []
+    owner = manifest.data.get("mcpName")
+    if owner == name:
+        return []
+    why = "the registry verifies an npm package's ownership by its package.json mcpName, which must be the name"
+    live = f"{root.name} package.json mcpName {quote(owner) if isinstance(owner, str) else 'missing'}"
+    return [Disagreement("packages[].mcpName", quote(name), live, True, why)]
 
 
 def description(doc: Declared) -> str | None:
@@ -268,4 +302,9 @@ def description(doc: Declared) -> str | None:
 
 
 def compare(doc: Declared, target: Target, snapshot: ServerSnapshot) -> list[Disagreement]:
-    return [*identity(doc, snapshot), *transports(doc, target, snapshot), *packages(doc, target)]
+    return [
+        *identity(doc, snapshot),
+        *transports(doc, target, snapshot),
+        *packages(doc, target),
+        *ownership(doc, target),
+    ]

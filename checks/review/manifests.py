@@ -65,8 +65,9 @@ def server_json(ctx: CheckContext) -> Iterator[Finding]:
     `serverInfo.version`, `name` and `title` with `serverInfo`, the declared transports (`remotes[].type`,
     `packages[].transport.type`) with the transport this review speaks, a remote whose URL is the target's with
     its `type` and `supportedProtocolVersions`, each package's `version` with the document's, and the package a
-    stdio command runs (`npx ID`, `uvx ID`, `docker run IMAGE`, a path inside `node_modules/ID/`) with
-    `packages[].identifier`. Each disagreement quotes both sides.
+    stdio command runs (`npx ID`, `uvx ID`, `docker run IMAGE`, a path inside `node_modules/ID/`, a `.bin` link
+    followed) with `packages[].identifier`, and for an installed npm package its `package.json` `mcpName` with the
+    document's `name` (the registry's ownership check). Each disagreement quotes both sides.
 
     Spec: registry server.json 2025-12-11
 
@@ -79,9 +80,9 @@ def server_json(ctx: CheckContext) -> Iterator[Finding]:
     need not describe: a warn. Only `description`'s length and the schema are checked of the prose.
 
     Passes: valid and no disagreement. Fails: a schema error; a description over 100 characters; a version, a
-    remote's type or supported revisions, or a package identifier that contradicts the wire. Warns: name, title,
-    a transport the document does not declare, a package version that differs from the document's. Blocking:
-    the file cannot be read. N/a: no server.json.
+    remote's type or supported revisions, a package identifier, or an npm `mcpName` that contradicts the wire.
+    Warns: name, title, a transport the document does not declare, a package version that differs from the
+    document's. Blocking: the file cannot be read. N/a: no server.json.
 
     To verify when blocking: fix the path given to `--server-json`, or make the file a JSON object.
     """

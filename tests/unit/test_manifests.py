@@ -107,3 +107,19 @@ def test_a_remote_is_compared_only_when_it_is_the_target():
     assert found["remotes[].type"].proven and "transports" not in found  # one fact, said once
     elsewhere = {d.field for d in compare(card, http_target("http://127.0.0.1:10/mcp"), snapshot(revision="x"))}
     assert elsewhere == set()  # another URL: not this remote's claims
+
+
+def test_an_npm_packages_mcp_name_must_be_the_server_json_name(tmp_path):
+    package = tmp_path / "node_modules" / "@example" / "notes"
+    (package / "dist").mkdir(parents=True)
+    (package / "dist" / "index.js").write_text("")
+    (package / "package.json").write_text('{"name": "@example/notes", "mcpName": "io.github.someone/else"}')
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    (tmp_path / "node_modules" / ".bin" / "notes").symlink_to(package / "dist" / "index.js")
+    target = stdio_target([str(tmp_path / "node_modules" / ".bin" / "notes")])
+    assert package_in_command(target) == "@example/notes", "the .bin link is followed into its package"
+    found = {d.field: d for d in compare(Declared("server.json", "f", VALID), target, snapshot())}
+    assert found["packages[].mcpName"].proven and "'io.github.someone/else'" in found["packages[].mcpName"].live
+    assert "packages[].identifier" not in found
+    (package / "package.json").write_text('{"name": "@example/notes", "mcpName": "io.github.example/notes"}')
+    assert compare(Declared("server.json", "f", VALID), target, snapshot()) == []
