@@ -6,12 +6,13 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
+from mcp_review.checks.spec.common import SEED
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
 
 REMOVAL = "2027-07-28"  # deprecated features stay at least 12 months: the first revision on or after this date
-SOURCE = "002 Deprecations; MCP 2026-07-28 deprecated.mdx, SEP-2577"
+SOURCE = f"{SEED} Protocol layer: version negotiation"  # the seed judges by revision; this is 2026-07-28's
 ANNOUNCING = ("deprecation", "sunset")  # RFC 9745 and RFC 8594 response headers
 HEADERS_SHOWN = 4  # distinct announcements noted; a hostile server may send a new value on every answer
 
