@@ -147,5 +147,10 @@ def test_the_server_json_is_the_reviewers_flag_or_the_checkouts_file(tmp_path, m
         raise AssertionError("a missing --server-json file must be refused")
     except PlanError as e:
         assert "missing.json" in str(e)
+    try:
+        decide(Asked(server_command=tuple(EXEMPLARY), era="both"), {})
+        raise AssertionError("--era both is a review's: list, call and pin speak one era")
+    except PlanError as e:
+        assert "only check and the app" in str(e)
     (tmp_path / "server.json").unlink()
     assert "serverJson" not in decide(Asked(server_command=tuple(EXEMPLARY)), {}, review=True).provenance()
