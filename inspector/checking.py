@@ -107,6 +107,8 @@ async def run_check(
 ) -> Review:
     """Connect, snapshot, run the selected rules, and return the review (waivers applied).
     `keep_wire` gets the whole wire log at the end, however the run ended (`check --wire-log`)."""
+    if plan.era == "both":
+        return await run_both(target, plan, progress, keep_wire)
     session = Session(target, era=plan.era, handlers=headless_handlers())  # type: ignore[arg-type]
     session.budget = run_budget(plan, session.timeout)  # the listing and every rule share one budget
     try:
@@ -123,6 +125,41 @@ async def run_check(
     finally:
         if keep_wire is not None:
             keep_wire(session.wire)
+
+
+async def run_both(
+    target: Target, plan: CheckPlan, progress: Progress | None, keep_wire: Callable[[WireLog], None] | None
+) -> Review:
+    """`--era both` (mcp_review.eras): the whole review under each era, each on fresh connections; the modern one
+    carries the comparison. An era the server does not serve is said, and the other era's review stands. The wire
+    log kept is that of the review returned."""
+    from mcp_review import eras
+
+    done: dict[str, Review | str] = {}
+    wires: dict[str, WireLog] = {}
+    for era in eras.ERAS:
+
+        def keep(wire: WireLog, era: str = era) -> None:
+            wires[era] = wire
+
+        try:
+            done[era] = await run_check(target, replace(plan, era=era), progress, keep)
+        except ConnectionFailed as e:
+            done[era] = f"{type(e).__name__}: {e}"
+    legacy, modern = done["legacy"], done["modern"]
+    if isinstance(legacy, str) and isinstance(modern, str):
+        raise ConnectionFailed(f"neither era could be reviewed: legacy: {legacy}; modern: {modern}")
+    if isinstance(modern, str):
+        assert isinstance(legacy, Review)
+        review, said = legacy, eras.unserved(legacy, "modern", modern)
+    elif isinstance(legacy, str):
+        review, said = modern, eras.unserved(modern, "legacy", legacy)
+    else:
+        review, said = modern, eras.compare(legacy, modern)
+    review.eras = said
+    if keep_wire is not None and said["shown"] in wires:
+        keep_wire(wires[said["shown"]])
+    return review
 
 
 def run_budget(plan: CheckPlan, timeout: float) -> Budget:

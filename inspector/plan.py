@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the review's modules load only for a command that reviews: 
     from mcp_review.checking import CheckPlan
     from mcp_review.decisions import Resolved
 
-Era = Literal["auto", "legacy", "modern"]
+Era = Literal["auto", "legacy", "modern", "both"]  # both: `check` and the app review under each era (eras.py)
 
 
 class PlanError(Exception):
@@ -96,6 +96,7 @@ class Asked:
     budget: float | None = None
     no_pins: bool = False  # neither ./mcp-review.lock nor a baseline: they pin one server, not each of a fleet
     preview: bool = False
+    server_json: str | None = None
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Asked:
@@ -140,6 +141,7 @@ class Plan:
     lock: str | None = None
     lock_from: Source | None = None
     baseline_from: Source | None = None  # who named the pinned tool hashes (--baseline, a config's baseline)
+    server_json_from: Source | None = None  # where the server's registry server.json came from (review.server-json)
     state_dir: Path = field(default_factory=lambda: trust.state_dir() / "reviews")
     notices: tuple[str, ...] = ()  # one line each, said before anything runs
 
@@ -166,6 +168,8 @@ class Plan:
             out["lock"] = self.lock_from.to_json()
         if self.baseline_from:
             out["baseline"] = self.baseline_from.to_json()
+        if self.server_json_from:
+            out["serverJson"] = self.server_json_from.to_json()
         return out
 
 
@@ -174,6 +178,8 @@ def decide(asked: Asked, env: Mapping[str, str], *, target: bool = True, review:
     app), so the review config, consent, the lock and the saved state are resolved too."""
     from mcp_review.redact import remember
 
+    if asked.era == "both" and not review:
+        raise PlanError("--era both reviews the server under each era: only check and the app take it")
     built: Target | None = None
     target_from, secrets, notes = DEFAULT, Secrets(), list[str]()
     if target:
@@ -289,6 +295,8 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
     lock = str(found) if found else None
     pinned = None if asked.no_pins else asked.baseline or config.baseline
     pinned_from = Source(FLAG, "--baseline") if asked.baseline else _from(set_by, "baseline")
+    server_json, server_json_from = _server_json(asked)
+    options = replace(options, server_json=server_json)
     plan = replace(
         plan,
         review=resolved,
@@ -297,6 +305,7 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         lock=lock,
         lock_from=Source("repository", lock, trust.commit_of(lock)) if lock else None,
         baseline_from=pinned_from if pinned else None,
+        server_json_from=server_json_from,
         notices=(*plan.notices, *resolved.refused),
     )
     check = CheckPlan(
@@ -314,6 +323,19 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         notices=resolved.refused,
     )
     return replace(plan, check=check)
+
+
+def _server_json(asked: Asked) -> tuple[str | None, Source | None]:
+    """The server's registry server.json: `--server-json FILE` (which must exist), else `server.json` in the working
+    directory (the checkout under review: the repository's), else none."""
+    if asked.server_json:
+        if not Path(asked.server_json).is_file():
+            raise PlanError(f"--server-json: no such file: {asked.server_json}")
+        return asked.server_json, Source(FLAG, "--server-json")
+    here = Path("server.json")
+    if here.is_file():
+        return str(here), Source("repository", str(here), trust.commit_of(str(here)))
+    return None, None
 
 
 def _from(set_by: dict[str, trust.Origin], key: str) -> Source | None:

@@ -1,9 +1,10 @@
 """The review: findings, waivers, attestations, coverage and the verdict. Plain data, JSON round-trip.
 
 Statuses and verdict follow the rule-id contract (shared/rules.md): a rule yields one finding per
-subject with `pass`, `fail`, `warn`, `n/a` or `blocking`; a reviewer may waive a `fail` or `blocking`
+subject with `pass`, `fail`, `warn`, `note`, `n/a` or `blocking`; a reviewer may waive a `fail` or `blocking`
 finding (reason, who, optional expiry) or attest a manual rule. Verdict: FAIL if any fail, else
-BLOCKED if any blocking, else PASS_WITH_WARNINGS if any warn, else PASS.
+BLOCKED if any blocking, else PASS_WITH_WARNINGS if any warn, else PASS. A `note` records a fact the review must
+not hide and must not judge (a feature the spec deprecates: issue 24); it never changes the verdict.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Literal
 
-Status = Literal["pass", "fail", "warn", "n/a", "blocking"]
+Status = Literal["pass", "fail", "warn", "note", "n/a", "blocking"]
 Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL"]
-STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "pass", "n/a")  # worst first
+STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "note", "pass", "n/a")  # worst first
+VERDICTS: tuple[Verdict, ...] = ("PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL")  # best first
 
 
 def rank(status: str) -> int:
@@ -193,6 +195,7 @@ class Review:
     exchanges: dict[int, dict[str, Any]] = field(default_factory=dict)  # wire entries the evidence cites
     changes: dict[str, Any] | None = None  # the diff against mcp-review.lock (mcp_review.diff), when one exists
     decisions: dict[str, Any] | None = None  # where the config came from, what it asked, what a change adds
+    eras: dict[str, Any] | None = None  # `check --era both`: each era's verdict and the rules that differ (eras.py)
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
     def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
@@ -200,7 +203,12 @@ class Review:
 
     @property
     def verdict(self) -> Verdict:
-        return verdict_of(self.findings)
+        """The findings' verdict; under `--era both`, the worse of it and the other era's."""
+        own = verdict_of(self.findings)
+        shown = (self.eras or {}).get("shown")
+        other = (self.eras or {}).get("legacy" if shown == "modern" else "modern")
+        theirs = other.get("verdict") if isinstance(other, dict) else None
+        return max(own, theirs, key=VERDICTS.index) if theirs in VERDICTS else own
 
     def repository_decisions(self) -> str | None:
         """What the repository's own decisions did to this verdict, said beside it (None: nothing)."""
@@ -291,6 +299,8 @@ class Review:
             out["changes"] = self.changes
         if self.decisions is not None:
             out["decisions"] = self.decisions
+        if self.eras is not None:
+            out["eras"] = self.eras
         return out
 
     def save(self, path: str | Path) -> None:
@@ -340,6 +350,7 @@ class Review:
             created=data.get("created", ""),
             changes=data.get("changes"),
             decisions=data.get("decisions"),
+            eras=data.get("eras"),
         )
         review.apply_waivers()
         return review

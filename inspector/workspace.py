@@ -145,9 +145,9 @@ class Workspace:
         self.target = self.target.with_(bearer=bearer)
 
     # ---------------------------------------------------------------------------------------- the checklist
-    def choose(self, packs: Sequence[str], options: Options) -> None:
-        """The reviewer's run choices (the run dialog's answer)."""
-        self.plan = replace(self.plan, packs=list(packs), options=options)
+    def choose(self, packs: Sequence[str], options: Options, both: bool = False) -> None:
+        """The reviewer's run choices (the run dialog's answer); `both`: review under each era (`--era both`)."""
+        self.plan = replace(self.plan, packs=list(packs), options=options, era="both" if both else self.era)
         self.plan = chosen_in_app(self.plan, "calls", "chosen in the app's run dialog", policy=options.calls)
         self.calls_chosen = True
 

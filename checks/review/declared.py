@@ -30,6 +30,8 @@ JUDGED: dict[str, tuple[str, ...]] = {
     "capabilities.prompts": ("review.prompts-safe", "spec.capabilities"),
     "capabilities.logging": ("spec.capabilities", "review.client-requests-safe"),
     "capabilities.tasks": TASKS,
+    # what the server declares outside the protocol: its registry entry (the plan finds it)
+    "server.json": ("review.server-json",),
     # extensions (SEP-2133: keys of capabilities.extensions)
     f"capabilities.extensions.{EXTENSION}": APPS,
     "capabilities.extensions.io.modelcontextprotocol/tasks": TASKS,  # SEP-2663, the 2026-07-28 tasks extension
@@ -70,6 +72,8 @@ async def declared(ctx: CheckContext) -> dict[str, list[tuple[str, int | None]]]
     """surface -> [(who declares it, the exchange that shows it)], in the order the server declared them."""
     out: dict[str, list[tuple[str, int | None]]] = {}
     hello = ctx.snapshot.hello_seq
+    if ctx.options.server_json:
+        out["server.json"] = [(f"file {ctx.options.server_json}", None)]
     for name, value in ctx.snapshot.capabilities.items():
         if name in ("extensions", "experimental") and isinstance(value, dict):
             for key in value:
@@ -96,8 +100,9 @@ async def declared_surfaces_reviewed(ctx: CheckContext) -> AsyncIterator[Finding
     server declares (each top-level key of `capabilities`), every key of `capabilities.extensions` (SEP-2133), every
     entry of `capabilities.experimental`, and every `_meta` key on tools, resources and templates that a known host
     acts on (the MCP Apps keys under `_meta.ui` and `ui/`, the OpenAI Apps SDK's `openai/*` keys, and
-    `securitySchemes`). Each surface is looked up in `JUDGED` (checks/review/declared.py), the one list of what
-    mcp-review's rules judge; one finding per surface names who declares it.
+    `securitySchemes`), and the registry `server.json` the plan found (`--server-json`, or one in the working
+    directory; judged by `review.server-json`). Each surface is looked up in `JUDGED` (checks/review/declared.py),
+    the one list of what mcp-review's rules judge; one finding per surface names who declares it.
 
     Why: seed 003: "Mark items you cannot verify as blocking, not as passes." A server that declares a surface (the
     skills extension, an experimental capability, a host key that changes what the user sees) and a review that

@@ -22,5 +22,6 @@ def run(args: argparse.Namespace) -> int:
     from mcp_review.tui.app import ReviewApp  # Textual loads only here: the headless commands never pay for it
 
     assert plan.target is not None  # decided with a target
-    ReviewApp(plan.target, era=plan.era, plan=plan.check, state_dir=plan.state_dir).run()
+    era = "auto" if plan.era == "both" else plan.era  # the app's own connection; both eras are a run's (its dialog)
+    ReviewApp(plan.target, era=era, plan=plan.check, state_dir=plan.state_dir).run()
     return ExitCode.OK

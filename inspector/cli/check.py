@@ -57,6 +57,11 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
     if one_server:
         p.add_argument("--baseline", metavar="FILE", help="pinned tool hashes (written on the first run)")
     p.add_argument(
+        "--server-json",
+        metavar="FILE",
+        help="the server's MCP Registry server.json, compared with the live server (default: ./server.json)",
+    )
+    p.add_argument(
         "--base",
         metavar="REF",
         help="the git revision the change is compared with: only waivers and attestations already in its review "

@@ -42,9 +42,10 @@ def target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--allow-env-file", action="append", default=[], metavar="PATH", help="let it read this envFile")
     g.add_argument(
         "--era",
-        choices=["auto", "legacy", "modern"],
+        choices=["auto", "legacy", "modern", "both"],
         default="auto",
-        help="legacy = initialize (2025 revisions), modern = 2026-07-28, auto = ask the server",
+        help="legacy = initialize (2025 revisions), modern = 2026-07-28, auto = ask the server; "
+        "both (check, app) = review under each era and show where the rules' verdicts differ",
     )
     g.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
     g.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
@@ -82,6 +83,7 @@ async def with_session(
 
     assert plan.target is not None  # decided with a target
     timeout = plan.target.timeout
+    assert plan.era != "both"  # refused by `decide` for a command that runs no review
     session = Session(plan.target, era=plan.era, handlers=headless_handlers(), timeout=timeout)
     session.budget = Budget(4 * timeout)  # a listing of endless pages, each slow, still ends
     if started is not None:

@@ -39,5 +39,6 @@ def lines(review: Review) -> list[tuple[str, str]]:
     if secrets["withheld"]:
         out.append(("withheld", ", ".join(secrets["withheld"]) + ": asked by the client config, not allowed"))
     out += [(f"token env {t['option']}", f"${t['env']}: {said(t)}") for t in secrets["tokenEnv"]]
-    out += [(piece, said(decided[piece])) for piece in ("lock", "baseline") if decided.get(piece)]
+    pieces = (("lock", "lock"), ("baseline", "baseline"), ("serverJson", "server.json"))
+    out += [(label, said(decided[piece])) for piece, label in pieces if decided.get(piece)]
     return [*out, ("saved state", said(decided["state"]))]

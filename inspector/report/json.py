@@ -3,7 +3,8 @@
 {"tool": {"name", "version"}, "server": {...}, "target": {...}, "revision", "era", "transport", "packs",
  "verdict", "counts", "findings": [{"rule", "pack", "status", "subject", "subjectKind", "message", "source",
  "mode", "evidence": [wire seq, ...]}], "waivers", "attestations", "coverage", "tools", "tokens", "notes",
- "remarks": [{"by", "text", "rule", "subject", "at"}], "exchanges": {"seq": wire entry}, "created"}
+ "remarks": [{"by", "text", "rule", "subject", "at"}], "exchanges": {"seq": wire entry}, "created",
+ "eras"?: {"shown", "legacy", "modern", "differ": [...]}}  (`--era both`: README, The JSON review)
 """
 
 from __future__ import annotations

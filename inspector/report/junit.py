@@ -12,6 +12,7 @@ from xml.etree import ElementTree as ET
 
 from mcp_review import __version__
 from mcp_review.report.decided import lines as decided_lines
+from mcp_review.report.eras import properties as era_properties
 from mcp_review.review import Review
 
 FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # XML 1.0, production Char
@@ -32,10 +33,12 @@ def render(review: Review) -> str:
         errors=str(counts.get("blocking", 0)),
         skipped=str(counts.get("n/a", 0) + counts.get("waived", 0)),
     )
-    properties = ET.SubElement(suite, "properties")  # the version that reviewed, then who decided what
-    ET.SubElement(properties, "property", name="mcp-review.version", value=__version__)
-    for piece, who in decided_lines(review):  # who decided each piece of the review (mcp_review.plan)
-        ET.SubElement(properties, "property", name=f"mcp-review.decided.{piece}", value=xml_text(who))
+    decided = decided_lines(review)  # who decided each piece of the review (mcp_review.plan), before the cases
+    named = [("mcp-review.version", __version__)]  # the version that reviewed, then who decided what, then eras
+    named += [(f"mcp-review.decided.{piece}", who) for piece, who in decided] + era_properties(review)
+    properties = ET.SubElement(suite, "properties")
+    for name, value in named:
+        ET.SubElement(properties, "property", name=xml_text(name), value=xml_text(value))
     for f in review.findings:
         case = ET.SubElement(suite, "testcase", classname=f.rule, name=xml_text(f.subject or "(server)"))
         status = f.effective
@@ -47,8 +50,8 @@ def render(review: Review) -> str:
         elif status in ("n/a", "waived"):
             reason = message if status == "n/a" else xml_text(f"waived by {f.waiver.by if f.waiver else '?'}")
             ET.SubElement(case, "skipped", message=reason[:500])
-        elif status == "warn":
-            ET.SubElement(case, "system-out").text = f"warning: {message}"
+        elif status in ("warn", "note"):
+            ET.SubElement(case, "system-out").text = f"{'warning' if status == 'warn' else 'note'}: {message}"
     root = ET.Element("testsuites")
     root.append(suite)
     ET.indent(root)

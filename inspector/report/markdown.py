@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_review import __version__
 from mcp_review.connection.pairing import ANSWERS
-from mcp_review.report import changes
+from mcp_review.report import changes, eras
 from mcp_review.report.common import cell, clip, code, fence_for
 from mcp_review.review import STATUSES, Attestation, Finding, Review, Waiver
 from mcp_review.text import visible
@@ -254,7 +254,7 @@ def render(review: Review) -> str:
         out += ["## Blocking: what would verify each", ""]
         out += [f"- **{f.rule}** ({subject(f)}): {cell(f.message, 400)}" for f in blocking]
         out.append("")
-    for status, title in (("fail", "Failures"), ("warn", "Warnings")):
+    for status, title in (("fail", "Failures"), ("warn", "Warnings"), ("note", "Notes (never judged)")):
         chosen = [f for f in review.findings if f.effective == status]
         if not chosen:
             continue
@@ -273,6 +273,7 @@ def render(review: Review) -> str:
     out += waivers_and_attestations(review)
     out += repository_decisions(review)
     out += who_decided(review)
+    out += eras.section(review)
     out += reviewer_notes(review)
     out += changes.section(review)
     out += _tokens(review)

@@ -14,7 +14,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from mcp_review.report import changes
+from mcp_review.report import changes, eras
 from mcp_review.report.common import cell, code
 from mcp_review.report.markdown import (
     SIGN_OFF,
@@ -52,6 +52,7 @@ def render(review: Review, full: str | None = None) -> str:
         *waivers_and_attestations(review, ROWS, 120),
         *repository_decisions(review, ROWS),
         *who_decided(review),
+        *eras.section(review, ROWS),
         *reviewer_notes(review, ROWS, 300),
         *changes.section(review, ROWS),
         *_tokens(review),
@@ -66,7 +67,7 @@ def render(review: Review, full: str | None = None) -> str:
             f"{title}: {_count(sum(map(len, groups.values())), 'finding')} under {_count(len(groups), 'rule')}",
             [_rule_group(review, rule, items, shown, pointed) for rule, items in groups.items()],
         )
-        for status, title in (("fail", "Failures"), ("warn", "Warnings"))
+        for status, title in (("fail", "Failures"), ("warn", "Warnings"), ("note", "Notes (never judged)"))
         if (groups := _by_rule(review, status))
     ]
     out += _fit(sections, LIMIT - _size(out) - _size(tail))

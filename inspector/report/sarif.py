@@ -30,7 +30,7 @@ from mcp_review.report.locate import Locator, Place
 from mcp_review.report.sarif_valid import MAX_RESULTS
 from mcp_review.review import Finding, Review
 
-LEVELS = {"fail": "error", "blocking": "error", "warn": "warning"}
+LEVELS = {"fail": "error", "blocking": "error", "warn": "warning", "note": "note"}
 SEVERITY = {"fail": 0, "blocking": 1, "warn": 2}
 FINGERPRINT = "mcpReview/v1"
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
@@ -130,6 +130,8 @@ def run(review: Review, root: Path | None = None, skip: Path | None = None) -> d
             **({"omittedResults": omitted} if (omitted := _shown_count(review) - len(results)) else {}),
             # who decided the target, consent, secrets, waivers and the lock (mcp_review.plan)
             **({"decisions": review.decisions} if review.decisions is not None else {}),
+            # --era both: each era's verdict and the rules whose verdicts differ (mcp_review.eras)
+            **({"eras": review.eras} if review.eras is not None else {}),
         },
     }
     if locator.base is not None:

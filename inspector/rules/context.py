@@ -65,6 +65,7 @@ class Options:
     probe: frozenset[str] = frozenset()  # active probes allowed: "security" (by name), "security-all" (every string)
     rules: frozenset[str] | None = None  # the ids of the rules this run selected (None: not known)
     preview: bool = False  # apps.preview: run each app page in headless Chromium (--preview)
+    server_json: str | None = None  # the server's registry server.json (review.server-json), as the plan found it
 
 
 class Scratch:
@@ -194,6 +195,10 @@ class CheckContext:
 
     def warn(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
         return self._finding("warn", subject, message, evidence)
+
+    def note(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
+        """A fact recorded, never judged: it does not change the verdict (a deprecated feature in use)."""
+        return self._finding("note", subject, message, evidence)
 
     def na(self, subject: Subject, message: str) -> Finding:
         return self._finding("n/a", subject, message, ())

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any, TypeVar, cast
 
 from mcp_review.catalog import ServerSnapshot
-from mcp_review.checking import review_session
+from mcp_review.checking import review_session, run_check
 from mcp_review.connection.session import Session
 from mcp_review.review import Finding
 from mcp_review.rules.context import Options
@@ -69,7 +69,10 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
 
         bridged = OnLoop(session, asyncio.get_running_loop())
         try:
-            made = await off_the_ui(lambda: review_session(cast(Session, bridged), snapshot, plan, progress))
+            if plan.era == "both" and not only:  # each era on connections of its own (mcp_review.eras)
+                made = await off_the_ui(lambda: run_check(ws.target, plan, progress))
+            else:
+                made = await off_the_ui(lambda: review_session(cast(Session, bridged), snapshot, plan, progress))
         finally:  # the app quit (this job is cancelled) or the rules are done: no rule asks the server any more
             bridged.close()
         review = ws.merged(made, only)
@@ -86,17 +89,17 @@ def choose_checks(ws: Workspace, shell: Shell, why: str = "", only: str | None =
     """Packs and calling policy; consent before checks may call tools with side effects. Then run
     (`only`: the rule or pack whose re-run asked for it)."""
 
-    def chosen(choice: tuple[list[str], Options] | None) -> None:
+    def chosen(choice: tuple[list[str], Options, bool] | None) -> None:
         if not choice:
             return
-        packs, options = choice
+        packs, options, both = choice
         if options.calls != "all":
-            ws.choose(packs, options)
+            ws.choose(packs, options, both)
             run_checks(ws, shell, only)
             return
 
         def consent(yes: bool | None) -> None:
-            ws.choose(packs, options if yes else replace(options, calls="read-only"))
+            ws.choose(packs, options if yes else replace(options, calls="read-only"), both)
             run_checks(ws, shell, only)
 
         from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
@@ -109,7 +112,7 @@ def choose_checks(ws: Workspace, shell: Shell, why: str = "", only: str | None =
         shell.ask(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
 
     options = ws.options if ws.calls_chosen else replace(ws.options, calls="read-only")
-    shell.ask(RunScreen(ws.plan.packs, options, why), chosen)
+    shell.ask(RunScreen(ws.plan.packs, options, why, both=ws.plan.era == "both"), chosen)
 
 
 QUIT = "the app quit while the checklist ran"

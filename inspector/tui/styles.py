@@ -10,6 +10,7 @@ STYLES = {  # $name: the theme's colour of that name
     "fail": "bold $error",
     "blocking": "bold $warning",
     "warn": "$warning",
+    "note": "$accent",  # a fact recorded, never judged (a deprecated feature in use)
     "pass": "$success",
     "waived": "$warning",  # in a finding's detail: who waived it and why
     "problem": "$error",  # what the server sent is malformed

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from mcp_review.plan import Asked, decide
+from mcp_review.plan import Asked, PlanError, decide
 from mcp_review.report import render
 from mcp_review.review import load_review
 from tests.integration.test_check_cli import cli
@@ -128,3 +128,29 @@ def test_what_the_reviewer_chooses_in_the_app_becomes_the_reviewers(tmp_path, mo
     }
     assert check.decisions["provenance"]["calls"]["who"] == "repository", "the record it came from is left as it was"
     assert chosen_in_app(CheckPlan(packs=["review"]), "target", "x").decisions is None, "no record: nothing to say"
+
+
+def test_the_server_json_is_the_reviewers_flag_or_the_checkouts_file(tmp_path, monkeypatch):
+    """`--server-json FILE` (the reviewer's), else `server.json` in the working directory (the repository's, with
+    its commit); the review's options carry it to `review.server-json`."""
+    commit = committed(tmp_path, {"server.json": json.dumps({"name": "io.github.x/y"})})
+    monkeypatch.chdir(tmp_path)
+    found = decide(Asked(server_command=tuple(EXEMPLARY)), {}, review=True)
+    assert found.provenance()["serverJson"] == {"who": "repository", "how": "server.json", "commit": commit}
+    assert found.check is not None and found.check.options is not None
+    assert found.check.options.server_json == "server.json"
+    (tmp_path / "mine.json").write_text("{}")
+    flagged = decide(Asked(server_command=tuple(EXEMPLARY), server_json="mine.json"), {}, review=True)
+    assert flagged.provenance()["serverJson"] == {"who": "reviewer", "how": "--server-json"}
+    try:
+        decide(Asked(server_command=tuple(EXEMPLARY), server_json="missing.json"), {}, review=True)
+        raise AssertionError("a missing --server-json file must be refused")
+    except PlanError as e:
+        assert "missing.json" in str(e)
+    try:
+        decide(Asked(server_command=tuple(EXEMPLARY), era="both"), {})
+        raise AssertionError("--era both is a review's: list, call and pin speak one era")
+    except PlanError as e:
+        assert "only check and the app" in str(e)
+    (tmp_path / "server.json").unlink()
+    assert "serverJson" not in decide(Asked(server_command=tuple(EXEMPLARY)), {}, review=True).provenance()

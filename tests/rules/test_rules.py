@@ -208,6 +208,22 @@ EXPECT.update({rule: (subject, fragment) for rule, (_, subject, fragment) in TAS
 CASES["spec.task-methods"] = (TASKS_GOOD, Run(("tasks", "list-served", "--modern")))
 EXPECT["spec.task-methods"] = (None, "tasks/list answered a result: the 2026-07-28 extension has no tasks/list")
 
+# What a server declares outside the protocol, and deprecations (issue 24): tests/servers/declared.py over HTTP with
+# its server.json beside it (declared/): one that agrees with the wire, one with planted disagreements.
+DECLARED = ROOT / "tests" / "servers" / "declared"
+AGREES = Run(("declared", "agrees"), http="--http", options=(("server_json", str(DECLARED / "agrees.server.json")),))
+DISAGREES = Run(
+    ("declared", "disagrees"), http="--http", options=(("server_json", str(DECLARED / "disagrees.server.json")),)
+)
+DECLARED_DEFECTS = {  # rule -> (subject, fragment)
+    "review.server-json": ("version", "says version '2.0.0'; the server says serverInfo.version '1.4.0'"),
+    "review.server-card": ("version", "says version '9.9.9'; the server says serverInfo.version '1.4.0'"),
+    "spec.deprecated-features": ("sunset", "announces sunset: 'Wed, 28 Jul 2027 00:00:00 GMT'"),
+}
+CASES.update({rule: (AGREES, DISAGREES) for rule in DECLARED_DEFECTS})
+EXPECT.update(DECLARED_DEFECTS)
+FAILS_AS["spec.deprecated-features"] = "note"  # deprecations are recorded, never judged
+
 
 def test_every_rule_has_docs_and_both_fixtures():
     missing_docs = [r.id for r in RULES.values() if len(r.doc.splitlines()) < 2 or not r.source]

@@ -36,6 +36,10 @@ FastMCP 2+ (`fastmcp==4.1.2`, on mcp 2.x), PyPI, `.deps/fastmcp`:
 - its bundled example `fastmcp/contrib/bulk_tool_caller/example.py`: stdio, Streamable HTTP, SSE.
   `fastmcp run EXAMPLE:mcp --no-banner [-t http|sse --host 127.0.0.1 --port P]`.
 
+A server published to the MCP Registry, PyPI, `.deps/gdbstub` (its own venv, mcp 2.x):
+- `gdbstub-mcp==0.1.0`: stdio. `gdbstub-mcp` (it talks to QEMU only when a tool is called). Its `server.json`, from
+  the same release's source distribution, is `.deps/gdbstub/server.json` (tests/thirdparty/test_declared.py).
+
 The argv helpers call `require()`, so use them inside a test or fixture: a missing server skips the test,
 or fails it when `MCP_REVIEW_REQUIRE_THIRDPARTY=1` (which `scripts/test` sets). Test modules import the
 fixtures they use: `from tests.thirdparty import everything_http_url`.
@@ -64,6 +68,7 @@ APPS_BIN = DEPS / "apps" / "node_modules" / ".bin"
 PY_BIN = DEPS / "py" / "bin"
 MCP1_BIN = DEPS / "mcp1" / "bin"
 FASTMCP_BIN = DEPS / "fastmcp" / "bin"
+GDBSTUB = DEPS / "gdbstub"
 
 EVERYTHING = NPM_BIN / "mcp-server-everything"
 MEMORY = NPM_BIN / "mcp-server-memory"
@@ -144,6 +149,14 @@ def sequential_thinking_argv() -> list[str]:
 def app_example_argv(name: str) -> list[str]:
     """An official MCP Apps example (APP_EXAMPLES) over stdio."""
     return [str(require(APP_EXAMPLES[name])), "--stdio"]
+
+
+def gdbstub_argv() -> list[str]:
+    return [str(require(GDBSTUB / "bin" / "gdbstub-mcp"))]
+
+
+def gdbstub_server_json() -> Path:
+    return require(GDBSTUB / "server.json", executable=False)
 
 
 def calculator_argv() -> list[str]:

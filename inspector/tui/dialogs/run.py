@@ -1,5 +1,5 @@
-"""Running the checklist: which packs, which tools the checks may call (the reviewer's consent), and whether the
-security probes may send canary payloads to the tools they may call."""
+"""Running the checklist: which packs, which tools the checks may call (the reviewer's consent), whether the
+security probes may send canary payloads to the tools they may call, and under which era (`--era both`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select, Static
 
 from mcp_review.rules.context import CallPolicy, Options
@@ -30,21 +30,24 @@ PROBES = [
 ]
 
 
+ERAS = [("this connection's era", "this"), ("both eras (new connections)", "both")]  # beside the packs: 80x24 fits
+
 # What probes send, in the one line the dialog has at 80 columns (`check --help` says it whole, with what calls send:
 # mcp_review.rules.arguments.CALLS_SEND and PROBES_SEND).
 SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
-class RunScreen(Dialog[tuple[list[str], Options] | None]):
+class RunScreen(Dialog[tuple[list[str], Options, bool] | None]):
     """Which packs to run and which tools checks may call: the reviewer's consent for call rules. It shows the run
-    choices as the workspace keeps them (packs, and `Options`' calls and probes) and answers in that form."""
+    choices as the workspace keeps them (packs, and `Options`' calls and probes) and answers in that form, with
+    whether to review under both eras."""
 
-    DEFAULT_CSS = DIALOG_CSS
+    DEFAULT_CSS = DIALOG_CSS + "#packs-row { height: 3; } #packs { width: 1fr; } #era { width: 36; }"
     BINDINGS = [Binding("ctrl+s", "submit", "Run", id="run")]
 
-    def __init__(self, packs: Sequence[str], options: Options, why: str = "") -> None:
+    def __init__(self, packs: Sequence[str], options: Options, why: str = "", both: bool = False) -> None:
         super().__init__()
-        self.packs, self.options, self.why = list(packs), options, why
+        self.packs, self.options, self.why, self.both = list(packs), options, why, both
         # the widest probe allowed (a config may allow both): one choice here
         self.probe = next((p for p in ("security-all", "security") if p in options.probe), "off")
 
@@ -56,7 +59,9 @@ class RunScreen(Dialog[tuple[list[str], Options] | None]):
             if self.why:
                 yield Static(Text(self.why))
             yield Static(Text(f"packs (space separated; {', '.join(PACKS)}, or all):"))
-            yield Input(value=" ".join(self.packs), id="packs")
+            with Horizontal(id="packs-row"):
+                yield Input(value=" ".join(self.packs), id="packs")
+                yield Select(ERAS, value="both" if self.both else "this", allow_blank=False, id="era")
             yield Static(Text("tools the checks may call:"))
             yield Select(CALLS, value=self.options.calls, allow_blank=False, id="calls")
             yield Static(Text(SENDS))
@@ -77,4 +82,5 @@ class RunScreen(Dialog[tuple[list[str], Options] | None]):
             return
         calls, probe = str(self.query_one("#calls", Select).value), str(self.query_one("#probe", Select).value)
         probes = frozenset() if probe == "off" else frozenset({probe})
-        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes)))
+        both = self.query_one("#era", Select).value == "both"
+        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes), both))

@@ -45,6 +45,12 @@ class OverviewPane(TabPane):
         out = Text()
         out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
         out.append(f"verdict: {review.verdict}\n" if review else "verdict: not checked yet (r runs the checklist)\n")
+        if review and review.eras:  # --era both: each era's verdict, and how many rules and subjects differ
+            legacy, modern = (review.eras.get(e) or {} for e in ("legacy", "modern"))
+            each = " · ".join(
+                f"{e} {s.get('verdict', 'not served')}" for e, s in (("legacy", legacy), ("modern", modern))
+            )
+            out.append(f"both eras: {each} · {plural(len(review.eras.get('differ', [])), 'difference')} (exports)\n")
         out.append(f"revision {snap.revision} · {snap.era} era · transport {target.kind}\n")
         out.append(f"target: {one_line(target.label(), 200)}\n")
         out.append(f"capabilities: {one_line(', '.join(sorted(snap.capabilities)) or 'none', 200)}\n")
