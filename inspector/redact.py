@@ -162,17 +162,21 @@ class Redactor:
 
     Every form of every secret is precomputed once (`add`), and the text is searched with ASCII letters lowered
     (same length, so spans map back): its literal forms with C's substring search, its spelled-out forms with one
-    regular expression; only a text that holds one is masked, by one pass of one expression of every form, factored
-    by common prefixes. Each step is linear in the text's size (bench/redact.py measures it on 10 MB).
+    regular expression per batch of secrets added together; only a text that holds one is masked, by one pass per
+    batch of one expression of its forms, factored by common prefixes (overlapping spans are masked as one). Each
+    step is linear in the text's size (bench/redact.py measures it on 10 MB). A batch is compiled once: a secret
+    added later never recompiles the earlier ones (compiling the forms of one long JWT takes a few hundred ms, and
+    a session that recompiled every secret on each add grew quadratically: an OAuth review, which registers its
+    logins and forged tokens one by one, spent most of its time there).
     A long text found clean is remembered by a keyed digest, so that showing it again costs no scan.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
-        self._combined: re.Pattern[str] | None = None  # every form: what masking replaces
+        self._combined: list[re.Pattern[str]] = []  # per batch, every form: what masking replaces
         self._forms: list[str] = []  # the literal forms: found with `in` (C's substring search, the faster test)
-        self._spelled: re.Pattern[str] | None = None  # the spelled-out forms
-        self._patterns: list[re.Pattern[str]] = []
+        self._spelled: list[re.Pattern[str]] = []  # per batch, the spelled-out forms
+        self._pattern_of: dict[str, re.Pattern[str]] = {}  # each secret's escaped-text pattern, compiled when needed
         self._clean: set[bytes] = set()  # digests of long texts that hold no secret
         self.add(secrets)
 
@@ -194,20 +198,23 @@ class Redactor:
             return
         self.secrets |= new
         self._clean.clear()  # clean of the old secrets only
-        forms = {f for s in self.secrets for f in encoded_forms(s)}
-        spelled = [_tokens(f, True) for s in self.secrets if len(s) >= LONG for f in _spelled(s)]
-        self._forms = sorted(forms, key=len)
-        self._spelled = re.compile(_trie(spelled)) if spelled else None
-        self._combined = re.compile(_trie([_tokens(f, False) for f in forms] + spelled))
-        self._patterns = [
-            re.compile("".join(_char_pattern(c) for c in s), re.IGNORECASE)
-            for s in sorted(self.secrets, key=len, reverse=True)
-        ]
+        forms = {f for s in new for f in encoded_forms(s)}
+        spelled = [_tokens(f, True) for s in new if len(s) >= LONG for f in _spelled(s)]
+        self._forms = sorted({*self._forms, *forms}, key=len)
+        if spelled:
+            self._spelled.append(re.compile(_trie(spelled)))
+        self._combined.append(re.compile(_trie([_tokens(f, False) for f in forms] + spelled)))
+
+    def _patterns(self) -> list[re.Pattern[str]]:
+        """Each secret as a pattern over escaped text, longest first (rarely needed: compiled on first use)."""
+        for secret in self.secrets - self._pattern_of.keys():
+            self._pattern_of[secret] = re.compile("".join(_char_pattern(c) for c in secret), re.IGNORECASE)
+        return [self._pattern_of[s] for s in sorted(self.secrets, key=len, reverse=True)]
 
     def needed(self, text: str) -> bool:
         """Does `text` hold a secret, in any of the forms above (escapes decoded)?"""
         digest = self._digest(text)
-        if self._combined is None or digest in self._clean:
+        if not self._combined or digest in self._clean:
             return False
         if self._found(text.translate(_ASCII_LOWER)) or self._escaped(text):
             return True
@@ -216,7 +223,7 @@ class Redactor:
 
     def _found(self, low: str) -> bool:
         """Does the lowered text hold a form, as is or spelled out?"""
-        return any(form in low for form in self._forms) or bool(self._spelled and self._spelled.search(low))
+        return any(form in low for form in self._forms) or any(spelled.search(low) for spelled in self._spelled)
 
     def _escaped(self, text: str) -> bool:
         """Does a secret appear in `text` once its escapes are decoded?"""
@@ -225,10 +232,10 @@ class Redactor:
 
     def text(self, text: str) -> str:
         digest = self._digest(text)
-        if self._combined is None or digest in self._clean:
+        if not self._combined or digest in self._clean:
             return text
         low = text.translate(_ASCII_LOWER)
-        spans = [m.span() for m in self._combined.finditer(low)] if self._found(low) else []
+        spans = _merged(m.span() for p in self._combined for m in p.finditer(low)) if self._found(low) else []
         if not spans and not _ESCAPE.search(text):
             self._found_clean(digest)
         if spans:
@@ -238,7 +245,7 @@ class Redactor:
                 last = end
             text = "".join(pieces) + text[last:]
         if _ESCAPE.search(text) and self._escaped(text):
-            for pattern in self._patterns:
+            for pattern in self._patterns():
                 text = pattern.sub(MASK, text)
         return text
 
@@ -250,6 +257,17 @@ class Redactor:
         if not self.secrets:
             return obj
         return map_strings(obj, self.text)
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans in order, those that overlap joined: what two batches both found is masked once, whole."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
 
 
 def map_strings(obj: Any, fn: Any) -> Any:
