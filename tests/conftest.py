@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from tests.session import FOLDER
+from tests.support import FORKSERVER, PYTHON
 from tests.thirdparty import everything_http_url, everything_sse_url, git_repo
 
 __all__ = ["everything_http_url", "everything_sse_url", "git_repo"]
@@ -66,15 +68,27 @@ SLOW = {
     "unit/test_tokens.py": {"test_the_packed_ranks_are_the_hashed_originals"},
 }
 MADE = pytest.StashKey[str]()
+FORKED = pytest.StashKey[subprocess.Popen[bytes]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The controlling process makes the session's shared folder (tests/session.py); xdist workers inherit it."""
+    """The controlling process makes the session's shared folder (tests/session.py) and starts the fork server
+    the fixture servers start from (tests/forkserver.py); xdist workers inherit both through the environment."""
     if not hasattr(config, "workerinput") and FOLDER not in os.environ:
-        os.environ[FOLDER] = config.stash[MADE] = tempfile.mkdtemp(prefix="mcp-review-session-")
+        os.environ[FOLDER] = config.stash[MADE] = folder = tempfile.mkdtemp(prefix="mcp-review-session-")
+        socket_path = os.path.join(folder, "forkserver")
+        forkserver = subprocess.Popen(
+            [PYTHON, str(HERE / "forkserver.py"), "--serve", socket_path], stdin=subprocess.DEVNULL
+        )
+        config.stash[FORKED] = forkserver
+        os.environ[FORKSERVER] = socket_path  # a client that finds no socket yet runs its script itself
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if FORKED in config.stash:
+        config.stash[FORKED].kill()
+        config.stash[FORKED].wait()
+        os.environ.pop(FORKSERVER, None)
     if MADE in config.stash:
         shutil.rmtree(config.stash[MADE], ignore_errors=True)
         os.environ.pop(FOLDER, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import signal
@@ -51,9 +52,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+FORKSERVER = "MCP_REVIEW_TEST_FORKSERVER"  # the session's fork server socket (tests/forkserver.py, tests/conftest.py)
+
+
 def fixture_argv(name: str, *extra: str) -> list[str]:
-    """The command line that runs fixture server `tests/servers/<name>.py` over stdio."""
-    return [PYTHON, str(SERVERS / f"{name}.py"), *extra]
+    """The command line that runs fixture server `tests/servers/<name>.py` (over stdio, or HTTP as `extra` says):
+    a fixture built on the `mcp` SDK starts as a fork of the session's fork server when there is one (the same
+    real process on real pipes, without importing the SDK again: tests/forkserver.py)."""
+    script = SERVERS / f"{name}.py"
+    if (path := os.environ.get(FORKSERVER)) and _on_sdk(script):
+        return [PYTHON, "-S", str(ROOT / "tests" / "forkserver.py"), path, str(script), *extra]
+    return [PYTHON, str(script), *extra]
+
+
+@functools.cache
+def _on_sdk(script: Path) -> bool:
+    return any(line.startswith(("from mcp", "import mcp")) for line in script.read_text().splitlines())
 
 
 def eventually(holds: Callable[[], bool], timeout: float = 10.0) -> bool:
