@@ -239,11 +239,13 @@ async def read_file(session: Session, uri: str) -> Read:
     return read
 
 
-async def read_skills(session: Session, skills: list[Skill], budget: int = FILES_READ) -> int:
-    """Read every file of `skills` (their `SKILL.md` first, then the manifests' files in order), at most `budget`
-    reads in all; return how many files were left unread."""
+async def read_skills(
+    session: Session, skills: list[Skill], budget: int = FILES_READ, *, manifests: bool = True
+) -> int:
+    """Read every file of `skills` (their `SKILL.md` first, then, with `manifests`, the manifests' files in order),
+    at most `budget` reads in all; return how many files were left unread."""
     wanted = [(s, s.uri) for s in skills if s.uri]
-    wanted += [(s, f.uri) for s in skills for f in s.files if f.uri != s.uri]
+    wanted += [(s, f.uri) for s in skills for f in s.files if f.uri != s.uri] if manifests else []
     left = 0
     for skill, uri in wanted:
         if uri in skill.reads:
