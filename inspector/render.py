@@ -94,7 +94,7 @@ def token_report(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, A
 def skill_costs(catalog: Catalog, counter: TokenCounter) -> dict[str, Any]:
     """Each skill's cost: `tokens` its frontmatter (listed in context for every skill, as the lock counts it),
     `loaded` its SKILL.md once a host loads it (None: not read); and how the listing went."""
-    skills = [
+    skills: list[dict[str, Any]] = [
         {
             "uri": s.key,
             "name": s.name,
