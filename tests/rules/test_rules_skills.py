@@ -17,6 +17,8 @@ TRIPS = {
     "undeclared-directory": {"spec.skills-directory-read"},
     "dynamic": {"spec.skills-static"},
     "no-caching": {"spec.skills-caching"},
+    # a pagination loop stops the listing: every rule that judges the listed skills says so (blocking)
+    "loop": {"spec.skills-methods", "spec.skills-frontmatter", "spec.skills-digest", "review.skills-safe"},
 }
 
 
@@ -50,3 +52,9 @@ def test_a_legacy_session_sees_no_skills():
     """The SDK declares extensions only on 2026-07-28: the skills rules are n/a on a legacy session."""
     items = findings(Run(("skills", "hidden-instruction"), era="legacy"))
     assert {f.status for r, fs in items.items() if "skills" in r for f in fs} == {"n/a"}
+
+
+def test_a_looping_listing_stops_and_says_so():
+    items = findings(Run(("skills", "loop")))["spec.skills-methods"]
+    stopped = [f for f in items if f.status == "blocking"]
+    assert len(stopped) == 1 and "pagination broken on page 2" in stopped[0].message, describe(items)

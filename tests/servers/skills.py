@@ -70,6 +70,7 @@ def config() -> dict[str, Any]:
         "serve_directory": True,
         "caching": True,
         "dynamic": False,
+        "loop": False,
     }
 
 
@@ -86,6 +87,8 @@ DEFECTS = {
     "dynamic": lambda c: c.update(dynamic=True),
     # spec.skills-caching: skills/list and skills/get without ttlMs/cacheScope on 2026-07-28
     "no-caching": lambda c: c.update(caching=False),
+    # hostile: skills/list's nextCursor always names the first page; the listing must stop, and say so (blocking)
+    "loop": lambda c: c.update(loop=True),
 }
 MODES = ["well-formed", *DEFECTS]
 
@@ -123,7 +126,9 @@ class Skills(Extension):
         uris = list(self.c["frontmatter"])
         at = int(params.cursor or 0)
         page: dict[str, Any] = {"skills": [self.entry(uris[at])]}
-        if at + 1 < len(uris):
+        if self.c["loop"]:
+            page["nextCursor"] = "0"
+        elif at + 1 < len(uris):
             page["nextCursor"] = str(at + 1)
         return self.cached(page)
 
