@@ -243,7 +243,8 @@ async def read_skills(
     session: Session, skills: list[Skill], budget: int = FILES_READ, *, manifests: bool = True
 ) -> int:
     """Read every file of `skills` (their `SKILL.md` first, then, with `manifests`, the manifests' files in order),
-    at most `budget` reads in all; return how many files were left unread."""
+    at most `budget` reads in all, and none after a read that got no answer (a server that hangs costs one
+    timeout, not one per file); return how many files were left unread."""
     wanted = [(s, s.uri) for s in skills if s.uri]
     wanted += [(s, f.uri) for s in skills for f in s.files if f.uri != s.uri] if manifests else []
     left = 0
@@ -253,8 +254,8 @@ async def read_skills(
         if budget <= 0:
             left += 1
             continue
-        budget -= 1
-        skill.reads[uri] = await read_file(session, uri)
+        read = skill.reads[uri] = await read_file(session, uri)
+        budget = budget - 1 if read.seq is not None else 0
     return left
 
 

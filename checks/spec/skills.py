@@ -17,6 +17,7 @@ from mcp_review.skills import Catalog, Skill, get_skill, parse_frontmatter, read
 
 SOURCE = "SEP-2640 Skills extension (ext-skills specification/stable)"
 CHECKED = 50  # skills judged one by one (skills/get, reads); the rest are counted in one blocking finding
+UNKNOWN = "mcp-review-no-such-skill"  # a skill path no server serves
 NOT_DECLARED = "the server does not declare the io.modelcontextprotocol/skills extension"
 # the reads each review made, by its snapshot (as pack apps keeps its pages): every rule shares them
 _READ: dict[int, tuple[weakref.ref[ServerSnapshot], int]] = {}
@@ -65,9 +66,11 @@ async def skills_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Passes: both methods answer valid entries, the unknown URI gets -32602, `resources` is declared. Fails: an
     error or a malformed answer, an invalid entry, -32602 missing, `resources` undeclared. Blocking: skills past
-    the first 50, or a listing that stopped at a cap. n/a: the extension is not declared.
+    the first 50, a listing that stopped at a cap, a `skills/get` with no answer (the later skills are not
+    asked). n/a: the extension is not declared.
 
-    To verify when blocking: review the skills past the first 50 by hand.
+    To verify when blocking: review the skills past the first 50 by hand; re-run with a longer --timeout for one
+    that got no answer.
     """
     catalog = await listed(ctx)
     if isinstance(catalog, Finding):
@@ -80,8 +83,13 @@ async def skills_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
         return
     pages = [seq for seq, _ in catalog.pages]
     yield ctx.passed("skills/list", f"answered {len(catalog.skills)} skill(s) in {len(pages)} page(s)", pages)
+    hung = False
     for skill in catalog.skills[:CHECKED]:
         got, answer, seq = await get_skill(ctx.session, skill.key)
+        if seq is None:  # no answer: one timeout is enough, the rest are not asked
+            yield ctx.blocking(skill.key, f"skills/get got no answer ({str(answer)[:200]}); later skills not asked")
+            hung = True
+            break
         problems = [f"its entry is invalid: {'; '.join(skill.problems)}"] if skill.problems else []
         if got is None:
             problems.append(f"skills/get answered no skill: {str(answer)[:200]}")
@@ -89,11 +97,13 @@ async def skills_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
             problems.append("skills/get answered another entry than skills/list")
         verdict = ctx.fail if problems else ctx.passed
         yield verdict(skill.key, "; ".join(problems) or "skills/get answers its entry", [skill.seq, seq])
-    _, answer, seq = await get_skill(ctx.session, "skill://mcp-review-no-such-skill/SKILL.md")
-    code = answer.get("code") if isinstance(answer, dict) else None
     unknown = "skills/get of an unknown URI"
+    _, answer, seq = (None, None, None) if hung else await get_skill(ctx.session, f"skill://{UNKNOWN}/SKILL.md")
+    code = answer.get("code") if isinstance(answer, dict) else None
     if code == -32602:
         yield ctx.passed(unknown, "answered -32602", [seq])
+    elif seq is None:  # no answer proves nothing
+        yield ctx.blocking(unknown, f"not answered: {str(answer)[:200]}" if answer else "not asked: a skill hung")
     else:
         yield ctx.fail(unknown, f"answered {str(answer)[:200]}, not -32602", [seq])
     missed = unread(ctx, catalog)
@@ -177,7 +187,8 @@ async def skills_digest(ctx: CheckContext) -> AsyncIterator[Finding]:
     part sent with characters JSON cannot carry unchanged (lone surrogates) is hashed as UTF-8 with surrogatepass.
 
     Passes: every file's bytes match. Fails: a digest or size mismatch, a read error, a manifest without its
-    SKILL.md. Blocking: files past the read budget (200 per review), skills past the first 50; a `"dynamic"`
+    SKILL.md. Blocking: files past the read budget (200 per review; none after a read that got no answer), skills
+    past the first 50; a `"dynamic"`
     skill has no digests (spec.skills-static says so). n/a: the extension is not declared, or nothing is listed.
 
     To verify when blocking: read the files past the budget by hand and hash them (`sha256sum`).

@@ -20,9 +20,10 @@ TRIPS = {
     # a pagination loop stops the listing: every rule that judges the listed skills says so (blocking)
     "loop": {"spec.skills-methods", "spec.skills-frontmatter", "spec.skills-digest", "review.skills-safe"},
 }
+HANGS = Run(("skills", "hangs"), timeout=2.0)  # skills/get never answers: the run waits one timeout for it
 
 
-def test_every_mode_is_tested():
+def test_every_mode_is_tested():  # "hangs" is tested on its own below
     """Every key of the fixture's DEFECTS (read from its source: it imports the fixtures' own `serve`)."""
     import ast
 
@@ -31,11 +32,11 @@ def test_every_mode_is_tested():
         n.value for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "DEFECTS"
     )
     assert isinstance(found, ast.Dict)
-    assert {k.value for k in found.keys if isinstance(k, ast.Constant)} == set(TRIPS)
+    assert {k.value for k in found.keys if isinstance(k, ast.Constant)} == {*TRIPS, "hangs"}
 
 
 @pytest.mark.parametrize("mode", sorted(TRIPS))
-def test_a_planted_skill_defect_trips_only_its_rules(mode):
+def test_a_planted_skill_defect_trips_only_its_rules(mode: str):
     assert flagged(Run(("skills", mode))) - flagged(SKILLS_GOOD) == TRIPS[mode]
 
 
@@ -58,3 +59,12 @@ def test_a_looping_listing_stops_and_says_so():
     items = findings(Run(("skills", "loop")))["spec.skills-methods"]
     stopped = [f for f in items if f.status == "blocking"]
     assert len(stopped) == 1 and "pagination broken on page 2" in stopped[0].message, describe(items)
+
+
+@pytest.mark.slow  # a whole check run with a 2 s timeout that the hang spends (about 15 s here)
+def test_a_skills_get_that_hangs_costs_one_timeout_and_proves_nothing():
+    items = findings(HANGS)["spec.skills-methods"]
+    got = [(f.status, f.subject) for f in items if f.subject != "skills/list"]
+    assert got == [("blocking", "skill://release-notes/SKILL.md"), ("blocking", "skills/get of an unknown URI")]
+    assert "later skills not asked" in items[1].message and "not asked: a skill hung" in items[2].message
+    assert all(f.status == "pass" for f in findings(HANGS)["spec.skills-digest"])  # the reads still answer

@@ -12,6 +12,7 @@ result. Every `spec.skills-*` rule and `review.skills-safe` pass on it. Each oth
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import sys
 from typing import Any
@@ -71,6 +72,7 @@ def config() -> dict[str, Any]:
         "caching": True,
         "dynamic": False,
         "loop": False,
+        "hangs": False,
     }
 
 
@@ -89,6 +91,8 @@ DEFECTS = {
     "no-caching": lambda c: c.update(caching=False),
     # hostile: skills/list's nextCursor always names the first page; the listing must stop, and say so (blocking)
     "loop": lambda c: c.update(loop=True),
+    # hostile: skills/get never answers; one timeout is spent on it, not one per skill (blocking)
+    "hangs": lambda c: c.update(hangs=True),
 }
 MODES = ["well-formed", *DEFECTS]
 
@@ -133,6 +137,8 @@ class Skills(Extension):
         return self.cached(page)
 
     async def get_skill(self, ctx: Any, params: UriParams) -> dict[str, Any]:
+        if self.c["hangs"]:
+            await asyncio.Event().wait()
         if params.uri not in self.c["frontmatter"]:
             raise MCPError(-32602, f"no skill {params.uri}")
         return self.cached({"skill": self.entry(params.uri)})
