@@ -16,6 +16,8 @@ from mcp_review.connection.errors import RequestTimeout, RpcError
 from mcp_review.connection.session import Session
 from mcp_review.definitions import Definitions
 from mcp_review.limits import LIMITS
+from mcp_review.skills import Catalog, list_skills
+from mcp_review.skills import settings as skills_settings
 
 Kind = Literal["tool", "resource", "template", "prompt"]
 LISTING_TIMEOUTS = 4  # a whole listing may take this many request timeouts
@@ -119,6 +121,7 @@ class ServerSnapshot:
     hello_seq: int
     notes: list[str]
     lists: dict[Kind, Listing]
+    skills: Catalog | None = None  # `skills/list` when the server declares the skills extension (SEP-2640)
 
     def __repr__(self) -> str:  # compact: a repr of 10,000 tools is made by asyncio's Runner at exit
         return f"<ServerSnapshot {self.revision} {len(self.tools.items)} tools>"
@@ -259,7 +262,9 @@ async def take_snapshot(session: Session, *, kinds: tuple[Kind, ...] | None = No
     session.tool_schemas = {
         t.name: t.get("inputSchema") for t in lists["tool"] if t.name and isinstance(t.get("inputSchema"), dict)
     }
+    declared = kinds is None and skills_settings(hello.capabilities) is not None
     return ServerSnapshot(
+        skills=await list_skills(session) if declared else None,
         target=session.target.public(),
         era=hello.era,
         revision=hello.revision,

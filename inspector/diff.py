@@ -9,7 +9,8 @@ or a base branch's and a PR's), each change put in one class:
   now carries something the scanner flags (an instruction to the model, a URL, a path, a credential); a new tool
   that is not read-only;
 - behaviour: anything else in a definition that changed (the members no breaking or safety change explains),
-  an item added, the instructions edited;
+  an item added, the instructions edited; a skill's manifest edited (a file's digest: SEP-2640 skills are items,
+  keyed by their SKILL.md URI; a skill turned `"dynamic"` or a frontmatter the scanner flags is safety);
 - cost: the token total of the `tools` array per encoding, and the budgets of the review config
   (`max_tools_list_tokens`, `max_tool_tokens`, `max_token_growth_percent`); every change also carries its
   item's token delta per encoding.
@@ -33,7 +34,7 @@ from mcp_review.scan.scanner import scan_text
 from mcp_review.tokens import DEFAULT_ENCODING
 
 CLASSES = ("breaking", "safety", "behaviour", "cost")
-IDENT = {"tool": "name", "prompt": "name", "resource": "uri", "template": "uriTemplate"}
+IDENT = {"tool": "name", "prompt": "name", "resource": "uri", "template": "uriTemplate", "skill": "uri"}
 SAFETY_HINTS = ("destructiveHint", "openWorldHint")
 
 
@@ -194,6 +195,7 @@ def _texts(raw: Any) -> str:
     """The texts of a definition the model reads as prose: title, description, parameter descriptions."""
     raw = _dict(raw)
     parts = [raw.get("title"), raw.get("description")]
+    parts += list(_dict(raw.get("frontmatter")).values())  # a skill's name, description and the rest (SEP-2640)
     for schema in _dict(_dict(raw.get("inputSchema")).get("properties")).values():
         parts.append(_dict(schema).get("description"))
     for arg in raw.get("arguments") if isinstance(raw.get("arguments"), list) else []:
@@ -240,8 +242,11 @@ def _changed(old: Entry, new: Entry) -> Iterator[Change]:
     flips = list(_annotation_flips(a, b))
     explained |= {"annotations"} if flips else set()
     flagged = new_flags(_texts(a), _texts(b))
-    explained |= {"description", "title"} if flagged else set()
+    explained |= {"description", "title", "frontmatter"} if flagged else set()
     safety = flips + [f"now says: {f}" for f in flagged]
+    if new.kind == "skill" and _dict(b).get("resources") == "dynamic" != _dict(a).get("resources"):
+        explained.add("resources")
+        safety.append('resources now "dynamic": its content can change at run time, unverified')
     members = set(_dict(a)) | set(_dict(b))
     other = sorted(k for k in members if _dict(a).get(k) != _dict(b).get(k) and k not in explained)
     tokens = _delta(old, new)
@@ -304,7 +309,7 @@ def _copies(olds: list[Entry], news: list[Entry]) -> Iterator[Change]:
 
 
 def _items(old: Lock, new: Lock) -> Iterator[Change]:
-    for kind in ("tool", "prompt", "resource", "template"):
+    for kind in IDENT:
         before = _grouped(old.items.get(kind, []))
         after = _grouped(new.items.get(kind, []))
         gone = [e for k in sorted(set(before) - set(after)) for e in before[k]]
@@ -370,16 +375,8 @@ def _cost(old: Lock, new: Lock, budget: TokenBudget, totals: dict[str, dict[str,
     if budget.max_token_growth_percent is not None and row["old"] and growth > budget.max_token_growth_percent:
         reasons.append(f"grew {growth:.1f}%, over max_token_growth_percent {budget.max_token_growth_percent:g}")
         over = True
-    yield Change(
-        "server",
-        "tools total",
-        "cost",
-        reasons,
-        None,
-        None,
-        {n: t["delta"] for n, t in totals.items()},
-        over_budget=over,
-    )
+    deltas = {n: t["delta"] for n, t in totals.items()}
+    yield Change("server", "tools total", "cost", reasons, None, None, deltas, over_budget=over)
 
 
 def diff(old: Lock, new: Lock, budget: TokenBudget | None = None, approvals: Iterable[Approval] | None = None) -> Diff:

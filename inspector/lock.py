@@ -7,13 +7,18 @@ writes the same bytes and a changed one diffs line by line in a PR):
      "server": {"name", "version", "revision"}, "instructions": {"text", "sha256"},
      "encodings": [...], "totals": {kind: {encoding: tokens}},
      "items": {"tool": [{"key", "sha256", "tokens": {encoding: n}, "definition": {wire JSON}}], "prompt": [...],
-               "resource": [...], "template": [...]},
+               "resource": [...], "template": [...], "skill": [...]},
      "approvals": [{"kind", "key", "class", "by", "note", "sha256"}]}
 
 A name (or URI) the server lists more than once keeps an entry per copy, in listing order; `mcp-review diff`
 compares them as a multiset. Each definition's hash is the SHA-256 of its RFC 8785 (JCS) canonical form,
 annotations and `_meta` included: the whole wire object as sent. A tool's cost is its definition's tokens; the
 totals are the whole `tools` array (as `list` counts it) and the sum of each other kind, per encoding.
+
+Skills (SEP-2640) are pinned only for a server that declares the skills extension, so the lock of any other server
+is the same bytes as before, and a lock written before skills were pinned still loads: each `skill` entry is keyed
+by its SKILL.md URI, its definition is the `skills/list` entry (frontmatter and the manifest's digests, so an edit
+of any file shows), and its cost is the frontmatter's tokens (what a host keeps in context for every skill).
 """
 
 from __future__ import annotations
@@ -28,11 +33,13 @@ import rfc8785  # the JSON Canonicalization Scheme (RFC 8785): number and string
 
 from mcp_review import __version__
 from mcp_review.catalog import Kind, ServerSnapshot
+from mcp_review.skills import Skill
 from mcp_review.tokens import ENCODINGS, TokenCounter, canonical
 
 LOCK_NAME = "mcp-review.lock"
 LOCK_FORMAT = 1
 KINDS: tuple[Kind, ...] = ("tool", "prompt", "resource", "template")
+SKILL = "skill"  # pinned only when the server declares skills
 
 
 class LockError(ValueError):
@@ -95,8 +102,12 @@ class Lock:
     approvals: list[Approval] = field(default_factory=list)
     source: str | None = None  # the file it was read from
 
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return (*KINDS, SKILL) if SKILL in self.items else KINDS
+
     def entries(self) -> list[Entry]:
-        return [e for kind in KINDS for e in self.items.get(kind, [])]
+        return [e for kind in self.kinds for e in self.items.get(kind, [])]
 
     @property
     def label(self) -> str:
@@ -112,7 +123,7 @@ class Lock:
             "instructions": {"text": text, "sha256": definition_sha256(text)} if text is not None else None,
             "encodings": self.encodings,
             "totals": self.totals,
-            "items": {kind: [e.to_json() for e in self.items.get(kind, [])] for kind in KINDS},
+            "items": {kind: [e.to_json() for e in self.items.get(kind, [])] for kind in self.kinds},
             "approvals": [a.to_json() for a in self.approvals],
         }
 
@@ -145,8 +156,21 @@ def build(
             totals[kind] = {c.encoding: c.tools_total(listing.raw) for c in counters}
         else:
             totals[kind] = {c.encoding: sum(e.tokens[c.encoding] for e in entries) for c in counters}
+    if snapshot.skills is not None:
+        skills = [
+            Entry(SKILL, s.key, definition_sha256(s.raw), {c.encoding: skill_tokens(c, s) for c in counters}, s.raw)
+            for s in snapshot.skills.skills
+        ]
+        items[SKILL] = sorted(skills, key=lambda e: e.key)
+        totals[SKILL] = {c.encoding: sum(e.tokens[c.encoding] for e in skills) for c in counters}
     server = {"name": snapshot.server_name, "version": snapshot.server_version, "revision": snapshot.revision}
     return Lock(server, snapshot.instructions, list(encodings), items, totals, list(approvals or []))
+
+
+def skill_tokens(counter: TokenCounter, skill: Skill) -> int:
+    """A skill's standing cost: its frontmatter (name, description and the rest), which a host lists in context for
+    every skill it offers, counted as the other primitives are (canonical JSON)."""
+    return counter.count_json(skill.frontmatter)
 
 
 def _table(value: Any) -> dict[str, Any]:
@@ -168,6 +192,8 @@ def parse(data: Any, source: str | None = None) -> Lock:
     server, items_json = _table(data.get("server")), _table(data.get("items"))
     try:
         items: dict[str, list[Entry]] = {kind: [_entry(kind, e) for e in items_json.get(kind) or []] for kind in KINDS}
+        if SKILL in items_json:  # a lock pinned before skills were has none, and loads as it did
+            items[SKILL] = [_entry(SKILL, e) for e in items_json.get(SKILL) or []]
         approvals = [Approval.from_json(a) for a in data.get("approvals") or []]
     except LockError as e:
         raise LockError(f"{where}: {e}") from None

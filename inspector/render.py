@@ -16,6 +16,9 @@ from rich.text import Text
 
 from mcp_review import __version__
 from mcp_review.calls import describe_block
+from mcp_review.lock import skill_tokens
+from mcp_review.skills import Catalog
+from mcp_review.skills import body as skill_body
 from mcp_review.targets import masked_args
 from mcp_review.text import one_line, visible
 from mcp_review.tokens import ESTIMATES, first_figures
@@ -84,7 +87,27 @@ def token_report(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, A
             for listing in snapshot.lists.values()
         },
         "notes": snapshot.notes,
+        **({"skills": skill_costs(snapshot.skills, counter)} if snapshot.skills is not None else {}),
     }
+
+
+def skill_costs(catalog: Catalog, counter: TokenCounter) -> dict[str, Any]:
+    """Each skill's cost: `tokens` its frontmatter (listed in context for every skill, as the lock counts it),
+    `loaded` its SKILL.md once a host loads it (None: not read); and how the listing went."""
+    skills: list[dict[str, Any]] = [
+        {
+            "uri": s.key,
+            "name": s.name,
+            "tokens": skill_tokens(counter, s),
+            "loaded": counter.count_text(body) if (body := skill_body(s)) is not None else None,
+            "dynamic": s.dynamic,
+            "problems": s.problems,
+            "wireSeq": s.seq,
+        }
+        for s in catalog.skills
+    ]
+    skills.sort(key=lambda s: -s["tokens"])
+    return {"skills": skills, "pages": len(catalog.pages), "error": catalog.error, "stopped": catalog.stopped}
 
 
 def counted(encoding: str) -> str:
@@ -202,6 +225,8 @@ def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
     if others:
         columns = [Column("kind"), Column("name / uri", fold=True), Column(enc, right=True)]
         print_rows(console, "other primitives", columns, others)
+    if "skills" in report:
+        _print_skills(console, report["skills"], label)
     for key, info in report["listing"].items():
         for what in ("error", "stopped"):
             if info[what]:
@@ -213,6 +238,23 @@ def print_listing(snapshot: ServerSnapshot, report: dict[str, Any]) -> None:
             style="dim",
         )
     )
+
+
+def _print_skills(console: Console, listing: dict[str, Any], label: str) -> None:
+    skills = listing["skills"]
+    columns = [
+        Column("skill (SKILL.md URI)", footer=f"{len(skills)} skills", fold=True),
+        Column("listed", right=True, footer=str(sum(s["tokens"] for s in skills))),
+        Column("SKILL.md", right=True),
+    ]
+    rows = []
+    for s in skills:
+        loaded = "dynamic" if s["dynamic"] else str(s["loaded"]) if s["loaded"] is not None else "unread"
+        rows.append(([one_line(s["uri"], 70), str(s["tokens"]), loaded], "red" if s["problems"] else ""))
+    print_rows(console, f"skills by token cost ({label}; listed: frontmatter, always in context)", columns, rows)
+    for what in ("error", "stopped"):
+        if listing[what]:
+            console.print(Text(f"  ! skills/list: {one_line(listing[what], 200)}", style="yellow"))
 
 
 def print_call(record: CallRecord) -> None:

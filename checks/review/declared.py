@@ -17,12 +17,20 @@ from mcp_review.checks.review.common import SEED
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
+from mcp_review.skills import EXTENSION as SKILLS_EXTENSION
 
 CSP_RULES = ("apps.csp-origins-only", "apps.origins-declared", "apps.origins-used")
 APPS: tuple[str, ...] = ("apps.resource-resolves", *CSP_RULES, "apps.permissions-justified")
 APPS += ("apps.visibility-honest", "apps.domain-set", "apps.page-safe", "apps.cost")
 TASKS: tuple[str, ...] = ("spec.tasks", "spec.task-methods", "spec.task-status", "spec.task-iserror")
 TASKS += ("spec.task-ttl", "spec.task-unsolicited")
+SKILLS: tuple[str, ...] = (
+    "spec.skills-methods",
+    "spec.skills-frontmatter",
+    "spec.skills-digest",
+    "spec.skills-directory-read",
+)
+SKILLS += ("spec.skills-caching", "spec.skills-static", "review.skills-safe")
 JUDGED: dict[str, tuple[str, ...]] = {
     # the server's capabilities (top-level keys)
     "capabilities.tools": ("review.input-schema", "review.descriptions-grounded", "review.annotations-set"),
@@ -35,6 +43,7 @@ JUDGED: dict[str, tuple[str, ...]] = {
     # extensions (SEP-2133: keys of capabilities.extensions)
     f"capabilities.extensions.{EXTENSION}": APPS,
     "capabilities.extensions.io.modelcontextprotocol/tasks": TASKS,  # SEP-2663, the 2026-07-28 tasks extension
+    f"capabilities.extensions.{SKILLS_EXTENSION}": SKILLS,
     # `_meta` keys on tools and resources that hosts act on: MCP Apps (ext-apps 2026-01-26), the OpenAI Apps SDK
     "_meta.ui.resourceUri": ("apps.resource-resolves",),
     "_meta.ui/resourceUri": ("apps.resource-resolves",),
@@ -104,8 +113,8 @@ async def declared_surfaces_reviewed(ctx: CheckContext) -> AsyncIterator[Finding
     directory; judged by `review.server-json`). Each surface is looked up in `JUDGED` (checks/review/declared.py),
     the one list of what mcp-review's rules judge; one finding per surface names who declares it.
 
-    Why: seed 003: "Mark items you cannot verify as blocking, not as passes." A server that declares a surface (the
-    skills extension, an experimental capability, a host key that changes what the user sees) and a review that
+    Why: seed 003: "Mark items you cannot verify as blocking, not as passes." A server that declares a surface (an
+    unknown extension, an experimental capability, a host key that changes what the user sees) and a review that
     says nothing about it reads as if the whole server had been reviewed.
 
     Known false positives: a surface judged by a rule this run did not select (`--pack`, `--ignore`) is blocking,

@@ -1,4 +1,4 @@
-"""`mcp-review list`: what the server offers, each tool with its token cost."""
+"""`mcp-review list`: what the server offers, each tool (and skill) with its token cost."""
 
 from __future__ import annotations
 
@@ -57,9 +57,12 @@ async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter) -
     (a few hundred ms, on the preload thread), and the figures are counted and the JSON written while it shuts
     down (`aclose` waits for it to exit)."""
     from mcp_review.catalog import take_snapshot
+    from mcp_review.skills import read_skills
 
     async def work(session: Any) -> tuple[ServerSnapshot, asyncio.Future[Listed]]:
         snapshot = await take_snapshot(session)
+        if snapshot.skills is not None:  # each SKILL.md, for what a skill costs once loaded
+            await read_skills(session, snapshot.skills.skills, manifests=False)
         return snapshot, asyncio.ensure_future(asyncio.to_thread(_report, snapshot, counter, args.format == "json"))
 
     _, reporting = await with_session(args, plan, work, started=counter.preload)

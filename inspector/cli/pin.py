@@ -26,6 +26,6 @@ def run(args: argparse.Namespace) -> int:
     snapshot = asyncio.run(with_session(args, plan, take_snapshot))
     pinned = lock.build(snapshot)
     lock.save(args.out, pinned)
-    counts = ", ".join(f"{k}s: {len(pinned.items[k])}" for k in lock.KINDS)
+    counts = ", ".join(f"{k}s: {len(pinned.items[k])}" for k in pinned.kinds)
     print(f"mcp-review: pinned {pinned.label} ({counts}) to {args.out}", file=sys.stderr)
     return ExitCode.OK

@@ -36,6 +36,7 @@ from mcp_review.tui.panes.changes import ChangesPane
 from mcp_review.tui.panes.checklist import ChecklistPane
 from mcp_review.tui.panes.overview import OverviewPane
 from mcp_review.tui.panes.primitives import PrimitivesPane
+from mcp_review.tui.panes.skills import SkillsPane
 from mcp_review.tui.panes.tools import ToolsPane
 from mcp_review.tui.previewing import Previewer
 from mcp_review.tui.screen import TABS, ReviewScreen
@@ -191,6 +192,8 @@ class ReviewApp(App[None]):
             overview.show(ws.snapshot, ws.target, ws.token_totals, ws.review, ws.tool_tokens)
             self.tools.show(ws.snapshot, ws.tool_tokens, ws.review)
             self.main.query_one(PrimitivesPane).show(ws.snapshot, ws.review)
+            self.main.query_one(SkillsPane).show(ws.snapshot, ws.review)
+            self.main.show_skills(ws.snapshot.skills is not None)
             self.main.query_one(ChangesPane).show()
 
     @on(msg.ConnectionLost)

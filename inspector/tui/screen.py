@@ -22,6 +22,7 @@ from mcp_review.tui.panes.checklist import ChecklistPane
 from mcp_review.tui.panes.logs import LogsPane
 from mcp_review.tui.panes.overview import OverviewPane
 from mcp_review.tui.panes.primitives import PrimitivesPane
+from mcp_review.tui.panes.skills import SkillsPane
 from mcp_review.tui.panes.tail import TailPane
 from mcp_review.tui.panes.tools import ToolsPane
 from mcp_review.tui.panes.wire import WirePane, WireView
@@ -45,6 +46,7 @@ TABS = (
     Tab(WirePane, "tab-wire", "Wire"),
     Tab(LogsPane, "tab-logs", "Logs"),
     Tab(ChangesPane, "tab-changes", "Changes"),
+    Tab(SkillsPane, "tab-skills", "Skills"),  # shown only for a server that declares skills (`show_skills`)
 )
 
 
@@ -79,6 +81,7 @@ class ReviewScreen(Screen[None]):
             ToolsPane: (counter,),
             CallsPane: (log,),
             PrimitivesPane: (counter,),
+            SkillsPane: (counter,),
             ChecklistPane: (log,),
             WirePane: (log, counter),
             LogsPane: (log,),
@@ -93,6 +96,7 @@ class ReviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(TabbedContent).query_one(Tabs).can_focus = False
+        self.query_one(TabbedContent).hide_tab("tab-skills")
         self.reset_tails()
         self.ready = True  # every pane is mounted: the wire may be drawn
 
@@ -106,6 +110,7 @@ class ReviewScreen(Screen[None]):
         self.reset_tails()
         self.query_one(CallsPane).show([])
         self.query_one(ChecklistPane).show(None)
+        self.show_skills(False)
 
     def status(self, text: str, failed: bool = False) -> None:
         with contextlib.suppress(NoMatches):  # a timer's last tick (a call's elapsed time) while the app closes
@@ -140,4 +145,14 @@ class ReviewScreen(Screen[None]):
             main.focus()
 
     def show_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
+        tabs = self.query_one(TabbedContent)
+        if tab != "tab-skills" or self.query_one(SkillsPane).snapshot_has_skills:
+            tabs.active = tab
+
+    def show_skills(self, declared: bool) -> None:
+        """The Skills tab is there only for a server that declares the skills extension."""
+        tabs = self.query_one(TabbedContent)
+        if declared:
+            tabs.show_tab("tab-skills")
+        else:
+            tabs.hide_tab("tab-skills")

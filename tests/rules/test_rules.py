@@ -224,6 +224,23 @@ CASES.update({rule: (AGREES, DISAGREES) for rule in DECLARED_DEFECTS})
 EXPECT.update(DECLARED_DEFECTS)
 FAILS_AS["spec.deprecated-features"] = "note"  # deprecations are recorded, never judged
 
+# Skills (SEP-2640, issue 24): tests/servers/skills.py, a well-formed server and one planted defect per mode;
+# spec.skills-methods fails on the apps fixture that declares the extension and serves none of it.
+SKILLS_GOOD = Run(("skills", "well-formed"))
+NOTES_SKILL = "skill://release-notes/SKILL.md"
+SKILL_DEFECTS = {  # rule -> (fixture argv, subject, fragment)
+    "spec.skills-methods": (("apps", "surfaces"), "skills/list", "skills/list answered JSON-RPC error"),
+    "spec.skills-frontmatter": (("skills", "no-frontmatter"), NOTES_SKILL, "does not begin with YAML frontmatter"),
+    "spec.skills-digest": (("skills", "digest-mismatch"), NOTES_SKILL, "the manifest says 268 bytes"),
+    "spec.skills-directory-read": (("skills", "undeclared-directory"), "resources/directory/read", "not declared"),
+    "spec.skills-caching": (("skills", "no-caching"), "skills/list page 1", "no valid ttlMs or cacheScope"),
+    "spec.skills-static": (("skills", "dynamic"), "skill://acme/billing/refunds/SKILL.md", "change at run time"),
+    "review.skills-safe": (("skills", "hidden-instruction"), NOTES_SKILL, "'<IMPORTANT>' block"),
+}
+CASES.update({rule: (SKILLS_GOOD, Run(argv)) for rule, (argv, _, _) in SKILL_DEFECTS.items()})
+EXPECT.update({rule: (subject, fragment) for rule, (_, subject, fragment) in SKILL_DEFECTS.items()})
+FAILS_AS["spec.skills-static"] = "blocking"  # a dynamic skill is not proven wrong: it cannot be verified
+
 
 def test_every_rule_has_docs_and_both_fixtures():
     missing_docs = [r.id for r in RULES.values() if len(r.doc.splitlines()) < 2 or not r.source]

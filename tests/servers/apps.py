@@ -12,8 +12,8 @@ with `textContent`, posts to the map frame at its exact origin, and talks to the
 
 Each other mode is that app with one planted defect (`DEFECTS` below, one line each), except `openai` (the same
 app in the OpenAI Apps SDK's keys: `openai/outputTemplate`, `openai/widgetAccessible`, `openai/widgetCSP`,
-`openai/widgetDomain`, MIME `text/html+skybridge`; well-formed) and `surfaces` (well-formed, plus surfaces no rule
-judges: the skills extension, an unknown extension, an `experimental` entry, and the host keys
+`openai/widgetDomain`, MIME `text/html+skybridge`; well-formed) and `surfaces` (well-formed, plus the skills extension
+with none of it served, and surfaces no rule judges: an unknown extension, an `experimental` entry, and the host keys
 `openai/fileParams` and `_meta.ui.sandbox`). The rules only read the page; tests/test_preview.py renders it in
 headless Chromium through `mcp-review app`, which blocks every origin outside 127.0.0.1, and the page answers
 `ui/initialize` with `ui/notifications/initialized` as the spec asks. `APPS_WRITES=1` in the environment drops
