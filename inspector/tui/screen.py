@@ -79,7 +79,7 @@ class ReviewScreen(Screen[None]):
             ToolsPane: (counter,),
             CallsPane: (log,),
             PrimitivesPane: (counter,),
-            ChecklistPane: (log,),
+            ChecklistPane: (log, self.ws.decided_on),
             WirePane: (log, counter),
             LogsPane: (log,),
             ChangesPane: (self.ws,),
