@@ -226,7 +226,7 @@ class Review:
             finding.waiver = None
             if finding.status not in WAIVABLE:
                 continue
-            for waiver in self.waivers:
+            for waiver in reversed(self.waivers):  # the latest decision on a finding is the one that holds
                 if not waiver.covers(finding):
                     continue
                 if waiver.expired(today):

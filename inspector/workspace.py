@@ -13,7 +13,7 @@ import concurrent.futures
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from mcp_review import lock
 from mcp_review.catalog import ServerSnapshot
@@ -31,6 +31,7 @@ from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 
 D = TypeVar("D", Waiver, Attestation)
+RequestPolicy = Literal["auto", "ask"]
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
 
 
@@ -102,6 +103,10 @@ class Workspace:
         self.plan = replace(plan or CheckPlan(packs=list(DEFAULT_PACKS)), options=(plan and plan.options) or Options())
         self.calls_chosen = plan is not None and plan.options is not None and plan.options.calls != "none"
         self.checking = False  # a checklist run is queued or running
+        # what answers the server's requests during a run: "auto" (roots as given, sampling and elicitation
+        # declined: a run never waits on a person) or "ask" (the reviewer, in a dialog); tui/asking.py
+        self.requests: RequestPolicy = "auto"
+        self.unattended: list[str] = []  # what the policy answered during the current run
         self.restored = False  # the review came back from an earlier session (its proof is the saved exchanges)
         self._files = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="workspace-files")
         self._pending: concurrent.futures.Future[Path | None] | None = None  # a save queued, not started yet
@@ -183,9 +188,10 @@ class Workspace:
         self.target = self.target.with_(bearer=bearer)
 
     # ---------------------------------------------------------------------------------------- the checklist
-    def choose(self, packs: Sequence[str], options: Options) -> None:
+    def choose(self, packs: Sequence[str], options: Options, requests: RequestPolicy = "auto") -> None:
         """The reviewer's run choices (the run dialog's answer)."""
         self.plan = replace(self.plan, packs=list(packs), options=options)
+        self.requests = requests
         self.plan = chosen_in_app(self.plan, "calls", "chosen in the app's run dialog", policy=options.calls)
         self.calls_chosen = True
 
@@ -217,6 +223,8 @@ class Workspace:
         `only` is merged into the review it re-ran."""
         previous = self.review
         review.remarks = previous.remarks if previous else []
+        said = [f"during the run the server asked {what} (the Run dialog's policy)" for what in self.unattended]
+        review.notes = [*review.notes, *said]  # a new list: the snapshot's own is not the review's to change
         if only and previous is not None:
             previous.merge(review, only)
             return previous

@@ -205,6 +205,8 @@ class ReviewApp(App[None]):
         self.workspace.lost(message.reason)
         # what to do first: at 80 columns the reason is cut, the key is not
         self.status(f"connection failed (ctrl+r reconnects): {one_line(message.reason, 200)}", failed=True)
+        if "needs authorization" in message.reason and self.workspace.target.is_http:  # a 401 (AuthRequired)
+            self.notify("the server wants a login: ctrl+l opens the Auth view, l logs in here", markup=False)
         self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)
 
     def action_show_tab(self, tab: str) -> None:
@@ -235,7 +237,7 @@ class ReviewApp(App[None]):
 
     @on(msg.ChecksProgress)
     def show_progress(self, message: msg.ChecksProgress) -> None:
-        self.status(f"checking {message.done}/{message.total} · {message.running or 'done'}")
+        self.status(f"checking {message.done}/{message.total} · {message.running or 'every rule done, saving…'}")
         self.checklist.progress(message)
 
     @on(msg.ChecksDone)

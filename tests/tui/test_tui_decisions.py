@@ -148,3 +148,44 @@ async def test_who_is_remembered_and_the_cursor_goes_to_what_is_missing(tmp_path
         assert json.loads(settings.settings_path().read_text())["who"] == "carol"
     finally:
         settings._git_user.cache_clear()
+
+
+async def test_a_run_never_waits_on_a_person(tmp_path):
+    """tests/servers/asking.py's read-only tools elicit, sample and list roots when called: during a run the Run
+    dialog's policy answers (shown there), each answer recorded in the review's notes, and no dialog opens."""
+    from textual.widgets import Select
+
+    from mcp_review.rules.core import load_rules
+    from mcp_review.tui.dialogs import RunScreen
+
+    keep = "review.results-safe"  # a rule that calls every read-only tool with arguments it makes
+    ignore = [r for r in load_rules() if r.startswith("review.") and r != keep]
+    plan = CheckPlan(packs=["review"], ignore=ignore)
+    app = ReviewApp(stdio_target(fixture_argv("asking")), plan=plan, export_dir=tmp_path, state_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        assert app.screen.query_one("#requests", Select).value == "auto"
+        assert "sampling and elicitation declined" in " ".join(str(s.render()) for s in app.screen.query("Static"))
+        app.screen.query_one("#calls", Select).value = "read-only"
+        await pilot.click("#run")
+        await until(pilot, lambda: not app.workspace.checking and app.workspace.review is not None, 60)
+        notes = " ".join(app.workspace.review.notes)
+        assert "elicitation/create: declined" in notes and "sampling/createMessage: declined" in notes
+
+
+async def test_the_roots_dialog_offers_the_servers_own_directories_and_says_what_the_answer_does(tmp_path):
+    from mcp_review.tui.dialogs import RootsScreen
+    from tests.tui_pilot import call_with_consent
+
+    own = tmp_path / "allowed"
+    own.mkdir()
+    app = ReviewApp(stdio_target(fixture_argv("asking", str(own))), state_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        await call_with_consent(pilot, app, "show_roots")
+        await until(pilot, lambda: isinstance(app.screen, RootsScreen))
+        said = " ".join(str(s.render()) for s in app.screen.query("Static"))
+        assert "replace the directories they were started with" in said
+        assert json.loads(app.screen.query_one("#editor").text) == [{"uri": own.as_uri(), "name": "allowed"}]

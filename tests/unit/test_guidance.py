@@ -51,7 +51,9 @@ def test_every_flag_a_rule_names_exists():
 
 
 def test_the_scan_sees_a_stale_flag_in_a_message_but_not_in_a_docstring():
-    source = '"""Module doc: --token X."""\ndef f():\n    """Doc: --gone."""\n    return f"run with --baseline-dir {1}"\n'
+    source = (
+        '"""Module doc: --token X."""\ndef f():\n    """Doc: --gone."""\n    return f"run with --baseline-dir {1}"\n'
+    )
     assert named_flags(source) == {"--baseline-dir"} and "--baseline-dir" not in known_flags()
 
 

@@ -16,6 +16,7 @@ from textual.widgets import Input, Select, Static
 from mcp_review.rules.context import CallPolicy, Options
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.workspace import RequestPolicy
 
 CALLS = [
     ("none: call rules stay blocking", "none"),
@@ -30,21 +31,30 @@ PROBES = [
 ]
 
 
+REQUESTS = [
+    ("the run: roots as given, sampling and elicitation declined", "auto"),
+    ("me: the run waits for my answer", "ask"),
+]
+
 # What probes send, in the one line the dialog has at 80 columns (`check --help` says it whole, with what calls send:
 # mcp_review.rules.arguments.CALLS_SEND and PROBES_SEND).
 SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
-class RunScreen(Dialog[tuple[list[str], Options] | None]):
-    """Which packs to run and which tools checks may call: the reviewer's consent for call rules. It shows the run
-    choices as the workspace keeps them (packs, and `Options`' calls and probes) and answers in that form."""
+Choice = tuple[list[str], Options, RequestPolicy]
+
+
+class RunScreen(Dialog[Choice | None]):
+    """Which packs to run and which tools checks may call: the reviewer's consent for call rules; and who answers
+    the server's requests during the run (a policy, by default: a run never waits on a person). It shows the run
+    choices as the workspace keeps them (packs, `Options`' calls and probes, the policy) and answers in that form."""
 
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("ctrl+s", "submit", "Run", id="run")]
 
-    def __init__(self, packs: Sequence[str], options: Options, why: str = "") -> None:
+    def __init__(self, packs: Sequence[str], options: Options, why: str = "", requests: RequestPolicy = "auto") -> None:
         super().__init__()
-        self.packs, self.options, self.why = list(packs), options, why
+        self.packs, self.options, self.why, self.requests = list(packs), options, why, requests
         # the widest probe allowed (a config may allow both): one choice here
         self.probe = next((p for p in ("security-all", "security") if p in options.probe), "off")
 
@@ -58,9 +68,12 @@ class RunScreen(Dialog[tuple[list[str], Options] | None]):
             yield Static(Text(f"packs (space separated; {', '.join(PACKS)}, or all):"))
             yield Input(value=" ".join(self.packs), id="packs")
             yield Static(Text("tools the checks may call:"))
-            yield Select(CALLS, value=self.options.calls, allow_blank=False, id="calls")
+            # compact (one row each): at 80x24 the dialog and its buttons fit with the why line
+            yield Select(CALLS, value=self.options.calls, allow_blank=False, compact=True, id="calls")
             yield Static(Text(SENDS))
-            yield Select(PROBES, value=self.probe, allow_blank=False, id="probe")
+            yield Select(PROBES, value=self.probe, allow_blank=False, compact=True, id="probe")
+            yield Static(Text("server requests during the run (roots, sampling, elicitation):"))
+            yield Select(REQUESTS, value=self.requests, allow_blank=False, compact=True, id="requests")
             yield Static(id="problems")
             yield from self.buttons("Run", "run")
 
@@ -77,4 +90,5 @@ class RunScreen(Dialog[tuple[list[str], Options] | None]):
             return
         calls, probe = str(self.query_one("#calls", Select).value), str(self.query_one("#probe", Select).value)
         probes = frozenset() if probe == "off" else frozenset({probe})
-        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes)))
+        requests = cast(RequestPolicy, str(self.query_one("#requests", Select).value))
+        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes), requests))
