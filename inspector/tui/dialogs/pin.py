@@ -32,7 +32,7 @@ class PinScreen(Dialog[bool | None]):
     """Asks before `mcp-review.lock` is written from the live server: how many changes are approved, which are not
     (by class), and one tick per unapproved breaking or safety change. True: pin."""
 
-    DEFAULT_CSS = DIALOG_CSS + "PinScreen #grave { height: auto; max-height: 12; }"
+    DEFAULT_CSS = DIALOG_CSS + "PinScreen #grave { height: auto; max-height: 5; }"
     AUTO_FOCUS = "Checkbox, #pin"
     BINDINGS = [Binding("ctrl+s", "submit", "Pin", id="pin-it")]
 
@@ -54,7 +54,7 @@ class PinScreen(Dialog[bool | None]):
                 with VerticalScroll(id="grave"):
                     for i, c in enumerate(self.grave):
                         label = f"{c.change_class} {c.kind} {one_line(c.key, 40)}: {one_line('; '.join(c.reasons), 80)}"
-                        yield Checkbox(Text(label), id=f"grave-{i}")
+                        yield Checkbox(Text(label), compact=True, id=f"grave-{i}")  # a row each: at 80x24 all fit
             yield Static(id="problems")
             yield from self.buttons("Pin", "pin")
 
