@@ -34,7 +34,7 @@ class RootsScreen(AnswerScreen):
 
     def describe(self) -> Text:
         said = Text(
-            "The server takes these as the directories it may work in: many (the filesystem server among them) "
+            "The server takes these roots as the directories it may work in: many (the filesystem server among them) "
             "replace the directories they were started with by this answer. "
         )
         said.append("Offered: the directories it was started with." if self.own else "Offered: the working directory.")
