@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 Status = Literal["pass", "fail", "warn", "note", "n/a", "blocking"]
-Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL"]
+Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL", "NOT_CHECKED"]
 STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "note", "pass", "n/a")  # worst first
 VERDICTS: tuple[Verdict, ...] = ("PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL")  # best first
+WAIVABLE = ("fail", "blocking", "warn")  # a warn too: "waive this with what it reads" must be possible
 
 
 def rank(status: str) -> int:
@@ -41,6 +42,7 @@ EXIT_CODES: dict[Verdict, ExitCode] = {
     "PASS_WITH_WARNINGS": ExitCode.OK,
     "FAIL": ExitCode.FAILED,
     "BLOCKED": ExitCode.BLOCKED,
+    "NOT_CHECKED": ExitCode.BLOCKED,  # no checklist ran: nothing is verified
 }
 
 
@@ -115,8 +117,8 @@ class Finding:
 
     @property
     def effective(self) -> str:
-        """The status that counts for the verdict: `waived` when a waiver covers a fail/blocking."""
-        return "waived" if self.waiver is not None and self.status in ("fail", "blocking") else self.status
+        """The status that counts for the verdict: `waived` when a waiver covers a fail, blocking or warn."""
+        return "waived" if self.waiver is not None and self.status in WAIVABLE else self.status
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -203,7 +205,10 @@ class Review:
 
     @property
     def verdict(self) -> Verdict:
-        """The findings' verdict; under `--era both`, the worse of it and the other era's."""
+        """The findings' verdict; under `--era both`, the worse of it and the other era's; NOT_CHECKED before any
+        checklist ran (the app keeps decisions, calls and token costs before one)."""
+        if not (self.packs or self.findings):
+            return "NOT_CHECKED"
         own = verdict_of(self.findings)
         shown = (self.eras or {}).get("shown")
         other = (self.eras or {}).get("legacy" if shown == "modern" else "modern")
@@ -229,9 +234,9 @@ class Review:
         """Mark every finding a live waiver covers; say so where an expired one would have."""
         for finding in self.findings:
             finding.waiver = None
-            if finding.status not in ("fail", "blocking"):
+            if finding.status not in WAIVABLE:
                 continue
-            for waiver in self.waivers:
+            for waiver in reversed(self.waivers):  # the latest decision on a finding is the one that holds
                 if not waiver.covers(finding):
                     continue
                 if waiver.expired(today):
@@ -360,19 +365,31 @@ def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
-def review_file(target: dict[str, Any], folder: Path | None = None) -> Path:
+def review_file(target: dict[str, Any], folder: Path | None = None, server: str | None = None) -> Path:
     """Where the app keeps a server's review: the reviewer's state directory (never the checkout under review,
-    whose files its author wrote), named after the target and the working directory it was reviewed from."""
+    whose files its author wrote), named after the server (its config entry's name, else `server`: the name it
+    gives itself, else its command or URL), keyed by the target and the working directory it was reviewed from."""
     import hashlib
 
     from mcp_review.trust import state_dir
 
     fields = {k: target.get(k) for k in ("kind", "command", "args", "url", "name", "source")}
     key = json.dumps({**fields, "cwd": str(Path.cwd().resolve())}, sort_keys=True)
-    label = str(target.get("name") or Path(str(target.get("command") or target.get("url") or "server")).name)
+    label = str(target.get("name") or server or Path(str(target.get("command") or target.get("url") or "server")).name)
     slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in label)[:40]
     where = folder or state_dir() / "reviews"
     return where / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.review.json"
+
+
+def find_review(path: Path) -> Path | None:
+    """The review saved for `path`'s key (`review_file`), under its name or an older one (the command's)."""
+    if path.is_file():
+        return path
+    key = path.name.rsplit("-", 1)[-1]
+    try:
+        return next((p for p in sorted(path.parent.glob(f"*-{key}")) if p.is_file()), None)
+    except OSError:
+        return None
 
 
 def load_review(path: Path) -> Review | None:

@@ -13,7 +13,7 @@ import concurrent.futures
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from mcp_review import lock
 from mcp_review.catalog import ServerSnapshot
@@ -24,13 +24,14 @@ from mcp_review.diff import Diff, diff
 from mcp_review.output import write_text
 from mcp_review.plan import chosen_in_app
 from mcp_review.report.json import chunks as review_chunks
-from mcp_review.review import Attestation, Review, Waiver, load_review, review_file
+from mcp_review.review import Attestation, Review, Waiver, find_review, load_review, review_file
 from mcp_review.rules.context import Options
 from mcp_review.rules.core import DEFAULT_PACKS, Rule, load_rules, select
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 
 D = TypeVar("D", Waiver, Attestation)
+RequestPolicy = Literal["auto", "ask"]
 Job = Callable[[Session, ServerSnapshot], Awaitable[None]]
 
 
@@ -102,12 +103,20 @@ class Workspace:
         self.plan = replace(plan or CheckPlan(packs=list(DEFAULT_PACKS)), options=(plan and plan.options) or Options())
         self.calls_chosen = plan is not None and plan.options is not None and plan.options.calls != "none"
         self.checking = False  # a checklist run is queued or running
+        # what answers the server's requests during a run: "auto" (roots as given, sampling and elicitation
+        # declined: a run never waits on a person) or "ask" (the reviewer, in a dialog); tui/asking.py
+        self.requests: RequestPolicy = "auto"
+        self.unattended: list[str] = []  # what the policy answered during the current run
+        self.restored = False  # the review came back from an earlier session (its proof is the saved exchanges)
         self._files = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="workspace-files")
+        self._pending: concurrent.futures.Future[Path | None] | None = None  # a save queued, not started yet
 
     @property
     def review_path(self) -> Path:
-        """The review of this server, saved after every change and loaded when it connects again."""
-        return review_file(self.target.public(), self.state_dir)
+        """The review of this server, saved after every change and loaded when it connects again: named after the
+        server (its config entry, else the name it gives itself), keyed by the target (`review_file`)."""
+        name = self.snapshot.server_name if self.snapshot is not None else None
+        return review_file(self.target.public(), self.state_dir, name)
 
     @property
     def options(self) -> Options:
@@ -123,11 +132,45 @@ class Workspace:
         """The server answered; True when a review saved before (this server's) came back with it."""
         self.snapshot, self.failure = snapshot, None
         self.tool_tokens, self.token_totals = tool_tokens, totals
-        if self.review is None and (saved := load_review(self.review_path)) is not None:
+        if self.review is not None:
+            return False
+        found = find_review(self.review_path)  # under another name too (saved before it was named after the server)
+        if found is not None and (saved := load_review(found)) is not None:
             self.review = saved  # the same server reviewed before: its findings and decisions come back
             self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
+            self.restored = True
             return True
         return False
+
+    def decided_on(self) -> Review:
+        """The review a decision or an export goes into: this one, or before any checklist run one without
+        findings (verdict NOT_CHECKED): the live server, its token report and the calls made, so an approval, a
+        note or an export never waits for a run."""
+        if self.review is None:
+            assert self.snapshot is not None, "a decision needs the server listed"
+            self.review = self._unchecked(self.snapshot)
+        return self.review
+
+    def _unchecked(self, snap: ServerSnapshot) -> Review:
+        encoding = self.counter.encoding
+        tools = [(t.key, tokens) for t, tokens in zip(snap.tools, self.tool_tokens, strict=False)]
+        tools.sort(key=lambda t: -t[1].get("total", 0))  # as a run's token report (checking.token_summary)
+        return Review(
+            server={"name": snap.server_name, "version": snap.server_version, "info": snap.server_info},
+            target=self.target.public(),
+            revision=snap.revision,
+            era=snap.era,
+            transport=self.target.kind,
+            tools=[t.key for t in snap.tools],
+            tokens={
+                "encoding": encoding,
+                "tools": [{"name": name, "tokens": tokens} for name, tokens in tools],
+                "total": self.token_totals.get(encoding, 0),
+            },
+            notes=snap.notes,
+            waivers=list(self.plan.waivers),
+            attestations=list(self.plan.attestations),
+        )
 
     def lost(self, reason: str) -> None:
         self.failure = reason
@@ -137,7 +180,7 @@ class Workspace:
         if self.connection is not None:
             self.connection.stop()
         self.connection, self.target, self.wire = connection, target, wire
-        self.review, self.call_log = None, []
+        self.review, self.call_log, self.restored = None, [], False
         self.plan = chosen_in_app(self.plan, "target", "chosen in the app (ctrl+o)")
 
     def log_in(self, bearer: str) -> None:
@@ -145,9 +188,12 @@ class Workspace:
         self.target = self.target.with_(bearer=bearer)
 
     # ---------------------------------------------------------------------------------------- the checklist
-    def choose(self, packs: Sequence[str], options: Options, both: bool = False) -> None:
+    def choose(
+        self, packs: Sequence[str], options: Options, both: bool = False, requests: RequestPolicy = "auto"
+    ) -> None:
         """The reviewer's run choices (the run dialog's answer); `both`: review under each era (`--era both`)."""
         self.plan = replace(self.plan, packs=list(packs), options=options, era="both" if both else self.era)
+        self.requests = requests
         self.plan = chosen_in_app(self.plan, "calls", "chosen in the app's run dialog", policy=options.calls)
         self.calls_chosen = True
 
@@ -171,14 +217,16 @@ class Workspace:
         return select(list(plan.packs), list(plan.ignore))
 
     def reviewed(self, review: Review) -> None:
-        """A run ended with `review` (saved already)."""
-        self.review, self.checking = review, False
+        """A run ended with `review` (saved already): its evidence is on this session's wire."""
+        self.review, self.checking, self.restored = review, False, False
 
     def merged(self, review: Review, only: str | None) -> Review:
         """The review a run made, as the app keeps it: the reviewer's notes outlive a re-run, and a re-run of
         `only` is merged into the review it re-ran."""
         previous = self.review
         review.remarks = previous.remarks if previous else []
+        said = [f"during the run the server asked {what} (the Run dialog's policy)" for what in self.unattended]
+        review.notes = [*review.notes, *said]  # a new list: the snapshot's own is not the review's to change
         if only and previous is not None:
             previous.merge(review, only)
             return previous
@@ -192,7 +240,9 @@ class Workspace:
 
     def save(self, review: Review | None = None) -> concurrent.futures.Future[Path | None]:
         """After every change: findings, decisions and the call history survive a crash or a closed terminal.
-        Written in the files thread (the path when done, None without a review)."""
+        Written in the files thread (the path when done, None without a review). Decisions made while a save
+        waits to start ride on it: it writes the review as it is when it starts, so a burst of decisions on a
+        big review is one write, not one each."""
         review = review or self.review
         if review is None:
             done: concurrent.futures.Future[Path | None] = concurrent.futures.Future()
@@ -200,10 +250,16 @@ class Workspace:
             return done
         review.record_calls(self.call_log, "reviewer")
         path = self.review_path
-        return self._files.submit(self._write, path, review)
+        pending = self._pending
+        if pending is not None and not pending.running() and not pending.done() and review is self.review:
+            return pending
+        future: concurrent.futures.Future[Path | None] = self._files.submit(self._write, path, review)
+        if review is self.review:
+            self._pending = future
+        return future
 
     @staticmethod
-    def _write(path: Path, review: Review) -> Path:
+    def _write(path: Path, review: Review) -> Path | None:
         # streamed in blocks, each masked on its own: masking 100 MB (10,000 tools) as one string held the
         # interpreter for 0.15-0.25 s a pass
         write_text(path, review_chunks(review))

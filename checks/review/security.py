@@ -137,12 +137,13 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Passes: stable within the session and equal to the baseline, a new version with its changes listed, or the first
     run that pins the baseline. Fails: a definition changed within one session, or since the baseline without a
-    version bump. Blocking: no baseline or lock pinned (the first `--baseline` run writes one); the second
+    version bump. Blocking: no lock or baseline pinned (`mcp-review pin`, or P in the app's Changes tab); the second
     `tools/list` failed or was cut short by a limit of mcp-review's (nothing to compare).
 
-    To verify when blocking: `mcp-review pin` writes mcp-review.lock beside the server (commit it; later checks run
-    there compare against it), or run with `--baseline FILE` (the first run pins the definitions; later runs compare
-    against them); a longer --timeout when the second listing was cut short.
+    To verify when blocking: `mcp-review pin` (or P in the app's Changes tab) writes mcp-review.lock beside the
+    server (commit it; later checks run there compare against it), or run with `--baseline FILE` (the first run
+    pins the definitions; later runs compare against them); a longer --timeout when the second listing was cut
+    short.
     """
     listed = hashed(ctx.snapshot.tools)
     first = definitions(listed)
@@ -178,7 +179,8 @@ async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     if not isinstance(baseline, dict):
         yield ctx.blocking(
             None,
-            f"{stable}; no baseline pinned to compare versions: run with --baseline FILE (the first run pins it)",
+            f"{stable}; no lock pinned to compare versions: `mcp-review pin` writes mcp-review.lock (in the app: "
+            "the Changes tab, P), or run with --baseline FILE",
             seqs,
         )
         return

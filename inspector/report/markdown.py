@@ -20,7 +20,7 @@ from mcp_review.report.common import cell, clip, code, fence_for
 from mcp_review.review import STATUSES, Attestation, Finding, Review, Waiver
 from mcp_review.text import visible
 
-ICONS = {"FAIL": "❌", "BLOCKED": "⛔", "PASS_WITH_WARNINGS": "⚠️", "PASS": "✅"}
+ICONS = {"FAIL": "❌", "BLOCKED": "⛔", "PASS_WITH_WARNINGS": "⚠️", "PASS": "✅", "NOT_CHECKED": "…"}
 ORDER = (*STATUSES[:3], "waived", *STATUSES[3:])  # the counts line: worst first
 EVIDENCE_CHARS = 1200
 

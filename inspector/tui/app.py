@@ -175,6 +175,9 @@ class ReviewApp(App[None]):
         if ws.connected(snap, message.tool_tokens, message.token_totals):  # this server's review, saved before
             self.checklist.show(ws.review)
             self.calls.show(ws.call_log, ws.target)
+            assert ws.review is not None
+            made = f"reviewed {ws.review.created}" if ws.review.verdict != "NOT_CHECKED" else "not checked yet"
+            self.notify(f"the review saved before came back: {made}, its evidence as recorded then", markup=False)
         self.sub_title = (  # the server's identity stays in the header; the status line says what happens
             f"{one_line(snap.server_name, 40)} {one_line(snap.server_version or '', 20)} · {snap.revision}"
         )
@@ -188,13 +191,18 @@ class ReviewApp(App[None]):
         """The overview and the tools, with what the review found in them."""
         ws = self.workspace
         if ws.snapshot is not None:
-            overview = self.main.query_one(OverviewPane)
-            overview.show(ws.snapshot, ws.target, ws.token_totals, ws.review, ws.tool_tokens)
+            self._show_overview()
             self.tools.show(ws.snapshot, ws.tool_tokens, ws.review)
             self.main.query_one(PrimitivesPane).show(ws.snapshot, ws.review)
             self.main.query_one(SkillsPane).show(ws.snapshot, ws.review)
             self.main.show_skills(ws.snapshot.skills is not None)
             self.main.query_one(ChangesPane).show()
+
+    def _show_overview(self) -> None:
+        ws = self.workspace
+        if ws.snapshot is not None:
+            overview = self.main.query_one(OverviewPane)
+            overview.show(ws.snapshot, ws.target, ws.token_totals, ws.review, ws.tool_tokens)
 
     @on(msg.ConnectionLost)
     def show_failure(self, message: msg.ConnectionLost) -> None:
@@ -203,6 +211,8 @@ class ReviewApp(App[None]):
         self.workspace.lost(message.reason)
         # what to do first: at 80 columns the reason is cut, the key is not
         self.status(f"connection failed (ctrl+r reconnects): {one_line(message.reason, 200)}", failed=True)
+        if "needs authorization" in message.reason and self.workspace.target.is_http:  # a 401 (AuthRequired)
+            self.notify("the server wants a login: ctrl+l opens the Auth view, l logs in here", markup=False)
         self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)
 
     def action_show_tab(self, tab: str) -> None:
@@ -233,7 +243,7 @@ class ReviewApp(App[None]):
 
     @on(msg.ChecksProgress)
     def show_progress(self, message: msg.ChecksProgress) -> None:
-        self.status(f"checking {message.done}/{message.total} · {message.running or 'done'}")
+        self.status(f"checking {message.done}/{message.total} · {message.running or 'every rule done, saving…'}")
         self.checklist.progress(message)
 
     @on(msg.ChecksDone)
@@ -250,6 +260,7 @@ class ReviewApp(App[None]):
     @on(msg.Decided)
     def save_decision(self) -> None:
         self.saved(self.workspace.save())
+        self._show_overview()  # the verdict a waiver changed, the review's notes
 
     @on(msg.Saved)
     def show_saved(self, message: msg.Saved) -> None:
@@ -259,13 +270,20 @@ class ReviewApp(App[None]):
         elif message.say and review is not None and message.path is not None:
             self.status(f"verdict {review.verdict} · saved to {message.path}")
 
+    @on(msg.LockCompared)
+    def show_drift(self, message: msg.LockCompared) -> None:
+        """The Overview says how far the server drifted from the lock (the Changes tab compared them)."""
+        if message.result.snapshot is self.workspace.snapshot:
+            self.main.query_one(OverviewPane).show_drift(message.result)
+
     def action_export(self) -> None:
         ws = self.workspace
-        if ws.review is None:
-            self.notify("run the checks first (r)", severity="warning")
+        if ws.snapshot is None and ws.review is None:
+            self.notify("not connected", severity="warning")
             return
+        review = ws.decided_on()  # before any run: the token report and the calls, verdict NOT_CHECKED
         self.saved(ws.save(), say=False)
-        export_review(self, ws.review, ws.export_dir)
+        export_review(self, review, ws.export_dir)
 
     # ------------------------------------------------------------------------------ tools and calls
     def jump_to_tool(self, index: int) -> None:

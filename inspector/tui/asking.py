@@ -6,6 +6,11 @@ more are waiting and offers to decline them all. Roots are the client's own stat
 reviewer's first answer is kept for the rest of the connection, as a client would. A dialog that comes
 within the reviewer's own call puts the cursor in its first field; one the server sends on its own takes no
 key, so `q` and `r` still work while a server asks again and again.
+
+A checklist run never waits on a person: while one runs, the workspace's policy (`Workspace.requests`, shown and
+chosen in the Run dialog) answers instead, unless it is "ask": roots as the reviewer gave them on this connection
+(none if never asked), sampling and elicitation declined, each recorded (`Workspace.unattended`, said in the
+review's notes and in a notification).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from mcp_review.connection.channel import HandlerError
 from mcp_review.connection.session import ClientHandlers
 from mcp_review.tui.dialogs import DECLINE_ALL, AnswerScreen, ElicitScreen, RootsScreen, SampleScreen
 from mcp_review.tui.dialogs.base import Dialog
+from mcp_review.tui.dialogs.roots import own_directories
 
 
 class Asker:
@@ -35,10 +41,14 @@ class Asker:
         """The server's requests (sampling, elicitation, roots) are answered by the reviewer in a dialog."""
 
         async def elicitation(params: dict[str, Any]) -> dict[str, Any]:
+            if self.unattended("elicitation/create", "declined"):
+                return {"action": "decline"}
             answer = await self.ask(ElicitScreen(params))
             return answer or {"action": "decline"}
 
         async def sampling(params: dict[str, Any]) -> dict[str, Any]:
+            if self.unattended("sampling/createMessage", "declined"):
+                raise HandlerError(-1, "declined: a checklist run does not wait on a person")
             answer = await self.ask(SampleScreen(params))
             if answer is None:
                 raise HandlerError(-1, "the reviewer declined the sampling request")
@@ -46,8 +56,20 @@ class Asker:
 
         return ClientHandlers(sampling=sampling, elicitation=elicitation, roots=self.roots)
 
+    def unattended(self, method: str, answer: str) -> bool:
+        """True when a checklist run answers `method` by its policy, not the reviewer (recorded, and said)."""
+        ws = getattr(self.app, "workspace", None)  # the review app's; a bare App has none
+        if ws is None or not ws.checking or ws.requests == "ask":
+            return False
+        ws.unattended.append(f"{method}: {answer}")
+        self.app.notify(f"the server asked {method} during the run: {answer} (the Run dialog's policy)", markup=False)
+        return True
+
     async def roots(self) -> list[dict[str, Any]]:
         """The client's roots: asked of the reviewer once (however many requests come at once), then kept."""
+        given = self._roots is not None and self._roots.done() and not self._roots.cancelled()
+        if not given and self.unattended("roots/list", "the roots given on this connection: none"):
+            return []
         if self._roots is None:
             self._roots = asyncio.ensure_future(self._ask_roots())
         asked = self._roots
@@ -63,7 +85,8 @@ class Asker:
             self._roots_waiting -= 1
 
     async def _ask_roots(self) -> list[dict[str, Any]]:
-        answer = await self.ask(RootsScreen({}))
+        ws = getattr(self.app, "workspace", None)
+        answer = await self.ask(RootsScreen({}, own_directories(ws.target.args if ws else [])))
         return list(answer["roots"]) if answer else []
 
     def _withdrawn(self, screen: AnswerScreen) -> None:

@@ -25,9 +25,9 @@ from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import review_session, run_check
 from mcp_review.connection.session import Session
 from mcp_review.review import Finding
-from mcp_review.rules.context import Options
 from mcp_review.rules.core import Rule
 from mcp_review.tui.dialogs import ConfirmScreen, RunScreen
+from mcp_review.tui.dialogs.run import Choice
 from mcp_review.tui.messages import ChecksDone, ChecksProgress, ChecksStarted
 from mcp_review.tui.panes.checklist import order_findings
 from mcp_review.tui.shell import Shell
@@ -53,7 +53,7 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
     # tools); the review is frozen too once made (below).
     gc.freeze()
     shell.status(f"running {only or 'the checklist'}…")
-    ws.checking = True
+    ws.checking, ws.unattended = True, []
     shell.post_message(ChecksStarted(rules, merging=bool(only and ws.review)))
 
     async def job(session: Session, snapshot: ServerSnapshot) -> None:
@@ -76,7 +76,10 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
         finally:  # the app quit (this job is cancelled) or the rules are done: no rule asks the server any more
             bridged.close()
         review = ws.merged(made, only)
+        # the last phase says what it does: on 10,000 tools it takes seconds
+        shell.status(f"every rule done · saving the review ({len(review.findings):,} findings)…")
         await asyncio.wrap_future(ws.save(review))  # 100,000 findings take seconds to write: the files thread
+        shell.status(f"every rule done · review saved · ordering {len(review.findings):,} findings…")
         # the Checklist's order and the verdict's counts: 0.3 s over 110,000 findings, not on the app's loop
         order, verdict = await asyncio.to_thread(lambda: (order_findings(review.findings), summary(review)))
         gc.freeze()
@@ -89,17 +92,17 @@ def choose_checks(ws: Workspace, shell: Shell, why: str = "", only: str | None =
     """Packs and calling policy; consent before checks may call tools with side effects. Then run
     (`only`: the rule or pack whose re-run asked for it)."""
 
-    def chosen(choice: tuple[list[str], Options, bool] | None) -> None:
+    def chosen(choice: Choice | None) -> None:
         if not choice:
             return
-        packs, options, both = choice
+        packs, options, both, requests = choice
         if options.calls != "all":
-            ws.choose(packs, options, both)
+            ws.choose(packs, options, both, requests)
             run_checks(ws, shell, only)
             return
 
         def consent(yes: bool | None) -> None:
-            ws.choose(packs, options if yes else replace(options, calls="read-only"), both)
+            ws.choose(packs, options if yes else replace(options, calls="read-only"), both, requests)
             run_checks(ws, shell, only)
 
         from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
@@ -112,7 +115,7 @@ def choose_checks(ws: Workspace, shell: Shell, why: str = "", only: str | None =
         shell.ask(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
 
     options = ws.options if ws.calls_chosen else replace(ws.options, calls="read-only")
-    shell.ask(RunScreen(ws.plan.packs, options, why, both=ws.plan.era == "both"), chosen)
+    shell.ask(RunScreen(ws.plan.packs, options, why, ws.plan.era == "both", ws.requests), chosen)
 
 
 QUIT = "the app quit while the checklist ran"

@@ -82,7 +82,7 @@ class ReviewScreen(Screen[None]):
             CallsPane: (log,),
             PrimitivesPane: (counter,),
             SkillsPane: (counter,),
-            ChecklistPane: (log,),
+            ChecklistPane: (log, self.ws.decided_on),
             WirePane: (log, counter),
             LogsPane: (log,),
             ChangesPane: (self.ws,),

@@ -1,9 +1,12 @@
-"""The app's own settings (the theme): $MCP_REVIEW_CONFIG_DIR/settings.json, else ~/.config/mcp-review/settings.json."""
+"""The app's own settings (the theme, the reviewer's name): $MCP_REVIEW_CONFIG_DIR/settings.json, else
+~/.config/mcp-review/settings.json."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +47,26 @@ def keep_theme(app: App[Any]) -> None:
     remembered = load_settings().get("theme")
     app.theme = remembered if isinstance(remembered, str) and remembered in app.available_themes else THEMES[0].name
     app.theme_changed_signal.subscribe(app, lambda theme: save_settings({"theme": theme.name}))
+
+
+def reviewer() -> str:
+    """Who decides, as a decision dialog offers it: the name used last, else git's `user.name`, else `$USER`."""
+    last = load_settings().get("who")
+    if isinstance(last, str) and last.strip():
+        return last
+    return _git_user() or os.environ.get("USER", "")
+
+
+@functools.cache
+def _git_user() -> str:
+    """git's `user.name` (asked once: a subprocess per dialog would stall the keys)."""
+    try:
+        done = subprocess.run(["git", "config", "user.name"], capture_output=True, text=True, timeout=2, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def remember_reviewer(who: str) -> None:
+    if who and who != load_settings().get("who"):
+        save_settings({"who": who})

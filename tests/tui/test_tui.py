@@ -241,8 +241,10 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
             if f.evidence and min(f.evidence) <= len(again.main.wire_log.entries)
         )
         body = again.checklist.finding_text(cited).plain
-        assert "recorded by an earlier session" in body, "a saved review's seqs name other entries in this session"
-        assert not any(f"#{seq} " in body for seq in cited.evidence), "never shown as its evidence"
+        # a saved review's seqs name other entries in this session: its proof is the exchanges it saved, said so
+        assert f"recorded on {again.workspace.review.created} (saved with the review)" in body
+        saved = again.workspace.review.exchanges[cited.evidence[0]]
+        assert json.dumps(saved["message"]["id"]) in body and "re-run the rule" not in body
         await run_checks(pilot, again)
         await until(
             pilot,

@@ -8,15 +8,15 @@ from __future__ import annotations
 import threading
 
 import httpx
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from mcp_review.auth import store
 from mcp_review.targets import http_target
 from mcp_review.tui.app import ReviewApp
-from mcp_review.tui.dialogs import AuthScreen
+from mcp_review.tui.dialogs import AuthScreen, ConnectScreen
 from mcp_review.tui.grid import Grid
 from tests.support import http_fixture
-from tests.tui_pilot import until
+from tests.tui_pilot import notifications, until
 
 
 def play_browser(url: str) -> None:
@@ -28,8 +28,10 @@ async def test_log_in_from_the_auth_view_and_reconnect(tmp_path, monkeypatch):
     with http_fixture("protected") as url:
         app = ReviewApp(http_target(url), era="legacy", state_dir=tmp_path)
         app.open_browser = play_browser
-        async with app.run_test(size=(110, 40)) as pilot:
+        heard: list = []
+        async with app.run_test(size=(110, 40), message_hook=heard.append) as pilot:
             await until(pilot, lambda: "401" in str(app.main.query_one("#status", Static).render()))
+            assert any("ctrl+l opens the Auth view, l logs in here" in m for m in notifications(heard))
             await pilot.press("ctrl+l")
             await until(pilot, lambda: isinstance(app.screen, AuthScreen))
             screen = app.screen
@@ -48,3 +50,21 @@ async def test_log_in_from_the_auth_view_and_reconnect(tmp_path, monkeypatch):
             await until(pilot, lambda: app.workspace.snapshot is not None)
             assert app.main.query_one("#tools", Grid).row_count == 1  # whoami: the server opened with the token
             assert app.workspace.target.bearer == token == store.access_token(url)
+
+            # "Log in again" runs the flow although the stored token is valid: the browser step comes again
+            await pilot.press("ctrl+l")
+            await until(pilot, lambda: isinstance(app.screen, AuthScreen))
+            again = app.screen
+            await pilot.press("l")
+            await until(pilot, lambda: "authorize in the browser" in str(again.query_one("#auth-steps").render()), 20)
+            await pilot.press("escape")  # given up: the token set aside is the stored one again
+            await until(pilot, lambda: not isinstance(app.screen, AuthScreen))
+            await until(pilot, lambda: store.access_token(url) == token)
+
+            # ctrl+o to the same URL takes the stored token, as --url does
+            await pilot.press("ctrl+o")
+            await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+            app.screen.query_one("#what", Input).value = url
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: app.switcher.trying is None and app.workspace.snapshot is not None)
+            assert app.workspace.target.bearer == store.access_token(url) == token

@@ -10,12 +10,12 @@ import sys
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Checkbox, Input, Static
 
 from mcp_review.report import render
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
-from mcp_review.tui.dialogs import DecisionScreen
+from mcp_review.tui.dialogs import DecisionScreen, PinScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.changes import ChangesPane, side_by_side
 from tests.support import ROOT, fixture_argv
@@ -77,6 +77,17 @@ async def test_approve_one_a_class_and_pin(folder):
         assert set(flips) == {"notes_get", "notes_archive"} and flips["notes_archive"] is None
         assert flips["notes_get"].note == "get writes an audit entry now"
         assert str(table.get_cell_at((row_of(pane, "notes_get", "safety"), 4))) == "✓ alice"
+        assert "3 approvals not in the lock yet" in str(app.main.query_one("#changes-summary", Static).render())
+        drift = str(app.main.query_one("#overview", Static).render())
+        assert "12 changes since mcp-review.lock" in drift and "safety" in drift
+
+        # saved the moment they were made, before any checklist run
+        def saved_approvals() -> set[str]:
+            path = app.workspace.review_path
+            data = json.loads(path.read_text()) if path.is_file() else {}
+            return {c["key"] for c in (data.get("changes") or {}).get("changes", []) if c.get("approval")}
+
+        await until(pilot, lambda: saved_approvals() == {"notes_share", "notes_tag", "notes_get"})
 
         await run_checks(pilot, app)  # the review carries the diff with its approvals, and exports it
         await until(pilot, lambda: app.workspace.review.changes is not None)
@@ -86,7 +97,18 @@ async def test_approve_one_a_class_and_pin(folder):
 
         await show_tab(pilot, app, "tab-changes")
         table.focus()
-        await pilot.press("P")
+        before = (folder / "mcp-review.lock").read_text()
+        await pilot.press("P")  # asks first: what is not approved, by class
+        await until(pilot, lambda: isinstance(app.screen, PinScreen))
+        asked = " ".join(str(w.render()) for w in app.screen.query(Static))
+        assert "12 changes since the lock: 3 approved; not approved:" in asked and "safety" in asked
+        await pilot.click("#pin")  # an unapproved breaking or safety change is not pinned without its own tick
+        assert isinstance(app.screen, PinScreen) and "or tick each" in str(app.screen.query_one("#problems").render())
+        assert isinstance(app.screen.focused, Checkbox)  # the error moved focus to the first unticked one
+        assert (folder / "mcp-review.lock").read_text() == before
+        for box in app.screen.query(Checkbox):
+            box.value = True
+        await pilot.click("#pin")
         await until(pilot, lambda: pane.diff is not None and not pane.diff.changes)
     pinned = json.loads((folder / "mcp-review.lock").read_text())
     assert pinned["server"]["version"] == "2.0.0"

@@ -228,7 +228,9 @@ DIALOGS = {
 
 @pytest.mark.parametrize("dialog", list(DIALOGS))
 def test_dialog_at_80x24(snap_compare, app, monkeypatch, dialog):
-    monkeypatch.setenv("USER", "reviewer")
+    from mcp_review.tui.settings import save_settings
+
+    save_settings({"who": "reviewer"})  # the name used last: not this machine's git user.name
     monkeypatch.setattr("mcp_review.tui.dialogs.connect.known_servers", lambda: [])  # not this machine's configs
     assert snap_compare(app, run_before=DIALOGS[dialog], terminal_size=SMALL)
 

@@ -17,6 +17,7 @@ from mcp_review.tui.dialogs.elicitation import ElicitScreen
 from mcp_review.tui.dialogs.export import ExportScreen, export_review
 from mcp_review.tui.dialogs.fill import FillScreen, prompt_text, resource_text
 from mcp_review.tui.dialogs.form import SchemaForm
+from mcp_review.tui.dialogs.pin import PinScreen
 from mcp_review.tui.dialogs.result import ResultScreen, ToolScreen, result_text
 from mcp_review.tui.dialogs.roots import RootsScreen
 from mcp_review.tui.dialogs.run import RunScreen
@@ -34,6 +35,7 @@ __all__ = [
     "ElicitScreen",
     "ExportScreen",
     "FillScreen",
+    "PinScreen",
     "ResultScreen",
     "RootsScreen",
     "RunScreen",

@@ -77,12 +77,21 @@ class AuthScreen(ModalScreen[str | None]):
 
     @work(exclusive=True, group="auth")
     async def login(self) -> None:
+        from mcp_review.auth import store
         from mcp_review.auth.login import Browser, LoginFailed, login
 
+        # "Log in again" runs the flow even with a valid token stored (the flow would reuse it): the stored tokens
+        # are set aside for it (the registered client stays), and come back if it fails
+        kept = store.get(self.url).get("tokens")
+        if kept:
+            store.put(self.url, tokens={})
         try:
             self.token = await login(self.url, Browser(say=self.step, open=self.opener))
         except LoginFailed as e:
             self.step(f"login failed: {e}")
+        finally:  # failed, or given up (the view closed): the token set aside is the stored one again
+            if kept and self.token is None:
+                store.put(self.url, tokens=kept)
         self.refresh_stored()
 
     @on(Button.Pressed, "#close")

@@ -122,6 +122,19 @@ class ConnectScreen(Dialog[dict[str, str] | None]):
             self.dismiss(values)
 
 
+def with_stored_token(app: App[Any], target: Target) -> Target:
+    """`target` with the token `mcp-review auth login` (or the Auth view) stored for its URL, as `--url` takes it
+    (refreshed when expired); as it was when none is stored or the refresh failed (said)."""
+    from mcp_review.auth.refresh import RefreshFailed, usable_token
+
+    try:
+        stored = usable_token(target.url or "", verify=target.verify, timeout=min(target.timeout, 10.0))
+    except RefreshFailed as e:
+        app.notify(f"{e}: ctrl+l logs in again", severity="warning", markup=False)
+        return target
+    return target.with_(bearer=stored) if stored else target
+
+
 def ask_target(app: App[Any], current: Target, then: Callable[[Target], None]) -> None:
     """Ask which server to review (`current` typed in); `then` gets the new one, its secrets masked from now on."""
     typed = current.url or " ".join(shlex.quote(p) for p in (current.command or "", *current.args))
@@ -136,6 +149,8 @@ def ask_target(app: App[Any], current: Target, then: Callable[[Target], None]) -
             return
         if withheld:  # the app has no --allow-env: the command line's flags pass them
             app.notify(withheld, severity="warning", markup=False, timeout=15)
+        if target.is_http and not target.bearer and not values.get("bearer"):
+            target = with_stored_token(app, target)
         remember(target.secret_values())  # masked from here on: in saved settings, messages, the screen
         then(target)  # remembered as recent once it has answered
 

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Select, Static
 
-from mcp_review.text import one_line
+from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.tui.settings import remember_reviewer, reviewer
 
 PLACEHOLDERS = {
     "waive": "reason",
@@ -21,30 +23,44 @@ PLACEHOLDERS = {
     "note": "note",
     "approve": "note: why this change is fine",
 }
+REQUIRED = ("who", "why")
 
 
 class DecisionScreen(Dialog[dict[str, str] | None]):
     """A reviewer's decision on a finding: waive it (reason, who, optional expiry), attest a manual rule, or
     write a note (on the highlighted finding, or with no finding on the review as a whole)."""
 
-    DEFAULT_CSS = DIALOG_CSS
-    AUTO_FOCUS = "#why"  # who is filled in already
+    DEFAULT_CSS = DIALOG_CSS + "#review-notes { height: auto; max-height: 6; }"
+    AUTO_FOCUS = ""  # the first empty required field instead (`on_mount`)
     BINDINGS = [Binding("ctrl+s", "submit", "Save", id="decide")]
 
-    def __init__(self, kind: str, finding: Any, who: str) -> None:
+    def __init__(self, kind: str, finding: Any, who: str | None = None, notes: Sequence[str] = ()) -> None:
+        """`who`: the name offered (by default the one used last, else git's user.name, else $USER); the name
+        saved is remembered for the next decision. `notes`: the review's own notes so far (a note on the review)."""
         super().__init__()
-        self.kind, self.finding, self.who = kind, finding, who
+        self.kind, self.finding, self.who = kind, finding, reviewer() if who is None else who
+        self.notes = list(notes)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.call_after_refresh(self._focus_first_empty)  # after a draft is restored
+
+    def _focus_first_empty(self) -> None:
+        empty = [i for i in self.query(Input) if i.id in REQUIRED and not i.value.strip()]
+        (empty[0] if empty else self.query_one("#why", Input)).focus()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="-small"):
             if self.finding is None:
-                yield Static(Text("note on the review", style="bold"))
+                yield Static(Text(f"notes on the review ({len(self.notes)} so far)", style="bold"))
+                with VerticalScroll(id="review-notes"):
+                    yield Static(Text("\n".join(visible(n, 2000) for n in self.notes) or "none yet", style="italic"))
             else:
                 subject = one_line(self.finding.subject or "the server", 60)
                 yield Static(Text(f"{self.kind} {self.finding.rule} for {subject}", style="bold"))
                 yield Static(Text(one_line(self.finding.message, 300)))
-            yield Input(value=self.who, placeholder="who", id="who")
-            yield Input(placeholder=PLACEHOLDERS[self.kind], id="why")
+            yield Input(value=self.who, placeholder="who (required)", id="who")
+            yield Input(placeholder=f"{PLACEHOLDERS[self.kind]} (required)", id="why")
             if self.kind == "waive":
                 yield Input(placeholder="expires (YYYY-MM-DD, optional)", id="expires")
             elif self.kind == "attest":
@@ -63,6 +79,7 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
             "why": self.query_one("#why", Input).value.strip(),
         }
         problems = [f"{k} is required" for k, v in values.items() if not v]
+        wrong = [k for k, v in values.items() if not v]
         if self.kind == "waive":
             values["expires"] = self.query_one("#expires", Input).value.strip()
             if values["expires"]:
@@ -70,9 +87,12 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
                     dt.date.fromisoformat(values["expires"])
                 except ValueError:
                     problems.append("expires must be a date like 2027-01-31")
+                    wrong.append("expires")
         elif self.kind == "attest":
             values["status"] = str(self.query_one("#verdict", Select).value)
         if problems:
             self.query_one("#problems", Static).update(Text("; ".join(problems)))
+            self.query_one(f"#{wrong[0]}", Input).focus()  # where the first problem is, to type it right
             return
+        remember_reviewer(values["who"])
         self.dismiss(values)

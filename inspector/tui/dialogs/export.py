@@ -1,4 +1,5 @@
-"""Exporting the review: a format, a path, and a preview of the markdown."""
+"""Exporting the review (before any checklist run too: its token report and calls): a format, a path, and a
+preview of the markdown; an existing file is replaced only once the reviewer says so, and no folder is made."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from mcp_review.report import FORMATS
 from mcp_review.review import Review
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.tui.dialogs.confirm import ConfirmScreen
 
 
 def export_review(app: App[Any], review: Review, directory: Path) -> None:
@@ -25,17 +27,30 @@ def export_review(app: App[Any], review: Review, directory: Path) -> None:
 
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in review.server.get("name") or "server")
 
-    def chosen(values: dict[str, str] | None) -> None:
-        if not values:
-            return
-        path = Path(values["path"])
-        path = path if path.is_absolute() else directory / path
+    def write(path: Path, format: str) -> None:
         try:
-            write_text(path, render_chunks(review, values["format"]))
+            write_text(path, render_chunks(review, format))
         except OSError as e:
             app.notify(f"cannot write {path}: {e.strerror}", severity="error", markup=False)
             return
         app.notify(f"wrote {path}", markup=False)
+
+    def chosen(values: dict[str, str] | None) -> None:
+        if not values:
+            return
+        path = Path(values["path"]).expanduser()
+        path = path if path.is_absolute() else directory / path
+        if not path.parent.is_dir():  # a mistyped folder is never made (write_text would make it)
+            app.notify(f"no folder {path.parent}: nothing written", severity="error", markup=False)
+            return
+        if not path.exists():
+            write(path, values["format"])
+            return
+        question = f"{path} exists. Replace it with this export?"
+        app.push_screen(
+            ConfirmScreen("Replace the file?", question, yes="Replace"),
+            lambda yes: write(path, values["format"]) if yes else app.notify("nothing written", markup=False),
+        )
 
     app.push_screen(ExportScreen(f"mcp-review-{name}", render(review, "md")), chosen)
 

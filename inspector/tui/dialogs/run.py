@@ -16,6 +16,7 @@ from textual.widgets import Input, Select, Static
 from mcp_review.rules.context import CallPolicy, Options
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.workspace import RequestPolicy
 
 CALLS = [
     ("none: call rules stay blocking", "none"),
@@ -31,23 +32,38 @@ PROBES = [
 
 
 ERAS = [("this connection's era", "this"), ("both eras (new connections)", "both")]  # beside the packs: 80x24 fits
+REQUESTS = [
+    ("the run: roots as given, sampling and elicitation declined", "auto"),
+    ("me: the run waits for my answer", "ask"),
+]
 
 # What probes send, in the one line the dialog has at 80 columns (`check --help` says it whole, with what calls send:
 # mcp_review.rules.arguments.CALLS_SEND and PROBES_SEND).
 SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
-class RunScreen(Dialog[tuple[list[str], Options, bool] | None]):
-    """Which packs to run and which tools checks may call: the reviewer's consent for call rules. It shows the run
-    choices as the workspace keeps them (packs, and `Options`' calls and probes) and answers in that form, with
-    whether to review under both eras."""
+Choice = tuple[list[str], Options, bool, RequestPolicy]  # packs, options, both eras, who answers requests
+
+
+class RunScreen(Dialog[Choice | None]):
+    """Which packs to run and which tools checks may call: the reviewer's consent for call rules; whether to review
+    under both eras; and who answers the server's requests during the run (a policy, by default: a run never waits
+    on a person). It shows the run choices as the workspace keeps them (packs, `Options`' calls and probes, the era,
+    the policy) and answers in that form."""
 
     DEFAULT_CSS = DIALOG_CSS + "#packs-row { height: 3; } #packs { width: 1fr; } #era { width: 36; }"
     BINDINGS = [Binding("ctrl+s", "submit", "Run", id="run")]
 
-    def __init__(self, packs: Sequence[str], options: Options, why: str = "", both: bool = False) -> None:
+    def __init__(
+        self,
+        packs: Sequence[str],
+        options: Options,
+        why: str = "",
+        both: bool = False,
+        requests: RequestPolicy = "auto",
+    ) -> None:
         super().__init__()
-        self.packs, self.options, self.why, self.both = list(packs), options, why, both
+        self.packs, self.options, self.why, self.both, self.requests = list(packs), options, why, both, requests
         # the widest probe allowed (a config may allow both): one choice here
         self.probe = next((p for p in ("security-all", "security") if p in options.probe), "off")
 
@@ -63,9 +79,12 @@ class RunScreen(Dialog[tuple[list[str], Options, bool] | None]):
                 yield Input(value=" ".join(self.packs), id="packs")
                 yield Select(ERAS, value="both" if self.both else "this", allow_blank=False, id="era")
             yield Static(Text("tools the checks may call:"))
-            yield Select(CALLS, value=self.options.calls, allow_blank=False, id="calls")
+            # compact (one row each): at 80x24 the dialog and its buttons fit with the why line
+            yield Select(CALLS, value=self.options.calls, allow_blank=False, compact=True, id="calls")
             yield Static(Text(SENDS))
-            yield Select(PROBES, value=self.probe, allow_blank=False, id="probe")
+            yield Select(PROBES, value=self.probe, allow_blank=False, compact=True, id="probe")
+            yield Static(Text("server requests during the run (roots, sampling, elicitation):"))
+            yield Select(REQUESTS, value=self.requests, allow_blank=False, compact=True, id="requests")
             yield Static(id="problems")
             yield from self.buttons("Run", "run")
 
@@ -83,4 +102,5 @@ class RunScreen(Dialog[tuple[list[str], Options, bool] | None]):
         calls, probe = str(self.query_one("#calls", Select).value), str(self.query_one("#probe", Select).value)
         probes = frozenset() if probe == "off" else frozenset({probe})
         both = self.query_one("#era", Select).value == "both"
-        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes), both))
+        requests = cast(RequestPolicy, str(self.query_one("#requests", Select).value))
+        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes), both, requests))

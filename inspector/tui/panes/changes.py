@@ -1,16 +1,16 @@
 """The Changes tab: the live server against `mcp-review.lock`, every changed item with its class and token delta,
 the highlighted one's definition side by side (changed words highlighted); the reviewer approves a change (`a`)
 or every change of its class (`A`; a flipped safety annotation only one by one), with a note, and pins the
-lock again with the approvals (`P`). Approvals go into the review's diff (exported with it); the app saves the
-review when told (`Decided`). The lock is read, built, compared and written by the workspace, off the app's loop:
-the result comes back as `LockCompared`."""
+lock again with the approvals (`P`), once a dialog listed what is not approved and the reviewer ticked each
+unapproved breaking or safety change. Approvals go into the review's diff (exported with it), which the app saves
+at once (`Decided`), checklist run or not; the summary says how many are not in the lock yet. The lock is read,
+built, compared and written by the workspace, off the app's loop: the result comes back as `LockCompared`."""
 
 from __future__ import annotations
 
 import concurrent.futures
 import difflib
 import json
-import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,7 +27,7 @@ from mcp_review import lock
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.diff import Diff
 from mcp_review.text import one_line, visible
-from mcp_review.tui.dialogs import DecisionScreen
+from mcp_review.tui.dialogs import DecisionScreen, PinScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import Decided, LockCompared
 from mcp_review.workspace import LockDiff, Workspace
@@ -135,7 +135,9 @@ class ChangesPane(TabPane):
         self.ws.record_changes(self.diff)
         counts = ", ".join(f"{n} {c}" for c, n in self.diff.to_json()["counts"].items() if n) or "no changes"
         where = self.lock_path.name if self.lock_path else "lock"
-        summary.update(Text(f"{where} -> live: {counts} · a approve · A class · P pin"))
+        pending = self.pending()
+        waiting = f" · {pending} approval{'s' if pending != 1 else ''} not in the lock yet (P pins)" if pending else ""
+        summary.update(Text(f"{where} -> live: {counts}{waiting} · a approve · A class · P pin"))
         self.query_one(Grid).show(self.diff.changes, self.cells)
 
     @staticmethod
@@ -143,6 +145,10 @@ class ChangesPane(TabPane):
         approved = f"✓ {c.approval.by}" if c.approval else ("flip" if c.flips_annotation else "")
         reasons = Text(one_line("; ".join(c.reasons), 200))
         return c.change_class, Text(f"{c.kind} {one_line(c.key, 40)}"), reasons, tokens_cell(c.tokens), approved
+
+    def pending(self) -> int:
+        """Approvals made since the lock was pinned, which only a pin writes into it."""
+        return sum(c.approval is not None for c in self.diff.changes) if self.diff else 0
 
     def highlighted(self) -> Any:
         return self.query_one(Grid).current
@@ -189,14 +195,24 @@ class ChangesPane(TabPane):
             for c in changes:
                 approval = lock.Approval(c.kind, c.key, c.change_class, values["who"], values["why"], c.sha256)
                 self.approvals.append(approval)
+            self.ws.decided_on()  # before any run too: the review holds the diff with its approvals, saved now
             self._refresh()
-            if self.ws.review is not None:  # else the review made by the next run takes them (`show`)
-                self.post_message(Decided())
+            self.post_message(Decided())
 
-        self.app.push_screen(DecisionScreen("approve", shown, os.environ.get("USER", "")), decided)
+        self.app.push_screen(DecisionScreen("approve", shown), decided)
 
     def action_pin(self) -> None:
+        """Ask first (what is not approved, by class; a tick per breaking or safety change), then pin."""
         if self.ws.snapshot is None:
             return
-        approved = [c.approval for c in self.diff.changes if c.approval] if self.diff else []
-        self._answer(self.ws.pin(approved), len(approved))
+        changes = self.diff.changes if self.diff else []
+        approved = [c.approval for c in changes if c.approval]
+
+        def decided(pin: bool | None) -> None:
+            if pin:
+                self._answer(self.ws.pin(approved), len(approved))
+
+        if not changes:  # nothing to decide: the first lock, or the same surface again
+            decided(True)
+            return
+        self.app.push_screen(PinScreen(self.lock_path.name if self.lock_path else lock.LOCK_NAME, changes), decided)

@@ -4,9 +4,9 @@ live while checks run, the highlighted finding in full with its evidence; and th
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from itertools import groupby
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from rich.text import Text
 from textual import on
@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
-from mcp_review.connection.wire import WireLog
-from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, rank
+from mcp_review.connection.wire import WireEntry, WireLog
+from mcp_review.review import WAIVABLE, Attestation, Finding, Remark, Review, Waiver, rank
 from mcp_review.rules.core import Rule
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs import DecisionScreen, ResultScreen
@@ -53,6 +53,34 @@ def order_findings(findings: list[Finding]) -> tuple[list[Finding], list[str]]:
     return ordered, [f"{f.effective} {f.rule} {f.subject or 'server'}: {f.message}".lower() for f in ordered]
 
 
+def saved_entry(saved: dict[str, Any]) -> WireEntry:
+    """A wire entry as a review saved it (`WireEntry.to_json`), to be shown as the Wire shows one. Its HTTP
+    exchange is left out: its lines are saved entries of their own, shown beside it."""
+    return WireEntry(
+        seq=int(saved.get("seq", 0)),
+        t=float(saved.get("t", 0)),
+        direction=saved.get("dir", "note"),
+        conn=int(saved.get("conn", 0)),
+        message=saved.get("message"),
+        text=saved.get("text"),
+        http=saved.get("http"),
+        size=int(saved.get("size", 0)),
+        notes=saved.get("notes"),
+    )
+
+
+def related(saved: dict[int, dict[str, Any]], seq: int) -> set[int]:
+    """The saved entries that prove `seq`, as `WireLog.exchange_of` chose them when the review was saved: the
+    entry, the request it answers, their answers, and the HTTP exchanges that carried them."""
+    if seq not in saved:
+        return set()
+    asked = [link.get("request") for link in saved[seq].get("links") or [] if isinstance(link, dict)]
+    pair = {s for s in [seq, *asked] if s in saved}
+    found = pair | {a for s in pair for a in saved[s].get("answered") or [] if a in saved}
+    exchanges = {saved[s].get("exchange") for s in found} - {None}
+    return found | {s for s, e in saved.items() if exchanges and e.get("exchange") in exchanges}
+
+
 class Section(NamedTuple):
     """A header row for a pack and seed section: its worst status (none while checks run) and findings."""
 
@@ -67,14 +95,19 @@ class ChecklistPane(FilteredPane):
     BINDINGS = [
         Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
         Binding("a", "attest", "Attest", id="attest", tooltip="Attest the highlighted manual rule"),
-        Binding("n", "note", "Note", id="note", tooltip="A note on the highlighted finding, or the review"),
+        Binding("n", "note", "Note", id="note", tooltip="A note on the highlighted finding"),
+        Binding(
+            "N", "review_notes", "Review notes", id="review-notes", show=False, tooltip="The review's notes; add one"
+        ),
         Binding("u", "rerun('rule')", "Re-run rule", id="rerun-rule", show=False, tooltip="The highlighted finding's"),
         Binding("p", "rerun('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
     ]
 
-    def __init__(self, wire_log: WireView, *, title: str, id: str) -> None:
+    def __init__(self, wire_log: WireView, decided_on: Callable[[], Review], *, title: str, id: str) -> None:
+        """`decided_on`: the review a decision goes into before any checklist run (`Workspace.decided_on`)."""
         super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.wire_log = wire_log  # shows the evidence a finding cites
+        self.decided_on = decided_on
         self.review: Review | None = None
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.order: tuple[list[Finding], list[str]] | None = None  # see `_order`
@@ -178,21 +211,44 @@ class ChecklistPane(FilteredPane):
         detail.append(visible(f.message, 4000) + "\n")
         detail.append(f"source: {f.source}\n", style="dim")
         if f.waiver:
-            detail.append(f"waived by {f.waiver.by}: {f.waiver.reason}\n", style=status_style(self.app, "waived"))
+            until = f" until {f.waiver.expires}" if f.waiver.expires else " (no expiry)"
+            waived = f"waived by {f.waiver.by}{until}: {f.waiver.reason}\n"
+            detail.append(visible(waived, 2000), style=status_style(self.app, "waived"))
+        for remark in self.review.remarks if self.review else []:
+            if (remark.rule, remark.subject) == (f.rule, f.subject):
+                detail.append(visible(f"note by {remark.by} ({remark.at}): {remark.text}\n", 2000), style="italic")
         wire = self.wire
         cited = [e for e in map(wire.get, f.evidence) if e is not None] if wire is not None else []
         if f.evidence and not cited:  # the same seqs name other entries here: never show those as proof
-            detail.append(
-                f"\nevidence: {len(f.evidence)} wire entries recorded by an earlier session (a saved review, or "
-                "another server's); re-run the rule (u) to record them here\n",
-                style="dim",
-            )
+            detail.append_text(self._recorded(f))
+            return detail
         if cited:
             entries = f"{len(cited)} wire entr{'y' if len(cited) == 1 else 'ies'}"
             detail.append(f"\nevidence: {entries} (enter: all of it, with Copy)\n", style="bold")
         for entry in cited[:MAX_EVIDENCE]:
             detail.append_text(self.wire_log.entry_text(entry, wire))
         return detail
+
+    def _recorded(self, f: Finding) -> Text:
+        """The evidence of a restored review: the exchanges it saved, marked as recorded then (not this session's
+        wire, whose seqs name other entries)."""
+        saved = self.review.exchanges if self.review else {}
+        kept = sorted({s for seq in f.evidence for s in related(saved, seq)})
+        when = self.review.created if self.review else "an earlier session"
+        out = Text()
+        if not kept:
+            out.append(
+                f"\nevidence: {len(f.evidence)} wire entries recorded on {when}, not saved with the review; "
+                "re-run the rule (u) to record them again\n",
+                style="dim",
+            )
+            return out
+        plural = "y" if len(kept) == 1 else "ies"
+        out.append(f"\nevidence: {len(kept)} wire entr{plural} recorded on {when} (saved with the review)\n", "bold")
+        quiet = WireLog()  # a saved entry carries its own HTTP lines: none are looked up in this session's log
+        for seq in kept[:MAX_EVIDENCE]:
+            out.append_text(self.wire_log.entry_text(saved_entry(saved[seq]), quiet))
+        return out
 
     @on(Grid.RowHighlighted, "#checks")
     def show_finding(self) -> None:
@@ -232,8 +288,8 @@ class ChecklistPane(FilteredPane):
 
     def action_waive(self) -> None:
         finding = self.highlighted()
-        if finding is None or finding.status not in ("fail", "blocking"):
-            self.notify("highlight a fail or blocking finding in the Checklist tab", severity="warning")
+        if finding is None or finding.status not in WAIVABLE:
+            self.notify("highlight a fail, blocking or warn finding in the Checklist tab", severity="warning")
             return
 
         def decided(values: dict[str, str] | None) -> None:
@@ -242,7 +298,7 @@ class ChecklistPane(FilteredPane):
                 self.review.waive(Waiver(finding.rule, values["why"], values["who"], finding.subject, expires, "tui"))
                 self._decided()
 
-        self.app.push_screen(DecisionScreen("waive", finding, os.environ.get("USER", "")), decided)
+        self.app.push_screen(DecisionScreen("waive", finding), decided)
 
     def action_attest(self) -> None:
         finding = self.highlighted()
@@ -257,21 +313,31 @@ class ChecklistPane(FilteredPane):
                 self.review.attest(finding, attestation)
                 self._decided()
 
-        self.app.push_screen(DecisionScreen("attest", finding, os.environ.get("USER", "")), decided)
+        self.app.push_screen(DecisionScreen("attest", finding), decided)
 
-    def action_note(self) -> None:
-        if self.review is None:
-            self.notify("run the checks first (r): notes belong to a review", severity="warning")
+    def action_note(self, on_review: bool = False) -> None:
+        """A note on the highlighted finding (`on_review`: on the review as a whole)."""
+        finding = None if on_review else self.highlighted()
+        if finding is None and not on_review:
+            self.notify("highlight a finding, or N for a note on the review", severity="warning")
             return
-        finding = self.highlighted()
 
         def decided(values: dict[str, str] | None) -> None:
-            if values and self.review is not None:
+            if values:
                 rule, subject = (finding.rule, finding.subject) if finding else (None, None)
+                self.review = self.review or self.decided_on()  # before any run: the review of the live server
                 self.review.remarks.append(Remark(values["who"], values["why"], rule, subject))
                 self._decided()
 
-        self.app.push_screen(DecisionScreen("note", finding, os.environ.get("USER", "")), decided)
+        self.app.push_screen(DecisionScreen("note", finding, notes=self.review_notes()), decided)
+
+    def review_notes(self) -> list[str]:
+        """The review's own notes (not on a finding), oldest first, as the app shows them."""
+        remarks = self.review.remarks if self.review else []
+        return [f"{r.at} {r.by}: {r.text}" for r in remarks if r.rule is None]
+
+    def action_review_notes(self) -> None:
+        self.action_note(on_review=True)
 
     def _decided(self) -> None:
         self.order = None  # a waiver changes a finding's effective status, so its place

@@ -15,6 +15,8 @@ from mcp_review.review import Review
 from mcp_review.targets import Target
 from mcp_review.text import one_line, visible
 from mcp_review.tokens import ESTIMATES, TokenCounter
+from mcp_review.tui.dialogs.pin import unapproved_counts
+from mcp_review.workspace import LockDiff
 
 TOP_TOOLS = 10  # the costliest tools named on the overview
 
@@ -27,10 +29,28 @@ class OverviewPane(TabPane):
     def __init__(self, counter: TokenCounter, *, title: str, id: str) -> None:
         super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.counter = counter
+        self.drift: Text | None = None  # how far the server drifted from the lock (`show_drift`)
+        self.shown: tuple[ServerSnapshot, Target, dict[str, int], Review | None, Sequence[dict[str, int]]] | None = None
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="overview-scroll"):
             yield Static(id="overview")
+
+    def show_drift(self, found: LockDiff) -> None:
+        """How far the live server drifted from `mcp-review.lock` (the Changes tab lists it)."""
+        if found.error is not None:
+            said = Text(f"lock: {one_line(found.error, 200)}", style="bold")
+        elif found.diff is None:
+            said = Text("lock: none pinned yet (P in the Changes tab pins mcp-review.lock)")
+        elif not found.diff.changes:
+            said = Text(f"lock: the live server matches {found.path.name}")
+        else:
+            counts = unapproved_counts(found.diff.changes)
+            said = Text(f"lock: {plural(len(found.diff.changes), 'change')} since {found.path.name} ", style="bold")
+            said.append(f"(not approved: {counts}; the Changes tab, 8, lists them)", style="")
+        self.drift = said
+        if self.shown is not None:
+            self.show(*self.shown)
 
     def show(
         self,
@@ -41,10 +61,17 @@ class OverviewPane(TabPane):
         tool_tokens: Sequence[dict[str, int]] = (),
     ) -> None:
         """What the app is for, on the first screen: who the server is, the verdict (or that there is none
-        yet), and the tools with what they cost a client's context."""
+        yet), how far it drifted from the lock, and the tools with what they cost a client's context."""
+        self.shown = (snap, target, token_totals, review, tool_tokens)
         out = Text()
         out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
-        out.append(f"verdict: {review.verdict}\n" if review else "verdict: not checked yet (r runs the checklist)\n")
+        if review is not None and review.verdict != "NOT_CHECKED":
+            out.append(f"verdict: {review.verdict}" + (f" · reviewed {review.created}\n" if review.created else "\n"))
+        else:
+            out.append("verdict: not checked yet (r runs the checklist)\n")
+        if self.drift is not None:
+            out.append_text(self.drift)
+            out.append("\n")
         if review and review.eras:  # --era both: each era's verdict, and how many rules and subjects differ
             legacy, modern = (review.eras.get(e) or {} for e in ("legacy", "modern"))
             each = " · ".join(
@@ -72,11 +99,17 @@ class OverviewPane(TabPane):
             out.append(f"\ntools by token cost (the Tools tab lists all {len(snap.tools):,}):\n", style="bold")
             for total, i in costly:
                 out.append(f"{total:>8,}  {one_line(snap.tools.items[i].key, 60)}\n")
+        notes = [r for r in review.remarks if r.rule is None] if review else []
+        if notes:
+            out.append(f"\nthe review's notes ({len(notes)}; N adds one in the Checklist):\n", style="bold")
+            for r in notes[-5:]:
+                out.append(visible(f"{r.at} {r.by}: {r.text}", 400) + "\n")
         if snap.instructions:
             out.append("\ninstructions:\n", style="bold")
             out.append(visible(snap.instructions, 4000))
         self.query_one("#overview", Static).update(out)
 
     def show_failure(self, reason: str, detail: Sequence[str]) -> None:
+        self.shown = self.drift = None
         lines = "\n".join(f"  | {one_line(line, 200)}" for line in detail[-5:])
         self.query_one("#overview", Static).update(Text(f"{reason}\n{lines}"))
