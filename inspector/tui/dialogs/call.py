@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
 from mcp_review.text import one_line, visible
@@ -45,7 +45,8 @@ class CallScreen(FormDialog):
         form = SchemaForm(self.tool.get("inputSchema"), self.arguments, id="form")
         with Vertical(id="dialog"):
             yield Static(Text(f"call {name}", style="bold"))
-            yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
+            with VerticalScroll(id="about"):  # a few lines, scrolled: the form below always gets its rows
+                yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
             yield from form_and_json(form, self.arguments)
             yield Static(id="problems")
             with Horizontal(id="buttons"):
