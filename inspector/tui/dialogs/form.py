@@ -25,6 +25,7 @@ from mcp_review.tui.dialogs.common import schema_problems
 from mcp_review.untrusted import strict_loads
 
 MAX_FORM_FIELDS = 200  # fields of a generated form; a larger schema is answered as JSON
+LABEL_ROWS = 3  # a field's label, wrapped at 60 columns (its name, kind, bounds and 80 characters of description)
 HINT_KEYS = ("default", "examples", "example")  # shown in an empty field, so leaving it out is an informed choice
 
 
@@ -126,9 +127,9 @@ class SchemaForm(VerticalScroll):
                 )
 
     def scroll_to_region(self, region: Region, *, spacing: Spacing | None = None, **kw: Any) -> Offset:
-        """A field scrolled into view (it took the focus) keeps its label, the row above it, in view too: the
-        first field's label was scrolled out of a form that fits."""
-        return super().scroll_to_region(region, spacing=(spacing or Spacing()) + Spacing(top=1), **kw)
+        """A field scrolled into view (it took the focus) keeps its label above it in view too (up to LABEL_ROWS:
+        a label wraps), else the first field's label was scrolled out of a form that fits."""
+        return super().scroll_to_region(region, spacing=(spacing or Spacing()) + Spacing(top=LABEL_ROWS), **kw)
 
     def _label(self, field: str, sub: dict[str, Any], kind: str) -> str:
         bounds = [f"{k} {sub[k]}" for k in ("minimum", "maximum", "minLength", "maxLength", "format") if k in sub]
