@@ -64,6 +64,18 @@ def request_label(entry: WireEntry) -> str:
     return f"{method} {one_line(named, 80)}" if isinstance(named, str) else method
 
 
+def searched_in(entries: list[WireEntry], texts: list[str], bodies: dict[int, str], i: int) -> str:
+    """What the filter searches in entry i of a view's log: its row, and its message's JSON (its first SEARCHED
+    characters) or its text, lower case; made once into `bodies`. The filter's thread passes the lists it started
+    with: another server's log clears the view under it, and nothing of the old log lands in the new one's."""
+    found = bodies.get(i)
+    if found is None:
+        entry = entries[i]
+        body = (entry.text or "") if entry.message is None else dumped(entry.message, SEARCHED, COMPACT)[0]
+        found = bodies[i] = f"{texts[i]} {body[:SEARCHED]}".lower()
+    return found
+
+
 class WireView:
     """What the Wire and Logs tabs show of the wire log of the current server, in arrival order: its entries as
     they were flushed (see `ReviewScreen.flush_wire`), with each row's text, made once. Which answer answers which
@@ -116,14 +128,8 @@ class WireView:
         return f"← #{link.request} {asked}{state} · {what}", f"{link.ms:.0f}"
 
     def searched(self, i: int) -> str:
-        """What the filter searches in entry i: its row, and its message's JSON (its first SEARCHED characters) or
-        its text, lower case; made once. Runs in the filter's thread as well as on the app's loop."""
-        found = self.bodies.get(i)
-        if found is None:
-            entry = self.entries[i]
-            body = (entry.text or "") if entry.message is None else dumped(entry.message, SEARCHED, COMPACT)[0]
-            found = self.bodies[i] = f"{self.texts[i]} {body[:SEARCHED]}".lower()
-        return found
+        """What the filter searches in entry i (see `searched_in`)."""
+        return searched_in(self.entries, self.texts, self.bodies, i)
 
     def pair(self, i: int) -> int | None:
         """Where the other side of entry i is: the request an answer answers, or a request's first answer."""
@@ -233,15 +239,17 @@ class WirePane(TailPane, FilteredPane):
             self.query_one(Grid).empty = EMPTY
             self.show_count(self.query_one(Grid).row_count, len(self.wire_log.entries))
             return
-        self.run_worker(partial(self._search, self.needle(), follow), thread=True, exclusive=True, group="wire-filter")
+        search = partial(self._search, self.needle(), follow)
+        self.run_worker(search, thread=True, exclusive=True, group="wire-filter")
 
     def _search(self, needle: str, follow: bool) -> None:
         view, worker = self.wire_log, get_current_worker()
-        entries, rows, count = view.entries, [], len(view.entries)
+        entries, texts, bodies, rows = view.entries, view.texts, view.bodies, []
+        count = len(entries)  # an entry is added after its row's text
         for i in range(count):
-            if i % 500 == 0 and worker.is_cancelled:
+            if i % 500 == 0 and (worker.is_cancelled or entries is not view.entries):
                 return
-            if needle in view.searched(i):
+            if needle in searched_in(entries, texts, bodies, i):
                 rows.append(i)
         self.app.call_from_thread(self._searched, needle, entries, (rows, count), follow)
 
