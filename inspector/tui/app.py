@@ -54,8 +54,8 @@ class ReviewApp(App[None]):
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks", tooltip="Run the chosen packs (R chooses)"),
         Binding("e", "export", "Export", id="export", tooltip="Markdown, JSON, SARIF or JUnit, with a preview"),
-        # "Keys…": the footer fits a tab's first keys at 80 columns, and says that the rest are there
-        Binding("question_mark", "toggle_help", "Keys…", id="help", tooltip="Every key of this tab, or hide them"),
+        # "Keys", as short as "Help" was: the footer fits a tab's first keys at 80 columns, and says the rest are there
+        Binding("question_mark", "toggle_help", "Keys", id="help", tooltip="Every key of this tab, or hide them"),
         Binding("q", "quit", "Quit", id="quit"),
         Binding("R", "choose_checks", "Checks…", id="choose-checks", show=False, tooltip="Packs, calls and probes"),
         Binding("ctrl+o", "connect", "Connect", id="connect", show=False, tooltip="From config files, recent, typed"),
