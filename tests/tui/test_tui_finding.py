@@ -87,7 +87,13 @@ async def test_slash_searches_what_was_said_and_the_tools_arguments(tmp_path):
         await show_tab(pilot, app, "tab-wire")
         wire = app.main.query_one(WirePane)
         await filtered(pilot, wire, "zebra-crossing")
-        assert rows(wire.query_one(Grid), 7) == ["tools/call notes_search"], "an argument's value is searched"
+        grid = wire.query_one(Grid)
+        assert rows(grid, 7) == ["tools/call notes_search"], "an argument's value is searched"
+        grid.focus()
+        await pilot.press("p")  # to its answer, which the filter hides: the filter goes, the answer is on screen
+        await pilot.pause()
+        assert wire.query_one(Input).value == "" and rows(grid, 7)[grid.cursor_row].startswith("← #")
+        assert grid.scroll_y <= grid.cursor_row < grid.scroll_y + grid.size.height - 1, "scrolled to it"
         await filtered(pilot, wire, "search before you create")  # the instructions, in initialize's answer
         assert len(rows(wire.query_one(Grid), 7)) == 1
         await show_tab(pilot, app, "tab-tools")

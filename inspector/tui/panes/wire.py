@@ -302,10 +302,14 @@ class WirePane(TailPane, FilteredPane):
             self.notify("this entry answers no request, and no answer to it was recorded")
             return
         grid = self.query_one(Grid)
-        if other not in grid.rows:
+        if other in grid.rows:
+            grid.move_cursor(grid.rows.index(other))
+            return
+        with self.prevent(Input.Changed):  # shown at once, not searched again
             self.query_one(Input).value = ""
-            super().redraw()
-        grid.move_cursor(grid.rows.index(other))
+        self.redraw()
+        # once the grid has its new height: scrolled sooner, the cursor's row was clamped to the filtered rows' height
+        self.call_after_refresh(grid.move_cursor, other)
 
     @on(Grid.RowSelected, "#wire")
     def open_entry(self) -> None:
