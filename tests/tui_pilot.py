@@ -27,6 +27,17 @@ async def show_tab(pilot: Pilot, app: ReviewApp, tab: str) -> None:
     await pilot.pause()
 
 
+def screen_text(app: ReviewApp) -> str:
+    """The screen as the terminal shows it, as text (what `export_screenshot` draws, without the SVG)."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(), record=True)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
 def notifications(heard: list[Message]) -> list[str]:
     """What the app told the reviewer in notifications, from the messages `run_test(message_hook=...)` heard
     (Textual posts each notification to the app as a `Notify`)."""

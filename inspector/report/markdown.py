@@ -54,8 +54,9 @@ def exchange(
     return ["<details>" + summary, "", f"{fence}text", *body, fence, "", "</details>", ""]
 
 
-def _item_of(message: Any, subject: str | None) -> tuple[str, Any] | None:
-    """In a list response, the one item a finding is about (so the quote is that tool, not the page)."""
+def item_of(message: Any, subject: str | None) -> tuple[str, Any] | None:
+    """In a list response, the one item a finding is about (so the quote is that tool, not the page): its path
+    and value. The TUI opens a finding's evidence there too."""
     result = message.get("result") if isinstance(message, dict) else None
     if not subject or not isinstance(result, dict):
         return None
@@ -113,7 +114,7 @@ def _entry_text(entry: dict[str, Any], subject: str | None, chars: int) -> str:
         what = f"{http.get('method', '')} {http.get('url', '')}".strip() or f"HTTP {http.get('status')}"
         return f"#{entry['seq']} {arrow} {visible(what, 300)}"
     payload = entry.get("message") if "message" in entry else entry.get("text")
-    item = _item_of(payload, subject)
+    item = item_of(payload, subject)
     if item is not None:
         path, value = item
         return f"#{entry['seq']} {arrow} {path}: {_capped(json.dumps(value, ensure_ascii=False), chars)}"

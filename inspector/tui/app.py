@@ -56,7 +56,8 @@ class ReviewApp(App[None]):
     BINDINGS = [
         Binding("r", "run_checks", "Run checks", id="run-checks", tooltip="Run the chosen packs (R chooses)"),
         Binding("e", "export", "Export", id="export", tooltip="Markdown, JSON, SARIF or JUnit, with a preview"),
-        Binding("question_mark", "toggle_help", "Help", id="help", tooltip="Show or hide the keys of this tab"),
+        # "Keys", as short as "Help" was: the footer fits a tab's first keys at 80 columns, and says the rest are there
+        Binding("question_mark", "toggle_help", "Keys", id="help", tooltip="Every key of this tab, or hide them"),
         Binding("q", "quit", "Quit", id="quit"),
         Binding("R", "choose_checks", "Checks…", id="choose-checks", show=False, tooltip="Packs, calls and probes"),
         Binding("ctrl+o", "connect", "Connect", id="connect", show=False, tooltip="From config files, recent, typed"),
@@ -66,7 +67,14 @@ class ReviewApp(App[None]):
         Binding("escape", "hide_help_panel", "Close help", id="close-help", show=False),
         # a key per tab, as lazygit numbers its panels; the tab bar shows each number (both from screen.TABS)
         *(
-            Binding(f"{i}", f"show_tab({tab.id!r})", f"{tab.title} tab", id=f"tab-{i}", show=False)
+            Binding(
+                f"{i}",
+                f"show_tab({tab.id!r})",
+                f"{tab.title} tab",
+                id=f"tab-{i}",
+                show=False,
+                tooltip=f"Go to the {tab.title} tab",
+            )
             for i, tab in enumerate(TABS, 1)
         ),
     ]

@@ -25,6 +25,7 @@ from mcp_review.connection.session import ClientHandlers
 from mcp_review.tui.dialogs import DECLINE_ALL, AnswerScreen, ElicitScreen, RootsScreen, SampleScreen
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.roots import own_directories
+from mcp_review.tui.dialogs.form import FormDialog
 
 
 class Asker:
@@ -115,7 +116,7 @@ class Asker:
                 if caller is not None and caller.running is not None:
                     # the reviewer's own call asks: type the answer at once. Textual types AUTO_FOCUS a ClassVar but
                     # reads it from the instance (Screen._update_auto_focus), so one screen can differ.
-                    screen.AUTO_FOCUS = Dialog.AUTO_FOCUS  # type: ignore[misc]
+                    screen.AUTO_FOCUS = FormDialog.AUTO_FOCUS  # type: ignore[misc]
                 answered: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
                 self.app.push_screen(screen, lambda value: None if answered.done() else answered.set_result(value))
                 try:

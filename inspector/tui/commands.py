@@ -1,5 +1,5 @@
-"""Command palette: jump to a tool by name; every action bound to a key with a tooltip, the app's and each
-tab's (chosen from the palette, a tab's action shows its tab first)."""
+"""Command palette: jump to a tool by name; every action bound to a key with a tooltip, the app's (a tab's key
+too) and each tab's (chosen from the palette, a tab's action shows its tab first), with its key."""
 
 from __future__ import annotations
 
@@ -23,15 +23,17 @@ def bindings(node: DOMNode) -> list[Binding]:
 
 
 def bound_commands(app: App[Any], tabs: TabbedContent) -> Iterable[SystemCommand]:
-    """The key bindings of the app and of every tab in `tabs` that have a tooltip, as palette commands."""
+    """The key bindings of the app and of every tab in `tabs` that have a tooltip, as palette commands; each one's
+    help starts with its key (Textual's palette has no column for it), so the palette teaches the keys."""
     for binding in bindings(app):
         if binding.tooltip:
-            yield SystemCommand(binding.description, binding.tooltip, partial(app.run_action, binding.action))
+            help_text = f"{app.get_key_display(binding)} · {binding.tooltip}"
+            yield SystemCommand(binding.description, help_text, partial(app.run_action, binding.action))
     for pane in tabs.query(TabPane):
         where = tabs.get_tab(pane).label_text
         for binding in bindings(pane):
             if binding.tooltip:
-                help_text = f"{where}: {binding.tooltip}"
+                help_text = f"{app.get_key_display(binding)} · {where}: {binding.tooltip}"
                 yield SystemCommand(binding.description, help_text, partial(run_in, tabs, pane, binding.action))
 
 

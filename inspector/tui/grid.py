@@ -139,6 +139,7 @@ class Grid(ScrollView, can_focus=True):
         self._made: dict[int, list[Text]] = {}
         self.widths = list(self.least)
         self.widened = False  # a column grew since the layout was made
+        self.empty = ""  # what an empty table says in its first row: why, and what to press (the pane sets it)
 
     # ----------------------------------------------------------------- what a pane calls
     @property
@@ -297,6 +298,9 @@ class Grid(ScrollView, can_focus=True):
             cells, style = [Text(label) for label in self.labels], self.get_component_rich_style("grid--header")
         else:
             i = round(self.scroll_y) + y - 1
+            if not self.rows and y == 1 and self.empty:
+                empty = Text(f" {self.empty}", style=base + Style(dim=True), end="", no_wrap=True)
+                return Strip(empty.render(self.app.console)).crop(0, width).extend_cell_length(width, base)
             if i >= len(self.rows):
                 return Strip.blank(width, base)
             cells = self._row(i)

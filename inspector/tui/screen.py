@@ -14,11 +14,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane, Tabs
 
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
 from mcp_review.tui.panes.checklist import ChecklistPane
+from mcp_review.tui.panes.keys import FilteredPane
 from mcp_review.tui.panes.logs import LogsPane
 from mcp_review.tui.panes.overview import OverviewPane
 from mcp_review.tui.panes.primitives import PrimitivesPane
@@ -65,8 +66,12 @@ class Tabbed(TabbedContent):
 
 
 class ReviewScreen(Screen[None]):
-    # `?` at 80 columns: Textual's third of the width squeezed every description onto three lines
-    DEFAULT_CSS = "ReviewScreen HelpPanel { width: 50%; min-width: 36; max-width: 64; }"
+    # `?` at 80 columns: Textual's third of the width squeezed every description onto three lines, and its key
+    # panel's own cap (60) wrapped each one with its tooltip: 70 columns hold a key, its description and tooltip
+    DEFAULT_CSS = """
+    ReviewScreen HelpPanel { width: 50%; min-width: 70; max-width: 80; }
+    ReviewScreen HelpPanel KeyPanel#keys-help { max-width: 100%; }
+    """
     ready = False
 
     def __init__(self, ws: Workspace) -> None:
@@ -105,7 +110,10 @@ class ReviewScreen(Screen[None]):
             pane.redraw()
 
     def forget(self) -> None:
-        """Another server: no wire log, no calls, no checklist until it connects."""
+        """Another server: no wire log, no calls, no checklist until it connects, and no filter typed for the
+        last one (its words would hide this one's rows)."""
+        for pane in self.query(FilteredPane):
+            pane.query_one(Input).value = ""
         self.wire_log.clear()
         self.reset_tails()
         self.query_one(CallsPane).show([])

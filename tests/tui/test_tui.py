@@ -182,9 +182,10 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         assert log_table.row_count == len(app.main.wire_log.log_index)
         await show_tab(pilot, app, "tab-wire")
         app.main.query_one("#wire-filter").value = "tools/list"
-        await pilot.pause()
+        await until(pilot, lambda: wire.row_count >= 2)  # searched in a thread, every message's JSON too
         found = [str(wire.get_cell_at((i, 7))) for i in range(wire.row_count)]
-        assert found[0] == "tools/list" and found[1].endswith(" · tools/list"), "the filter searches the oldest too"
+        first = found.index("tools/list")
+        assert found[first + 1].startswith("← #") and "tools/list" in found[first + 1], "it searches the oldest too"
         await find_and_call(pilot, app, "crash_now")
         await until(pilot, lambda: app.workspace.failure is not None, 30)
         assert "exited with code 139" in app.workspace.failure and "segfault simulated" in app.workspace.failure

@@ -22,7 +22,7 @@ async def test_a_tool_runs_as_a_task_to_its_result(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
         await open_call(pilot, app, "slow_report")
-        await pilot.press(*"tides", "ctrl+t")
+        await pilot.press(*"tides", "ctrl+g")
         assert app.screen.query_one("#as-task", Checkbox).value
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
@@ -36,7 +36,7 @@ async def test_the_task_status_shows_live_and_x_cancels_it(tmp_path):
     async with app.run_test(size=(80, 24), message_hook=heard.append) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
         await open_call(pilot, app, "flaky_job")
-        await pilot.press("ctrl+t", "ctrl+s")
+        await pilot.press("ctrl+g", "ctrl+s")
         status = app.main.query_one("#status", Static)
         await until(pilot, lambda: " · task working: step " in str(status.render()))
         await pilot.press("x")

@@ -66,12 +66,14 @@ class AnswerScreen(FormDialog):
 
     def compose(self) -> ComposeResult:
         queued = f" · {self.waiting} more waiting (ctrl+d declines all)" if self.waiting else ""
-        with Vertical(id="dialog"):
+        draft = self.draft()
+        form = self.form(draft)
+        # with a form, what is asked (an elicitation's message and schema) takes at most a third: the form the rest
+        with Vertical(id="dialog", classes="-above-form" if form is not None and form.fields else ""):
             yield Static(Text(f"{self.heading}{queued}", style="bold"))
             with VerticalScroll(id="result"):
                 yield Static(self.describe())
-            draft = self.draft()
-            yield from form_and_json(self.form(draft), draft)
+            yield from form_and_json(form, draft)
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield from self.extra_buttons()
@@ -85,7 +87,7 @@ class AnswerScreen(FormDialog):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """ctrl+d only when other requests wait (the footer shows it then)."""
-        return action != "decline_all" or bool(self.waiting)
+        return bool(self.waiting) if action == "decline_all" else super().check_action(action, parameters)
 
     def _value(self) -> tuple[Any, list[str]]:
         try:

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Static, TextArea
 
 from mcp_review.text import one_line, visible
@@ -36,7 +36,7 @@ class CallScreen(FormDialog):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [
         Binding("ctrl+s", "submit", "Call", id="send-call"),
-        Binding("ctrl+t", "toggle_task", "As a task", id="call-as-task", tooltip="When the server declares tasks"),
+        Binding("ctrl+g", "toggle_task", "As a task", id="call-as-task", tooltip="When the server declares tasks"),
     ]
 
     def __init__(self, tool: Any, arguments: dict[str, Any], tasks: str | None = None) -> None:
@@ -51,7 +51,8 @@ class CallScreen(FormDialog):
         form = SchemaForm(self.tool.get("inputSchema"), self.arguments, id="form")
         with Vertical(id="dialog"):
             yield Static(Text(f"call {name}", style="bold"))
-            yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
+            with VerticalScroll(id="about"):  # a few lines, scrolled: the form below always gets its rows
+                yield Static(Text(visible(str(self.tool.get("description") or ""), 400)))
             yield from form_and_json(form, self.arguments)
             yield Static(id="problems")
             with Horizontal(id="buttons"):

@@ -11,8 +11,11 @@ ModalScreen { align: center middle; }
 #buttons { height: 3; align-horizontal: right; }
 #editor { height: 1fr; min-height: 5; }
 #result { height: 1fr; }
-#problems { color: $error; height: auto; }
+#problems { color: $error; height: auto; max-height: 3; overflow-y: auto; }
 #dialog TabbedContent, #dialog ContentSwitcher, #dialog TabPane { height: 1fr; }
+/* what is asked above a form: a few lines that scroll (focus them), so at 60x20 and 80x24 the form keeps its rows */
+#about { height: auto; max-height: 3; }
+#dialog.-above-form #result { height: auto; max-height: 4; }
 #dialog TabPane { padding: 0; }
 """
 

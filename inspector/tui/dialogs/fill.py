@@ -12,14 +12,14 @@ from mcp_review.calls import describe_block
 from mcp_review.limits import LIMITS
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs.answer import AnswerScreen
-from mcp_review.tui.dialogs.base import Dialog
+from mcp_review.tui.dialogs.form import FormDialog
 
 
 class FillScreen(AnswerScreen):
     """Arguments for something the reviewer asks of the server: a prompt's arguments, a template's variables."""
 
     BINDINGS = [Binding("escape", "decline", "Cancel", id="cancel")]  # the reviewer asked: nothing to decline
-    AUTO_FOCUS = Dialog.AUTO_FOCUS  # and typing goes into the first field at once
+    AUTO_FOCUS = FormDialog.AUTO_FOCUS  # and typing goes into the first field at once
 
     def __init__(self, heading: str, about: Any, draft: dict[str, Any], required: list[str]) -> None:
         super().__init__({})

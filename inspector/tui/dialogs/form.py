@@ -13,7 +13,9 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Offset, Region, Spacing
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Select, Static, TabbedContent, TabPane, TextArea
 
@@ -23,6 +25,7 @@ from mcp_review.tui.dialogs.common import schema_problems
 from mcp_review.untrusted import strict_loads
 
 MAX_FORM_FIELDS = 200  # fields of a generated form; a larger schema is answered as JSON
+LABEL_ROWS = 3  # a field's label, wrapped at 60 columns (its name, kind, bounds and 80 characters of description)
 HINT_KEYS = ("default", "examples", "example")  # shown in an empty field, so leaving it out is an informed choice
 
 
@@ -123,6 +126,11 @@ class SchemaForm(VerticalScroll):
                     id=self.field_id(field),
                 )
 
+    def scroll_to_region(self, region: Region, *, spacing: Spacing | None = None, **kw: Any) -> Offset:
+        """A field scrolled into view (it took the focus) keeps its label above it in view too (up to LABEL_ROWS:
+        a label wraps), else the first field's label was scrolled out of a form that fits."""
+        return super().scroll_to_region(region, spacing=(spacing or Spacing()) + Spacing(top=LABEL_ROWS), **kw)
+
     def _label(self, field: str, sub: dict[str, Any], kind: str) -> str:
         bounds = [f"{k} {sub[k]}" for k in ("minimum", "maximum", "minLength", "maxLength", "format") if k in sub]
         parts = [
@@ -156,7 +164,26 @@ class SchemaForm(VerticalScroll):
 
 
 class FormDialog(Dialog[dict[str, Any] | None]):
-    """A dialog that edits JSON in `#editor` (what is sent), beside a `SchemaForm` when there is one."""
+    """A dialog that edits JSON in `#editor` (what is sent), beside a `SchemaForm` when there is one: it opens on
+    the form, ctrl+t switches between the two."""
+
+    # The first field in the form's order: a form that starts with a choice (an enum, a boolean) opened on the JSON
+    # editor when only text fields were looked for (TabbedContent shows the tab of what takes the focus).
+    AUTO_FOCUS = "Input, Select, Checkbox, TextArea"
+    BINDINGS = [Binding("ctrl+t", "toggle_form", "Form / JSON", id="form-json")]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ctrl+t only where there is a form to switch to (the footer shows it then)."""
+        return action != "toggle_form" or bool(self.query("#dialog TabbedContent"))
+
+    def action_toggle_form(self) -> None:
+        """The other tab (form or JSON), with the focus on its first field."""
+        tabs = self.query_one("#dialog TabbedContent", TabbedContent)
+        tabs.active = "tab-json" if tabs.active == "tab-form" else "tab-form"
+        pane = tabs.get_pane(tabs.active)
+        first = next(iter(pane.query(FormDialog.AUTO_FOCUS)), None)
+        if first is not None:
+            first.focus()
 
     @on(SchemaForm.Changed)
     def form_changed(self, event: SchemaForm.Changed) -> None:

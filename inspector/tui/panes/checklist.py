@@ -27,6 +27,7 @@ from mcp_review.tui.panes.table import show_detail, split_filter
 from mcp_review.tui.panes.wire import WireView
 from mcp_review.tui.styles import status_style
 
+NOT_RUN = "no checklist yet: r runs the checks, R chooses the packs"
 PLACEHOLDER = "filter findings: status:fail, status:blocking… and/or any text"
 
 
@@ -115,9 +116,11 @@ class ChecklistPane(FilteredPane):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="check-filter")
-        yield Grid(
+        grid = Grid(
             self.COLUMNS, flex="finding", caps={"rule": 28}, least={"status": 8}, zebra_stripes=True, id="checks"
         )
+        grid.empty = NOT_RUN
+        yield grid
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="check-detail")
 
@@ -163,7 +166,11 @@ class ChecklistPane(FilteredPane):
         key = (was.rule, was.subject) if was else None
         same = (i for i, f in enumerate(rows) if isinstance(f, Finding) and (f.rule, f.subject) == key)
         first = 1 if was is None and table.cursor_row == 0 and len(rows) > 1 else None
+        table.empty = (
+            f"no finding matches {needle.strip()!r}: / edits the filter, ctrl+u there clears it" if ordered else NOT_RUN
+        )
         table.show(rows, self.cells, cursor=next(same, first) if key else first)
+        self.show_count(len(findings), len(ordered))
 
     def cells(self, row: Finding | Section | Rule) -> tuple[Text, str | Text, Text]:
         if isinstance(row, Section):
@@ -225,8 +232,8 @@ class ChecklistPane(FilteredPane):
         if cited:
             entries = f"{len(cited)} wire entr{'y' if len(cited) == 1 else 'ies'}"
             detail.append(f"\nevidence: {entries} (enter: all of it, with Copy)\n", style="bold")
-        for entry in cited[:MAX_EVIDENCE]:
-            detail.append_text(self.wire_log.entry_text(entry, wire))
+        for entry in cited[:MAX_EVIDENCE]:  # a listing opens at the subject's own item (a tool of tools/list)
+            detail.append_text(self.wire_log.entry_text(entry, wire, f.subject))
         return detail
 
     def _recorded(self, f: Finding) -> Text:

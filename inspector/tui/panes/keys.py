@@ -1,5 +1,5 @@
 """Keys the panes share: a pane with a filter focuses it with `/` and leaves it with Escape, what was typed
-kept (the tables' own keys are on `Grid`)."""
+kept (the tables' own keys are on `Grid`); the filter's frame counts what it lets through."""
 
 from __future__ import annotations
 
@@ -17,6 +17,16 @@ class FilteredPane(TabPane):
         Binding("slash", "focus_filter", "Filter", id="filter", tooltip="Filter the current tab"),
         Binding("escape", "leave_filter", "Leave filter", id="leave-filter", show=False),
     ]
+
+    def show_count(self, shown: int, total: int) -> None:
+        """The filter's frame says how many of the rows it lets through ("2 of 10,000"), while it filters."""
+        filter_input = self.query_one(Input)
+        filter_input.border_title = f"{shown:,} of {total:,}" if filter_input.value.strip() else None
+
+    @property
+    def count(self) -> str:
+        """What the filter's frame says ("" when nothing is filtered)."""
+        return str(self.query_one(Input).border_title or "")
 
     def action_focus_filter(self) -> None:
         self.query_one(Input).focus()

@@ -19,6 +19,8 @@ from mcp_review.tui.panes.keys import FilteredPane
 from mcp_review.tui.panes.tail import TailPane
 from mcp_review.tui.panes.wire import WireView
 
+EMPTY = "no log lines yet: the server's stderr and its notifications/message show here"
+
 
 class LogsPane(TailPane, FilteredPane):
     COLUMNS = ("#", "source", "level", "text")
@@ -29,7 +31,20 @@ class LogsPane(TailPane, FilteredPane):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter the logs: text, source or level", id="log-filter")
-        yield Grid(self.COLUMNS, caps={"source": 24}, id="logs")
+        grid = Grid(self.COLUMNS, caps={"source": 24}, id="logs")
+        grid.empty = EMPTY
+        yield grid
+
+    def show(self, first: int, shown: bool) -> None:
+        super().show(first, shown)
+        if shown:
+            self.show_count(self.query_one(Grid).row_count, len(self.wire_log.log_index))
+
+    def redraw(self, follow: bool = False) -> None:
+        super().redraw(follow)
+        needle, grid = self.query_one(Input).value.strip(), self.query_one(Grid)
+        grid.empty = f"no line matches {needle!r}: / edits the filter, ctrl+u there clears it" if needle else EMPTY
+        self.show_count(grid.row_count, len(self.wire_log.log_index))
 
     @on(Input.Changed, "#log-filter")
     def filter_logs(self) -> None:

@@ -54,6 +54,14 @@ def worst_by_subject(review: Review | None) -> dict[str, str]:
     return worst
 
 
+def searched(tool: Item) -> str:
+    """What the filter searches in a tool: its name, description and its arguments' names, lower case."""
+    schema = tool.get("inputSchema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    arguments = " ".join(map(str, properties)) if isinstance(properties, dict) else ""
+    return f"{tool.key} {tool.description or ''} {arguments}".lower()
+
+
 class ToolRow(NamedTuple):
     item: Item
     tokens: dict[str, int]  # its breakdown in the default encoding
@@ -85,7 +93,7 @@ class ToolsPane(FilteredPane):
         Binding("c", "call", "Call", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
         Binding("a", "app", "App", id="open-app", tooltip="The app resource this tool shows (Resources tab)"),
         Binding("b", "browser", "Browser", id="app-browser", tooltip="Its app in your browser (b again: close)"),
-        Binding("s", "sort", "Sort", id="sort", tooltip="Sort by the next column (its header shows ▲ or ▼)"),
+        Binding("s", "sort", "Sort", id="sort", tooltip="By the next column (its header shows ▲ or ▼)"),
         Binding("S", "sort(True)", "Reverse sort", id="reverse-sort", show=False, tooltip="The other way round"),
     ]
 
@@ -100,14 +108,16 @@ class ToolsPane(FilteredPane):
         self.sorting: tuple[str, bool] = ("total", True)
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter by name or description; status:fail, status:warn…", id="tool-filter")
-        yield Grid(self.COLUMNS, flex="tool", zebra_stripes=True, id="tools")
+        yield Input(placeholder="filter by name, description, argument; status:fail…", id="tool-filter")
+        grid = Grid(self.COLUMNS, flex="tool", zebra_stripes=True, id="tools")
+        grid.empty = "no tools yet: connecting (ctrl+r reconnects, ctrl+o connects to another server)"
+        yield grid
         yield Static(id="tool-detail")
 
     def show(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], review: Review | None) -> None:
         self.snapshot, self.tool_tokens, self.review = snapshot, tool_tokens, review
         self.worst = worst_by_subject(review)  # once per review, not per keystroke (110,000 findings)
-        self.texts = [f"{item.key} {item.description or ''}".lower() for item in snapshot.tools]
+        self.texts = [searched(item) for item in snapshot.tools]
         self.refill(self.query_one(Input).value)
 
     def jump(self, index: int) -> None:
@@ -142,7 +152,13 @@ class ToolsPane(FilteredPane):
         rows.sort(key=SORT_KEYS[column], reverse=reverse)
         table = self.query_one(Grid)
         table.labels = [f"{c} {'▼' if reverse else '▲'}" if c == column else c for c in self.COLUMNS]
+        table.empty = (
+            f"no tool matches {needle.strip()!r}: / edits the filter, ctrl+u there clears it"
+            if self.snapshot.tools
+            else "this server lists no tools: ctrl+o connects to another"
+        )
         table.show(rows, self.cells)
+        self.show_count(len(rows), len(self.snapshot.tools))
 
     def cells(self, row: ToolRow) -> tuple[Cell, ...]:
         item, tokens = row.item, row.tokens
