@@ -75,8 +75,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """The controlling process makes the session's shared folder (tests/session.py) and starts the fork server
     the fixture servers start from (tests/forkserver.py); xdist workers inherit both through the environment."""
     if not hasattr(config, "workerinput") and FOLDER not in os.environ:
-        os.environ[FOLDER] = config.stash[MADE] = folder = tempfile.mkdtemp(prefix="mcp-review-session-")
-        socket_path = os.path.join(folder, "forkserver")
+        os.environ[FOLDER] = config.stash[MADE] = tempfile.mkdtemp(prefix="mcp-review-session-")
+        # not in the session folder: its path is an environment value named ..._SESSION, which mcp-review masks
+        socket_path = os.path.join(tempfile.mkdtemp(prefix="mcp-review-forkserver-"), "socket")
         forkserver = subprocess.Popen(
             [PYTHON, str(HERE / "forkserver.py"), "--serve", socket_path], stdin=subprocess.DEVNULL
         )
@@ -88,7 +89,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if FORKED in config.stash:
         config.stash[FORKED].kill()
         config.stash[FORKED].wait()
-        os.environ.pop(FORKSERVER, None)
+        shutil.rmtree(os.path.dirname(os.environ.pop(FORKSERVER)), ignore_errors=True)
     if MADE in config.stash:
         shutil.rmtree(config.stash[MADE], ignore_errors=True)
         os.environ.pop(FOLDER, None)

@@ -114,7 +114,8 @@ async def test_the_palette_shows_each_commands_key_and_reaches_every_tab(tmp_pat
             assert command.help.startswith(f"{number} · ")
             await command.callback()
             await pilot.pause()
-            assert app.main.query_one(TabbedContent).active == tab.id
+            shown = tab.id != "tab-skills"  # only for a server that declares skills: good.py does not
+            assert (app.main.query_one(TabbedContent).active == tab.id) == shown, tab.id
 
 
 async def test_the_footer_says_more_keys_exist_and_they_fit_their_lines_at_80_columns(tmp_path):
@@ -126,9 +127,10 @@ async def test_the_footer_says_more_keys_exist_and_they_fit_their_lines_at_80_co
         await pilot.press("question_mark")
         await pilot.pause()
         shown = screen_text(app)
-        for binding in app.main.query_one(ToolsPane)._bindings.key_to_bindings.values():
+        tools = app.main.query_one(ToolsPane)
+        for binding in tools._bindings.key_to_bindings.values():
             for b in binding:
-                if b.tooltip:
+                if b.tooltip and tools.check_action(b.action, ()):  # a and b only for a server with an app
                     assert f"{b.description} {b.tooltip}" in shown, f"{b.description}: its line is not wrapped"
 
 

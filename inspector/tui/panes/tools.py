@@ -106,6 +106,7 @@ class ToolsPane(FilteredPane):
         self.worst: dict[str, str] = {}  # each tool's worst status in the review
         self.texts: list[str] = []  # what the filter searches in each tool, lower case
         self.sorting: tuple[str, bool] = ("total", True)
+        self.apps = False  # does any tool name an app? `a` and `b` are in the footer only then (80 columns fit)
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter by name, description, argument; status:fail…", id="tool-filter")
@@ -118,7 +119,15 @@ class ToolsPane(FilteredPane):
         self.snapshot, self.tool_tokens, self.review = snapshot, tool_tokens, review
         self.worst = worst_by_subject(review)  # once per review, not per keystroke (110,000 findings)
         self.texts = [searched(item) for item in snapshot.tools]
+        apps = any(links(item) for item in snapshot.tools)
+        if apps != self.apps:
+            self.apps = apps
+            self.refresh_bindings()
         self.refill(self.query_one(Input).value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The app keys only for a server with an app: a server of plain tools keeps its footer to what it can do."""
+        return self.apps if action in ("app", "browser") else super().check_action(action, parameters)
 
     def jump(self, index: int) -> None:
         """Show every tool again and highlight this one."""
