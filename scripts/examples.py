@@ -4,7 +4,9 @@
 
 Each review is `mcp-review check --pack all --calls read-only --format md` (the short review, the complete one
 is `--format md-full`) written to docs/examples/NAME.md. Then the default packs (review, spec, apps) run again as
-JSON, and every `fail` is printed, one line each: the list docs/examples/README.md judges.
+JSON, and every `fail` is printed, one line each: the list docs/examples/README.md judges. A launch gives the
+review's target and, for a server that must not be reached from outside (the MCP Apps examples bind 0.0.0.0), a
+prefix that runs mcp-review beside it in a network namespace of its own.
 """
 
 from __future__ import annotations
@@ -23,24 +25,35 @@ sys.path.insert(0, str(ROOT))
 from tests import thirdparty as tp  # noqa: E402  (launch specs and data shared with the test suite)
 
 OUT = ROOT / "docs" / "examples"
-Launch = Callable[[Path], contextlib.AbstractContextManager[list[str]]]
+Target = tuple[list[str], list[str]]  # (prefix the review runs under, its target arguments)
+Launch = Callable[[Path], contextlib.AbstractContextManager[Target]]
 
 
 def served(start: Callable[..., Iterator[str]], *args: str, transport: str = "http", **kw: str) -> Launch:
     """A server over HTTP for one review: started, reviewed at its URL, stopped."""
 
     @contextlib.contextmanager
-    def launch(_data: Path) -> Iterator[list[str]]:
+    def launch(_data: Path) -> Iterator[Target]:
         with contextlib.contextmanager(start)(*args, **kw) as url:
-            yield ["--url", url, *(["--transport", "sse"] if transport == "sse" else [])]
+            yield [], ["--url", url, *(["--transport", "sse"] if transport == "sse" else [])]
 
     return launch
 
 
-def on_stdio(argv: Callable[[Path], list[str]]) -> Launch:
+def on_stdio(argv: Callable[[Path], list[str]], options: Callable[[], list[str]] = list) -> Launch:
     @contextlib.contextmanager
-    def launch(data: Path) -> Iterator[list[str]]:
-        yield ["--", *argv(data)]
+    def launch(data: Path) -> Iterator[Target]:
+        yield [], [*options(), "--", *argv(data)]
+
+    return launch
+
+
+def app_over_http(name: str) -> Launch:
+    """An MCP Apps example over HTTP, started afresh beside each review inside `unshare -n` (as the tests run it)."""
+
+    @contextlib.contextmanager
+    def launch(_data: Path) -> Iterator[Target]:
+        yield tp.app_example_http_prefix(name), ["--url", tp.APP_EXAMPLE_URL]
 
     return launch
 
@@ -65,16 +78,20 @@ SERVERS: dict[str, Launch] = {
     "fastmcp-stdio": on_stdio(lambda _d: tp.fastmcp_argv()),
     "fastmcp-http": served(tp._fastmcp_served, "http", "/mcp"),
     "fastmcp-sse": served(tp._fastmcp_served, "sse", "/sse", transport="sse"),
-    # the official MCP Apps examples: stdio only (over HTTP they bind 0.0.0.0, see tests/thirdparty.py)
+    # the official MCP Apps examples; over HTTP they bind 0.0.0.0, so they run in a network namespace of their own
     **{f"app-{name}-stdio": on_stdio(lambda _d, n=name: tp.app_example_argv(n)) for name in sorted(tp.APP_EXAMPLES)},
+    **{f"app-{name}-http": app_over_http(name) for name in sorted(tp.APP_EXAMPLES)},
+    "skills-stdio": on_stdio(lambda d: tp.skills_argv(tp.make_skills(d))),
+    "gdbstub-stdio": on_stdio(lambda _d: tp.gdbstub_argv(), lambda: ["--server-json", str(tp.gdbstub_server_json())]),
 }
 
 
-def check(target: list[str], *options: str) -> str:
-    argv = [sys.executable, "-m", "mcp_review", "check", "-q", "--calls", "read-only", "--timeout", "15"]
-    done = subprocess.run([*argv, *options, *target], capture_output=True, text=True, timeout=600, cwd=ROOT)
+def check(target: Target, *options: str) -> str:
+    prefix, args = target
+    argv = [*prefix, sys.executable, "-m", "mcp_review", "check", "-q", "--calls", "read-only", "--timeout", "15"]
+    done = subprocess.run([*argv, *options, *args], capture_output=True, text=True, timeout=600, cwd=ROOT)
     if done.returncode not in (0, 1, 3):
-        raise SystemExit(f"mcp-review check {' '.join(target)} exited {done.returncode}: {done.stderr[-500:]}")
+        raise SystemExit(f"mcp-review check {' '.join(args)} exited {done.returncode}: {done.stderr[-500:]}")
     return done.stdout
 
 

@@ -17,8 +17,8 @@ MCP Apps examples (`@modelcontextprotocol/ext-apps@2.0.4`, the TypeScript SDK 2.
 - `@modelcontextprotocol/server-basic-vanillajs@2.0.3`: stdio. `APPS/mcp-server-basic-vanillajs --stdio`.
 - `@modelcontextprotocol/server-budget-allocator@2.0.3`: stdio. `APPS/mcp-budget-allocator-server --stdio`.
   Without `--stdio` both serve Streamable HTTP on PORT (default 3001) bound to 0.0.0.0, with no host option or
-  variable (checked in their dist/index.js: `createMcpExpressApp({ host: "0.0.0.0" })`): the suite runs them over
-  stdio only, so nothing of theirs listens beyond 127.0.0.1.
+  variable (checked in their dist/index.js: `createMcpExpressApp({ host: "0.0.0.0" })`): over HTTP each runs in a
+  fresh network namespace whose only interface is loopback, with mcp-review beside it (app_example_http_prefix).
 
 mcp 2.x, PyPI, `.deps/py`:
 - `mcp-server-time==2026.10.19`: stdio. `mcp-server-time --local-timezone UTC`.
@@ -39,6 +39,9 @@ FastMCP 2+ (`fastmcp==4.1.2`, on mcp 2.x), PyPI, `.deps/fastmcp`:
 A server published to the MCP Registry, PyPI, `.deps/gdbstub` (its own venv, mcp 2.x):
 - `gdbstub-mcp==0.1.0`: stdio. `gdbstub-mcp` (it talks to QEMU only when a tool is called). Its `server.json`, from
   the same release's source distribution, is `.deps/gdbstub/server.json` (tests/thirdparty/test_declared.py).
+
+The skills extension (SEP-2640), PyPI, `.deps/skills` (its own venv, mcp 2.3.0, Python 3.12):
+- `agentskills-mcp-server==0.7.0`: stdio. `agentskills-mcp-server --config FILE` (make_skills writes FILE and SKILLS).
 
 The argv helpers call `require()`, so use them inside a test or fixture: a missing server skips the test,
 or fails it when `MCP_REVIEW_REQUIRE_THIRDPARTY=1` (which `scripts/test` sets). Test modules import the
@@ -69,6 +72,7 @@ PY_BIN = DEPS / "py" / "bin"
 MCP1_BIN = DEPS / "mcp1" / "bin"
 FASTMCP_BIN = DEPS / "fastmcp" / "bin"
 GDBSTUB = DEPS / "gdbstub"
+SKILLS_SERVER = DEPS / "skills" / "bin" / "agentskills-mcp-server"
 
 EVERYTHING = NPM_BIN / "mcp-server-everything"
 MEMORY = NPM_BIN / "mcp-server-memory"
@@ -149,6 +153,25 @@ def sequential_thinking_argv() -> list[str]:
 def app_example_argv(name: str) -> list[str]:
     """An official MCP Apps example (APP_EXAMPLES) over stdio."""
     return [str(require(APP_EXAMPLES[name])), "--stdio"]
+
+
+# The server in the background on port 3001, the command after it once that port answers, then the server ended.
+_BESIDE = (
+    '{ PORT=3001 "$1" >/dev/null 2>&1 & } ; server=$!; '
+    "for i in $(seq 600); do (: </dev/tcp/127.0.0.1/3001) 2>/dev/null && break; sleep 0.1; done; "
+    'shift; "$@"; rc=$?; kill $server; exit $rc'
+)
+APP_EXAMPLE_URL = "http://127.0.0.1:3001/mcp"
+
+
+def app_example_http_prefix(name: str) -> list[str]:
+    """An official MCP Apps example over HTTP (it binds 0.0.0.0): the prefix that runs a command beside it, both in
+    a fresh network namespace whose only interface is loopback (`unshare -n`), the server at APP_EXAMPLE_URL."""
+    return ["unshare", "-n", "bash", "-c", "ip link set lo up && " + _BESIDE, "bash", str(require(APP_EXAMPLES[name]))]
+
+
+def skills_argv(config: Path) -> list[str]:
+    return [str(require(SKILLS_SERVER)), "--config", str(config)]
 
 
 def gdbstub_argv() -> list[str]:
@@ -273,6 +296,27 @@ def loopback_page_url() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+SKILLS = {  # two skills for agentskills-mcp-server, one with a reference file
+    "pdf-notes/SKILL.md": "---\nname: pdf-notes\ndescription: Summarise a PDF into short notes.\n---\n# PDF notes\n\n"
+    "Read the PDF, then write five bullet notes. See references/FORMAT.md.\n",
+    "pdf-notes/references/FORMAT.md": "# Format\n\nOne line per note.\n",
+    "release-notes/SKILL.md": "---\nname: release-notes\ndescription: Draft release notes from merged changes.\n"
+    "license: MIT\n---\n# Release notes\n\nOne line per change, grouped by area.\n",
+}
+
+
+def make_skills(where: Path) -> Path:
+    """SKILLS in `where/skills` and the server's config naming them, `where/server.json` (returned)."""
+    for path, text in SKILLS.items():
+        (where / "skills" / path).parent.mkdir(parents=True, exist_ok=True)
+        (where / "skills" / path).write_text(text)
+    skills = [
+        {"id": n, "provider": "fs", "options": {"root": str(where / "skills")}} for n in ("pdf-notes", "release-notes")
+    ]
+    (where / "server.json").write_text(json.dumps({"name": "Skills Server", "skills": skills}))
+    return where / "server.json"
 
 
 def make_memory_file(path: Path) -> Path:

@@ -50,3 +50,5 @@ def test_a_registry_servers_own_server_json_is_compared_with_its_wire():
     assert found["name"]["status"] == "warn" and "'io.github.0xmortuex/gdbstub-mcp'" in found["name"]["message"]
     assert "transports" not in found and "packages[].identifier" not in found, "pypi/stdio, as the review speaks it"
     assert review["decisions"]["provenance"]["serverJson"] == {"who": "reviewer", "how": "--server-json"}
+    # its one fail, judged in docs/examples/README.md: an unknown tool answered with isError (mcp 2.x FastMCP's way)
+    assert {f["rule"] for f in review["findings"] if f["status"] == "fail"} == {"review.error-channel-correct"}

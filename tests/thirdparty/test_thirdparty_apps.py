@@ -26,7 +26,7 @@ from mcp_review.rules.context import Options
 from mcp_review.rules.core import DEFAULT_PACKS
 from mcp_review.targets import stdio_target
 from tests.hostile.harness import isolation
-from tests.thirdparty import APP_EXAMPLES, REQUIRE_ENV, app_example_argv, require
+from tests.thirdparty import APP_EXAMPLE_URL, APP_EXAMPLES, REQUIRE_ENV, app_example_argv, app_example_http_prefix
 
 pytestmark = pytest.mark.thirdparty
 
@@ -58,12 +58,6 @@ def test_an_official_app_example_has_no_false_fail(name):
     )
 
 
-# The server in the background, mcp-review once its port answers, then the server ended: all inside the namespace.
-BESIDE = (
-    '{ PORT=3001 "$1" >/dev/null 2>&1 & } ; server=$!; '
-    "for i in $(seq 600); do (: </dev/tcp/127.0.0.1/3001) 2>/dev/null && break; sleep 0.1; done; "
-    'shift; "$@"; rc=$?; kill $server; exit $rc'
-)
 # What HTTP adds, each judged true: no authentication on a server that binds every interface; an Origin from
 # elsewhere accepted (the example's cors() and createMcpExpressApp({host: "0.0.0.0"}) turn off the SDK's DNS
 # rebinding check); an error answered with `"id": null`, which the 2025-11-25 schema does not allow (`id?:
@@ -80,9 +74,8 @@ def test_an_official_app_example_over_http_is_judged_as_over_stdio(name):
             pytest.fail(msg, pytrace=False)
         pytest.skip(msg)
     check = [sys.executable, "-m", "mcp_review", "check", "--calls", "read-only", "--format", "json", "--timeout", "60"]
-    argv = ["unshare", "-n", "bash", "-c", "ip link set lo up && " + BESIDE, "bash", str(require(APP_EXAMPLES[name]))]
     done = subprocess.run(
-        [*argv, *check, "--url", "http://127.0.0.1:3001/mcp"], capture_output=True, text=True, timeout=180
+        [*app_example_http_prefix(name), *check, "--url", APP_EXAMPLE_URL], capture_output=True, text=True, timeout=180
     )
     report = json.loads(done.stdout[done.stdout.index("{") :])
     assert report["transport"] == "http" and report["server"]["name"]

@@ -18,32 +18,15 @@ from mcp_review.review import Review
 from mcp_review.rules.context import Options
 from mcp_review.rules.core import DEFAULT_PACKS
 from mcp_review.targets import stdio_target
-from tests.thirdparty import DEPS, require
+from tests.thirdparty import make_skills, skills_argv
 
 pytestmark = pytest.mark.thirdparty
-
-SERVER = DEPS / "skills" / "bin" / "agentskills-mcp-server"
-SKILLS = {
-    "pdf-notes/SKILL.md": "---\nname: pdf-notes\ndescription: Summarise a PDF into short notes.\n---\n# PDF notes\n\n"
-    "Read the PDF, then write five bullet notes. See references/FORMAT.md.\n",
-    "pdf-notes/references/FORMAT.md": "# Format\n\nOne line per note.\n",
-    "release-notes/SKILL.md": "---\nname: release-notes\ndescription: Draft release notes from merged changes.\n"
-    "license: MIT\n---\n# Release notes\n\nOne line per change, grouped by area.\n",
-}
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """The server's argv, serving SKILLS from a fresh folder (its config names the folder, relative to cwd)."""
-    where = tmp_path_factory.mktemp("skills")
-    for path, text in SKILLS.items():
-        (where / "skills" / path).parent.mkdir(parents=True, exist_ok=True)
-        (where / "skills" / path).write_text(text)
-    skills = [
-        {"id": n, "provider": "fs", "options": {"root": str(where / "skills")}} for n in ("pdf-notes", "release-notes")
-    ]
-    (where / "server.json").write_text(json.dumps({"name": "Skills Server", "skills": skills}))
-    return [str(require(SERVER)), "--config", str(where / "server.json")]
+    """The server's argv, serving SKILLS from a fresh folder."""
+    return skills_argv(make_skills(tmp_path_factory.mktemp("skills")))
 
 
 @pytest.fixture(scope="module")
