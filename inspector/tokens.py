@@ -211,6 +211,11 @@ class Figure:
     def __str__(self) -> str:
         return f"≈{self.tokens:,}" if self.estimate else str(self.tokens)  # as the Wire always wrote them
 
+    @property
+    def note(self) -> str:
+        """What a view says after the figure, so that an estimate is never read as a count."""
+        return " (an estimate: the part not counted is extrapolated by bytes)" if self.estimate else ""
+
 
 def _prefix(value: object, size: int) -> tuple[str, bool]:
     """`canonical(value)` as far as it is counted (EXACT_CHARS), and whether it goes on: a 20 MB message is dumped

@@ -26,9 +26,7 @@ def result_text(record: CallRecord, output_schema: Any, tokens: Figure | None, s
     out = Text()
     out.append(f"{one_line(record.tool, 80)} · {record.latency_ms:.0f} ms · {record.outcome}", style="bold")
     if tokens is not None:
-        out.append(f" · reply {tokens} tokens")
-        if tokens.estimate:
-            out.append(" (an estimate: the part not counted is extrapolated by bytes)")
+        out.append(f" · reply {tokens} tokens{tokens.note}")
     out.append("\n")
     if record.failure or record.error is not None:
         out.append(visible(record.failure or json.dumps(record.error, indent=2, ensure_ascii=False), 20000))
