@@ -23,6 +23,8 @@ from mcp_review.untrusted import original_length
 
 if TYPE_CHECKING:
     from mcp_review.catalog import Item
+    from mcp_review.connection.wire import WireLog
+    from mcp_review.tokens import Figure, TokenCounter
 
 Consent = Literal["read-only", "reviewer"]
 
@@ -129,6 +131,17 @@ class CallRecord:
             "latencyMs": round(self.latency_ms, 1),
             "seq": self.seq,
         }
+
+
+def reply_tokens(record: CallRecord, wire: WireLog | None, counter: TokenCounter) -> Figure | None:
+    """The tokens of a call's reply as the Wire shows them on its row (`TokenCounter.count_sent` of the message
+    and its bytes): extrapolated where mcp-review cut it. A reply not in the wire log is counted from its result
+    as kept; a call that got none has no figure."""
+    entry = wire.get(record.seq) if wire is not None and record.seq is not None else None
+    if entry is not None and entry.message is not None:
+        return counter.count_sent(entry.message, entry.size)
+    kept = record.result if record.error is None else {"error": record.error}
+    return None if kept is None else counter.count_sent(kept, 0)
 
 
 def refused_call(tool: str, arguments: Any) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from mcp_review.skills import Catalog
 from mcp_review.skills import body as skill_body
 from mcp_review.targets import masked_args
 from mcp_review.text import one_line, visible
-from mcp_review.tokens import ESTIMATES, first_figures
+from mcp_review.tokens import DEFAULT_ENCODING, ESTIMATES, first_figures
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from mcp_review.calls import CallRecord
     from mcp_review.catalog import ServerSnapshot
     from mcp_review.configs import ConfiguredServer
-    from mcp_review.tokens import TokenCounter
+    from mcp_review.tokens import Figure, TokenCounter
 
 COLUMNS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
 SHORT = {"description": "descr", "inputSchema": "input", "outputSchema": "output", "annotations": "annot"}
@@ -257,11 +257,13 @@ def _print_skills(console: Console, listing: dict[str, Any], label: str) -> None
             console.print(Text(f"  ! skills/list: {one_line(listing[what], 200)}", style="yellow"))
 
 
-def print_call(record: CallRecord) -> None:
+def print_call(record: CallRecord, tokens: Figure | None = None) -> None:
+    """A call's outcome and result; `tokens` is its reply's figure (`calls.reply_tokens`, as the app shows it)."""
     console = _console()
+    said = f"  ·  reply {tokens} {DEFAULT_ENCODING} tokens{tokens.note}" if tokens is not None else ""
     console.print(
         Text(
-            f"{one_line(record.tool, 80)}  ·  {record.latency_ms:.0f} ms  ·  {one_line(record.outcome, 2000)}",
+            f"{one_line(record.tool, 80)}  ·  {record.latency_ms:.0f} ms  ·  {one_line(record.outcome, 2000)}{said}",
             style="bold",
         )
     )

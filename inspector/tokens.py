@@ -29,6 +29,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
 from pathlib import Path
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     import tiktoken
 
 from mcp_review import claude
+from mcp_review.untrusted import CUT
 
 ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base", "claude")
 ESTIMATES = {"claude": claude.label}  # encodings whose figures are estimates: what to call them
@@ -195,6 +197,41 @@ def _count(encode: Callable[[str], list[int]], text: str) -> int:
     return round(len(encode(text[:EXACT_CHARS])) * len(text) / EXACT_CHARS)
 
 
+_CUT_MARK = CUT.split("{")[0]  # what `untrusted` writes where it cut a string
+DUMPED_WHOLE = 4 * EXACT_CHARS  # values sent in at most this many bytes are dumped whole (json's C encoder)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A token count, and whether it is an estimate: part of the text was extrapolated, not counted."""
+
+    tokens: int
+    estimate: bool = False
+
+    def __str__(self) -> str:
+        return f"≈{self.tokens:,}" if self.estimate else str(self.tokens)  # as the Wire always wrote them
+
+    @property
+    def note(self) -> str:
+        """What a view says after the figure, so that an estimate is never read as a count."""
+        return " (an estimate: the part not counted is extrapolated by bytes)" if self.estimate else ""
+
+
+def _prefix(value: object, size: int) -> tuple[str, bool]:
+    """`canonical(value)` as far as it is counted (EXACT_CHARS), and whether it goes on: a 20 MB message is dumped
+    only that far, by the pure-Python encoder, as dumping it whole would hold the screen for a second."""
+    if size <= DUMPED_WHOLE:
+        text = canonical(value)
+        return text[:EXACT_CHARS], len(text) > EXACT_CHARS
+    chunks, length = [], 0
+    for chunk in _CANONICAL.iterencode(value):
+        chunks.append(chunk)
+        length += len(chunk)
+        if length > EXACT_CHARS:
+            return "".join(chunks)[:EXACT_CHARS], True
+    return "".join(chunks), False
+
+
 class TokenCounter:
     """Counts tokens of text and wire JSON with one encoding (loaded on first use, then cached).
 
@@ -255,6 +292,19 @@ class TokenCounter:
 
     def count_json(self, obj: object) -> int:
         return self.count_text(canonical(obj))
+
+    def count_sent(self, value: object, size: int) -> Figure:
+        """The tokens of what a server sent as `size` bytes (a message, a result): the one figure the result dialog,
+        the Wire and every other view show. Its canonical JSON is counted over its first EXACT_CHARS characters;
+        when it is longer, or mcp-review cut strings of it (`untrusted.MAX_STRING`), the part not counted is
+        extrapolated by bytes (the counted part's tokens per byte times the `size` bytes sent) and the figure is
+        an estimate."""
+        text, more = _prefix(value, size)
+        tokens = len(load_encoding(self.encoding).encode_ordinary(text))
+        if not more and _CUT_MARK not in text:
+            return Figure(tokens)
+        counted = len(text.encode(errors="replace")) or 1
+        return Figure(round(tokens * max(size, counted) / counted), estimate=True)
 
     def count_tool(self, tool: object) -> int:
         """One tool definition: its JSON text, or for an estimate the host's wrapping of it."""

@@ -60,8 +60,9 @@ def parse_args_json(text: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     plan = decide(args)
     from mcp_review import render
-    from mcp_review.calls import call_tool, consent_reason
+    from mcp_review.calls import call_tool, consent_reason, reply_tokens
     from mcp_review.catalog import take_snapshot
+    from mcp_review.tokens import TokenCounter
 
     arguments = parse_args_json(args.args)
 
@@ -81,11 +82,13 @@ def run(args: argparse.Namespace) -> int:
             from mcp_review.tasks import run_task, task_record
 
             run = await run_task(session, args.tool, arguments, deadline=args.task_wait, on_status=status_printer())
-            return task_record(run, consent)
-        return await call_tool(session, args.tool, arguments, consent=consent)
+            record = task_record(run, consent)
+        else:
+            record = await call_tool(session, args.tool, arguments, consent=consent)
+        return record, reply_tokens(record, session.wire, TokenCounter())  # the figure the app's views show
 
     try:
-        record = asyncio.run(with_session(args, plan, work))
+        record, tokens = asyncio.run(with_session(args, plan, work))
     except KeyboardInterrupt:
         print("mcp-review: interrupted: the task was asked to cancel (tasks/cancel)", file=sys.stderr)
         return ExitCode.FAILED
@@ -93,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         out = record.result if record.error is None else {"error": record.error}
         print(json_text(out))
     else:
-        render.print_call(record)
+        render.print_call(record, tokens)
     if record.failure:
         raise Failure(record.failure)
     return ExitCode.FAILED if record.error is not None or record.is_error else ExitCode.OK

@@ -220,7 +220,10 @@ class ReviewApp(App[None]):
         # what to do first: at 80 columns the reason is cut, the key is not
         self.status(f"connection failed (ctrl+r reconnects): {one_line(message.reason, 200)}", failed=True)
         if "needs authorization" in message.reason and self.workspace.target.is_http:  # a 401 (AuthRequired)
-            self.notify("the server wants a login: ctrl+l opens the Auth view, l logs in here", markup=False)
+            if self.screen is self.main:  # offered in place; over another dialog, said
+                self.switcher.offer_login(self.open_browser)
+            else:
+                self.notify("the server wants a login: ctrl+l opens the Auth view, l logs in here", markup=False)
         self.main.query_one(OverviewPane).show_failure(message.reason, message.detail)
 
     def action_show_tab(self, tab: str) -> None:

@@ -16,7 +16,7 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
-from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason
+from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason, reply_tokens
 from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.connection.session import Session
 from mcp_review.tasks import Observation, TaskDriver, TaskRun, declared, driver_for, task_record
@@ -120,7 +120,8 @@ class Caller:
             self.app.notify(f"{outcome} (the Calls tab shows it in full)", title="call finished", markup=False)
             return
         tool = self.ws.snapshot.tool(record.tool) if self.ws.snapshot else None
-        tokens = self.ws.counter.count_json(record.result) if record.result is not None else None
+        wire = self.ws.connection.wire if self.ws.connection is not None else None
+        tokens = reply_tokens(record, wire, self.ws.counter)
         schema = tool.get("outputSchema") if tool else None
         self.app.push_screen(ResultScreen(result_text(record, schema, tokens, partial(status_style, self.app))))
 

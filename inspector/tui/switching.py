@@ -12,7 +12,7 @@ from mcp_review.connection.wire import WireEntry
 from mcp_review.targets import Target
 from mcp_review.text import one_line
 from mcp_review.tui.connection import Connection
-from mcp_review.tui.dialogs import AuthScreen
+from mcp_review.tui.dialogs import AuthScreen, ConfirmScreen
 from mcp_review.tui.messages import Connected, ConnectionLost
 from mcp_review.tui.shell import Shell
 from mcp_review.workspace import Workspace
@@ -36,8 +36,9 @@ class Switcher:
         self.shell.status("connecting…")
         ws.connection.open(ws.target, ws.era, ws.wire)
 
-    def auth(self, open_browser: Callable[[str], Any]) -> None:
-        """The Auth view of an HTTP server; a new login there reconnects with its token."""
+    def auth(self, open_browser: Callable[[str], Any], login_now: bool = False) -> None:
+        """The Auth view of an HTTP server (with `login_now`, its login flow started); a new login there reconnects
+        with its token."""
         if not self.ws.target.is_http:
             self.shell.status("Auth: only an HTTP server is protected by OAuth")
             return
@@ -47,7 +48,23 @@ class Switcher:
                 self.ws.log_in(token)
                 self.reconnect()
 
-        self.shell.ask(AuthScreen(self.ws.target.url or "", open_browser), logged_in)
+        self.shell.ask(AuthScreen(self.ws.target.url or "", open_browser, login_now), logged_in)
+
+    def offer_login(self, open_browser: Callable[[str], Any]) -> None:
+        """The working HTTP server answered 401: log in now, in place? Yes opens the Auth view with its flow
+        started, as ctrl+l then l do, and the app reconnects with the token."""
+        url = one_line(self.ws.target.url or "", 200)
+        reason = (
+            f"{url} answered 401: it wants an OAuth login. Log in now? The Auth view runs the flow: your browser "
+            "opens at the server's authorization server, and the app reconnects with the token it gives "
+            "(stored, as `mcp-review auth login` stores it). ctrl+l opens the Auth view at any time."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.auth(open_browser, login_now=True)
+
+        self.shell.ask(ConfirmScreen("The server wants a login", reason, yes="Log in"), answered)
 
     def try_target(self, target: Target) -> None:
         """Connect to `target` beside the working server; it becomes the working one once it answers."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -122,6 +123,7 @@ def test_call_read_only_tool_prints_every_part():
     out = cli("call", "notes_search", "--args", '{"query": "milk"}', "--", *fixture_argv("good"))
     assert out.returncode == 0, out.stderr
     assert "notes_search" in out.stdout and " ms " in out.stdout and "Buy milk" in out.stdout
+    assert re.search(r"  ok  ·  reply \d+ cl100k_base tokens\n", out.stdout), "the reply's figure, as the app's"
     assert "structuredContent:" in out.stdout and "isError: false" in out.stdout
     raw = cli("call", "notes_search", "--format", "json", "--args", '{"query": "milk"}', "--", *fixture_argv("good"))
     assert json.loads(raw.stdout)["structuredContent"]["matches"][0]["id"] == "n1"

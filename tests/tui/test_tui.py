@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -151,7 +152,12 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
         body = str(app.screen.body)
         assert "more characters]" in body and len(body) < 30000, "a 20 MB result is shown capped"
+        said = re.search(r"reply (≈[\d,]+) tokens \(an estimate", body)
+        assert said and int(said[1][1:].replace(",", "")) > 2_000_000, "the 20 MB cut to 256 K is extrapolated"
         await pilot.press("escape")
+        await show_tab(pilot, app, "tab-wire")
+        reply = next(i for i, e in enumerate(app.main.wire_log.entries) if e.size > 20 * 1024 * 1024)
+        assert str(app.main.query_one("#wire", Grid).get_cell_at((reply, 6))) == said[1], "the Wire says the same"
         await find_and_call(pilot, app, "flood")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
         await until(pilot, lambda: not app.workspace.wire)

@@ -13,10 +13,10 @@ from textual.widgets import Input, Static
 from mcp_review.auth import store
 from mcp_review.targets import http_target
 from mcp_review.tui.app import ReviewApp
-from mcp_review.tui.dialogs import AuthScreen, ConnectScreen
+from mcp_review.tui.dialogs import AuthScreen, ConfirmScreen, ConnectScreen
 from mcp_review.tui.grid import Grid
 from tests.support import http_fixture
-from tests.tui_pilot import notifications, until
+from tests.tui_pilot import until
 
 
 def play_browser(url: str) -> None:
@@ -28,15 +28,13 @@ async def test_log_in_from_the_auth_view_and_reconnect(tmp_path, monkeypatch):
     with http_fixture("protected") as url:
         app = ReviewApp(http_target(url), era="legacy", state_dir=tmp_path)
         app.open_browser = play_browser
-        heard: list = []
-        async with app.run_test(size=(110, 40), message_hook=heard.append) as pilot:
+        async with app.run_test(size=(110, 40)) as pilot:
             await until(pilot, lambda: "401" in str(app.main.query_one("#status", Static).render()))
-            assert any("ctrl+l opens the Auth view, l logs in here" in m for m in notifications(heard))
-            await pilot.press("ctrl+l")
-            await until(pilot, lambda: isinstance(app.screen, AuthScreen))
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))  # the 401 offers a login in place
+            assert "wants an OAuth login. Log in now?" in str(app.screen.query_one("#result Static", Static).render())
+            await pilot.click("#yes")
+            await until(pilot, lambda: isinstance(app.screen, AuthScreen))  # the Auth view, its flow started
             screen = app.screen
-            assert "none stored" in str(screen.query_one("#auth-token", Static).render())
-            await pilot.press("l")
             await until(pilot, lambda: screen.token is not None)
             token = screen.token
             shown = " ".join(

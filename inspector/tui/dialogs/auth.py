@@ -31,9 +31,9 @@ class AuthScreen(ModalScreen[str | None]):
         Binding("l", "login", "Log in again", id="login"),
     ]
 
-    def __init__(self, url: str, opener: Callable[[str], Any]) -> None:
+    def __init__(self, url: str, opener: Callable[[str], Any], login_now: bool = False) -> None:
         super().__init__()
-        self.url, self.opener = url, opener
+        self.url, self.opener, self.login_now = url, opener, login_now  # login_now: the flow starts on opening
         self.token: str | None = None
         self.steps: list[str] = []
 
@@ -50,6 +50,8 @@ class AuthScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.refresh_stored()
+        if self.login_now:
+            self.action_login()
 
     def refresh_stored(self) -> None:
         from mcp_review.auth import store

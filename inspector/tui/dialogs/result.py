@@ -16,16 +16,17 @@ from textual.widgets import Button, Collapsible, Footer, Static
 
 from mcp_review.calls import CallRecord, describe_block
 from mcp_review.text import one_line, visible
+from mcp_review.tokens import Figure
 from mcp_review.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
 
 
-def result_text(record: CallRecord, output_schema: Any, tokens: int | None, style: Callable[[str], str]) -> Text:
-    """Every content block, structuredContent checked against the outputSchema, isError, latency, tokens;
-    `style` gives a status's style (see `styles.status_style`)."""
+def result_text(record: CallRecord, output_schema: Any, tokens: Figure | None, style: Callable[[str], str]) -> Text:
+    """Every content block, structuredContent checked against the outputSchema, isError, latency, the reply's
+    tokens (`calls.reply_tokens`, the Wire's figure); `style` gives a status's style (see `styles.status_style`)."""
     out = Text()
     out.append(f"{one_line(record.tool, 80)} · {record.latency_ms:.0f} ms · {record.outcome}", style="bold")
     if tokens is not None:
-        out.append(f" · result {tokens} tokens")
+        out.append(f" · reply {tokens} tokens{tokens.note}")
     out.append("\n")
     if record.failure or record.error is not None:
         out.append(visible(record.failure or json.dumps(record.error, indent=2, ensure_ascii=False), 20000))

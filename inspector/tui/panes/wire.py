@@ -25,9 +25,6 @@ from mcp_review.tui.panes.keys import FilteredPane
 from mcp_review.tui.panes.table import show_detail
 from mcp_review.tui.panes.tail import TailPane
 
-TOKENS_EXACT = 256 * 1024  # messages up to this size have their tokens counted, larger ones estimated
-
-
 SHOWN = 20_000  # characters of a message shown in a detail pane (its Copy view has the same)
 MARGIN = 4096  # dumped past SHOWN: a secret that starts before the cut is whole when it is scrubbed
 INDENTED = json.JSONEncoder(indent=2, ensure_ascii=False)
@@ -270,12 +267,7 @@ class WirePane(TailPane, FilteredPane):
         entry, (what, latency) = self.wire_log.entries[i], self.wire_log.info[i]
         tokens = self.wire_log.tokens.get(i)
         if tokens is None:
-            if entry.message is None:
-                tokens = ""
-            elif entry.size <= TOKENS_EXACT:
-                tokens = str(self.counter.count_json(entry.message))
-            else:  # counting megabytes would stall the screen: about 4 bytes a token
-                tokens = f"≈{entry.size // 4:,}"
+            tokens = "" if entry.message is None else str(self.counter.count_sent(entry.message, entry.size))
             self.wire_log.tokens[i] = tokens
         cells = (str(entry.seq), f"{entry.t - self.wire_log.t0:.3f}", entry.direction, entry.kind)
         return (*map(Text, cells), Text(latency), Text(str(entry.size)), Text(tokens), Text(one_line(what, 60)))
