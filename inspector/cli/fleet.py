@@ -50,7 +50,8 @@ def output_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="also write the report here, its format by its name: .md, .txt, .json, .sarif(.json), .xml (repeatable)",
+        help="also write the report here, its format by its name: .md, .txt, .json, .sarif(.json), .xml; DIR/: one "
+        "SARIF file per server (code scanning takes 20 runs a file) (repeatable)",
     )
 
 
@@ -182,11 +183,22 @@ def write_reports(args: argparse.Namespace, rows: list) -> None:  # type: ignore
     """The report on stdout in `--format`, and in each `--out` file in the format its name says."""
     from mcp_review.fleet.aggregate import chunks
     from mcp_review.output import write_text
+    from mcp_review.report.sarif_valid import MAX_RUNS
 
     for out in args.out:
+        if out.endswith("/"):  # code scanning takes 20 runs a file: a folder of one SARIF file per server
+            for row in rows:
+                write_text(f"{out}{row.key}.sarif", chunks([row], "sarif"))
+            continue
         fmt = next((f for s, f in SUFFIXES.items() if out.endswith(s)), None)
         if fmt is None:
-            raise UsageError(f"--out {out}: name it .md, .txt, .json, .sarif or .xml (its format)")
+            raise UsageError(f"--out {out}: name it .md, .txt, .json, .sarif or .xml (its format), or DIR/")
+        if fmt == "sarif" and len(rows) > MAX_RUNS:
+            print(
+                f"mcp-review: {out} holds {len(rows)} servers' runs; GitHub code scanning takes {MAX_RUNS} a file: "
+                "--out DIR/ writes one file per server (upload the folder)",
+                file=sys.stderr,
+            )
         write_text(out, chunks(rows, fmt))
     sys.stdout.writelines(chunks(rows, args.format))
 

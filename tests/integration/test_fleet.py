@@ -205,3 +205,21 @@ def _cmdline(proc: Path) -> str:
         return (proc / "cmdline").read_bytes().decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+def test_a_fleet_over_twenty_servers_gets_a_sarif_folder_code_scanning_accepts(fleet, tmp_path):
+    """Code scanning takes at most 20 runs a file: 22 servers in one .sarif are said on stderr, and `--out DIR/`
+    writes one file per server, each valid SARIF within GitHub's limits (mcp_review.report.sarif_valid)."""
+    from mcp_review.report.sarif_valid import problems
+
+    where, _ = fleet
+    files = sorted((where / "state").glob("*.json"))
+    merged = cli(
+        "merge", *map(str, files), f"--out={tmp_path}/sarif/", f"--out={tmp_path}/all.sarif", cwd=tmp_path, home=where
+    )
+    assert "GitHub code scanning takes 20 a file" in merged.stderr, merged.stderr
+    written = sorted((tmp_path / "sarif").glob("*.sarif"))
+    assert len(written) == 22
+    for path in written:
+        doc = json.loads(path.read_text())
+        assert not problems(doc) and len(doc["runs"]) <= 2, (path.name, problems(doc))
