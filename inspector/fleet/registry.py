@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,15 +106,22 @@ def _remote(remote: dict[str, Any]) -> list[str]:
         raise _Unfilled(f"remote type {kind!r} is not streamable-http or sse")
     url = _fill(str(remote.get("url", "")), remote.get("variables"), "the URL")
     args = ["--url", url, "--transport", "sse" if kind == "sse" else "http"]
-    for header in _list(remote.get("headers")):
-        if not isinstance(header, dict):
-            continue
-        value = _value(header)
-        if value is None and header.get("isRequired"):
-            raise _Unfilled(f"header {header.get('name')!s} is required and has no value here")
-        if value is not None:
-            args += ["--header", f"{header.get('name')}: {value}"]
+    for name, value in _given(remote.get("headers"), "header"):
+        args += ["--header", f"{name}: {value}"]
     return args
+
+
+def _given(items: Any, what: str) -> Iterator[tuple[str, str]]:
+    """The (name, value) of each header or environment variable that has a value here; a required one without
+    a value cannot be filled in."""
+    for item in _list(items):
+        if not isinstance(item, dict):
+            continue
+        value = _value(item)
+        if value is None and item.get("isRequired"):
+            raise _Unfilled(f"{what} {item.get('name')!s} is required and has no value here")
+        if value is not None:
+            yield str(item.get("name")), value
 
 
 def _package(package: dict[str, Any]) -> list[str]:
@@ -139,14 +147,8 @@ def _package(package: dict[str, Any]) -> list[str]:
     command = [runner, *(runtime or defaults), spec, *(["--yes"] if kind == "nuget" else [])]
     command += _arguments(package.get("packageArguments"))
     env = []
-    for variable in _list(package.get("environmentVariables")):
-        if not isinstance(variable, dict):
-            continue
-        value = _value(variable)
-        if value is None and variable.get("isRequired"):
-            raise _Unfilled(f"environment variable {variable.get('name')!s} is required and has no value here")
-        if value is not None:
-            env += ["--env", f"{variable.get('name')}={value}"]
+    for name, value in _given(package.get("environmentVariables"), "environment variable"):
+        env += ["--env", f"{name}={value}"]
     return [*env, "--", *command]
 
 
