@@ -236,6 +236,8 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
                 continue
             discovered = await discover(ctx, issuer)
             seqs += discovered.seqs
+            if discovered.metadata is not None:
+                ctx.authorization_servers[issuer] = (discovered.metadata, discovered.seqs)
             if problem := discovered.problem():
                 problems.append(problem)
     if problems:

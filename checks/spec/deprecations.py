@@ -66,9 +66,13 @@ def deprecated_features(ctx: CheckContext) -> Iterator[Finding]:
     Why: a server that depends on what the next revisions may remove should know it before its clients do; a note
     keeps it in every export without changing the verdict.
 
+    Dynamic client registration: an authorization server whose metadata (as review.resource-server-metadata
+    fetched it, same origin only) offers a `registration_endpoint`.
+
     Known false positives: none for what is recorded (each is on the wire). Not seen: dynamic client registration
-    (the review keeps no authorization server metadata; `mcp-review auth login` registers with CIMD first), and a
-    feature the server uses only on a path this review did not take (a tool not called).
+    when pack review did not run or the authorization server is on another origin (never contacted), and a
+    feature the server uses only on a path this review did not take (a tool not called). An authorization server
+    that offers registration beside Client ID Metadata Documents is noted too: clients may still register.
 
     Passes: nothing deprecated seen. Notes: each deprecated feature in use.
     """
@@ -94,6 +98,10 @@ def deprecated_features(ctx: CheckContext) -> Iterator[Finding]:
             found.append(ctx.note("includeContext", _said("includeContext", f"{method} in a request"), seqs[:3]))
     if ctx.target.kind == "sse":
         found.append(ctx.note("http+sse", _said("The HTTP+SSE transport", "this review speaks it"), [hello]))
+    for issuer, (metadata, seqs) in ctx.authorization_servers.items():
+        if isinstance(metadata.get("registration_endpoint"), str):
+            how = f"{issuer[:200]} offers a registration_endpoint"
+            found.append(ctx.note("dynamic client registration", _said("Dynamic client registration", how), seqs))
     for name, value, seq in itertools.islice(_announced(ctx), HEADERS_SHOWN):
         said = f"the server announces {name}: {value[:120]!r} (RFC 9745/8594): a removal it plans"
         found.append(ctx.note(name.lower(), said, [seq]))

@@ -109,6 +109,9 @@ class CheckContext:
         self.calls: list[CallRecord] = []
         self._samples: dict[str, CallRecord] = {}
         self.task_runs: dict[str, Any] = {}  # tool name -> its run as a task (mcp_review.tasks.TaskRun), shared
+        # issuer -> (its metadata, the exchanges that fetched it), as review.resource-server-metadata discovered it:
+        # spec.deprecated-features reads it after every other rule (dynamic client registration)
+        self.authorization_servers: dict[str, tuple[dict[str, Any], list[int]]] = {}
         self.attestations = list(attestations)
         self.unreachable = unreachable  # why no session could be opened (only rules that need none run)
         self.pinned = pinned  # the baseline's definition hashes (review.rug-pull-mitigation), if one is pinned

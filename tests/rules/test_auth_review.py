@@ -93,3 +93,12 @@ def test_the_tokens_never_reach_the_review():
     assert "'Authorization': '***'" in text  # the probes are there, masked
     assert "eyJ" not in text  # no JWT (base64url of '{"') anywhere
     assert "mcp-review-made-up-" not in text
+
+
+def test_an_authorization_server_offering_registration_is_a_deprecation_note():
+    """The fixture's authorization server (the SDK's) offers dynamic client registration, which 2026-07-28
+    deprecates: a note naming it and the removal date, never a fail; a server with no authorization has none."""
+    notes = [f for f in findings(PROTECTED)["spec.deprecated-features"] if f.subject == "dynamic client registration"]
+    assert [f.status for f in notes] == ["note"], describe(findings(PROTECTED)["spec.deprecated-features"])
+    assert "registration_endpoint" in notes[0].message and "2027-07-28" in notes[0].message and notes[0].evidence
+    assert not [f for f in findings(defective("no-prm"))["spec.deprecated-features"] if "registration" in f.message]
