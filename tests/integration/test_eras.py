@@ -79,3 +79,14 @@ def test_a_server_that_serves_one_era_is_reviewed_under_it_and_says_so():
     assert review.eras is not None and review.eras["shown"] == "legacy" and review.era == "legacy"
     assert "server/discover" in review.eras["modern"]["unserved"] and review.eras["differ"] == []
     assert "modern (2026-07-28, stateless): not reviewed" in render(review, "md-full")
+
+
+@SLOW
+def test_the_app_overview_names_each_rule_that_differs():
+    from mcp_review.tui.panes.overview import era_lines
+
+    review = reviewed("declared", "eras")
+    assert review.eras is not None
+    text = era_lines(review.eras).plain
+    assert "both eras: legacy PASS · modern FAIL" in text
+    assert "review.annotations-set notes_delete: legacy pass · modern fail" in text

@@ -4,6 +4,7 @@ checklist ran; or why the connection failed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,10 +20,27 @@ from mcp_review.tui.dialogs.pin import unapproved_counts
 from mcp_review.workspace import LockDiff
 
 TOP_TOOLS = 10  # the costliest tools named on the overview
+ERA_ROWS = 8  # `--era both`: the rules whose verdicts differ, named on the overview (the exports have all)
 
 
 def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def era_lines(eras: dict[str, Any]) -> Text:
+    """`--era both` on the overview: each era's verdict, then rule by rule where they differ (the first ERA_ROWS;
+    the exports have every one, with each era's message)."""
+    out = Text()
+    legacy, modern = (eras.get(e) or {} for e in ("legacy", "modern"))
+    each = " · ".join(f"{e} {s.get('verdict', 'not served')}" for e, s in (("legacy", legacy), ("modern", modern)))
+    differ = eras.get("differ", [])
+    out.append(f"both eras: {each} · {plural(len(differ), 'difference')}\n")
+    for d in differ[:ERA_ROWS]:
+        where = f" {one_line(str(d['subject']), 60)}" if d.get("subject") else ""
+        out.append(f"  {one_line(str(d['rule']), 60)}{where}: legacy {d['legacy']} · modern {d['modern']}\n")
+    if len(differ) > ERA_ROWS:
+        out.append(f"  … {len(differ) - ERA_ROWS} more in the exports\n")
+    return out
 
 
 class OverviewPane(TabPane):
@@ -72,12 +90,8 @@ class OverviewPane(TabPane):
         if self.drift is not None:
             out.append_text(self.drift)
             out.append("\n")
-        if review and review.eras:  # --era both: each era's verdict, and how many rules and subjects differ
-            legacy, modern = (review.eras.get(e) or {} for e in ("legacy", "modern"))
-            each = " · ".join(
-                f"{e} {s.get('verdict', 'not served')}" for e, s in (("legacy", legacy), ("modern", modern))
-            )
-            out.append(f"both eras: {each} · {plural(len(review.eras.get('differ', [])), 'difference')} (exports)\n")
+        if review and review.eras:  # --era both: each era's verdict, and the rules and subjects that differ
+            out.append_text(era_lines(review.eras))
         out.append(f"revision {snap.revision} · {snap.era} era · transport {target.kind}\n")
         out.append(f"target: {one_line(target.label(), 200)}\n")
         out.append(f"capabilities: {one_line(', '.join(sorted(snap.capabilities)) or 'none', 200)}\n")
