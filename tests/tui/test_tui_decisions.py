@@ -112,6 +112,7 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
         shown = detail(again)
         assert f"recorded on {created} (saved with the review)" in shown and "re-run the rule" not in shown
         assert "tools/list" in shown  # the exchange itself, as saved
+        assert "answers #" in shown and "no answer yet" not in shown  # paired as it was when recorded
         assert "until 2099-01-31" in shown
 
 
