@@ -97,6 +97,8 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
         assert app.workspace.review.counts().get("warn") is None
         assert "until 2099-01-31" in detail(app)
         await until(pilot, lambda: "2099-01-31" in path.read_text())
+        status = app.main.query_one("#status", Static)  # one line: a long path is cut, never wrapped out of sight
+        await until(pilot, lambda: f"saved to {path.parent}"[:60] in status.render_line(0).text)
         created = app.workspace.review.created
         await pilot.press("N")  # the review's notes, shown where one is added
         await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
