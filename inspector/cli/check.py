@@ -24,12 +24,12 @@ HELP = "run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error"
 def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
     """What a review runs and with what: `check` and `tui` take the same; `fleet` (not `one_server`) passes them on
     to each check but for `--baseline` (it pins one server) and `--budget` (its own: each server's)."""
-    p.add_argument(
-        "--pack", action="append", default=[], help="review, spec, tokens, design, registry, all (repeatable)"
-    )
-    p.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
     from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
+    from mcp_review.rules.core import DEFAULT_PACKS, PACKS
 
+    packs = f"{', '.join(PACKS)}, all (repeatable; default: {' '.join(DEFAULT_PACKS)})"
+    p.add_argument("--pack", action="append", default=[], help=packs)
+    p.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
     p.add_argument(
         "--calls",
         choices=["none", "read-only", "all"],

@@ -34,7 +34,7 @@ from mcp_review.tui.dialogs import ResultScreen, ask_target, export_review, reme
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
 from mcp_review.tui.panes.checklist import ChecklistPane
-from mcp_review.tui.panes.overview import OverviewPane
+from mcp_review.tui.panes.overview import OverviewPane, plural
 from mcp_review.tui.panes.primitives import PrimitivesPane
 from mcp_review.tui.panes.skills import SkillsPane
 from mcp_review.tui.panes.tools import ToolsPane
@@ -191,7 +191,7 @@ class ReviewApp(App[None]):
         )
         self.status(
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
-            f"{snap.revision} ({snap.era} era) · {ws.target.kind} · {len(snap.tools)} tools"
+            f"{snap.revision} ({snap.era} era) · {ws.target.kind} · {plural(len(snap.tools), 'tool')}"
         )
         self._show_snapshot()
 

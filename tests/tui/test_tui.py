@@ -7,7 +7,7 @@ import json
 import re
 
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from mcp_review.targets import demo_target, stdio_target
 from mcp_review.tui.app import ReviewApp
@@ -58,11 +58,13 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         assert "**Verdict: ❌ FAIL**" in (tmp_path / "mcp-review-demo-notes.md").read_text()
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, ExportScreen))
-        app.screen.query_one("#format", Select).value = "sarif"
+        app.screen.query_one("#path", Input).value = str(tmp_path / "mine.md")  # typed first, then the format:
+        app.screen.query_one("#format", Select).value = "sarif"  # the path keeps its folder and name
         await pilot.pause()
+        assert app.screen.query_one("#path", Input).value == str(tmp_path / "mine.sarif.json")
         await pilot.click("#export")
-        await until(pilot, lambda: (tmp_path / "mcp-review-demo-notes.sarif.json").is_file())
-        assert json.loads((tmp_path / "mcp-review-demo-notes.sarif.json").read_text())["version"] == "2.1.0"
+        await until(pilot, lambda: (tmp_path / "mine.sarif.json").is_file())
+        assert json.loads((tmp_path / "mine.sarif.json").read_text())["version"] == "2.1.0"
         await pilot.press("e")  # the complete review, every finding with its evidence
         await until(pilot, lambda: isinstance(app.screen, ExportScreen))
         app.screen.query_one("#format", Select).value = "md-full"
@@ -200,8 +202,6 @@ async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
 
 
 async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
-    from textual.widgets import Input
-
     from mcp_review.tui.dialogs import DecisionScreen
 
     async def decide(pilot: Pilot, app: ReviewApp, key: str, rule: str, why: str) -> None:
@@ -304,8 +304,6 @@ async def test_sort_by_column_jump_by_name_and_theme_is_remembered(tmp_path):
 async def test_connect_to_another_server_retry_after_a_failure_and_recent_targets(tmp_path):
     import shlex
 
-    from textual.widgets import Input
-
     from mcp_review.tui.dialogs import ConnectScreen
     from mcp_review.tui.settings import load_settings
 
@@ -373,7 +371,7 @@ async def test_finding_detail_quotes_its_wire_evidence_and_tool_detail_lists_fin
 
 
 async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path):
-    from textual.widgets import Input, Select
+    from textual.widgets import Select
 
     from mcp_review.tui.dialogs import ConfirmScreen, RunScreen
 

@@ -79,7 +79,7 @@ async def test_well_formed_app_shows_its_tools_csp_page_and_how_to_get_findings(
         await pilot.press(*"getcurrentposition")
         await pilot.pause()
         assert column(html, 1) == ["navigator.geolocation.getCurrentPosition((pos) => {"]
-        assert html.labels[1] == "html · 1 rows found"
+        assert html.labels[1] == "html · 1 row found"
         await pilot.press("escape")  # from the find back to the page, the screen still open
         assert isinstance(app.screen, AppPageScreen) and app.screen.focused is html
         await pilot.press("escape")

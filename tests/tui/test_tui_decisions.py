@@ -84,10 +84,21 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
 
         await run_checks(pilot, app)
         await highlight_finding(pilot, app, "spec.pagination")  # a warn: it can be waived too
+        await pilot.press("w")  # an expiry in the past is refused: that waiver would never apply
+        await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
+        app.screen.query_one("#why", Input).value = "pagination is not needed for 4 tools"
+        app.screen.query_one("#expires", Input).value = "2020-01-01"
+        await pilot.press("ctrl+s")
+        assert "in the past" in str(app.screen.query_one("#problems", Static).render())
+        assert app.screen.focused is app.screen.query_one("#expires", Input)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, DecisionScreen))
         await decide(pilot, "w", "pagination is not needed for 4 tools", expires="2099-01-31")
         assert app.workspace.review.counts().get("warn") is None
         assert "until 2099-01-31" in detail(app)
         await until(pilot, lambda: "2099-01-31" in path.read_text())
+        status = app.main.query_one("#status", Static)  # one line: a long path is cut, never wrapped out of sight
+        await until(pilot, lambda: f"saved to {path.parent}"[:60] in status.render_line(0).text)
         created = app.workspace.review.created
         await pilot.press("N")  # the review's notes, shown where one is added
         await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
@@ -112,6 +123,7 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
         shown = detail(again)
         assert f"recorded on {created} (saved with the review)" in shown and "re-run the rule" not in shown
         assert "tools/list" in shown  # the exchange itself, as saved
+        assert "answers #" in shown and "no answer yet" not in shown  # paired as it was when recorded
         assert "until 2099-01-31" in shown
 
 

@@ -3,7 +3,7 @@ cost for one that declares them; opening a skill reads its SKILL.md and says whe
 
 from __future__ import annotations
 
-from textual.widgets import TabbedContent
+from textual.widgets import Static, TabbedContent
 
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
@@ -18,6 +18,8 @@ async def test_the_skills_tab_lists_costs_and_reads_a_skill_against_its_digest(t
     app = ReviewApp(stdio_target(fixture_argv("skills", "digest-mismatch")), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
+        status = str(app.main.query_one("#status", Static).render())
+        assert status.endswith("· 1 tool"), status  # its one tool, in the singular
         await pilot.press("9")
         tabs = app.main.query_one(TabbedContent)
         await until(pilot, lambda: tabs.active == "tab-skills")

@@ -61,3 +61,12 @@ def test_rug_pull_mitigation_sends_the_reviewer_to_the_lock():
     source = (CHECKS / "review" / "security.py").read_text()
     messages = " ".join(message_strings(source))
     assert "mcp-review pin" in messages and "Changes tab" in messages
+
+
+def test_the_pack_option_names_every_pack():
+    """`--pack`'s help lists every pack there is (apps was missing) and says which run by default."""
+    from mcp_review.rules.core import DEFAULT_PACKS, PACKS
+
+    check = parser("check")._actions[-1].choices["check"]  # type: ignore[attr-defined]
+    helps = [a.help or "" for a in check._actions if "--pack" in a.option_strings]
+    assert all(pack in helps[0] for pack in PACKS) and " ".join(DEFAULT_PACKS) in helps[0]

@@ -159,7 +159,7 @@ class AppPageScreen(ModalScreen[None]):
         needle, lower = needle.lower(), self.html.lower
         shown = range(len(lower)) if not needle else [i for i, text in enumerate(lower) if needle in text]
         grid = self.query_one("#app-html", Grid)
-        what = f"html · {len(shown):,} rows" + (" found" if needle else "")
+        what = f"html · {len(shown):,} row{'' if len(shown) == 1 else 's'}" + (" found" if needle else "")
         grid.labels = ["line", what + (f" (the page cut at {MAX_ROWS:,})" if self.html.cut else "")]
         grid.show(shown, self.cells)
 

@@ -84,10 +84,14 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
             values["expires"] = self.query_one("#expires", Input).value.strip()
             if values["expires"]:
                 try:
-                    dt.date.fromisoformat(values["expires"])
+                    past = dt.date.fromisoformat(values["expires"]) < dt.date.today()
                 except ValueError:
                     problems.append("expires must be a date like 2027-01-31")
                     wrong.append("expires")
+                else:
+                    if past:  # a waiver that never applies: the finding would count as if never waived
+                        problems.append("expires is in the past: the waiver would never apply")
+                        wrong.append("expires")
         elif self.kind == "attest":
             values["status"] = str(self.query_one("#verdict", Select).value)
         if problems:

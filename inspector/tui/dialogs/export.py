@@ -76,7 +76,14 @@ class ExportScreen(Dialog[dict[str, str] | None]):
 
     @on(Select.Changed, "#format")
     def format_changed(self, event: Select.Changed) -> None:
-        self.query_one("#path", Input).value = f"{self.stem}.{FORMATS[str(event.value)].suffix}"
+        """The path typed keeps its folder and name: only another format's suffix is swapped for this one's."""
+        field, suffix = self.query_one("#path", Input), FORMATS[str(event.value)].suffix
+        path = field.value.strip() or self.stem
+        for old in sorted((f".{f.suffix}" for f in FORMATS.values()), key=len, reverse=True):  # sarif.json first
+            if path.endswith(old):
+                path = path.removesuffix(old)
+                break
+        field.value = f"{path}.{suffix}"
 
     def draft_key(self) -> str:
         return f"export {self.stem}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import groupby
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast, get_args
 
 from rich.text import Text
 from textual import on
@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from mcp_review.connection.pairing import Link, State
 from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.review import WAIVABLE, Attestation, Finding, Remark, Review, Waiver, rank
 from mcp_review.rules.core import Rule
@@ -67,6 +68,19 @@ def saved_entry(saved: dict[str, Any]) -> WireEntry:
         http=saved.get("http"),
         size=int(saved.get("size", 0)),
         notes=saved.get("notes"),
+        links=[saved_link(link) for link in saved.get("links") or [] if isinstance(link, dict)] or None,
+        answered=[seq for seq in saved.get("answered") or [] if isinstance(seq, int)] or None,
+    )
+
+
+def saved_link(saved: dict[str, Any]) -> Link:
+    """A link as a review saved it (`Link.to_json`): which request an answer answered, and how soon."""
+    request, method, ms, state = (saved.get(key) for key in ("request", "method", "ms", "state"))
+    return Link(
+        request if isinstance(request, int) else None,
+        method if isinstance(method, str) else None,
+        float(ms) if isinstance(ms, (int, float)) else None,
+        cast(State, state) if state in get_args(State) else "unpaired",
     )
 
 
@@ -252,9 +266,12 @@ class ChecklistPane(FilteredPane):
             return out
         plural = "y" if len(kept) == 1 else "ies"
         out.append(f"\nevidence: {len(kept)} wire entr{plural} recorded on {when} (saved with the review)\n", "bold")
-        quiet = WireLog()  # a saved entry carries its own HTTP lines: none are looked up in this session's log
-        for seq in kept[:MAX_EVIDENCE]:
-            out.append_text(self.wire_log.entry_text(saved_entry(saved[seq]), quiet))
+        # A view of the saved entries alone: their pairs and labels are looked up there, never in this session's
+        # wire (whose seqs name other entries); a saved entry's HTTP lines are saved entries of their own.
+        recorded = WireView()
+        recorded.add([saved_entry(saved[seq]) for seq in kept[:MAX_EVIDENCE]])
+        for entry in recorded.entries:  # a listing opens at the subject's own item, as in this session
+            out.append_text(recorded.entry_text(entry, None, f.subject))
         return out
 
     @on(Grid.RowHighlighted, "#checks")
