@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Footer, Input, Select, TabbedContent, TextArea
 
@@ -265,3 +266,22 @@ def test_tool_names_sort_as_a_reader_expects():
 
     names = ["events_search_9604", "Events_search_964", "events_search_10", "9lives", "a"]
     assert sorted(names, key=natural) == ["9lives", "a", "events_search_10", "Events_search_964", "events_search_9604"]
+
+
+@pytest.mark.parametrize(("key", "answer"), [("y", True), ("n", False), ("escape", False), ("enter", None)])
+async def test_a_confirmation_is_answered_by_its_named_keys_and_never_by_enter_alone(key, answer):
+    """ "Replace the file?" or a tool's consent: y and n answer it (the footer names them); Enter alone, with the
+    focus on the text, decides nothing."""
+    from textual.app import App
+
+    from mcp_review.tui.dialogs import ConfirmScreen
+
+    answers: list[bool | None] = []
+    app: App[None] = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(ConfirmScreen("Replace the file?", "r.md exists", yes="Replace"), answers.append)
+        await pilot.pause()
+        assert {"y", "n"} <= set(app.active_bindings), "the footer shows both keys"
+        await pilot.press(key)
+        await pilot.pause()
+        assert answers == ([] if answer is None else [answer])

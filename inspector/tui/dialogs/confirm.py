@@ -18,7 +18,12 @@ class ConfirmScreen(ModalScreen[bool | None]):
     None: go back (a button says where), nothing decided."""
 
     DEFAULT_CSS = DIALOG_CSS + "ConfirmScreen #result { height: auto; max-height: 20; }"
-    BINDINGS = [Binding("escape", "back", "Cancel", id="cancel")]
+    BINDINGS = [
+        Binding("escape", "back", "Cancel", id="cancel"),
+        # a named key for each answer (as lazygit's y/n): Enter alone never decides, the focus starts on the text
+        Binding("y", "answer(True)", "Yes", id="confirm-yes"),
+        Binding("n", "answer(False)", "No", id="confirm-no"),
+    ]
 
     def __init__(self, title: str, reason: str | Text, yes: str = "Call it", back: str = "") -> None:
         super().__init__()
@@ -40,6 +45,9 @@ class ConfirmScreen(ModalScreen[bool | None]):
                 yield Button("Refuse" if self.back else "Cancel", id="no")
                 yield Button(self.yes, id="yes", variant="warning")
         yield Footer()  # its own keys, not the main screen's
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
 
     def action_back(self) -> None:
         self.dismiss(None if self.back else False)
