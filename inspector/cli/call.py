@@ -80,8 +80,17 @@ def run(args: argparse.Namespace) -> int:
         consent: Consent = "reviewer" if reason else "read-only"
         if args.task:
             from mcp_review.tasks import run_task, task_record
+            from mcp_review.text import one_line
 
             run = await run_task(session, args.tool, arguments, deadline=args.task_wait, on_status=status_printer())
+            if run.ended == "ran without a task":  # said, never silent: the reviewer asked for a task
+                execution = tool.raw.get("execution") if isinstance(tool.raw, dict) else None
+                support = execution.get("taskSupport") if isinstance(execution, dict) else None
+                print(
+                    f"mcp-review: the server made no task: it answered the call itself (the tool's taskSupport: "
+                    f"{one_line(str(support), 40) if support is not None else 'not declared'})",
+                    file=sys.stderr,
+                )
             record = task_record(run, consent)
         else:
             record = await call_tool(session, args.tool, arguments, consent=consent)

@@ -85,3 +85,12 @@ def test_a_task_that_asks_for_input_is_answered(era, tmp_path):
         assert '{"topic": {"action": "decline"}}' in out.stdout
     else:
         assert len(sent(wire, "tasks/result")) == 1
+
+
+def test_a_tool_the_server_runs_without_a_task_is_said_not_silent(tmp_path):
+    """--task on a tool that declares no task support (apps.py's show_weather): the server answers the call itself,
+    and the reviewer who asked for a task is told so on stderr, the result still on stdout."""
+    out = cli("call", "show_weather", "--task", "--", *fixture_argv("apps", "well-formed"))
+    assert out.returncode == 0, out.stderr
+    assert "Sunny in Lisbon" in out.stdout
+    assert "the server made no task: it answered the call itself (the tool's taskSupport: not declared)" in out.stderr
