@@ -148,7 +148,8 @@ async def test_who_is_remembered_and_the_cursor_goes_to_what_is_missing(tmp_path
             assert screen.focused is screen.query_one("#who", Input)
             await pilot.press(*"carol", "enter")  # the name lands in "who"; Enter submits without a reason
             assert screen.query_one("#who", Input).value == "carol"
-            assert "why is required" in str(screen.query_one("#problems", Static).render())
+            assert "note is required" in str(screen.query_one("#problems", Static).render()), "named as shown"
+            assert [screen.query_one(f"#{f}", Input).border_title for f in ("who", "why")] == ["who", "note"]
             assert screen.focused is screen.query_one("#why", Input)
             await pilot.press(*"ok", "enter")
             await until(pilot, lambda: not isinstance(app.screen, DecisionScreen))

@@ -59,14 +59,19 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
                 subject = one_line(self.finding.subject or "the server", 60)
                 yield Static(Text(f"{self.kind} {self.finding.rule} for {subject}", style="bold"))
                 yield Static(Text(one_line(self.finding.message, 300)))
-            yield Input(value=self.who, placeholder="who (required)", id="who")
-            yield Input(placeholder=f"{PLACEHOLDERS[self.kind]} (required)", id="why")
+            # each field keeps its name in its frame once it is filled (the placeholder is gone then)
+            yield _named(Input(value=self.who, placeholder="who (required)", id="who"), "who")
+            yield _named(Input(placeholder=f"{PLACEHOLDERS[self.kind]} (required)", id="why"), self._label("why"))
             if self.kind == "waive":
-                yield Input(placeholder="expires (YYYY-MM-DD, optional)", id="expires")
+                yield _named(Input(placeholder="expires (YYYY-MM-DD, optional)", id="expires"), "expires")
             elif self.kind == "attest":
                 yield Select([("pass: it holds", "pass"), ("fail: it does not", "fail")], value="pass", id="verdict")
             yield Static(id="problems")
             yield from self.buttons(self.kind.capitalize(), "ok")
+
+    def _label(self, field: str) -> str:
+        """What the dialog calls a field: `why` is the reason of a waiver, the note of an attestation..."""
+        return PLACEHOLDERS[self.kind].split(":")[0] if field == "why" else field
 
     def draft_key(self) -> str:
         """Per decision and finding (a note on the review has none)."""
@@ -78,7 +83,7 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
             "who": self.query_one("#who", Input).value.strip(),
             "why": self.query_one("#why", Input).value.strip(),
         }
-        problems = [f"{k} is required" for k, v in values.items() if not v]
+        problems = [f"{self._label(k)} is required" for k, v in values.items() if not v]
         wrong = [k for k, v in values.items() if not v]
         if self.kind == "waive":
             values["expires"] = self.query_one("#expires", Input).value.strip()
@@ -100,3 +105,8 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
             return
         remember_reviewer(values["who"])
         self.dismiss(values)
+
+
+def _named(field: Input, name: str) -> Input:
+    field.border_title = name
+    return field
