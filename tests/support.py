@@ -46,6 +46,17 @@ def slowness() -> float:
     return value
 
 
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    """`mcp-review ARGS` as a user runs it: a process of its own, this environment plus `env`, the repository on
+    PYTHONPATH (a target may import `tests`), its output captured; `timeout` is a hang bound."""
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run(
+        [PYTHON, "-m", "mcp_review", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd, env=full
+    )
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -12,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcp_review.rules.core import load_rules
-from tests.support import fixture_argv
+from tests.support import fixture_argv, run_cli
 
 EXEMPLARY = fixture_argv("profiled", "exemplary")
 MANY = fixture_argv("many", "--tools", "50")
@@ -23,15 +22,7 @@ def check(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[st
     return cli("check", *args, cwd=cwd)
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_review", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
-    )
+cli = run_cli  # mcp-review as a user runs it (tests/support.py); other modules import it from here
 
 
 CONFIG = """

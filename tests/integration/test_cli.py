@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -11,14 +10,11 @@ import sys
 import pytest
 
 from mcp_review.tokens import EXACT_CHARS, canonical, get_encoding
-from tests.support import fixture_argv, http_fixture
+from tests.support import fixture_argv, http_fixture, run_cli
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "160"}
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_review", *args], capture_output=True, text=True, timeout=timeout, env=env
-    )
+    return run_cli(*args, env={"COLUMNS": "160"}, timeout=timeout)
 
 
 def test_list_json_figures_are_tiktokens_count_of_the_wire_json(tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcp_review.configs import Allowed, ConfigError, discover, find_server, load_servers, strip_jsonc
+from tests.support import run_cli
 
 
 def write(path: Path, data: object) -> Path:
@@ -118,14 +119,7 @@ def test_discover_reads_every_usual_place(tmp_path):
 
 
 def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_review", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-    )
+    return run_cli(*args, cwd=cwd, env=env, timeout=120)
 
 
 def test_cli_list_from_a_config_file(tmp_path):
