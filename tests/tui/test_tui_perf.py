@@ -1,7 +1,9 @@
-"""The app stays answerable at scale (issue 12): keys are handled while the checklist runs on 10,000 tools.
+"""The app stays answerable at scale (issue 12): keys are handled while the checklist runs on 3,000 tools.
 
 No time is asserted here (a loaded machine would fail it, not the app): how long a key waits meanwhile is
-`bench/tui.py`'s figure ("longest key wait" during the checklist on 10,000 tools; target under 0.25 s).
+`bench/tui.py`'s figure ("longest key wait" during the checklist on 10,000 tools; target under 0.25 s). 3,000
+tools keep the checklist running for seconds, long enough for keys to come in while it runs; 10,000 (110,000
+findings) cost the suite two minutes of CPU on 2 cores to prove the same thing, and bench/tui.py measures them.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from tests.support import fixture_argv, slowness
 from tests.tui_pilot import until
 
 
-async def test_keys_are_answered_while_the_checklist_runs_on_10000_tools(tmp_path):
-    app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "10000")), state_dir=tmp_path)
+async def test_keys_are_answered_while_the_checklist_runs_on_3000_tools(tmp_path):
+    app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "3000")), state_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None, 120)
         app.main.show_tab("tab-tools")
@@ -38,7 +40,7 @@ async def test_keys_are_answered_while_the_checklist_runs_on_10000_tools(tmp_pat
             answered += app.workspace.checking  # handled while the rules still ran, not queued until they ended
             await asyncio.sleep(0.2)
         assert answered >= 2, "keys were handled while the checklist ran"
-        assert app.workspace.review is not None and len(app.workspace.review.tools) == 10000
+        assert app.workspace.review is not None and len(app.workspace.review.tools) == 3000
         assert any(f.rule == "review.rug-pull-mitigation" for f in app.workspace.review.findings), "every rule ran"
 
 
