@@ -1,4 +1,4 @@
-"""The secret and egress cases of the hostile servers (imported by stdio_server.py / http_server.py, siblings).
+"""The secret and egress cases of the hostile servers (imported by stdio_text.py / http_server.py, siblings).
 
 - echo-transformed: every secret the server can find, echoed in the forms a server computes to slip past a
   masker that knows only the plain value and its encodings: reversed, rot13, base32, swapcase, spelled out with

@@ -1,6 +1,6 @@
 """The rule harness's runs: one real `run_check` against a fixture server (stdio or HTTP on 127.0.0.1), what
 the reviewer allowed or attested, and the review it yields, computed once per session (tests/session.py) and
-shared by every module of tests/rules through tests/rules/test_rules.py."""
+shared by every module of tests/rules (which runs prove which rule: tests/rules/cases.py)."""
 
 from __future__ import annotations
 
@@ -103,3 +103,8 @@ def worst(items: list[Finding]) -> str:
 
 def describe(items: list[Finding]) -> str:
     return "; ".join(f"{f.status} {f.subject}: {f.message[:120]}" for f in items)
+
+
+def flagged(run: Run) -> set[str]:
+    """The rules whose worst finding on `run` is fail, warn or blocking."""
+    return {rule for rule, items in findings(run).items() if worst(items) in ("fail", "warn", "blocking")}

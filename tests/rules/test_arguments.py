@@ -7,7 +7,7 @@ import os
 from mcp_review import canary
 from mcp_review.catalog import Item
 from mcp_review.rules.arguments import call_arguments, is_path, named_values
-from tests.rules.test_rules import Run, describe, findings
+from tests.rules.runs import Run, describe, findings
 
 LEAKY = Run(("leaky",))  # --calls all: the tools carry no annotations
 

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from tests.rules.test_rules import PROTECTED, Run, describe, findings, review_of
+from tests.rules.cases import PROTECTED
+from tests.rules.runs import Run, describe, findings, review_of
 
 AUDIENCE = "review.audience-validated"
 FORGED_JWT = "a JWT signed by a key the server does not trust"

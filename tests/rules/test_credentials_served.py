@@ -14,7 +14,7 @@ from mcp_review.checking import CheckPlan, run_check
 from mcp_review.rules.context import Options
 from mcp_review.rules.core import load_rules
 from mcp_review.targets import http_target, stdio_target
-from tests.rules.test_rules import Run, describe, findings, worst
+from tests.rules.runs import Run, describe, findings, worst
 from tests.support import free_port, running
 from tests.thirdparty import EVERYTHING, everything_stdio_argv, require
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.test_rules import Run, describe, findings, review_of, worst
+from tests.rules.runs import Run, describe, findings, review_of, worst
 
 RULE = "review.error-channel-correct"
 

@@ -14,7 +14,7 @@ import pytest
 
 from mcp_review.report.markdown import exchanges_of
 from mcp_review.review import Finding, Review
-from tests.rules.test_rules import (
+from tests.rules.cases import (
     ACCEPT_ANY,
     HTTP_GOOD,
     HTTP_MODERN,
@@ -26,9 +26,8 @@ from tests.rules.test_rules import (
     SPEAKS_HOSTILE,
     SSE,
     VULNERABLE,
-    Run,
-    review_of,
 )
+from tests.rules.runs import Run, review_of
 
 ALSO_SSE = Run(("good", "--also-sse"), http="--http", era="legacy")  # Streamable HTTP, and SSE at /sse
 STICKY = Run(("good", "--sticky-sessions"), http="--http", era="legacy")  # a DELETE that ends no session

@@ -21,7 +21,8 @@ from mcp_review.checks.review.probes import code_payloads, command_payloads, tem
 from mcp_review.config import ConfigFileError, load_config
 from mcp_review.review import verdict_of
 from tests.integration.test_check_cli import check
-from tests.rules.test_rules import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE, Run, describe, findings
+from tests.rules.cases import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE
+from tests.rules.runs import Run, describe, findings
 from tests.support import fixture_argv
 
 RULES = [f"review.{probe}" for probe in PROBES]

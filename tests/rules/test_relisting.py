@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_configs import cli
-from tests.rules.test_rules import Run, describe, findings
+from tests.rules.runs import Run, describe, findings
 from tests.support import fixture_argv
 
 RULE = "review.rug-pull-mitigation"

@@ -13,7 +13,8 @@ import pytest
 from mcp_review.checks.apps.page import covers, origin_of, read_page
 from mcp_review.checks.apps.resources import entry_problem
 from mcp_review.checks.apps.safety import posts_to_any, sinks
-from tests.rules.test_rules import APP_GOOD, DOMAIN, Run, describe, findings, flagged, worst
+from tests.rules.cases import APP_GOOD, DOMAIN
+from tests.rules.runs import Run, describe, findings, flagged, worst
 
 APP = "ui://weather/app.html"
 # mode -> the rules it may turn fail, warn or blocking on the well-formed app (and no other)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.test_rules import SKILLS_GOOD, Run, describe, findings, flagged
+from tests.rules.cases import SKILLS_GOOD
+from tests.rules.runs import Run, describe, findings, flagged
 from tests.support import SERVERS
 
 # mode -> the rules it may turn fail, warn or blocking on the well-formed server (and no other)

@@ -1,5 +1,5 @@
 """Steering and excessive agency proven on real servers (issue 20): the steering twins (tests/servers/steering.py,
-stdio) reviewed through tests/rules/test_rules.py's harness. The vulnerable twin's descriptions steer, its tools carry
+stdio) reviewed through tests/rules/runs.py's harness. The vulnerable twin's descriptions steer, its tools carry
 no annotations and send_message sends without asking; the guarded twin says the same things plainly, annotates
 every tool and confirms through elicitation. Each changed rule is proven both ways, and the twins get different
 security verdicts."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mcp_review.review import verdict_of
 from mcp_review.scan import scan_text
-from tests.rules.test_rules import Run, describe, findings, review_of, worst
+from tests.rules.runs import Run, describe, findings, review_of, worst
 
 GUARDED = Run(("steering", "guarded"))
 VULNERABLE = Run(("steering", "vulnerable"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.rules.cases import LOOKALIKE, TASK_DEFECTS
 from tests.rules.runs import Run, describe, findings, worst
-from tests.rules.test_rules import LOOKALIKE, TASK_DEFECTS
 
 MODERN_GOOD = Run(("tasks", "well-formed", "--modern"))
 MODERN_FAILS = {  # rule -> (mode, subject, fragment)

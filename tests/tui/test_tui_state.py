@@ -1,5 +1,5 @@
 """Issue #12: the app's state stays true (connection, forms, consent, filters, highlights, dialogs) and every
-exchange is readable in full. Driven with Pilot against real fixture servers, like tests/tui/test_tui.py."""
+exchange is readable in full. Driven with Pilot against real fixture servers, like tests/tui/test_tui_review.py."""
 
 from __future__ import annotations
 
