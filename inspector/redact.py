@@ -169,6 +169,23 @@ def _trie(alternatives: Iterable[tuple[str, ...]]) -> str:
     return build(root)
 
 
+class _Batch:
+    """The secrets added together: the expression of their spelled-out forms (searched in every text), and the
+    one of all their forms, which masking replaces, compiled on first use: compiling the forms of one long JWT
+    takes tens of ms, and most texts are found clean before anything needs masking (most sessions never do)."""
+
+    def __init__(self, forms: set[str], spelled: list[tuple[str, ...]]) -> None:
+        self._forms, self._spelled_tokens = forms, spelled
+        self._combined: re.Pattern[str] | None = None
+        self.spelled = re.compile(_trie(spelled)) if spelled else None
+
+    def combined(self) -> re.Pattern[str]:
+        """Every form, as is or spelled out: what masking replaces."""
+        if self._combined is None:
+            self._combined = re.compile(_trie([_tokens(f, False) for f in self._forms] + self._spelled_tokens))
+        return self._combined
+
+
 class Redactor:
     """Masks known secret values in text and JSON, and credential headers by name.
 
@@ -176,18 +193,17 @@ class Redactor:
     (same length, so spans map back): its literal forms with C's substring search, its spelled-out forms with one
     regular expression per batch of secrets added together; only a text that holds one is masked, by one pass per
     batch of one expression of its forms, factored by common prefixes (overlapping spans are masked as one). Each
-    step is linear in the text's size (bench/redact.py measures it on 10 MB). A batch is compiled once: a secret
-    added later never recompiles the earlier ones (compiling the forms of one long JWT takes a few hundred ms, and
-    a session that recompiled every secret on each add grew quadratically: an OAuth review, which registers its
-    logins and forged tokens one by one, spent most of its time there).
+    step is linear in the text's size (bench/redact.py measures it on 10 MB). The expression that masks is compiled
+    when first needed, and a secret added later never recompiles the earlier ones (a session that recompiled every
+    secret on each add grew quadratically: an OAuth review, which registers its logins and forged tokens one by
+    one, spent most of its time there).
     A long text found clean is remembered by a keyed digest, so that showing it again costs no scan.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
-        self._combined: list[re.Pattern[str]] = []  # per batch, every form: what masking replaces
+        self._batches: list[_Batch] = []
         self._forms: list[str] = []  # the literal forms: found with `in` (C's substring search, the faster test)
-        self._spelled: list[re.Pattern[str]] = []  # per batch, the spelled-out forms
         self._pattern_of: dict[str, re.Pattern[str]] = {}  # each secret's escaped-text pattern, compiled when needed
         self._clean: set[bytes] = set()  # digests of long texts that hold no secret
         self.add(secrets)
@@ -213,9 +229,7 @@ class Redactor:
         forms = {f for s in new for f in encoded_forms(s)}
         spelled = [_tokens(f, True) for s in new if len(s) >= LONG for f in _spelled(s)]
         self._forms = sorted({*self._forms, *forms}, key=len)
-        if spelled:
-            self._spelled.append(re.compile(_trie(spelled)))
-        self._combined.append(re.compile(_trie([_tokens(f, False) for f in forms] + spelled)))
+        self._batches.append(_Batch(forms, spelled))
 
     def _patterns(self) -> list[re.Pattern[str]]:
         """Each secret as a pattern over escaped text, longest first (rarely needed: compiled on first use)."""
@@ -226,7 +240,7 @@ class Redactor:
     def needed(self, text: str) -> bool:
         """Does `text` hold a secret, in any of the forms above (escapes decoded)?"""
         digest = self._digest(text)
-        if not self._combined or digest in self._clean:
+        if not self._batches or digest in self._clean:
             return False
         if self._found(_lowered(text)) or self._escaped(text):
             return True
@@ -235,7 +249,9 @@ class Redactor:
 
     def _found(self, low: str) -> bool:
         """Does the lowered text hold a form, as is or spelled out?"""
-        return any(form in low for form in self._forms) or any(spelled.search(low) for spelled in self._spelled)
+        return any(form in low for form in self._forms) or any(
+            batch.spelled.search(low) for batch in self._batches if batch.spelled is not None
+        )
 
     def _escaped(self, text: str) -> bool:
         """Does a secret appear in `text` once its escapes are decoded?"""
@@ -244,10 +260,11 @@ class Redactor:
 
     def text(self, text: str) -> str:
         digest = self._digest(text)
-        if not self._combined or digest in self._clean:
+        if not self._batches or digest in self._clean:
             return text
         low = _lowered(text)
-        spans = _merged(m.span() for p in self._combined for m in p.finditer(low)) if self._found(low) else []
+        found = self._found(low)
+        spans = _merged(m.span() for b in self._batches for m in b.combined().finditer(low)) if found else []
         if not spans and not (_may_be_escaped(text) and _ESCAPE.search(text)):
             self._found_clean(digest)
         if spans:
