@@ -3,8 +3,10 @@
     python app_driver.py OUT_DIR -- mcp-review target arguments (--url ... | -- command ...)
 
 Connect, wait, run the default packs with every tool callable (or those `--calls` allows), call `probe` (a
-consent dialog is declined: escape), copy the call as CLI and JSON, export the review in every format, quit. Writes OUT_DIR/app.json: the text of every screen seen, the
-clipboard, the files exported, and any exception (a crash). The harness greps all of it for secrets.
+consent dialog is declined: escape), copy the call as CLI and JSON, export the review in every format (markdown
+through the export dialog; the others rendered as that dialog renders them: a dialog each cost the corpus a minute
+of CPU), quit. Writes OUT_DIR/app.json: the text of every screen seen, the clipboard, the files exported, and any
+exception (a crash). The harness greps all of it for secrets.
 """
 
 from __future__ import annotations
@@ -20,16 +22,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import DataTable, Input, Select, Static, TextArea
+from textual.widgets import DataTable, Input, Static, TextArea
 
 from mcp_review.cli import parse, prepare_process
 from mcp_review.cli.common import decide
 from mcp_review.connection import procs
-from mcp_review.report import FORMATS
+from mcp_review.output import write_text
+from mcp_review.report import FORMATS, render_chunks
 from mcp_review.tui.app import ReviewApp
 from tests.support import slowness
 
 PACE = slowness()  # the harness passes its measure: every wait below is a hang bound, scaled by it
+FIRST = "md"  # the format the export dialog opens on; the others are rendered as its export renders them
 
 
 def screen_text(app: ReviewApp) -> str:
@@ -123,19 +127,17 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             for key in ("y", "j"):
                 await pilot.press(key)
                 report["clipboard"].append(app.clipboard)
-        for fmt in FORMATS:  # every format the export dialog offers (judges.exports reads export.<format>)
-            app.action_export()
-            if not await until(
-                pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5 * PACE
-            ):
-                break
+        app.action_export()  # through the dialog, as a reviewer does: it saves the review and previews it
+        if await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5 * PACE):
             screen = app.screen
-            screen.query_one("#format", Select).value = fmt
-            await pilot.pause(0.05)
-            screen.query_one("#path", Input).value = str(out / f"export.{fmt}")
+            screen.query_one("#path", Input).value = str(out / f"export.{FIRST}")
             screen.query_one("#export").press()
             await pilot.pause(0.1)
-            report["exported"].append(fmt)
+            report["exported"].append(FIRST)
+            review = app.workspace.decided_on()  # every other format: what the dialog's export writes for it
+            for fmt in (f for f in FORMATS if f != FIRST):
+                write_text(out / f"export.{fmt}", render_chunks(review, fmt))
+                report["exported"].append(fmt)
         report["screens"].append(screen_text(app))
         await app.action_quit()
 
