@@ -14,8 +14,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Header, Input, Static, TabbedContent, TabPane, Tabs
 
+from mcp_review.tui.footer import Footer
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
 from mcp_review.tui.panes.checklist import ChecklistPane

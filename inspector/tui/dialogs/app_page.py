@@ -23,13 +23,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from mcp_review.apps import Page, linked, take
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.review import Review, rank
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.tui.footer import Footer
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import PreviewAsked
 from mcp_review.tui.styles import status_style

@@ -12,7 +12,9 @@ from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Footer, Input, Select, TextArea
+from textual.widgets import Button, Checkbox, Input, Select, TextArea
+
+from mcp_review.tui.footer import Footer
 
 T = TypeVar("T")
 Draft = dict[str, Any]  # widget id -> its value

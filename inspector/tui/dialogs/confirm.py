@@ -8,9 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.tui.footer import Footer
 
 
 class ConfirmScreen(ModalScreen[bool | None]):

@@ -12,12 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Collapsible, Footer, Static
+from textual.widgets import Button, Collapsible, Static
 
 from mcp_review.calls import CallRecord, describe_block
 from mcp_review.text import one_line, visible
 from mcp_review.tokens import Figure
 from mcp_review.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
+from mcp_review.tui.footer import Footer
 
 
 def result_text(record: CallRecord, output_schema: Any, tokens: Figure | None, style: Callable[[str], str]) -> Text:
