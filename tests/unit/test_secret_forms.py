@@ -8,7 +8,7 @@ import random
 import string
 import urllib.parse
 
-from mcp_review.redact import MASK, Redactor
+from mcp_review.redact import BARE_FIRST, MASK, Redactor
 
 SECRET = "ghp_" + "0123456789abcdefXYZ" * 2
 
@@ -46,6 +46,22 @@ def test_every_computed_form_is_masked():
         masked = redactor.text(text)
         assert form not in masked and MASK in masked, (name, masked)
         assert masked.startswith("before ") and masked.endswith(" after"), (name, masked)
+
+
+def test_in_a_long_text_of_other_scripts_every_form_is_found_where_it_is():
+    """A long text is searched for spelled-out forms in its letters and digits first, and text that is not ASCII
+    is lowered as UTF-8 bytes: neither may lose a form or move what is masked (spans map back to the text)."""
+    redactor = Redactor([SECRET])
+    filler = "Überprüfung \ud800 数据 ÉTAT " * 300  # past BARE_FIRST, not ASCII, a lone surrogate
+    assert len(filler) > BARE_FIRST
+    for name, form in forms(SECRET).items():
+        text = f"{filler}before {form} after{filler}"
+        assert redactor.needed(text), name
+        masked = redactor.text(text)
+        assert form not in masked and MASK in masked, name
+        assert masked.startswith(filler + "before ") and masked.endswith(" after" + filler), name
+    near = filler + SECRET[:20] + " " + SECRET[20:][::-1] + " " + " ".join(SECRET[:-1]) + filler
+    assert not redactor.needed(near) and redactor.text(near) == near
 
 
 def test_ordinary_text_is_left_alone():
