@@ -200,6 +200,13 @@ def _pool() -> ThreadPoolExecutor:
         return _POOLS[0]
 
 
+def shutdown() -> None:
+    """End the counting threads once their work is done, as the interpreter's exit does (it joins them), for an
+    exit that skips it (`mcp_review.cli.entry`); nothing is counted after this."""
+    for pool in _POOLS:
+        pool.shutdown(wait=True)
+
+
 FEW = 256  # fewer distinct texts are counted in the caller's thread: handing them to the pool costs more
 Count = Callable[[str], int]
 T = TypeVar("T")

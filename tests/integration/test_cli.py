@@ -187,3 +187,16 @@ def test_list_loads_its_own_command_and_starts_its_server_before_the_heavy_modul
         "procs.launch = launch\ncli.main(['list', '--', 'no-such-server'])\n"
     )
     assert _python(probe).stdout.split() == ["no-such-server", "['mcp_review.cli.common',", "'mcp_review.cli.listing']"]
+
+
+def test_the_quick_exit_waits_for_a_thread_still_at_work():
+    """`entry` ends the process without the interpreter's teardown only when nothing else runs: a thread still
+    writing is waited for, as the usual exit waits."""
+    late = (
+        "import threading, time\nfrom mcp_review import cli\n"
+        "def main():\n"
+        "    threading.Thread(target=lambda: (time.sleep(0.2), print('written', flush=True))).start()\n"
+        "    return 0\n"
+        "cli.main = main\ncli.entry()\n"
+    )
+    assert _python(late).stdout == "written\n"
