@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.common import UsageError, decide, launch, target_options, with_session
@@ -75,9 +76,13 @@ async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter, l
 
 
 def _report(snapshot: ServerSnapshot, counter: TokenCounter, as_json: bool) -> Listed:
-    """Off the loop, while the server exits: the figures, and the JSON text (which needs no rich) if asked for."""
+    """Off the loop, while the server exits: the figures, and the JSON text if asked for (it needs no rich), else
+    the table's module loaded (rich)."""
     from mcp_review.costs import token_report
     from mcp_review.output import json_text
+
+    if not as_json:
+        importlib.import_module("mcp_review.render")  # rich loads here, while the server exits, not after it
 
     report = token_report(snapshot, counter)
     return snapshot, report, json_text(report) if as_json else None
