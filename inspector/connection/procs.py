@@ -92,7 +92,7 @@ def launch(target: Target) -> Launched:
     not even be loaded: `list` starts its server before them), so `connection.stdio` adopts the process later."""
     token = new_token()
     try:
-        process = subprocess.Popen(  # the arguments asyncio's create_subprocess_exec gives it, but the streams
+        process = subprocess.Popen(  # as asyncio's create_subprocess_exec starts one; `stdio` makes the pipes streams
             [target.command or "", *target.args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
