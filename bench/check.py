@@ -21,8 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tests" / "servers" / "many.py"
-MEASURE = "import resource, runpy, sys; sys.argv = sys.argv[1:]; code = 0\n" + (
-    "try:\n    runpy.run_module('mcp_review', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+# `main` rather than `python -m mcp_review`, whose quick exit (`cli.entry`) would end this wrapper before it measured.
+MEASURE = "import resource, sys; from mcp_review.cli import main; sys.argv = sys.argv[1:]; code = 0\n" + (
+    "try:\n    code = main()\nexcept SystemExit as e:\n    code = e.code\n"
     "sys.stderr.write(f'\\nPEAK_KB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\nsys.exit(code)\n"
 )
 

@@ -16,6 +16,11 @@ Inspector CLI (ratio < 1), the table too; counting >= 5 MB/s. Issue 22: `json/In
 On the 2-core development machine (shared, loaded), 3 runs taking turns: at 1,000 tools the table took 1.18-1.54 s
 (the Inspector 1.30-1.43 s); at 10,000 tools 3.63-3.85 s, as long as the JSON (3.66-3.72 s). Before the table
 was drawn a line a row (rich's `Table` measured and rendered 90,000 cells) it took 1.86-2.73 s and 11.7-13.1 s.
+Issue 22 (the server started before asyncio, the session and the encoding load; the quick exit), at 1,000 tools,
+`--runs 7` twice on a quiet hour: json/Insp 0.79 and 0.78 (table/Insp 0.80, 0.79; bare/Insp 0.71, 0.68), against
+0.84 (table 0.86, bare 0.66) for the code before, run the same hour. Left over `bare`: ~30 ms of imports before the
+server starts (the plan's modules, argparse) and our counting on the second core while the server starts and
+exits; on a loaded machine that contention grows (json/Insp 0.71-0.86 at a load of 5-6, the code before 0.94).
 """
 
 from __future__ import annotations

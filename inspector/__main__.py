@@ -1,5 +1,5 @@
 """`python -m mcp_review` is `mcp-review`."""
 
-from mcp_review.cli import main
+from mcp_review.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
@@ -108,6 +107,8 @@ def write_text(path: str | Path, text: str | Iterable[str]) -> None:
     """Write a file that mcp-review produces (a review, an export, the wire log, saved state): secrets
     masked, written to a temporary file beside it and moved into place. `text` may come in blocks (a big
     review, streamed); each is masked on its own, so a block must never split a secret."""
+    import tempfile  # here: the command line guards its streams with this module before a server starts
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)

@@ -28,7 +28,6 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
@@ -36,6 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     import tiktoken
 
 from mcp_review import claude
@@ -185,7 +186,27 @@ EXACT_CHARS = 256 * 1024  # longer texts: counted over this many characters, the
 # Many texts are counted on a pool made once (tiktoken's `encode_ordinary_batch` makes one per call): its Rust
 # encoder releases the GIL, so the pool's threads count on every core while the app's event loop runs.
 WORKERS = min(4, os.cpu_count() or 1)
-_POOL = ThreadPoolExecutor(WORKERS, thread_name_prefix="tokens")  # its threads start on first use
+# The pool is made on first use: concurrent.futures loads then, not before a server starts (`list` starts it first).
+_POOLS: list[ThreadPoolExecutor] = []
+_MAKING_POOL = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    with _MAKING_POOL:
+        if not _POOLS:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _POOLS.append(ThreadPoolExecutor(WORKERS, thread_name_prefix="tokens"))  # its threads start on first use
+        return _POOLS[0]
+
+
+def shutdown() -> None:
+    """End the counting threads once their work is done, as the interpreter's exit does (it joins them), for an
+    exit that skips it (`mcp_review.cli.entry`); nothing is counted after this."""
+    for pool in _POOLS:
+        pool.shutdown(wait=True)
+
+
 FEW = 256  # fewer distinct texts are counted in the caller's thread: handing them to the pool costs more
 Count = Callable[[str], int]
 T = TypeVar("T")
@@ -267,7 +288,8 @@ class TokenCounter:
             counts = count_all(unique)
             return lambda: counts
         # interleaved parts, a few per thread: long and short texts mix, a thread slowed down holds up little
-        futures = [_POOL.submit(count_all, unique[i :: 4 * WORKERS]) for i in range(4 * WORKERS)]
+        pool = _pool()
+        futures = [pool.submit(count_all, unique[i :: 4 * WORKERS]) for i in range(4 * WORKERS)]
 
         def gather() -> dict[str, int]:
             counts: dict[str, int] = {}

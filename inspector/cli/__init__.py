@@ -7,7 +7,7 @@ target, the bundled demo server. Exit codes: 0 ok, 1 the server reported an erro
 connection error (one readable line; `--debug` for a traceback). Heavy modules load lazily so that
 `--help` and failures answer fast.
 
-One module per command, listed in `COMMANDS`. A new command is a module here with `NAME`, `HELP`,
+One module per command, named in `COMMANDS` with its name and help line. A new command is a module here with
 `arguments(parser)` (its options; `common.target_options` for one that talks to a server) and
 `run(args) -> int` (it reads what it runs from one record, `common.decide(args)`, raises `common.UsageError` for
 wrong arguments, and imports what it needs inside `run`), added to `COMMANDS`. Everything around a command
@@ -17,54 +17,52 @@ wrong arguments, and imports what it needs inside `run`), added to `COMMANDS`. E
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
+import importlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
 from mcp_review import __version__
-from mcp_review.cli import (
-    action,
-    app,
-    auth,
-    call,
-    check,
-    diff,
-    fleet,
-    listing,
-    merge,
-    pin,
-    preview,
-    rules,
-    servers,
-    trust,
-)
 from mcp_review.cli.common import Failure, UsageError
-from mcp_review.review import ExitCode
 
-COMMANDS = (
-    app,
-    listing,
-    call,
-    preview,
-    check,
-    fleet,
-    merge,
-    pin,
-    diff,
-    rules,
-    servers,
-    auth,
-    trust,
-    action,
-)  # in the order `mcp-review --help` lists them
-DEFAULT = app.NAME  # what `mcp-review` runs with no command
+# name -> (its module here, its line in `--help`), in the order `mcp-review --help` lists them. Named, not imported,
+# as pip's `commands_dict` does: a run imports only its own command's module (`list` starts its server sooner).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "tui": ("app", "the review app (the default command)"),
+    "list": ("listing", "what the server offers, each tool with its token cost"),
+    "call": ("call", "call one tool and print its result"),
+    "app": ("preview", "open a tool's MCP App in a sandboxed host page on 127.0.0.1 and report what broke"),
+    "check": ("check", "run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error"),
+    "fleet": (
+        "fleet",
+        "review many servers (config files, a list, server.json); `fleet matrix`: a GitHub Actions matrix",
+    ),
+    "merge": ("merge", "merge JSON reviews (check --format json, fleet state files) into one fleet report"),
+    "pin": ("pin", "write mcp-review.lock: every definition as sent, its hash and token cost"),
+    "diff": (
+        "diff",
+        "what changed since the lock (live server vs lock, or OLD.lock NEW.lock); exit 0 none failing, "
+        "1 changes of a --fail-on class, 2 error",
+    ),
+    "rules": ("rules", "every rule (id, pack, mode, one line), or one rule's documentation"),
+    "servers": ("servers", "every server found in the usual MCP config files"),
+    "auth": ("auth", "log in to OAuth-protected servers; list or forget the stored tokens"),
+    "trust": ("trust", "trust a repository's review config as it is now (its grants apply until the file changes)"),
+    "action": (
+        "action",
+        "the GitHub Action's step: review, diff against the base's lock, summary, PR comment, SARIF, gates",
+    ),
+}
+DEFAULT = "tui"  # what `mcp-review` runs with no command
 
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; with `command`, only that command's options are built (some import what their
-    help names, e.g. `check`'s the rules'), every command still listed: `list` starts its server sooner."""
+    """The command line's parser; with `command`, only that command's module is imported and its options built
+    (some import what their help names, e.g. `check`'s the rules'), every command still listed."""
     p = argparse.ArgumentParser(
         prog="mcp-review",
         description="Review a live MCP server: list it with token costs, call tools, run the checklist.",
@@ -72,11 +70,12 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"mcp-review {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        cp = sub.add_parser(module.NAME, help=module.HELP)
-        if command in (None, module.NAME):
+    for name, (module_name, help_line) in COMMANDS.items():
+        cp = sub.add_parser(name, help=help_line)
+        if command in (None, name):
+            module = importlib.import_module(f"{__name__}.{module_name}")
             module.arguments(cp)
-        cp.set_defaults(run=module.run)
+            cp.set_defaults(run=module.run)
     return p
 
 
@@ -94,6 +93,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def _fail(message: str, detail: Sequence[str] = ()) -> NoReturn:
+    from mcp_review.review import ExitCode  # here: the review's module loads after a server starts
     from mcp_review.text import one_line
 
     print(f"mcp-review: error: {one_line(message, 500)}", file=sys.stderr)
@@ -151,7 +151,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("mcp-review: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `mcp-review rules | head`: the reader left; say nothing more, and no traceback
+        from mcp_review.review import ExitCode
+
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.FAILED
     finally:
         procs.reap_strays()
+
+
+def entry() -> NoReturn:
+    """What `mcp-review` and `python -m mcp_review` run: `main`, then an exit without the interpreter's teardown
+    when nothing depends on it (`_exit_now`). Tests call `main`, which never ends their process."""
+    code = main()
+    _exit_now(code)
+    raise SystemExit(code)
+
+
+def _exit_now(code: int) -> None:
+    """End the process now, skipping the interpreter's teardown (it frees every module and object: 55-130 ms after
+    `list` of 1,000 tools, measured), once what of it matters is done: the counting threads joined, the exit
+    handlers run (`procs` ends any server still registered), stdout and stderr flushed; the files mcp-review
+    writes are closed when written (`output.write_text`). Returns, for the usual exit, while another thread still
+    runs (the app's file writer: the interpreter waits for it) or when a stream cannot be flushed (its reader left:
+    the usual exit says so)."""
+    tokens = sys.modules.get("mcp_review.tokens")
+    if tokens is not None:
+        tokens.shutdown()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        return
+    atexit._run_exitfuncs()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)

@@ -27,8 +27,6 @@ from typing import Any
 from mcp_review.cli.common import UsageError
 from mcp_review.review import EXIT_CODES, ExitCode
 
-NAME = "action"
-HELP = "the GitHub Action's step: review, diff against the base's lock, summary, PR comment, SARIF, gates"
 VERDICTS = ("FAIL", "BLOCKED", "PASS_WITH_WARNINGS")
 
 

@@ -8,9 +8,6 @@ from mcp_review.cli.check import review_options
 from mcp_review.cli.common import decide, target_options
 from mcp_review.review import ExitCode
 
-NAME = "tui"
-HELP = "the review app (the default command)"
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     target_options(p)

@@ -11,9 +11,6 @@ from mcp_review.cli.common import Failure, UsageError
 from mcp_review.review import ExitCode
 from mcp_review.text import one_line, visible
 
-NAME = "auth"
-HELP = "log in to OAuth-protected servers; list or forget the stored tokens"
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)

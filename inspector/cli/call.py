@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     from mcp_review.calls import Consent
     from mcp_review.tasks import Observation, TaskRun
 
-NAME = "call"
-HELP = "call one tool and print its result"
-
 
 def call_options(p: argparse.ArgumentParser) -> None:
     """The arguments and the consent of a call (`call`, and `app`, which calls the tool its app shows)."""

@@ -17,9 +17,6 @@ from mcp_review.targets import Target
 if TYPE_CHECKING:
     from mcp_review.plan import Consent  # loaded with the record, in `decide`: --help stays fast
 
-NAME = "check"
-HELP = "run the review checklist; exit 0 pass, 1 fail, 3 blocked, 2 error"
-
 
 def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
     """What a review runs and with what: `check` and `tui` take the same; `fleet` (not `one_server`) passes them on

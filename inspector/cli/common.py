@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcp_review.connection.procs import Launched
     from mcp_review.plan import Plan  # the core record; loaded in `decide`, so --help stays fast
 
 
@@ -72,28 +73,28 @@ def decide(args: argparse.Namespace, *, target: bool = True, review: bool = Fals
     return plan
 
 
+def launch(plan: Plan) -> Launched | None:
+    """A stdio target's server, started now, as the plan decided it (its command, its environment): a command calls
+    this before it loads what it needs (asyncio, the session), which then loads while the server starts."""
+    from mcp_review.connection import procs
+
+    assert plan.target is not None  # decided with a target
+    return procs.launch(plan.target) if plan.target.kind == "stdio" else None
+
+
 async def with_session(
-    args: argparse.Namespace, plan: Plan, work: Callable[[Any], Any], started: Callable[[], object] | None = None
+    args: argparse.Namespace, plan: Plan, work: Callable[[Any], Any], launched: Launched | None = None
 ) -> Any:
-    """`work(session)` on a headless session with the plan's target; the wire log saved to `--wire-log` whatever
-    happens. `started` is called once, when the first message goes to the server (a stdio server's process is
-    running): what a command prepares meanwhile is ready by the time the server answers."""
+    """`work(session)` on a headless session with the plan's target (its server already started if `launched`);
+    the wire log saved to `--wire-log` whatever happens."""
     from mcp_review.connection.channel import Budget
     from mcp_review.connection.session import Session, headless_handlers
 
     assert plan.target is not None  # decided with a target
     timeout = plan.target.timeout
     assert plan.era != "both"  # refused by `decide` for a command that runs no review
-    session = Session(plan.target, era=plan.era, handlers=headless_handlers(), timeout=timeout)
+    session = Session(plan.target, era=plan.era, handlers=headless_handlers(), timeout=timeout, launched=launched)
     session.budget = Budget(4 * timeout)  # a listing of endless pages, each slow, still ends
-    if started is not None:
-        pending = [started]
-
-        def on_entry(entry: Any) -> None:
-            if entry.direction == "send" and pending:
-                pending.pop()()
-
-        session.wire.subscribe(on_entry)
     try:
         async with session:
             return await work(session)

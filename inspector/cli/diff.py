@@ -16,12 +16,6 @@ from typing import Any
 from mcp_review.cli.common import UsageError, decide, target_options, with_session
 from mcp_review.review import ExitCode
 
-NAME = "diff"
-HELP = (
-    "what changed since the lock (live server vs lock, or OLD.lock NEW.lock); exit 0 none failing, "
-    "1 changes of a --fail-on class, 2 error"
-)
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(

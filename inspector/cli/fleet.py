@@ -22,8 +22,6 @@ if TYPE_CHECKING:
     from mcp_review.fleet.runner import Outcome
     from mcp_review.fleet.sources import Entry
 
-NAME = "fleet"
-HELP = "review many servers (config files, a list, server.json); `fleet matrix`: a GitHub Actions matrix"
 BUDGET = 60.0
 MATRIX_LIMIT = 256  # jobs GitHub Actions runs from one matrix
 FORWARDED = {  # option -> how it goes on to each `check`

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from mcp_review.cli.common import UsageError, decide, target_options, with_session
-from mcp_review.output import json_text
-from mcp_review.review import ExitCode
+from mcp_review.cli.common import UsageError, decide, launch, target_options, with_session
 
 if TYPE_CHECKING:
+    import asyncio
+
     from mcp_review.catalog import ServerSnapshot
+    from mcp_review.connection.procs import Launched
     from mcp_review.plan import Plan
     from mcp_review.tokens import TokenCounter
-
-NAME = "list"
-HELP = "what the server offers, each tool with its token cost"
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -38,11 +36,17 @@ def run(args: argparse.Namespace) -> int:
         counter = TokenCounter(args.encoding)
     except UnknownEncoding as e:
         raise UsageError(str(e)) from e
-    snapshot, report, text = asyncio.run(_listed(args, plan, counter))
+    launched = launch(plan)  # first: what follows loads while the server starts (its own start takes longer)
+    counter.preload()  # the encoding is built on a thread meanwhile
+    import asyncio
+
+    from mcp_review.review import ExitCode
+
+    snapshot, report, text = asyncio.run(_listed(args, plan, counter, launched))
     if text is not None:
         print(text)
     else:
-        from mcp_review import render
+        from mcp_review import render  # rich: only for the table
 
         render.print_listing(snapshot, report)
     return ExitCode.OK
@@ -51,11 +55,13 @@ def run(args: argparse.Namespace) -> int:
 Listed = tuple["ServerSnapshot", dict[str, Any], str | None]  # the snapshot, its report, the JSON text if wanted
 
 
-async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter) -> Listed:
+async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter, launched: Launched | None) -> Listed:
     """The snapshot, its token report and (`--format json`) its text, the server's time overlapped with ours: the
-    server is started before anything it does not need is loaded, the encoding is built while the server starts
-    (a few hundred ms, on the preload thread), and the figures are counted and the JSON written while it shuts
+    server was started before anything it does not need was loaded, the encoding is built while it starts (a
+    few hundred ms, on the preload thread), and the figures are counted and the JSON written while it shuts
     down (`aclose` waits for it to exit)."""
+    import asyncio
+
     from mcp_review.catalog import take_snapshot
     from mcp_review.skills import read_skills
 
@@ -65,12 +71,18 @@ async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter) -
             await read_skills(session, snapshot.skills.skills, manifests=False)
         return snapshot, asyncio.ensure_future(asyncio.to_thread(_report, snapshot, counter, args.format == "json"))
 
-    _, reporting = await with_session(args, plan, work, started=counter.preload)
+    _, reporting = await with_session(args, plan, work, launched)
     return await reporting
 
 
 def _report(snapshot: ServerSnapshot, counter: TokenCounter, as_json: bool) -> Listed:
-    from mcp_review import render  # here, off the loop: rich loads while the server exits
+    """Off the loop, while the server exits: the figures, and the JSON text if asked for (it needs no rich), else
+    the table's module loaded (rich)."""
+    from mcp_review.costs import token_report
+    from mcp_review.output import json_text
 
-    report = render.token_report(snapshot, counter)
+    if not as_json:
+        importlib.import_module("mcp_review.render")  # rich loads here, while the server exits, not after it
+
+    report = token_report(snapshot, counter)
     return snapshot, report, json_text(report) if as_json else None

@@ -13,9 +13,6 @@ from pathlib import Path
 from mcp_review.cli.common import UsageError
 from mcp_review.cli.fleet import output_options, write_reports
 
-NAME = "merge"
-HELP = "merge JSON reviews (check --format json, fleet state files) into one fleet report"
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("reviews", nargs="+", metavar="REVIEW.json")

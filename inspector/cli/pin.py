@@ -9,9 +9,6 @@ import sys
 from mcp_review.cli.common import decide, target_options, with_session
 from mcp_review.review import ExitCode
 
-NAME = "pin"
-HELP = "write mcp-review.lock: every definition as sent, its hash and token cost"
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     target_options(p)

@@ -10,9 +10,6 @@ from mcp_review.cli.call import call_options, parse_args_json
 from mcp_review.cli.common import Failure, UsageError, decide, target_options, with_session
 from mcp_review.review import ExitCode
 
-NAME = "app"
-HELP = "open a tool's MCP App in a sandboxed host page on 127.0.0.1 and report what broke"
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tool", help="the tool whose app to open (it names it in _meta.ui.resourceUri)")

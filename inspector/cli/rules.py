@@ -8,9 +8,6 @@ from typing import Any
 from mcp_review.cli.common import UsageError
 from mcp_review.review import ExitCode
 
-NAME = "rules"
-HELP = "every rule (id, pack, mode, one line), or one rule's documentation"
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule", nargs="?", help="a rule id")

@@ -7,9 +7,6 @@ import argparse
 from mcp_review.output import json_text
 from mcp_review.review import ExitCode
 
-NAME = "servers"
-HELP = "every server found in the usual MCP config files"
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=["table", "json"], default="table")

@@ -11,9 +11,6 @@ from pathlib import Path
 from mcp_review.cli.common import UsageError
 from mcp_review.review import ExitCode
 
-NAME = "trust"
-HELP = "trust a repository's review config as it is now (its grants apply until the file changes)"
-
 
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", metavar="FILE", help="default: ./mcp-review.toml, or ./pyproject.toml")

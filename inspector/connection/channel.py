@@ -12,12 +12,15 @@ import itertools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_review.connection.errors import ConnectionFailed, ProtocolError, RequestTimeout
 from mcp_review.connection.transport import PLAIN, Delivery, Outgoing, Transport
 from mcp_review.connection.wire import WireLog
 from mcp_review.targets import Target
+
+if TYPE_CHECKING:
+    from mcp_review.connection.procs import Launched
 
 CANCEL_GRACE = 1.0  # at most this long to tell the server a request was abandoned
 MAX_UNMATCHED = 1000  # responses nobody asked for, kept for probes
@@ -25,13 +28,15 @@ RequestHandler = Callable[[dict[str, Any], Delivery], Awaitable[dict[str, Any]]]
 NotificationHandler = Callable[[dict[str, Any], Delivery], None]
 
 
-def make_transport(target: Target, wire: WireLog) -> Transport:
+def make_transport(target: Target, wire: WireLog, launched: Launched | None = None) -> Transport:
     """The transport `target` names, chosen here, one layer above the transports (as the mcp SDK's client and httpx
-    do), so the base class never knows its subclasses. Imported lazily: a stdio review never loads httpx."""
+    do), so the base class never knows its subclasses. Imported lazily: a stdio review never loads httpx.
+    `launched`: a stdio target's server, already started (`procs.launch`)."""
     if target.kind == "stdio":
         from mcp_review.connection.stdio import StdioTransport
 
-        return StdioTransport(target, wire)
+        return StdioTransport(target, wire, launched)
+    assert launched is None, "only a stdio server is launched ahead"
     if target.kind == "sse":
         from mcp_review.connection.sse import SseTransport
 

@@ -23,10 +23,13 @@ import atexit
 import contextlib
 import os
 import signal
+import subprocess
 import sys
-import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mcp_review.targets import Target, child_env
 
 MARK = "MCP_REVIEW_SERVER"
 PR_SET_PDEATHSIG = 1
@@ -37,7 +40,8 @@ _adopting = False  # this process is a subreaper: orphans of its servers are its
 
 
 def new_token() -> str:
-    return uuid.uuid4().hex
+    """A marker's value: 32 random hex digits, as long as uuid4().hex, without loading uuid before a server starts."""
+    return os.urandom(16).hex()
 
 
 def _load_prctl() -> Any:
@@ -71,6 +75,38 @@ def become_subreaper() -> bool:
 def die_with_parent() -> None:
     """In the child, before exec: SIGKILL when mcp-review dies."""
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+@dataclass(frozen=True)
+class Launched:
+    """A stdio server's process as `launch` started it, or the error that kept it from starting."""
+
+    token: str  # its marker's value: it and everything it starts carry `MARK=token`
+    process: subprocess.Popen[bytes] | None
+    error: OSError | None = None
+
+
+def launch(target: Target) -> Launched:
+    """Start `target`'s server: its own session and process group, marked, told to die with us, registered; its
+    environment is `child_env(target)`, what the plan let it have. No event loop is needed (asyncio's modules need
+    not even be loaded: `list` starts its server before them), so `connection.stdio` adopts the process later."""
+    token = new_token()
+    try:
+        process = subprocess.Popen(  # as asyncio's create_subprocess_exec starts one; `stdio` makes the pipes streams
+            [target.command or "", *target.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            env={**child_env(target), MARK: token},
+            cwd=target.cwd,
+            start_new_session=True,  # its own process group: closing reaches grandchildren (npx -> node)
+            preexec_fn=die_with_parent if CAN_PRCTL else None,
+        )
+    except OSError as e:
+        return Launched(token, None, e)
+    register(process.pid, token)
+    return Launched(token, process)
 
 
 def _parents() -> dict[int, int]:

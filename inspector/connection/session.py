@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_review import redact
 from mcp_review.connection.channel import Budget, HandlerError, Reply, RpcChannel, make_transport
@@ -52,6 +52,9 @@ from mcp_review.limits import LIMITS
 from mcp_review.redact import Redactor
 from mcp_review.targets import Target
 
+if TYPE_CHECKING:
+    from mcp_review.connection.procs import Launched
+
 
 class InputRoundsExceeded(ProtocolError):
     """A request the server kept answering with `input_required` past the caps: no result came, nothing is proven."""
@@ -69,8 +72,10 @@ class Session:
         wire: WireLog | None = None,
         timeout: float | None = None,
         log_level: str | None = None,
+        launched: Launched | None = None,
     ) -> None:
         self.target = target
+        self._launched = launched  # a stdio server started ahead (`procs.launch`): the first connection adopts it
         self.era_choice = era
         self.handlers = handlers or ClientHandlers()
         secrets = target.secret_values()
@@ -122,7 +127,8 @@ class Session:
     async def _connect(self) -> RpcChannel:
         if self.channel is not None:
             await self.channel.close()
-        channel = RpcChannel(make_transport(self.target, self.wire))
+        channel = RpcChannel(make_transport(self.target, self.wire, self._launched))
+        self._launched = None  # a reconnection starts a fresh process
         channel.on_request = self._on_request
         channel.on_notification = self._on_notification
         channel.on_abandon = self._on_abandon

@@ -13,6 +13,8 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
+import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -23,7 +25,7 @@ from mcp_review.connection.errors import CommandNotFound, ConnectionFailed, Serv
 from mcp_review.connection.transport import MAX_LINE_CHARS, MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
 from mcp_review.connection.wire import WireLog
 from mcp_review.limits import LIMITS
-from mcp_review.targets import Target, child_env
+from mcp_review.targets import Target
 from mcp_review.untrusted import safe_text
 
 STDERR_TAIL = 200
@@ -31,41 +33,83 @@ YIELD_EVERY = 64  # lines read before the reader lets other tasks run
 DRAIN_GRACE = 0.5  # after the process exits, how long stdout may still deliver what it wrote
 
 
+class ServerProcess:
+    """A server process `procs.launch` started, seen as `asyncio.create_subprocess_exec` shows one: its pipes as
+    streams (the same pipe transports asyncio makes) and an awaitable exit. Its exit is awaited on a thread, as
+    asyncio's own `ThreadedChildWatcher` does, so a process started before the event loop existed is adopted."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.pid = process.pid
+        self.returncode: int | None = None
+        self._exited = asyncio.Event()
+        self.stdin: asyncio.StreamWriter
+        self.stdout = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
+        self.stderr = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
+        self._pipes: list[asyncio.BaseTransport] = []
+
+    async def adopt(self) -> None:
+        loop = asyncio.get_running_loop()
+        await self._read(loop, self.stdout, self.process.stdout)
+        await self._read(loop, self.stderr, self.process.stderr)
+        writing = asyncio.StreamReaderProtocol(asyncio.StreamReader())  # drain and wait_closed, nothing read
+        transport, _ = await loop.connect_write_pipe(lambda: writing, self.process.stdin)
+        self._pipes.append(transport)
+        self.stdin = asyncio.StreamWriter(transport, writing, None, loop)
+        threading.Thread(target=self._wait, args=(loop,), daemon=True, name=f"server {self.pid}").start()
+
+    async def _read(self, loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, pipe: Any) -> None:
+        protocol = asyncio.StreamReaderProtocol(reader)
+        transport, _ = await loop.connect_read_pipe(lambda: protocol, pipe)
+        self._pipes.append(transport)
+
+    def _wait(self, loop: asyncio.AbstractEventLoop) -> None:
+        code = self.process.wait()
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(self._exit, code)
+
+    def _exit(self, code: int) -> None:
+        self.returncode = code
+        self._exited.set()
+
+    async def wait(self) -> int:
+        await self._exited.wait()
+        assert self.returncode is not None
+        return self.returncode
+
+    def close(self) -> None:
+        """Close the pipes now, not when a collector gets to them after the loop is gone."""
+        for pipe in self._pipes:
+            pipe.close()
+
+
 class StdioTransport(Transport):
     kind = "stdio"
 
-    def __init__(self, target: Target, wire: WireLog) -> None:
+    def __init__(self, target: Target, wire: WireLog, launched: procs.Launched | None = None) -> None:
         super().__init__(target, wire)
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: ServerProcess | None = None
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._tasks: list[asyncio.Task[None]] = []
         self.exit_code: int | None = None
         self.shutdown: str | None = None  # how it ended: "exited after stdin closed in 0.1s", "SIGTERM", ...
-        self.token = procs.new_token()
+        self.launched = launched  # started already (`procs.launch`): `start` adopts it
+        self.token: str | None = None  # the server's marker (`procs.MARK`), once started
         self.failure: ConnectionFailed | None = None
 
     async def start(self) -> None:
         cmd = self.target.command or ""
-        env = {**child_env(self.target), procs.MARK: self.token}
-        try:
-            self.proc = await asyncio.create_subprocess_exec(
-                cmd,
-                *self.target.args,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                cwd=self.target.cwd,
-                limit=MAX_MESSAGE_BYTES,
-                start_new_session=True,  # its own process group: closing reaches grandchildren (npx -> node)
-                preexec_fn=procs.die_with_parent if procs.CAN_PRCTL else None,
-            )
-        except FileNotFoundError as e:
+        launched, self.launched = self.launched or procs.launch(self.target), None
+        self.token, error = launched.token, launched.error
+        if isinstance(error, FileNotFoundError):
             missing = cmd if not self.target.cwd or os.path.isdir(self.target.cwd) else self.target.cwd
-            raise CommandNotFound(f"command not found: {missing}") from e
-        except OSError as e:
-            raise ConnectionFailed(f"cannot start {cmd}: {e.strerror or e}") from e
-        procs.register(self.proc.pid, self.token)
+            raise CommandNotFound(f"command not found: {missing}") from error
+        if error is not None:
+            raise ConnectionFailed(f"cannot start {cmd}: {error.strerror or error}") from error
+        assert launched.process is not None
+        proc = ServerProcess(launched.process)
+        await proc.adopt()
+        self.proc = proc
         self.note(f"started pid {self.proc.pid}: {self.target.label()}")
         self._tasks = [
             asyncio.create_task(self._guarded(self._read_stdout(), "the server's stdout")),
@@ -220,16 +264,14 @@ class StdioTransport(Transport):
         await asyncio.gather(*self._tasks, return_exceptions=True)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), grace)
-        transport = getattr(proc, "_transport", None)  # closed now, not by a collector after the loop is gone
-        if transport is not None:
-            transport.close()
+        proc.close()
         procs.unregister(proc.pid)
         self.exit_code = proc.returncode
         took = time.monotonic() - started
         self.note(f"server stopped: {self.shutdown} (exit code {self.exit_code}, {took:.2f}s)")
 
     @staticmethod
-    async def _close_stdin(proc: asyncio.subprocess.Process, grace: float) -> None:
+    async def _close_stdin(proc: ServerProcess, grace: float) -> None:
         """Close the server's input; a pipe the server stopped reading is aborted, not waited for."""
         stdin = proc.stdin
         if stdin is None:
@@ -241,7 +283,7 @@ class StdioTransport(Transport):
             if stdin.transport.get_write_buffer_size():
                 stdin.transport.abort()
 
-    async def _wait_or_signal(self, proc: asyncio.subprocess.Process, grace: float) -> str:
+    async def _wait_or_signal(self, proc: ServerProcess, grace: float) -> str:
         for how, sig in (
             ("exited after stdin closed", None),
             ("SIGTERM", signal.SIGTERM),

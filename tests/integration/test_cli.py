@@ -169,3 +169,34 @@ def test_crash_shows_the_servers_last_stderr_lines():
 def test_debug_shows_the_traceback():
     out = cli("list", "--debug", "--", "no-such-mcp-binary")
     assert out.returncode != 0 and "Traceback" in out.stderr
+
+
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+
+
+def test_list_loads_its_own_command_and_starts_its_server_before_the_heavy_modules():
+    """The server starts first (`procs.launch`, here replaced by a probe): what only the listing needs (asyncio, the
+    session, the catalog, tiktoken, rich) and the other commands' modules load while it starts, not before."""
+    probe = (
+        "import sys\nfrom mcp_review import cli\nfrom mcp_review.connection import procs\n"
+        "def launch(target):\n"
+        "    heavy = ('asyncio', 'mcp_review.connection.session', 'mcp_review.catalog', 'tiktoken', 'rich')\n"
+        "    print(target.command, sorted(m for m in sys.modules if m.startswith('mcp_review.cli.') or m in heavy))\n"
+        "    raise SystemExit(0)\n"
+        "procs.launch = launch\ncli.main(['list', '--', 'no-such-server'])\n"
+    )
+    assert _python(probe).stdout.split() == ["no-such-server", "['mcp_review.cli.common',", "'mcp_review.cli.listing']"]
+
+
+def test_the_quick_exit_waits_for_a_thread_still_at_work():
+    """`entry` ends the process without the interpreter's teardown only when nothing else runs: a thread still
+    writing is waited for, as the usual exit waits."""
+    late = (
+        "import threading, time\nfrom mcp_review import cli\n"
+        "def main():\n"
+        "    threading.Thread(target=lambda: (time.sleep(0.2), print('written', flush=True))).start()\n"
+        "    return 0\n"
+        "cli.main = main\ncli.entry()\n"
+    )
+    assert _python(late).stdout == "written\n"
