@@ -55,6 +55,8 @@ def test_non_finite_numbers_become_strings_with_a_note():
     assert any("non-finite" in note for note in parsed.notes)
     json.dumps(parsed.value, allow_nan=False)  # strict JSON from here on
     assert parse_message('{"a": 1e300, "s": "NaN"}').notes == []
+    long = "9" * 400 + ".5"  # beyond a double without an exponent
+    assert parse_message(f'{{"x": {long}}}').value == {"x": long}
 
 
 def test_json_outputs_refuse_what_json_does_not_have():
