@@ -84,23 +84,19 @@ async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path)
         app.main.query_one("#checks", Grid).move_cursor(row=row)
         app.main.query_one("#checks", Grid).focus()
         created = app.workspace.review.created
-        old = next(f for f in app.workspace.review.findings if f.rule == "registry.list-budget")
-        await pilot.press("u")
-        await until(
-            pilot, lambda: not app.workspace.checking and all(f is not old for f in app.workspace.review.findings)
-        )
-        assert len(app.workspace.review.findings) == before and app.workspace.review.created == created, (
-            "one rule merged in place"
-        )
+
+        async def rerun(key: str, what: str) -> None:
+            """`u` re-runs the rule under the cursor, `p` its pack: merged into the review in place."""
+            old = next(f for f in app.workspace.review.findings if f.rule == "registry.list-budget")
+            await pilot.press(key)
+            await until(
+                pilot, lambda: not app.workspace.checking and all(f is not old for f in app.workspace.review.findings)
+            )
+            assert len(app.workspace.review.findings) == before and app.workspace.review.created == created, what
+
+        await rerun("u", "one rule merged in place")
         others = [f for f in app.workspace.review.findings if f.pack != "registry"]
-        old = next(f for f in app.workspace.review.findings if f.rule == "registry.list-budget")
-        await pilot.press("p")
-        await until(
-            pilot, lambda: not app.workspace.checking and all(f is not old for f in app.workspace.review.findings)
-        )
-        assert len(app.workspace.review.findings) == before and app.workspace.review.created == created, (
-            "one pack merged in place"
-        )
+        await rerun("p", "one pack merged in place")
         assert [f for f in app.workspace.review.findings if f.pack != "registry"] == others, "the other packs are kept"
 
 
