@@ -172,8 +172,11 @@ def _exit_now(code: int) -> None:
     `list` of 1,000 tools, measured), once what of it matters is done: the counting threads joined, the exit
     handlers run (`procs` ends any server still registered), stdout and stderr flushed; the files mcp-review
     writes are closed when written (`output.write_text`). Returns, for the usual exit, while another thread still
-    runs (the app's file writer: the interpreter waits for it) or when a stream cannot be flushed (its reader left:
-    the usual exit says so)."""
+    runs (the app's file writer: the interpreter waits for it), when a stream cannot be flushed (its reader left:
+    the usual exit says so), or under a profiler or tracer (cProfile, coverage: they write what they measured at
+    the interpreter's exit, which `os._exit` would skip)."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return
     tokens = sys.modules.get("mcp_review.tokens")
     if tokens is not None:
         tokens.shutdown()

@@ -200,3 +200,15 @@ def test_the_quick_exit_waits_for_a_thread_still_at_work():
         "cli.main = main\ncli.entry()\n"
     )
     assert _python(late).stdout == "written\n"
+
+
+def test_a_profiled_run_keeps_its_profile(tmp_path):
+    """Under cProfile (or a tracer such as coverage) the quick exit stands aside: they write what they measured at
+    the interpreter's exit."""
+    profile = tmp_path / "rules.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "mcp_review", "rules"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and profile.stat().st_size > 0, done.stderr
