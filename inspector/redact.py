@@ -33,6 +33,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+import ahocorasick
+
 MASK = "***"
 MIN_SECRET = 4  # shorter values would mask ordinary text everywhere
 MIN_FORM = 6  # an encoded form shorter than this (base64 of a short secret, cut) is not matched on its own
@@ -175,6 +177,24 @@ def _trie(alternatives: Iterable[tuple[str, ...]]) -> str:
     return build(root)
 
 
+def _automaton(words: Iterable[str]) -> Any:
+    """One Aho-Corasick automaton of `words`: a text is searched for all of them in one pass, linear in its size
+    whatever the number of words or the text's shape (pyahocorasick, C). A substring test per word costs a pass
+    each, and on a text of one repeated letter each pass steps one character at a time: 142 ms a megabyte for 75
+    forms, against 4 ms; on ordinary text the automaton is within 2x of those passes, and 2x faster on a short
+    message."""
+    automaton = ahocorasick.Automaton()
+    for word in words:
+        automaton.add_word(word, None)
+    automaton.make_automaton()
+    return automaton
+
+
+def _holds(automaton: Any, text: str) -> bool:
+    """Does `text` hold one of the automaton's words?"""
+    return next(automaton.iter(text), None) is not None
+
+
 class _Batch:
     """The secrets added together: the expression of their spelled-out forms (searched in every text), and the
     one of all their forms, which masking replaces, compiled on first use: compiling the forms of one long JWT
@@ -209,8 +229,10 @@ class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
         self._batches: list[_Batch] = []
-        self._forms: list[str] = []  # the literal forms: found with `in` (C's substring search, the faster test)
-        self._bare: list[bytes] = []  # the spelled-out forms' letters and digits, without separators
+        self._forms: set[str] = set()  # the literal forms, lowered
+        self._bare: set[str] = set()  # the spelled-out forms' letters and digits, without separators
+        self._find_forms: Any = None  # an automaton of each (`_automaton`), rebuilt when secrets are added
+        self._find_bare: Any = None
         self._pattern_of: dict[str, re.Pattern[str]] = {}  # each secret's escaped-text pattern, compiled when needed
         self._clean: set[bytes] = set()  # digests of long texts that hold no secret
         self.add(secrets)
@@ -235,8 +257,10 @@ class Redactor:
         self._clean.clear()  # clean of the old secrets only
         forms = {f for s in new for f in encoded_forms(s)}
         bare = {f for s in new if len(s) >= LONG for f in _spelled(s)}
-        self._forms = sorted({*self._forms, *forms}, key=len)
-        self._bare = sorted({*self._bare, *(f.encode() for f in bare)}, key=len)
+        self._forms |= forms
+        self._bare |= bare
+        self._find_forms = _automaton(self._forms)
+        self._find_bare = _automaton(self._bare) if self._bare else None
         self._batches.append(_Batch(forms, [_tokens(f, True) for f in bare]))
 
     def _patterns(self) -> list[re.Pattern[str]]:
@@ -262,14 +286,14 @@ class Redactor:
         it. The expressions try every position (~12 ms a megabyte each), the substring search does not (a server
         that echoed 1 MB of round state eight times per call cost a check 25 s); a short text goes straight to
         them, where the extra pass would cost more than it saves."""
-        if any(form in low for form in self._forms):
+        if _holds(self._find_forms, low):
             return True
         spelled = [batch.spelled for batch in self._batches if batch.spelled is not None]
         if not spelled:
             return False
         if len(low) > BARE_FIRST:
-            letters = low.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM)
-            if not any(form in letters for form in self._bare):
+            letters = low.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM).decode("ascii")
+            if not _holds(self._find_bare, letters):
                 return False
         return any(pattern.search(low) for pattern in spelled)
 
