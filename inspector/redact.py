@@ -73,15 +73,15 @@ def _unescape_one(match: re.Match[str]) -> str:
         return token
 
 
-def _may_be_escaped(text: str) -> bool:
-    """Could `text` hold one of the escapes above? Three substring tests at C speed, where the expression's
-    search tries five alternatives at every character: most messages hold none, and are done here."""
-    return "\\" in text or "%" in text or "&#" in text
+def _has_escape(text: str) -> bool:
+    """Does `text` hold one of the escapes above? Three substring tests at C speed first, where the expression's
+    search tries five alternatives at every character: most messages hold none, and are done there."""
+    return ("\\" in text or "%" in text or "&#" in text) and _ESCAPE.search(text) is not None
 
 
 def unescape(text: str) -> str:
     """`text` with the escapes above decoded: what a reader (or a model) would see in it."""
-    return _ESCAPE.sub(_unescape_one, text) if _may_be_escaped(text) and _ESCAPE.search(text) else text
+    return _ESCAPE.sub(_unescape_one, text) if _has_escape(text) else text
 
 
 def _lowered(text: str) -> str:
@@ -216,13 +216,13 @@ class Redactor:
     """Masks known secret values in text and JSON, and credential headers by name.
 
     Every form of every secret is precomputed once (`add`), and the text is searched with ASCII letters lowered
-    (same length, so spans map back): its literal forms with C's substring search, its spelled-out forms with one
+    (same length, so spans map back): its literal forms all at once (`_automaton`), its spelled-out forms with one
     regular expression per batch of secrets added together; only a text that holds one is masked, by one pass per
     batch of one expression of its forms, factored by common prefixes (overlapping spans are masked as one). Each
     step is linear in the text's size (bench/redact.py measures it on 10 MB). The expression that masks is compiled
-    when first needed, and a secret added later never recompiles the earlier ones (a session that recompiled every
-    secret on each add grew quadratically: an OAuth review, which registers its logins and forged tokens one by
-    one, spent most of its time there).
+    when first needed, and a secret added later never compiles the earlier ones' expressions again (a session that
+    recompiled every secret on each add grew quadratically: an OAuth review, which registers its logins and forged
+    tokens one by one, spent most of its time there); only the automatons, a list of words each, are rebuilt.
     A long text found clean is remembered by a keyed digest, so that showing it again costs no scan.
     """
 
@@ -309,7 +309,7 @@ class Redactor:
         low = _lowered(text)
         found = self._found(low)
         spans = _merged(m.span() for b in self._batches for m in b.combined().finditer(low)) if found else []
-        if not spans and not (_may_be_escaped(text) and _ESCAPE.search(text)):
+        if not spans and not _has_escape(text):
             self._found_clean(digest)
         if spans:
             pieces, last = [], 0
