@@ -108,6 +108,7 @@ async def test_approve_one_a_class_and_pin(folder):
         assert (folder / "mcp-review.lock").read_text() == before
         for box in app.screen.query(Checkbox):
             box.value = True
+        await pilot.pause()  # the ticks and the scroll to the first one settle: the click is aimed at where #pin is
         await pilot.click("#pin")
         await until(pilot, lambda: pane.diff is not None and not pane.diff.changes)
     pinned = json.loads((folder / "mcp-review.lock").read_text())
