@@ -233,6 +233,7 @@ class Redactor:
         self._bare: set[str] = set()  # the spelled-out forms' letters and digits, without separators
         self._find_forms: Any = None  # an automaton of each (`_automaton`), rebuilt when secrets are added
         self._find_bare: Any = None
+        self._spelled_patterns: list[re.Pattern[str]] = []  # per batch of LONG secrets, its spelled-out forms
         self._pattern_of: dict[str, re.Pattern[str]] = {}  # each secret's escaped-text pattern, compiled when needed
         self._clean: set[bytes] = set()  # digests of long texts that hold no secret
         self.add(secrets)
@@ -261,7 +262,10 @@ class Redactor:
         self._bare |= bare
         self._find_forms = _automaton(self._forms)
         self._find_bare = _automaton(self._bare) if self._bare else None
-        self._batches.append(_Batch(forms, [_tokens(f, True) for f in bare]))
+        batch = _Batch(forms, [_tokens(f, True) for f in bare])
+        self._batches.append(batch)
+        if batch.spelled is not None:
+            self._spelled_patterns.append(batch.spelled)
 
     def _patterns(self) -> list[re.Pattern[str]]:
         """Each secret as a pattern over escaped text, longest first (rarely needed: compiled on first use)."""
@@ -288,14 +292,13 @@ class Redactor:
         them, where the extra pass would cost more than it saves."""
         if _holds(self._find_forms, low):
             return True
-        spelled = [batch.spelled for batch in self._batches if batch.spelled is not None]
-        if not spelled:
+        if not self._spelled_patterns:
             return False
         if len(low) > BARE_FIRST:
             letters = low.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM).decode("ascii")
             if not _holds(self._find_bare, letters):
                 return False
-        return any(pattern.search(low) for pattern in spelled)
+        return any(pattern.search(low) for pattern in self._spelled_patterns)
 
     def _escaped(self, text: str) -> bool:
         """Does a secret appear in `text` once its escapes are decoded?"""
