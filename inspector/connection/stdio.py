@@ -273,9 +273,7 @@ class StdioTransport(Transport):
     @staticmethod
     async def _close_stdin(proc: ServerProcess, grace: float) -> None:
         """Close the server's input; a pipe the server stopped reading is aborted, not waited for."""
-        stdin = proc.stdin
-        if stdin is None:
-            return
+        stdin = proc.stdin  # always there: `ServerProcess.adopt` made it
         with contextlib.suppress(Exception):
             stdin.close()
             await asyncio.wait_for(asyncio.shield(stdin.wait_closed()), grace / 4)  # shield: asyncio sets it later
