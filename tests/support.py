@@ -70,7 +70,12 @@ def fixture_argv(name: str, *extra: str) -> list[str]:
     """The command line that runs fixture server `tests/servers/<name>.py` (over stdio, or HTTP as `extra` says):
     a fixture built on the `mcp` SDK starts as a fork of the session's fork server when there is one (the same
     real process on real pipes, without importing the SDK again: tests/forkserver.py)."""
-    script = SERVERS / f"{name}.py"
+    return script_argv(SERVERS / f"{name}.py", *extra)
+
+
+def script_argv(script: Path, *extra: str) -> list[str]:
+    """The command line that runs a script of the repository, as a fork of the session's fork server when it
+    imports the SDK or mcp-review (which imports the SDK) and there is one."""
     if (path := os.environ.get(FORKSERVER)) and _on_sdk(script):
         return [PYTHON, "-S", str(ROOT / "tests" / "forkserver.py"), path, str(script), *extra]
     return [PYTHON, str(script), *extra]

@@ -66,13 +66,9 @@ class Prober:
         self.transport: Transport = make_transport(target, wire)
         self.channel = RpcChannel(self.transport)
         self.channel.budget = budget
-        self.notifications: list[tuple[dict[str, Any], int]] = []
-        self.server_requests: list[tuple[dict[str, Any], int]] = []
-        self.channel.on_notification = lambda m, d: self.notifications.append((m, d.seq))
-        self.channel.on_request = self._record_request
+        self.channel.on_request = self._refuse  # what the server sends is on the wire log: nothing else keeps it
 
-    async def _record_request(self, msg: dict[str, Any], delivery: Any) -> dict[str, Any]:
-        self.server_requests.append((msg, delivery.seq))
+    async def _refuse(self, msg: dict[str, Any], delivery: Any) -> dict[str, Any]:
         from mcp_review.connection.channel import HandlerError
 
         raise HandlerError(-32601, "mcp-review prober answers no requests")

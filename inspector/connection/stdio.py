@@ -31,6 +31,10 @@ from mcp_review.untrusted import safe_text
 STDERR_TAIL = 200
 YIELD_EVERY = 64  # lines read before the reader lets other tasks run
 DRAIN_GRACE = 0.5  # after the process exits, how long stdout may still deliver what it wrote
+# What a pipe's reader buffers before it stops reading (asyncio pauses at twice its limit). A line may be longer:
+# `_lines` gathers it past the limit. Were the limit the largest message (32 MB), a flood would sit 32-64 MB deep
+# in the buffer: every answer waited behind it, and each read copied the buffer to grow it.
+BUFFERED = 512 * 1024
 
 
 class ServerProcess:
@@ -44,8 +48,8 @@ class ServerProcess:
         self.returncode: int | None = None
         self._exited = asyncio.Event()
         self.stdin: asyncio.StreamWriter
-        self.stdout = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
-        self.stderr = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
+        self.stdout = asyncio.StreamReader(limit=BUFFERED)
+        self.stderr = asyncio.StreamReader(limit=BUFFERED)
         self._pipes: list[asyncio.BaseTransport] = []
 
     async def adopt(self) -> None:
@@ -133,32 +137,30 @@ class StdioTransport(Transport):
         except Exception as e:  # a reader must never die silently: every pending request would wait
             self._fail(ConnectionFailed(f"mcp-review stopped reading {what}: {type(e).__name__}: {e}"))
 
-    async def _lines(self, stream: asyncio.StreamReader) -> AsyncIterator[bytes]:
+    async def _lines(self, stream: asyncio.StreamReader, cut: int | None = None) -> AsyncIterator[bytes]:
+        """Each line (the last one may have no newline). With `cut`, only its first `cut` bytes are kept (stderr);
+        without, a line over MAX_MESSAGE_BYTES is dropped with a note. Memory stays within what is kept."""
+        keep = cut or MAX_MESSAGE_BYTES
+        parts: list[bytes] = []  # a line longer than the reader's buffer: the pieces kept so far
+        size = 0  # its length so far, kept or not
         while True:
             try:
-                line = await stream.readuntil(b"\n")
+                piece, ended = await stream.readuntil(b"\n"), True
             except asyncio.IncompleteReadError as e:
-                if e.partial:
-                    yield e.partial
-                return
-            except asyncio.LimitOverrunError:
-                await self._discard_line(stream)
+                piece, ended = e.partial, False
+            except asyncio.LimitOverrunError as e:  # the bytes it names hold no newline: keep them, read on
+                piece = await stream.readexactly(e.consumed)
+                parts.append(piece[: max(0, keep - size)])
+                size += len(piece)
                 continue
-            yield line
-
-    async def _discard_line(self, stream: asyncio.StreamReader) -> None:
-        dropped = 0
-        while True:
-            chunk = await stream.read(1 << 20)
-            if not chunk:
-                break
-            idx = chunk.find(b"\n")
-            if idx >= 0:
-                dropped += idx
-                stream._buffer[:0] = chunk[idx + 1 :]  # type: ignore[attr-defined]  # put back what follows
-                break
-            dropped += len(chunk)
-        self.note(f"dropped an output line of {dropped:,} bytes (limit {MAX_MESSAGE_BYTES:,})")
+            size += len(piece)
+            if cut is None and size > MAX_MESSAGE_BYTES:
+                self.note(f"dropped an output line of {size:,} bytes (limit {MAX_MESSAGE_BYTES:,})")
+            elif size:
+                yield b"".join([*parts, piece[: max(0, keep - size + len(piece))]]) if parts else piece[:keep]
+            if not ended:
+                return
+            parts, size = [], 0
 
     async def _read_stdout(self) -> None:
         assert self.proc and self.proc.stdout
@@ -178,8 +180,8 @@ class StdioTransport(Transport):
 
     async def _read_stderr(self) -> None:
         assert self.proc and self.proc.stderr
-        async for line in self._lines(self.proc.stderr):
-            raw = line[: MAX_LINE_CHARS * 4].decode("utf-8", errors="replace").rstrip("\r\n")[:MAX_LINE_CHARS]
+        async for line in self._lines(self.proc.stderr, cut=MAX_LINE_CHARS * 4):
+            raw = line.decode("utf-8", errors="replace").rstrip("\r\n")[:MAX_LINE_CHARS]
             text = safe_text(raw, self.wire.redactor)
             self.stderr_tail.append(text)
             self.wire.line("stderr", self.conn, text)

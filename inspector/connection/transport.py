@@ -123,6 +123,8 @@ class Transport(ABC):
         self, text: str, exchange: int | None = None, status: int | None = None, for_id: Any = None
     ) -> bool:
         """Parse one received text; deliver it if it is JSON-RPC, else keep it as noise. True if delivered."""
+        if self.wire.counted_only(text):
+            return False
         if not text[:100].lstrip().startswith(("{", "[")):
             self._noise(text)
             return False

@@ -24,6 +24,10 @@ MAX_CHATTER = 50_000  # stderr and noise lines, and messages the server sends un
 WIRE_BUDGET = 128 * 1024 * 1024  # characters of received messages kept in full; after that, big strings are cut short
 MAX_ANSWERS = 4  # answers to one request shown beside it (a hostile server may answer one request 100,000 times)
 SPENT_STRING = 4096  # what a string of a received message keeps once the budget is spent
+# Past MAX_CHATTER, what a received text must hold to be parsed at all: a member named "id" (an answer, or a
+# request to answer), an escape (which could spell one, or a method's name), or a notification mcp-review acts on.
+# Without a backslash a JSON name is its literal text, so a text holding none of these can only be chatter.
+ACTED_ON = ('"id"', "\\", "notifications/progress", "notifications/cancelled")
 
 
 def byte_size(text: str) -> int:
@@ -183,6 +187,14 @@ class WireLog:
                     self._entry("note", 0, text=text)
                 return True
         return False
+
+    def counted_only(self, text: str) -> bool:
+        """Past MAX_CHATTER, is this received text chatter that is only counted, without being parsed? (A flood of
+        log notifications cost ~30 µs each to parse, check, mask and drop: the app's screen waited behind it.)"""
+        if self._chatter < MAX_CHATTER or any(part in text for part in ACTED_ON):
+            return False
+        self._chatty("noise")
+        return True
 
     def message(
         self,

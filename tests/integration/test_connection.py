@@ -22,6 +22,7 @@ from mcp_review.connection.errors import (
 from mcp_review.connection.session import Session
 from mcp_review.connection.transport import PLAIN, Outgoing
 from mcp_review.targets import http_target, stdio_target
+from mcp_review.untrusted import original_length, parse_message
 from tests.support import eventually, fixture_argv, free_port, http_fixture
 
 
@@ -266,3 +267,65 @@ def test_send_options_are_frozen_copies_of_what_the_caller_passed():
     with pytest.raises(TypeError):
         PLAIN.headers["X-Probe"] = "3"  # type: ignore[index]  # the shared default cannot be changed
     assert PLAIN.text({"a": "é"}) == '{"a": "é"}' and Outgoing(raw="{x").text({"a": 1}) == "{x"
+
+
+# A raw server that answers `initialize`, then any request with FLOOD log notifications first (the id of each
+# answer spelled with an escape, as JSON allows), a progress notification for its token, then the answer: a tool
+# whose description is LONG characters, after a stderr line as long (when over 10).
+CHATTY = r"""
+import json, sys
+FLOOD, LONG = int(sys.argv[1]), int(sys.argv[2])
+log = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"chatter"}}\n'
+for line in sys.stdin.buffer:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "chatty", "version": "1"}}
+    else:
+        sys.stdout.buffer.write(log * FLOOD)
+        token = msg["params"].get("_meta", {}).get("progressToken")
+        progress = {"progressToken": token, "progress": 1, "message": "half"}
+        sys.stdout.buffer.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}).encode() + b"\n")
+        if LONG > 10:
+            sys.stderr.buffer.write(b"e" * LONG + b"\n")
+            sys.stderr.buffer.flush()
+        result = {"tools": [{"name": "big", "description": "d" * LONG, "inputSchema": {"type": "object"}}]}
+    answer = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).replace('"id"', '"\\u0069d"')
+    sys.stdout.buffer.write(answer.encode() + b"\n")
+    sys.stdout.buffer.flush()
+"""
+
+
+def chatty(flood: int, long: int) -> object:
+    return stdio_target([sys.executable, "-c", CHATTY, str(flood), str(long)])
+
+
+async def test_chatter_past_the_cap_is_counted_unparsed_and_answers_still_arrive(monkeypatch):
+    """Past MAX_CHATTER, chatter is counted without being parsed (a flood cost the app's screen ~30 µs a line);
+    an answer whose id is spelled with an escape, and the progress of a request, still arrive through it."""
+    from mcp_review.connection import transport, wire
+
+    monkeypatch.setattr(wire, "MAX_CHATTER", 100)
+    parsed = []
+    monkeypatch.setattr(transport, "parse_message", lambda text, *a: parsed.append(text) or parse_message(text, *a))
+    progress = []
+    async with Session(chatty(300, 10), era="legacy") as s:
+        for _ in range(2):
+            reply = await s.complete("tools/list", {}, on_progress=progress.append)
+            assert reply.result["tools"][0]["name"] == "big"
+        assert [p["message"] for p in progress] == ["half", "half"]
+    logs = [e for e in s.wire.entries if e.method == "notifications/message"]
+    assert len(logs) == 100 and s.wire.dropped == 502  # 500 logs and the 2 progress notifications past it
+    assert sum('"notifications/message"' in text for text in parsed) == 100  # the 500 past the cap: not parsed
+
+
+async def test_a_line_longer_than_the_read_buffer_arrives_whole_and_stderr_is_cut():
+    """The pipes buffer 512 KB: a 3 MB message is gathered whole, a 3 MB stderr line kept to its first 4,000
+    characters (what a stderr line may keep), with no note of a dropped line."""
+    async with Session(chatty(0, 3_000_000), era="legacy") as s:
+        reply = await s.complete("tools/list", {})
+    assert original_length(reply.result["tools"][0]["description"]) == 3_000_000  # parsed whole, then cut to show
+    stderr = [e.text for e in s.wire.entries if e.direction == "stderr"]
+    assert stderr == ["e" * 4000]
+    assert not [e for e in s.wire.entries if e.text and "dropped" in e.text]

@@ -12,11 +12,12 @@ as the client id instead of a registration. Extensions: client-credentials-basic
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
-import sys
 
 import pytest
 
+from tests.support import script_argv
 from tests.thirdparty import DEPS, ROOT, require
 
 pytestmark = pytest.mark.thirdparty
@@ -26,7 +27,9 @@ SUMMARY = re.compile(r"^([✓✗]) (auth/[\w-]+): (\d+) passed, (\d+) failed", r
 
 
 def conformance(*args: str) -> str:
-    command = f"{sys.executable} {ROOT / 'tests' / 'conformance_client.py'}"
+    # a fork of the session's fork server when there is one: each scenario starts the client, and `import mcp` was
+    # most of its CPU (the suite's 33 scenarios took 36 s of CPU on 2 cores)
+    command = shlex.join(script_argv(ROOT / "tests" / "conformance_client.py"))
     argv = [str(require(NODE)), str(require(SUITE, executable=False)), "client", "--command", command, *args]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=ROOT)
     return done.stdout + done.stderr
