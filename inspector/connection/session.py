@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -273,6 +274,7 @@ class Session:
             token = f"mcp-review-{next(self._tokens)}"
             params["_meta"] = {**(params.get("_meta") or {}), "progressToken": token}
             self._progress[token] = on_progress
+            self.wire.awaited.add(json.dumps(token))
         try:
             reply = await self.request(method, params, timeout=timeout)
             rounds, echoed = 0, 0  # rounds answered, characters of requestState sent back so far
@@ -303,6 +305,7 @@ class Session:
         finally:
             if token:
                 self._progress.pop(token, None)
+                self.wire.awaited.discard(json.dumps(token))
 
     async def fulfil(self, request: Any) -> Json:
         """Answer one `inputRequests` entry (a retried request's, or a 2026-07-28 task's) with the same handlers as a

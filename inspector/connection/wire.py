@@ -25,9 +25,11 @@ WIRE_BUDGET = 128 * 1024 * 1024  # characters of received messages kept in full;
 MAX_ANSWERS = 4  # answers to one request shown beside it (a hostile server may answer one request 100,000 times)
 SPENT_STRING = 4096  # what a string of a received message keeps once the budget is spent
 # Past MAX_CHATTER, what a received text must hold to be parsed at all: a member named "id" (an answer, or a
-# request to answer), an escape (which could spell one, or a method's name), or a notification mcp-review acts on.
-# Without a backslash a JSON name is its literal text, so a text holding none of these can only be chatter.
-ACTED_ON = ('"id"', "\\", "notifications/progress", "notifications/cancelled")
+# request to answer), an escape (which could spell one, or a method's name), a cancellation, or the progress of a
+# request still waited for (its token: `WireLog.awaited`). Without a backslash a JSON string is its literal text,
+# so a text holding none of these is chatter nothing acts on.
+ACTED_ON = ('"id"', "\\", "notifications/cancelled")
+PROGRESS = "notifications/progress"
 
 
 def byte_size(text: str) -> int:
@@ -128,6 +130,7 @@ class WireLog:
     dropped: int = 0  # chatter entries counted but not kept (over MAX_CHATTER)
     definitions: Definitions = field(default_factory=Definitions)  # every tool definition listed (consent reads it)
     kept: int = 0  # characters of received messages kept (what WIRE_BUDGET bounds)
+    awaited: set[str] = field(default_factory=set)  # the progress tokens of requests waited for, as JSON text
     _chatter: int = 0
     _listeners: list[Callable[[WireEntry], None]] = field(default_factory=list)
     _conns: int = 0
@@ -190,8 +193,11 @@ class WireLog:
 
     def counted_only(self, text: str) -> bool:
         """Past MAX_CHATTER, is this received text chatter that is only counted, without being parsed? (A flood of
-        log notifications cost ~30 µs each to parse, check, mask and drop: the app's screen waited behind it.)"""
+        log notifications, or of progress for a request given up on, cost ~30 µs each to parse, check, mask and
+        drop: the app's screen waited behind it.)"""
         if self._chatter < MAX_CHATTER or any(part in text for part in ACTED_ON):
+            return False
+        if PROGRESS in text and any(token in text for token in self.awaited):
             return False
         self._chatty("noise")
         return True
