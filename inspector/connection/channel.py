@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcp_review.connection.errors import ConnectionFailed, ProtocolError, RequestTimeout
+from mcp_review.connection.errors import ConnectionFailed, ProtocolError, RequestTimeout, Unresponsive
 from mcp_review.connection.transport import PLAIN, Delivery, Outgoing, Transport
 from mcp_review.connection.wire import WireLog
 from mcp_review.targets import Target
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 CANCEL_GRACE = 1.0  # at most this long to tell the server a request was abandoned
 MAX_UNMATCHED = 1000  # responses nobody asked for, kept for probes
+# Requests in a row that may time out on one connection, with no answer to anything meanwhile, before no more is
+# sent there until the server answers something: a server stuck in one call (or a loop) answers nothing after
+# it, and a check waited a whole timeout for each of its requests (9 in a row against a flood of progress).
+UNANSWERED = 2
 RequestHandler = Callable[[dict[str, Any], Delivery], Awaitable[dict[str, Any]]]
 NotificationHandler = Callable[[dict[str, Any], Delivery], None]
 
@@ -142,6 +146,7 @@ class RpcChannel:
         self.on_abandon: Callable[[Any, str, str], Awaitable[None]] | None = None  # timed out or cancelled
         self.unmatched: list[tuple[Any, Delivery]] = []  # responses nobody asked for (probes read these)
         self.budget: Budget | None = None  # an overall deadline shared with other requests, if any
+        self.unanswered = 0  # requests in a row that timed out with no answer to anything since (see UNANSWERED)
 
     @property
     def conn(self) -> int:
@@ -176,6 +181,9 @@ class RpcChannel:
             rid = message.get("id", rid)
         if self.budget is not None and method in self.budget.stalled:
             raise ConnectionFailed(self.budget.stalled[method])
+        if self.unanswered >= UNANSWERED:
+            self.wire.line("note", self.conn, f"{method} not sent: {self.unanswered} requests in a row went unanswered")
+            raise Unresponsive(method, timeout, self.unanswered)
         if self.budget is not None:
             timeout = self.budget.clip(timeout)
         fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
@@ -189,6 +197,7 @@ class RpcChannel:
             if rid in self.transport.streaming and self.budget is not None:  # it kept sending, never the answer
                 self.budget.stalled[method] = _stalled(method, timeout)
             await self._abandon(sender, fut, rid, method, f"no answer to {method} in time")
+            self.unanswered += 1
             raise RequestTimeout(method, timeout) from None
         except asyncio.CancelledError:
             await self._abandon(sender, fut, rid, method, "cancelled by the reviewer")
@@ -245,6 +254,7 @@ class RpcChannel:
                 self.on_notification(msg, delivery)
             return
         rid = msg.get("id")
+        self.unanswered = 0  # the server answers (late, or what nobody asked, still shows it reads and answers)
         fut = self._pending.get(rid) if _is_id(rid) else None
         if fut is None and "error" in msg and delivery.for_id is not None:
             # An error on the POST of a request answers that request, whatever id it carries: null when the

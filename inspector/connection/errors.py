@@ -53,6 +53,18 @@ class RequestTimeout(ConnectionFailed):
         self.seconds = seconds
 
 
+class Unresponsive(RequestTimeout):
+    """Requests in a row went unanswered on a connection and nothing has answered since: this one is not sent
+    (a timeout, not waited for: whatever treats a timeout treats this the same way)."""
+
+    def __init__(self, method: str, seconds: float, unanswered: int) -> None:
+        super().__init__(method, seconds)
+        self.args = (
+            f"no answer to {method}: not sent, as the last {unanswered} requests on this connection went unanswered "
+            f"for {seconds:g}s each and nothing has answered since (a longer --timeout waits longer)",
+        )
+
+
 class ProtocolError(ConnectionFailed):
     """The server answered, but not with something an MCP client can work with."""
 

@@ -315,9 +315,12 @@ async def test_chatter_past_the_cap_is_counted_unparsed_and_answers_still_arrive
             reply = await s.complete("tools/list", {}, on_progress=progress.append)
             assert reply.result["tools"][0]["name"] == "big"
         assert [p["message"] for p in progress] == ["half", "half"]
+        await s.complete("tools/list", {})  # its progress names no token waited for: counted, not parsed
+        assert not s.wire.awaited
     logs = [e for e in s.wire.entries if e.method == "notifications/message"]
-    assert len(logs) == 100 and s.wire.dropped == 502  # 500 logs and the 2 progress notifications past it
-    assert sum('"notifications/message"' in text for text in parsed) == 100  # the 500 past the cap: not parsed
+    assert len(logs) == 100 and s.wire.dropped == 803  # 800 logs and the 3 progress notifications past it
+    assert sum('"notifications/message"' in text for text in parsed) == 100  # the 800 past the cap: not parsed
+    assert sum('"notifications/progress"' in text for text in parsed) == 2
 
 
 async def test_a_line_longer_than_the_read_buffer_arrives_whole_and_stderr_is_cut():
@@ -329,3 +332,48 @@ async def test_a_line_longer_than_the_read_buffer_arrives_whole_and_stderr_is_cu
     stderr = [e.text for e in s.wire.entries if e.direction == "stderr"]
     assert stderr == ["e" * 4000]
     assert not [e for e in s.wire.entries if e.text and "dropped" in e.text]
+
+
+# A raw server that answers `initialize`, then each request after DELAY seconds, in order: one that names the tool
+# "stuck" is never answered, nor anything after it (it reads no more).
+SLOW = r"""
+import json, sys, time
+DELAY = float(sys.argv[1])
+for line in sys.stdin.buffer:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "slow", "version": "1"}}
+    elif msg.get("params", {}).get("name") == "stuck":
+        time.sleep(3600)
+    else:
+        time.sleep(DELAY)
+        result = {}
+    sys.stdout.buffer.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode() + b"\n")
+    sys.stdout.buffer.flush()
+"""
+
+
+async def test_after_two_unanswered_requests_no_more_is_sent_until_the_server_answers():
+    """A server stuck in a call answers nothing after it: the third request is not sent (and says why, at once)
+    instead of waiting its whole timeout too. A server that answers late is not stuck: its late answers count."""
+    from mcp_review.connection.errors import Unresponsive
+
+    stuck = stdio_target([sys.executable, "-c", SLOW, "0"]).with_(timeout=0.5)
+    async with Session(stuck, era="legacy") as s:
+        await s.request("ping")
+        for method, params in (("tools/call", {"name": "stuck"}), ("ping", None)):
+            with pytest.raises(RequestTimeout):
+                await s.request(method, params)
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(Unresponsive, match="not sent, as the last 2 requests on this connection went unanswered"):
+            await s.request("tools/list")
+        assert asyncio.get_running_loop().time() - started < 0.2
+        assert "tools/list" not in [e.method for e in s.wire.messages("send")]
+    late = stdio_target([sys.executable, "-c", SLOW, "1.2"]).with_(timeout=1.0)
+    async with Session(late, era="legacy") as s:
+        for _ in range(3):  # each answer comes after the next request was sent: the server still answers
+            with pytest.raises(RequestTimeout) as timed_out:
+                await s.request("ping")
+            assert not isinstance(timed_out.value, Unresponsive)
