@@ -41,7 +41,6 @@ MIN_FORM = 6  # an encoded form shorter than this (base64 of a short secret, cut
 LONG = 8  # a secret this long is matched in its computed forms too (reversed, rot13, separated...)
 SEPARATOR = r"[^0-9a-z]{0,5}"  # between the letters and digits of a secret spelled out separated
 LONG_TEXT = 16_384  # a text this long found clean is remembered (by a keyed digest) and not scanned again
-BARE_FIRST = 4_096  # a text longer than this is searched for spelled-out forms in its letters and digits first
 _DIGEST_KEY = os.urandom(32)
 _ALNUM = frozenset(string.digits + string.ascii_lowercase)
 _NOT_ALNUM = bytes(b for b in range(256) if chr(b) not in _ALNUM)  # what `bytes.translate` deletes to keep those
@@ -145,11 +144,11 @@ def _spelled(secret: str) -> set[str]:
     return {f for f in alnum if len(f) >= LONG}
 
 
-def _tokens(form: str, separated: bool) -> tuple[str, ...]:
-    """`form` as regex pieces, one per character; `separated`: up to 5 separators (spaces, dashes, dots,
+def _tokens(form: str) -> tuple[str, ...]:
+    """`form` spelled out, as regex pieces, one per character: up to 5 separators (spaces, dashes, dots,
     newlines...) may stand between any two of its characters."""
     pieces = [re.escape(c) for c in form]
-    return (pieces[0], *(SEPARATOR + p for p in pieces[1:])) if separated else tuple(pieces)
+    return (pieces[0], *(SEPARATOR + p for p in pieces[1:]))
 
 
 def _trie(alternatives: Iterable[tuple[str, ...]]) -> str:
@@ -178,14 +177,14 @@ def _trie(alternatives: Iterable[tuple[str, ...]]) -> str:
 
 
 def _automaton(words: Iterable[str]) -> Any:
-    """One Aho-Corasick automaton of `words`: a text is searched for all of them in one pass, linear in its size
-    whatever the number of words or the text's shape (pyahocorasick, C). A substring test per word costs a pass
-    each, and on a text of one repeated letter each pass steps one character at a time: 142 ms a megabyte for 75
-    forms, against 4 ms; on ordinary text the automaton is within 2x of those passes, and 2x faster on a short
-    message."""
+    """One Aho-Corasick automaton of `words` (each word's value is its length): a text is searched for all of them
+    in one pass, linear in its size whatever the number of words or the text's shape (pyahocorasick, C). A
+    substring test per word costs a pass each, and on a text of one repeated letter each pass steps one character
+    at a time: 142 ms a megabyte for 75 forms, against 4 ms; on ordinary text the automaton is within 2x of those
+    passes, and 2x faster on a short message. Where it finds them is where masking masks."""
     automaton = ahocorasick.Automaton()
     for word in words:
-        automaton.add_word(word, None)
+        automaton.add_word(word, len(word))
     automaton.make_automaton()
     return automaton
 
@@ -195,45 +194,42 @@ def _holds(automaton: Any, text: str) -> bool:
     return next(automaton.iter(text), None) is not None
 
 
-class _Batch:
-    """The secrets added together: the expression of their spelled-out forms (searched in every text), and the
-    one of all their forms, which masking replaces, compiled on first use: compiling the forms of one long JWT
-    takes tens of ms, and most texts are found clean before anything needs masking (most sessions never do)."""
+class _Spelled:
+    """The spelled-out forms of the long secrets added together, as one expression compiled on first use:
+    compiling those of one long JWT takes tens of ms (hundreds with the pure-Python parts of `re` profiled), each
+    redactor of a session compiled them again, and only a text whose letters and digits hold one needs it."""
 
-    def __init__(self, forms: set[str], spelled: list[tuple[str, ...]]) -> None:
-        self._forms, self._spelled_tokens = forms, spelled
-        self._combined: re.Pattern[str] | None = None
-        self.spelled = re.compile(_trie(spelled)) if spelled else None
+    def __init__(self, tokens: list[tuple[str, ...]]) -> None:
+        self._tokens = tokens
+        self._pattern: re.Pattern[str] | None = None
 
-    def combined(self) -> re.Pattern[str]:
-        """Every form, as is or spelled out: what masking replaces."""
-        if self._combined is None:
-            self._combined = re.compile(_trie([_tokens(f, False) for f in self._forms] + self._spelled_tokens))
-        return self._combined
+    def pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = re.compile(_trie(self._tokens))
+        return self._pattern
 
 
 class Redactor:
     """Masks known secret values in text and JSON, and credential headers by name.
 
     Every form of every secret is precomputed once (`add`), and the text is searched with ASCII letters lowered
-    (same length, so spans map back): its literal forms all at once (`_automaton`), its spelled-out forms with one
-    regular expression per batch of secrets added together; only a text that holds one is masked, by one pass per
-    batch of one expression of its forms, factored by common prefixes (overlapping spans are masked as one). Each
-    step is linear in the text's size (bench/redact.py measures it on 10 MB). The expression that masks is compiled
-    when first needed, and a secret added later never compiles the earlier ones' expressions again (a session that
-    recompiled every secret on each add grew quadratically: an OAuth review, which registers its logins and forged
-    tokens one by one, spent most of its time there); only the automatons, a list of words each, are rebuilt.
+    (same length, so spans map back): its literal forms all at once, by an automaton that also says where they are
+    (`_automaton`); its spelled-out forms first as its letters and digits alone (the same automaton search), then,
+    only where those hold one, with one expression per batch of long secrets added together, compiled when first
+    needed (`_Spelled`). Overlapping spans are masked as one, so a secret that contains another is masked whole.
+    Each step is linear in the text's size (bench/redact.py measures it on 10 MB). Adding a secret rebuilds the
+    automatons, lists of words, and compiles nothing: an OAuth review registers its logins and forged tokens one by
+    one, in every redactor of the session, and compiling their forms was most of its time.
     A long text found clean is remembered by a keyed digest, so that showing it again costs no scan.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
-        self._batches: list[_Batch] = []
         self._forms: set[str] = set()  # the literal forms, lowered
         self._bare: set[str] = set()  # the spelled-out forms' letters and digits, without separators
         self._find_forms: Any = None  # an automaton of each (`_automaton`), rebuilt when secrets are added
         self._find_bare: Any = None
-        self._spelled_patterns: list[re.Pattern[str]] = []  # per batch of LONG secrets, its spelled-out forms
+        self._spelling: list[_Spelled] = []  # per batch of LONG secrets added together
         self._pattern_of: dict[str, re.Pattern[str]] = {}  # each secret's escaped-text pattern, compiled when needed
         self._clean: set[bytes] = set()  # digests of long texts that hold no secret
         self.add(secrets)
@@ -262,10 +258,8 @@ class Redactor:
         self._bare |= bare
         self._find_forms = _automaton(self._forms)
         self._find_bare = _automaton(self._bare) if self._bare else None
-        batch = _Batch(forms, [_tokens(f, True) for f in bare])
-        self._batches.append(batch)
-        if batch.spelled is not None:
-            self._spelled_patterns.append(batch.spelled)
+        if bare:
+            self._spelling.append(_Spelled([_tokens(f) for f in bare]))
 
     def _patterns(self) -> list[re.Pattern[str]]:
         """Each secret as a pattern over escaped text, longest first (rarely needed: compiled on first use)."""
@@ -276,7 +270,7 @@ class Redactor:
     def needed(self, text: str) -> bool:
         """Does `text` hold a secret, in any of the forms above (escapes decoded)?"""
         digest = self._digest(text)
-        if not self._batches or digest in self._clean:
+        if not self.secrets or digest in self._clean:
             return False
         if self._found(_lowered(text)) or self._escaped(text):
             return True
@@ -284,21 +278,26 @@ class Redactor:
         return False
 
     def _found(self, low: str) -> bool:
-        """Does the lowered text hold a form, as is or spelled out? In a long text the spelled-out forms are
-        looked for in its letters and digits first, as substrings: the separators an expression allows between
-        their characters are exactly the rest, so a text whose letters and digits do not hold one cannot spell
-        it. The expressions try every position (~12 ms a megabyte each), the substring search does not (a server
-        that echoed 1 MB of round state eight times per call cost a check 25 s); a short text goes straight to
-        them, where the extra pass would cost more than it saves."""
-        if _holds(self._find_forms, low):
-            return True
-        if not self._spelled_patterns:
+        """Does the lowered text hold a form, as is or spelled out?"""
+        return _holds(self._find_forms, low) or self._spells(low)
+
+    def _spells(self, low: str) -> bool:
+        """Does the lowered text spell out a long secret? Its letters and digits are searched first, as substrings:
+        the separators an expression allows between a form's characters are exactly the rest, so a text whose
+        letters and digits do not hold one cannot spell it. Only a text that does is searched with the expressions,
+        which try every position (~12 ms a megabyte each; a server that echoed 1 MB of round state eight times per
+        call cost a check 25 s)."""
+        if self._find_bare is None:
             return False
-        if len(low) > BARE_FIRST:
-            letters = low.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM).decode("ascii")
-            if not _holds(self._find_bare, letters):
-                return False
-        return any(pattern.search(low) for pattern in self._spelled_patterns)
+        letters = low.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM).decode("ascii")
+        return _holds(self._find_bare, letters) and any(s.pattern().search(low) for s in self._spelling)
+
+    def _spans(self, low: str) -> list[tuple[int, int]]:
+        """Where the lowered text holds a form: every literal form the automaton finds, every spelled-out one."""
+        found = [(end + 1 - size, end + 1) for end, size in self._find_forms.iter(low)]
+        if self._spells(low):
+            found += [m.span() for s in self._spelling for m in s.pattern().finditer(low)]
+        return _merged(found)
 
     def _escaped(self, text: str) -> bool:
         """Does a secret appear in `text` once its escapes are decoded?"""
@@ -307,11 +306,9 @@ class Redactor:
 
     def text(self, text: str) -> str:
         digest = self._digest(text)
-        if not self._batches or digest in self._clean:
+        if not self.secrets or digest in self._clean:
             return text
-        low = _lowered(text)
-        found = self._found(low)
-        spans = _merged(m.span() for b in self._batches for m in b.combined().finditer(low)) if found else []
+        spans = self._spans(_lowered(text))
         if not spans and not _has_escape(text):
             self._found_clean(digest)
         if spans:

@@ -8,7 +8,7 @@ import random
 import string
 import urllib.parse
 
-from mcp_review.redact import BARE_FIRST, MASK, Redactor
+from mcp_review.redact import MASK, Redactor
 
 SECRET = "ghp_" + "0123456789abcdefXYZ" * 2
 
@@ -48,12 +48,16 @@ def test_every_computed_form_is_masked():
         assert masked.startswith("before ") and masked.endswith(" after"), (name, masked)
 
 
-def test_in_a_long_text_of_other_scripts_every_form_is_found_where_it_is():
-    """A long text is searched for spelled-out forms in its letters and digits first, and text that is not ASCII
-    is lowered as UTF-8 bytes: neither may lose a form or move what is masked (spans map back to the text)."""
+def test_in_a_text_of_other_scripts_long_or_short_every_form_is_found_where_it_is():
+    """A text is searched for spelled-out forms in its letters and digits first, and text that is not ASCII is
+    lowered as UTF-8 bytes: neither may lose a form or move what is masked (spans map back to the text), in a
+    long text as in a short one."""
     redactor = Redactor([SECRET])
-    filler = "Überprüfung \ud800 数据 ÉTAT " * 300  # past BARE_FIRST, not ASCII, a lone surrogate
-    assert len(filler) > BARE_FIRST
+    for filler in ("Überprüfung \ud800 数据 ÉTAT " * 300, "数据 \ud800 "):  # not ASCII, a lone surrogate
+        _found_in_place(redactor, filler)
+
+
+def _found_in_place(redactor: Redactor, filler: str) -> None:
     for name, form in forms(SECRET).items():
         text = f"{filler}before {form} after{filler}"
         assert redactor.needed(text), name
