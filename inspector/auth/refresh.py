@@ -18,14 +18,13 @@ address is never contacted (`egress.check_url`).
 from __future__ import annotations
 
 import json
-import ssl
 import time
 from collections.abc import Iterable
 from typing import Any
 
 from mcp_review.auth import store
 from mcp_review.auth.login import StoredTokens, keep_tokens
-from mcp_review.connection.egress import EgressRefused, check_url
+from mcp_review.connection.egress import EgressRefused, check_url, tls_context
 from mcp_review.redact import scrub
 
 EARLY = 30  # seconds before its `exp` a token counts as expired: it must outlive the request it goes with
@@ -87,9 +86,8 @@ def _refresh(url: str, entry: dict[str, Any], verify: bool | str, timeout: float
     except EgressRefused as e:
         raise RefreshFailed(str(e)) from e
     try:
-        tls = ssl.create_default_context(cafile=verify) if isinstance(verify, str) else verify  # `--ca FILE`
         with (
-            httpx2.Client(trust_env=False, verify=tls, timeout=timeout, follow_redirects=False) as http,
+            httpx2.Client(trust_env=False, verify=tls_context(verify), timeout=timeout, follow_redirects=False) as http,
             http.stream("POST", str(endpoint), data=data, headers=headers) as response,
         ):
             status, body = response.status_code, _bounded(response.iter_bytes())

@@ -23,6 +23,7 @@ HTTP allows only visible ASCII there, and the MCP session id must be 0x21..0x7E.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 import ssl
@@ -130,6 +131,20 @@ def session_id_valid(value: str) -> bool:
     return bool(value) and all(0x21 <= ord(c) <= 0x7E for c in value)
 
 
+@functools.cache
+def tls_context(verify: bool | str) -> ssl.SSLContext | bool:
+    """What a client verifies TLS with: the CA bundle httpx trusts (True), `--ca FILE` (its path), or nothing
+    (False), one context per process. Given `True`, httpx builds a context per client, loading the whole bundle
+    each time (~14 ms), and an OAuth review opens about twenty clients. Raises OSError for an unreadable file."""
+    if isinstance(verify, str):
+        return ssl.create_default_context(cafile=verify)
+    if not verify:
+        return False
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 def guarded_client(target_url: str, verify: bool | str, timeout: float, on_refused: Callable[[str], None]) -> Any:
     """The one httpx client of a connection: only `target_url`'s origin, no redirects, nothing from the env."""
     import httpx
@@ -153,8 +168,7 @@ def guarded_client(target_url: str, verify: bool | str, timeout: float, on_refus
         async def aclose(self) -> None:
             await self.inner.aclose()
 
-    context: bool | ssl.SSLContext = verify if isinstance(verify, bool) else ssl.create_default_context(cafile=verify)
-    inner = httpx.AsyncHTTPTransport(verify=context, trust_env=False)
+    inner = httpx.AsyncHTTPTransport(verify=tls_context(verify), trust_env=False)
     return httpx.AsyncClient(
         transport=OriginGuard(inner),
         timeout=httpx.Timeout(timeout, read=None),

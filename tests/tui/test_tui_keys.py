@@ -252,7 +252,9 @@ async def test_tab_keys_pressed_quickly_end_on_the_last_tab_pressed(tmp_path):
         tabs = app.main.query_one(TabbedContent)
         for key in "61" * 20 + "2":
             app.simulate_key(key)  # as the terminal driver posts them, without waiting for the screen
-        await pilot.pause(0.5)
+        # the 41 switches take their time on a loaded machine (0.5 s was not always enough): a chase that never
+        # settles, or settles on another tab, fails here at the hang bound
+        await until(pilot, lambda: tabs.active == "tab-tools" and app.screen.focused is app.main.query_one("#tools"))
         seen = set()
         for _ in range(20):  # and it stays there
             seen.add(tabs.active)

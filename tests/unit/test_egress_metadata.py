@@ -115,3 +115,22 @@ def test_a_refresh_at_a_metadata_token_endpoint_is_refused_before_any_connect(tm
     with pytest.raises(RefreshFailed, match="cloud metadata or link-local"):
         usable_token(url, timeout=5)
     assert connects == []
+
+
+def test_one_tls_context_per_setting_for_the_process(tmp_path):
+    """httpx built a context per client, loading the CA bundle each time: one per setting now, verifying."""
+    import ssl
+
+    import certifi
+
+    from mcp_review.connection.egress import tls_context
+
+    default = tls_context(True)
+    assert isinstance(default, ssl.SSLContext) and default is tls_context(True)
+    assert default.verify_mode == ssl.CERT_REQUIRED and default.check_hostname
+    assert default.cert_store_stats()["x509_ca"] > 0  # the bundle is loaded
+    ca = tls_context(certifi.where())  # `--ca FILE`
+    assert isinstance(ca, ssl.SSLContext) and ca is not default and ca.verify_mode == ssl.CERT_REQUIRED
+    assert tls_context(False) is False
+    with pytest.raises(OSError):
+        tls_context(str(tmp_path / "missing.pem"))
