@@ -30,6 +30,11 @@ from mcp_review.untrusted import safe_text
 
 STDERR_TAIL = 200
 YIELD_EVERY = 64  # lines read before the reader lets other tasks run
+# Once the server has sent more chatter than is kept (`WireLog.flooded`), a reader pauses this long every
+# YIELD_EVERY lines: at most 64,000 lines a second. A flood read as fast as the server writes it took most of the
+# loop, and the app's screen, sharing it, answered a key in seconds; an answer behind the flood waits for the
+# lines ahead of it in the pipes (~600 KB: tens of ms at that pace).
+PACE = 0.001
 DRAIN_GRACE = 0.5  # after the process exits, how long stdout may still deliver what it wrote
 # What a pipe's reader buffers before it stops reading (asyncio pauses at twice its limit). A line may be longer:
 # `_lines` gathers it past the limit. Were the limit the largest message (32 MB), a flood would sit 32-64 MB deep
@@ -139,8 +144,11 @@ class StdioTransport(Transport):
 
     async def _lines(self, stream: asyncio.StreamReader, cut: int | None = None) -> AsyncIterator[bytes]:
         """Each line (the last one may have no newline). With `cut`, only its first `cut` bytes are kept (stderr);
-        without, a line over MAX_MESSAGE_BYTES is dropped with a note. Memory stays within what is kept."""
+        without, a line over MAX_MESSAGE_BYTES is dropped with a note. Memory stays within what is kept. Every
+        YIELD_EVERY lines the other tasks run (a flood is read from a full buffer without ever waiting), after a
+        pause once the server floods (PACE)."""
         keep = cut or MAX_MESSAGE_BYTES
+        count = 0
         parts: list[bytes] = []  # a line longer than the reader's buffer: the pieces kept so far
         size = 0  # its length so far, kept or not
         while True:
@@ -160,15 +168,13 @@ class StdioTransport(Transport):
                 yield b"".join([*parts, piece[: max(0, keep - size + len(piece))]]) if parts else piece[:keep]
             if not ended:
                 return
-            parts, size = [], 0
+            parts, size, count = [], 0, count + 1
+            if count % YIELD_EVERY == 0:
+                await asyncio.sleep(PACE if self.wire.flooded else 0)
 
     async def _read_stdout(self) -> None:
         assert self.proc and self.proc.stdout
-        count = 0
         async for line in self._lines(self.proc.stdout):
-            count += 1
-            if count % YIELD_EVERY == 0:  # a flood is read from a full buffer without ever waiting:
-                await asyncio.sleep(0)  # let the other tasks (requests, the app's screen) run too
             end = len(line)
             while end and line[end - 1] in b"\r\n":
                 end -= 1

@@ -28,8 +28,7 @@ SPENT_STRING = 4096  # what a string of a received message keeps once the budget
 # request to answer), an escape (which could spell one, or a method's name), a cancellation, or the progress of a
 # request still waited for (its token: `WireLog.awaited`). Without a backslash a JSON string is its literal text,
 # so a text holding none of these is chatter nothing acts on.
-ACTED_ON = ('"id"', "\\", "notifications/cancelled")
-PROGRESS = "notifications/progress"
+ID, ESCAPE, CANCELLED, PROGRESS = '"id"', "\\", "notifications/cancelled", "notifications/progress"
 
 
 def byte_size(text: str) -> int:
@@ -191,11 +190,16 @@ class WireLog:
                 return True
         return False
 
+    @property
+    def flooded(self) -> bool:
+        """Has the server sent more chatter than is kept? Its readers then pace themselves (see `stdio.PACE`)."""
+        return self._chatter > MAX_CHATTER
+
     def counted_only(self, text: str) -> bool:
         """Past MAX_CHATTER, is this received text chatter that is only counted, without being parsed? (A flood of
         log notifications, or of progress for a request given up on, cost ~30 µs each to parse, check, mask and
         drop: the app's screen waited behind it.)"""
-        if self._chatter < MAX_CHATTER or any(part in text for part in ACTED_ON):
+        if self._chatter < MAX_CHATTER or ID in text or ESCAPE in text or CANCELLED in text:
             return False
         if PROGRESS in text and any(token in text for token in self.awaited):
             return False
