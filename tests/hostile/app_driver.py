@@ -52,6 +52,14 @@ def screen_text(app: ReviewApp) -> str:
     return "\n".join(parts)
 
 
+async def press(pilot: Any, key: str) -> None:
+    """The key as the terminal posts it, then the screen's pending events processed (`pause` waits for them). Not
+    `pilot.press`, which also waits for the process to go idle, up to a second twice per key: a flooding server
+    keeps it busy, and every key cost two seconds of flood, on both sides."""
+    pilot.app.simulate_key(key)
+    await pilot.pause(0.05)
+
+
 async def until(pilot: Any, condition: Any, seconds: float) -> bool:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -85,7 +93,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 if everything:
                     everything.first().press()
                 else:
-                    await pilot.press("escape")
+                    await press(pilot, "escape")
                 await pilot.pause(0.1)
 
         await decline()
@@ -107,25 +115,25 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
         if probe is not None:
             app.jump_to_tool(probe.index)
             await pilot.pause(0.2)
-            await pilot.press("c")
+            await press(pilot, "c")
             if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5 * PACE):
                 from mcp_review.rules.util import valid_arguments
 
                 app.screen.query_one("#editor", TextArea).text = json.dumps(valid_arguments(probe))  # starts empty
                 await pilot.pause(0.05)
                 report["screens"].append(screen_text(app))
-                await pilot.press("ctrl+s")
+                await press(pilot, "ctrl+s")
                 result = lambda: isinstance(app.screen, ResultScreen) or not app.caller.running  # noqa: E731
                 if not await answered(result, 5):
-                    await pilot.press("x")  # a call that only reports progress: the reviewer cancels it, as one would
+                    await press(pilot, "x")  # a call that only reports progress: the reviewer cancels it, as one would
                     await answered(result, budget)
                 await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2 * PACE)
                 report["screens"].append(screen_text(app))
-                await pilot.press("escape")
+                await press(pilot, "escape")
             app.main.query_one("TabbedContent").active = "tab-calls"
             await pilot.pause(0.1)
             for key in ("y", "j"):
-                await pilot.press(key)
+                await press(pilot, key)
                 report["clipboard"].append(app.clipboard)
         app.action_export()  # through the dialog, as a reviewer does: it saves the review and previews it
         if await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5 * PACE):
@@ -156,11 +164,11 @@ async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float)
         report["screens"].append(screen_text(app))
         for key, done in (("r", lambda: isinstance(app.screen, RunScreen)), ("q", lambda: not app.is_running)):
             started = time.monotonic()
-            await pilot.press(key)
+            await press(pilot, key)
             if await until(pilot, done, 4 * PACE):
                 report["keys"][key] = round(time.monotonic() - started, 2)
             if key == "r":
-                await pilot.press("escape")
+                await press(pilot, "escape")
                 await pilot.pause(0.2)
         if app.is_running:
             await app.action_quit()
