@@ -115,7 +115,9 @@ CASES = [
         "hang",
         "2026-07-28: input_required rounds that never end, 1 MB each",
         server=FLOOD,
-        timeout=2,  # check masks 8 MB of round state for 4 planted secrets: ~25 s alone, twice that on a loaded CI
+        timeout=2,  # check masks MBs of round state for 4 planted secrets: a 1 s timeout was too short on a loaded CI
+        limits="session_state=8388608",  # the connection's cap (32 MB by default) at 8 MB: the check took 15 s, now 6
+
     ),
     Case("round-elicit", "stdio", "app", "2026-07-28: one input_required round holding one elicitation", server=FLOOD),
     Case(
