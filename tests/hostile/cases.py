@@ -117,7 +117,6 @@ CASES = [
         server=FLOOD,
         timeout=2,  # check masks MBs of round state for 4 planted secrets: a 1 s timeout was too short on a loaded CI
         limits="session_state=8388608",  # the connection's cap (32 MB by default) at 8 MB: the check took 15 s, now 6
-
     ),
     Case("round-elicit", "stdio", "app", "2026-07-28: one input_required round holding one elicitation", server=FLOOD),
     Case(
