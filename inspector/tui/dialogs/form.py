@@ -15,7 +15,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.css.query import NoMatches
 from textual.geometry import Offset, Region, Spacing
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Select, Static, TabbedContent, TabPane, TextArea
@@ -192,21 +191,6 @@ class FormDialog(Dialog[dict[str, Any] | None]):
         self.query_one("#editor", TextArea).text = editor_text(event.arguments)
 
 
-class FormTabs(TabbedContent):
-    """The dialog's Form and JSON tabs. A pane's focus that arrives once its tab is gone (the dialog closing while a
-    focus is in flight: a server that crashes mid-call closes it) is ignored: Textual's own handler sets the tab
-    active and raised "No Tab with id", which stopped the app (seen once in the hostile corpus, crash-escape; the
-    handler below is named as Textual 8.2's, pinned)."""
-
-    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
-        """Runs before Textual's handler of the same name (Textual calls each class's, along the MRO), which it
-        stops when the pane's tab is gone."""
-        try:
-            self.get_tab(event.tab_pane)
-        except (NoMatches, ValueError):
-            event.prevent_default()
-
-
 def form_and_json(form: SchemaForm | None, value: Any) -> ComposeResult:
     """A Form tab (when there is a form with fields) beside the JSON editor (`#editor`), which is what is sent.
     A schema of more than MAX_FORM_FIELDS fields gets the editor only: a server's 20,000-field form would hold
@@ -219,7 +203,7 @@ def form_and_json(form: SchemaForm | None, value: Any) -> ComposeResult:
         yield Static(Text(f"{len(form.fields):,} fields: too many for a form (over {MAX_FORM_FIELDS}), edit the JSON"))
         yield editor
         return
-    with FormTabs(initial="tab-form"):
+    with TabbedContent(initial="tab-form"):
         with TabPane("Form", id="tab-form"):
             yield form
         with TabPane("JSON", id="tab-json"):
