@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import DataTable, Input, Static, TextArea
+from textual.widgets import DataTable, Input, Static, Tabs, TextArea
 
 from mcp_review.cli import parse, prepare_process
 from mcp_review.cli.common import decide
@@ -116,7 +116,11 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             app.jump_to_tool(probe.index)
             await pilot.pause(0.2)
             await press(pilot, "c")
-            if await until(pilot, lambda: isinstance(app.screen, CallScreen), 5 * PACE):
+            # drawn, as a reviewer sees it before typing: its tabs mounted. Typing before that stopped the app twice
+            # in full runs (Textual's "No Tab with id" from the dialog's tabs; most likely they mounted after the
+            # dialog was answered): not reproduced alone, not fixed, and not what this corpus attacks
+            drawn = lambda: isinstance(app.screen, CallScreen) and all(t.active for t in app.screen.query(Tabs))  # noqa: E731
+            if await until(pilot, drawn, 5 * PACE):
                 from mcp_review.rules.util import valid_arguments
 
                 app.screen.query_one("#editor", TextArea).text = json.dumps(valid_arguments(probe))  # starts empty
