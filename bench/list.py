@@ -21,6 +21,9 @@ Issue 22 (the server started before asyncio, the session and the encoding load; 
 0.84 (table 0.86, bare 0.66) for the code before, run the same hour. Left over `bare`: ~30 ms of imports before the
 server starts (the plan's modules, argparse) and our counting on the second core while the server starts and
 exits; on a loaded machine that contention grows (json/Insp 0.71-0.86 at a load of 5-6, the code before 0.94).
+With the counting threads and the encoding's preload at a lower priority (nice 10: the server's start and exit come
+first on the two cores), `--runs 7` and `--runs 9` on a quiet machine: json/Insp 0.73 and 0.74 (bare/Insp 0.68, 0.67),
+against 0.78 (bare 0.64) an hour before.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ costs per tool, description and property, calibrated by ai-tokenizer), not as it
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import hashlib
 import json
@@ -191,12 +192,19 @@ _POOLS: list[ThreadPoolExecutor] = []
 _MAKING_POOL = threading.Lock()
 
 
+def _yielding() -> None:
+    """Lower the calling thread's scheduling priority (Linux sets it per thread): counting is background work, and
+    the server starts and exits meanwhile (`list` overlaps them, on two cores; the app's loop runs beside it)."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+
+
 def _pool() -> ThreadPoolExecutor:
     with _MAKING_POOL:
         if not _POOLS:
             from concurrent.futures import ThreadPoolExecutor
 
-            _POOLS.append(ThreadPoolExecutor(WORKERS, thread_name_prefix="tokens"))  # its threads start on first use
+            _POOLS.append(ThreadPoolExecutor(WORKERS, thread_name_prefix="tokens", initializer=_yielding))
         return _POOLS[0]
 
 
@@ -205,6 +213,11 @@ def shutdown() -> None:
     exit that skips it (`mcp_review.cli.entry`); nothing is counted after this."""
     for pool in _POOLS:
         pool.shutdown(wait=True)
+
+
+def _preload(encoding: str) -> None:
+    _yielding()
+    load_encoding(encoding)
 
 
 FEW = 256  # fewer distinct texts are counted in the caller's thread: handing them to the pool costs more
@@ -269,7 +282,7 @@ class TokenCounter:
     def preload(self) -> None:
         """Start building the encoding in a background thread: a command calls this before it starts its server,
         so the few hundred ms tiktoken takes to build it pass while the server starts."""
-        threading.Thread(target=load_encoding, args=(self.encoding,), daemon=True, name="preload").start()
+        threading.Thread(target=_preload, args=(self.encoding,), daemon=True, name="preload").start()
 
     def count_text(self, text: str) -> int:
         # encode_ordinary: special-token text such as <|endoftext|> counts as plain text, never an error

@@ -111,3 +111,16 @@ def test_a_tools_canonical_text_is_joined_from_its_members():
             if isinstance(tool, dict):
                 assert members == {str(k): f"{dumps(str(k))}:{dumps(v)}" for k, v in tool.items()}
         assert "[" + ",".join(tokens._canonical_parts(t)[0] for t in tools) + "]" == dumps(tools)
+
+
+def test_counting_threads_yield_to_the_server_and_the_screen():
+    """Counting is background work: `list` counts while its server starts and exits, on the same two cores, and the
+    app counts beside its screen. The pool's threads (and the encoding's preload) run at a lower priority."""
+    import os
+    import threading
+
+    from mcp_review.tokens import _pool
+
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    nice = _pool().submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
+    assert nice >= max(10, base)
