@@ -282,20 +282,23 @@ class Redactor:
         return _holds(self._find_forms, low) or self._spells(low)
 
     def _spells(self, low: str) -> bool:
-        """Does the lowered text spell out a long secret? Its letters and digits are searched first, as substrings:
-        the separators an expression allows between a form's characters are exactly the rest, so a text whose
-        letters and digits do not hold one cannot spell it. Only a text that does is searched with the expressions,
-        which try every position (~12 ms a megabyte each; a server that echoed 1 MB of round state eight times per
-        call cost a check 25 s)."""
+        """Does the lowered text spell out a long secret?"""
+        return self._may_spell(low) and any(s.pattern().search(low) for s in self._spelling)
+
+    def _may_spell(self, low: str) -> bool:
+        """Do the text's letters and digits hold a long secret's, as a substring? The separators an expression allows
+        between a form's characters are exactly the rest, so a text whose letters and digits do not cannot spell
+        one. Only a text that does is searched with the expressions, which try every position (~12 ms a megabyte
+        each; a server that echoed 1 MB of round state eight times per call cost a check 25 s)."""
         if self._find_bare is None:
             return False
         letters = low.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM).decode("ascii")
-        return _holds(self._find_bare, letters) and any(s.pattern().search(low) for s in self._spelling)
+        return _holds(self._find_bare, letters)
 
     def _spans(self, low: str) -> list[tuple[int, int]]:
         """Where the lowered text holds a form: every literal form the automaton finds, every spelled-out one."""
         found = [(end + 1 - size, end + 1) for end, size in self._find_forms.iter(low)]
-        if self._spells(low):
+        if self._may_spell(low):  # searched once, where it matches (no search first, then the same one to find where)
             found += [m.span() for s in self._spelling for m in s.pattern().finditer(low)]
         return _merged(found)
 
