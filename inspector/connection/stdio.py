@@ -42,6 +42,16 @@ DRAIN_GRACE = 0.5  # after the process exits, how long stdout may still deliver 
 BUFFERED = 512 * 1024
 
 
+def abort(pipe: asyncio.WriteTransport) -> None:
+    """Drop what waits to be written to a pipe and close it, unless its end is already on its way. asyncio's pipe
+    transport does not check: an abort after its peer closed the pipe, after another abort, or after a close with
+    nothing left to write runs its end twice, and the second prints a traceback from the loop (`'NoneType' object
+    has no attribute 'close'`). Its end is on its way exactly when it is closing with nothing buffered: a close
+    that still waits on bytes has not scheduled it, and an abort is what ends that wait."""
+    if not pipe.is_closing() or pipe.get_write_buffer_size():
+        pipe.abort()
+
+
 class ServerProcess:
     """A server process `procs.launch` started, seen as `asyncio.create_subprocess_exec` shows one: its pipes as
     streams (the same pipe transports asyncio makes) and an awaitable exit. Its exit is awaited on a thread, as
@@ -238,7 +248,7 @@ class StdioTransport(Transport):
         failure = ConnectionFailed(f"the server stopped reading its input ({how})")
         self._fail(failure)
         assert self.proc and self.proc.stdin
-        self.proc.stdin.transport.abort()  # the buffered bytes go now, not when the process is gone
+        abort(self.proc.stdin.transport)  # the buffered bytes go now, not when the process is gone
         raise failure from None
 
     async def _gone(self) -> None:
@@ -285,9 +295,8 @@ class StdioTransport(Transport):
         with contextlib.suppress(Exception):
             stdin.close()
             await asyncio.wait_for(asyncio.shield(stdin.wait_closed()), grace / 4)  # shield: asyncio sets it later
-        with contextlib.suppress(Exception):
-            if stdin.transport.get_write_buffer_size():
-                stdin.transport.abort()
+        if stdin.transport.get_write_buffer_size():
+            abort(stdin.transport)
 
     async def _wait_or_signal(self, proc: ServerProcess, grace: float) -> str:
         for how, sig in (
