@@ -28,6 +28,7 @@ from mcp_review.tui import messages as msg
 from mcp_review.tui.asking import Asker
 from mcp_review.tui.calling import Caller
 from mcp_review.tui.checking import choose_checks, run_checks
+from mcp_review.tui.closed import ClosedScreensApp
 from mcp_review.tui.commands import ToolJump, bound_commands
 from mcp_review.tui.connection import Connection
 from mcp_review.tui.dialogs import ResultScreen, ask_target, export_review, remember_target
@@ -47,7 +48,7 @@ from mcp_review.workspace import Workspace
 R = TypeVar("R")
 
 
-class ReviewApp(App[None]):
+class ReviewApp(ClosedScreensApp):
     TITLE = "mcp-review"
     COMMANDS = App.COMMANDS | {ToolJump}
     CSS_PATH = TCSS

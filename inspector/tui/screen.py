@@ -16,6 +16,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Header, Input, Static, TabbedContent, TabPane, Tabs
 
+from mcp_review.tui.closed import SteadyTabs
 from mcp_review.tui.footer import Footer
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
@@ -52,18 +53,15 @@ TABS = (
 )
 
 
-class Tabbed(TabbedContent):
+class Tabbed(SteadyTabs):
     """Textual's TabbedContent shows the tab of whatever gets the focus. A focus that lands after the reviewer
     already switched to another tab is stale: following it switched back, and with keys pressed quickly the two
     switches chased each other (seen in tmux: 100% CPU, keys applied seconds late to the wrong tab). Only a
     pane that still holds the focus is shown."""
 
-    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+    def shows(self, pane: TabPane) -> bool:
         focused = self.screen.focused
-        if focused is not None and event.tab_pane in focused.ancestors:
-            super()._on_tab_pane_focused(event)
-        else:
-            event.stop()
+        return focused is not None and pane in focused.ancestors and super().shows(pane)
 
 
 class ReviewScreen(Screen[None]):
@@ -95,7 +93,7 @@ class ReviewScreen(Screen[None]):
         }
         yield Header()
         yield Static("connecting…", id="status")
-        with Tabbed(initial=TABS[0].id):
+        with Tabbed():  # opens on its first tab (`closed.SteadyTabs`)
             for number, tab in enumerate(TABS, 1):
                 yield tab.pane(*made_with[tab.pane], title=f"{number} {tab.title}", id=tab.id)
         yield Footer(compact=True)  # at 80 columns a tab's keys, then r, e, ? and q, still fit
@@ -151,7 +149,9 @@ class ReviewScreen(Screen[None]):
             event.pane.catch_up()
         main = next(iter(event.pane.query("Grid, VerticalScroll")), None)
         if main is not None and self.query_one(TabbedContent).active == event.pane.id:  # not a tab already left
-            main.focus()
+            # Now, not `main.focus()`: that focuses later, when the reviewer may have left the tab already, and a
+            # focus landing there (which `Tabbed.shows` would follow, as it holds the focus) switched back.
+            self.set_focus(main)
 
     def show_tab(self, tab: str) -> None:
         tabs = self.query_one(TabbedContent)

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Checkbox, Input, Select, Static, TabbedContent, TabPane, TextArea
 
 from mcp_review.text import one_line
+from mcp_review.tui.closed import SteadyTabs
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import schema_problems
 from mcp_review.untrusted import strict_loads
@@ -203,7 +204,7 @@ def form_and_json(form: SchemaForm | None, value: Any) -> ComposeResult:
         yield Static(Text(f"{len(form.fields):,} fields: too many for a form (over {MAX_FORM_FIELDS}), edit the JSON"))
         yield editor
         return
-    with TabbedContent(initial="tab-form"):
+    with SteadyTabs():  # opens on the form: it comes first
         with TabPane("Form", id="tab-form"):
             yield form
         with TabPane("JSON", id="tab-json"):
