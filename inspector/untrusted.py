@@ -207,6 +207,28 @@ def clean(parsed: Parsed, text: str, redactor: Redactor | None, max_string: int 
     return value
 
 
+def exact_request_state(value: Any, text: str, cap: int) -> Any:
+    """`value` (a parsed message) with the `requestState` of an `input_required` result exactly as `text` holds it.
+
+    The state is opaque: the client echoes it back, and a server may sign or decode it. `parse_message` cuts a
+    long string and masks secrets for the review to show, which here would send back a corrupted state; so the
+    session gets the raw one (up to `cap` characters: past that it stops anyway), while the wire log keeps what
+    it shows. The raw text is read again only for such a result whose state was changed."""
+    result = value.get("result") if isinstance(value, dict) else None
+    if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
+        return value
+    shown = result.get("requestState")
+    if not isinstance(shown, str) or original_length(shown) > cap:
+        return value
+    try:
+        raw = json.loads(text)["result"]["requestState"]
+    except (ValueError, RecursionError, KeyError, TypeError):  # a text parse_message needed its bounds for
+        return value
+    if not isinstance(raw, str) or raw == shown:
+        return value
+    return {**value, "result": {**result, "requestState": raw}}
+
+
 def safe_text(text: str, redactor: Redactor | None = None) -> str:
     """A line of text from a server (stderr, a body that is not JSON): no lone surrogates, secrets masked."""
     if _SURROGATE.search(text):

@@ -19,8 +19,9 @@ from typing import Any
 
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.wire import WireLog
+from mcp_review.limits import LIMITS
 from mcp_review.targets import Target
-from mcp_review.untrusted import MAX_STRING, Unusable, parse_message, safe_text
+from mcp_review.untrusted import MAX_STRING, Unusable, exact_request_state, parse_message, safe_text
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one message; larger ones are dropped with a note
 MAX_LINE_CHARS = 4000  # stderr / noise lines are kept this long at most
@@ -35,6 +36,9 @@ class Delivery:
     exchange: int | None = None
     status: int | None = None
     for_id: Any = None  # over HTTP: the id of the request whose POST this came back on
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # only inside strings: JSON's own characters are ASCII
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,12 @@ class Outgoing:
         object.__setattr__(self, "omit", tuple(self.omit))
 
     def text(self, payload: Any) -> str:
-        """What goes on the wire: the raw text, else the message as JSON."""
-        return self.raw if self.raw is not None else json.dumps(payload, ensure_ascii=False)
+        """What goes on the wire: the raw text, else the message as JSON. A lone surrogate (a server's own, sent
+        back as it came: `requestState`) has no UTF-8, so it is written as the JSON escape it arrived as."""
+        if self.raw is not None:
+            return self.raw
+        text = json.dumps(payload, ensure_ascii=False)
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text) if _LONE_SURROGATE.search(text) else text
 
 
 PLAIN = Outgoing()  # the message as JSON, the usual headers
@@ -145,5 +153,6 @@ class Transport(ABC):
         if limit < MAX_STRING:
             parsed.notes.append(f"the wire log holds {self.wire.kept:,} characters already: long strings cut short")
         entry = self.wire.message("recv", self.conn, parsed.value, text, exchange, parsed.notes, parsed.removed)
-        self.on_message(parsed.value, Delivery(entry.seq, exchange, status, for_id))
+        value = exact_request_state(parsed.value, text, LIMITS.request_state) if parsed.notes else parsed.value
+        self.on_message(value, Delivery(entry.seq, exchange, status, for_id))
         return True
