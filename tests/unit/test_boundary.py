@@ -86,6 +86,17 @@ def test_secrets_are_masked_at_parse_time():
     assert parsed.value == {"t": f"x {MASK}"} and "secret values masked" in parsed.notes
 
 
+
+def test_secrets_in_cut_strings_are_looked_for_in_what_is_kept():
+    """Where strings are cut, secrets are looked for in the kept value, not the raw text: one escaped into the
+    kept start of a long string, another in a short string beside it, and a key, are all masked."""
+    escaped = json.dumps(SECRET).replace("g", "\\u0067", 1)[1:-1]
+    text = '{"long": "' + escaped + "x" * MAX_STRING + '", "short": "' + SECRET + '", "' + SECRET + '": 1}'
+    parsed = parse_message(text, Redactor([SECRET]))
+    assert SECRET not in json.dumps(parsed.value) and parsed.value["long"].startswith(MASK)
+    assert parsed.value["short"] == MASK and MASK in parsed.value
+    assert "secret values masked" in parsed.notes and original_length(parsed.value["long"]) == len(SECRET) + MAX_STRING
+
 # -------------------------------------------------------------------------------------------- egress
 def test_only_the_targets_origin_is_reachable():
     refused: list[str] = []
