@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.tui import Lag  # noqa: E402
-from mcp_review.tokens import ENCODINGS, TokenCounter, canonical, first_figures, get_encoding  # noqa: E402
+from mcp_review.encodings import ENCODINGS, get_encoding  # noqa: E402
+from mcp_review.tokens import TokenCounter, canonical, first_figures  # noqa: E402
 from tests.servers.many import generate_tools  # noqa: E402
 
 Figures = tuple[list[dict[str, int]], dict[str, int]]

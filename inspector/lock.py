@@ -33,8 +33,9 @@ import rfc8785  # the JSON Canonicalization Scheme (RFC 8785): number and string
 
 from mcp_review import __version__
 from mcp_review.catalog import Kind, ServerSnapshot
+from mcp_review.encodings import ENCODINGS
 from mcp_review.skills import Skill
-from mcp_review.tokens import ENCODINGS, TokenCounter, canonical
+from mcp_review.tokens import TokenCounter, canonical
 
 LOCK_NAME = "mcp-review.lock"
 LOCK_FORMAT = 1

@@ -30,7 +30,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     plan = decide(args)
-    from mcp_review.tokens import TokenCounter, UnknownEncoding
+    from mcp_review.encodings import UnknownEncoding
+    from mcp_review.tokens import TokenCounter
 
     try:
         counter = TokenCounter(args.encoding)

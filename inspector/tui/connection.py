@@ -19,9 +19,10 @@ from mcp_review.connection.channel import Budget
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.session import ClientHandlers, Session
 from mcp_review.connection.wire import WireEntry, WireLog
+from mcp_review.encodings import ENCODINGS
 from mcp_review.targets import Target
 from mcp_review.text import visible
-from mcp_review.tokens import ENCODINGS, TokenCounter, first_figures
+from mcp_review.tokens import TokenCounter, first_figures
 from mcp_review.tui.messages import Connected, ConnectionLost, Fetch, Show
 from mcp_review.workspace import Job
 

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from mcp_review.tokens import EXACT_CHARS, canonical, get_encoding
+from mcp_review.encodings import get_encoding
+from mcp_review.tokens import EXACT_CHARS, canonical
 from tests.support import fixture_argv, http_fixture, run_cli
 
 

@@ -86,7 +86,8 @@ def test_no_leftover_everything_processes():
 
 
 async def test_everything_token_figures_are_tiktokens_count_of_the_wire_json():
-    from mcp_review.tokens import TokenCounter, canonical, get_encoding
+    from mcp_review.encodings import get_encoding
+    from mcp_review.tokens import TokenCounter, canonical
 
     snap, s = await snapshot_of(stdio_target(everything_stdio_argv()))
     page = s.wire.get(snap.tools.seqs[0])

@@ -86,7 +86,6 @@ def test_secrets_are_masked_at_parse_time():
     assert parsed.value == {"t": f"x {MASK}"} and "secret values masked" in parsed.notes
 
 
-
 def test_secrets_in_cut_strings_are_looked_for_in_what_is_kept():
     """Where strings are cut, secrets are looked for in the kept value, not the raw text: one escaped into the
     kept start of a long string, another in a short string beside it, and a key, are all masked."""
@@ -96,6 +95,7 @@ def test_secrets_in_cut_strings_are_looked_for_in_what_is_kept():
     assert SECRET not in json.dumps(parsed.value) and parsed.value["long"].startswith(MASK)
     assert parsed.value["short"] == MASK and MASK in parsed.value
     assert "secret values masked" in parsed.notes and original_length(parsed.value["long"]) == len(SECRET) + MAX_STRING
+
 
 # -------------------------------------------------------------------------------------------- egress
 def test_only_the_targets_origin_is_reachable():

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from mcp_review import claude
-from mcp_review.tokens import ENCODINGS, ESTIMATES, TokenCounter
+from mcp_review.encodings import ENCODINGS
+from mcp_review.tokens import ESTIMATES, TokenCounter
 
 
 def tool(name, description, props):

@@ -7,15 +7,9 @@ import socket
 
 import pytest
 
-from mcp_review import tokens
-from mcp_review.tokens import (
-    CorruptEncoding,
-    TokenCounter,
-    UnknownEncoding,
-    canonical,
-    get_encoding,
-    load_ranks,
-)
+from mcp_review import encodings
+from mcp_review.encodings import CorruptEncoding, UnknownEncoding, get_encoding, load_ranks
+from mcp_review.tokens import TokenCounter, canonical
 
 
 @pytest.fixture
@@ -53,8 +47,8 @@ def test_same_figures_as_tiktokens_own_encoding_objects(no_network, monkeypatch,
     from tiktoken_ext import openai_public
 
     def shipped(url: str, expected_hash: str) -> dict[bytes, int]:
-        assert url.endswith(f"/{encoding}.tiktoken") and expected_hash == tokens._SPECS[encoding]["sha256"]
-        return load_ranks(tokens.DATA / f"{encoding}.tiktoken.gz", expected_hash)
+        assert url.endswith(f"/{encoding}.tiktoken") and expected_hash == encodings._SPECS[encoding]["sha256"]
+        return load_ranks(encodings.DATA / f"{encoding}.tiktoken.gz", expected_hash)
 
     monkeypatch.setattr(openai_public, "load_tiktoken_bpe", shipped)
     theirs = tiktoken.Encoding(**getattr(openai_public, encoding)())
@@ -95,27 +89,27 @@ def test_unknown_encoding():
 
 
 def test_corrupt_file_is_refused(tmp_path):
-    good = gzip.decompress((tokens.DATA / "cl100k_base.tiktoken.gz").read_bytes())
+    good = gzip.decompress((encodings.DATA / "cl100k_base.tiktoken.gz").read_bytes())
     bad = tmp_path / "bad.tiktoken.gz"
     bad.write_bytes(gzip.compress(good.replace(b" 0\n", b" 1\n", 1)))
     with pytest.raises(CorruptEncoding, match="does not match"):
         load_ranks(bad, "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7")
 
 
-@pytest.mark.parametrize("encoding", [e for e in tokens.ENCODINGS if "packed_sha256" in tokens._SPECS[e]])
+@pytest.mark.parametrize("encoding", [e for e in encodings.ENCODINGS if "packed_sha256" in encodings._SPECS[e]])
 def test_the_packed_ranks_are_the_hashed_originals(encoding):
     """The packed file loaded at run time holds exactly the ranks of tiktoken's published file."""
-    spec = tokens._SPECS[encoding]
-    original = load_ranks(tokens.DATA / f"{encoding}.tiktoken.gz", spec["sha256"])
-    shipped = gzip.decompress((tokens.DATA / f"{encoding}.ranks.gz").read_bytes())
-    assert tokens.pack_ranks(original) == shipped
-    assert tokens.unpack_ranks(shipped) == original
+    spec = encodings._SPECS[encoding]
+    original = load_ranks(encodings.DATA / f"{encoding}.tiktoken.gz", spec["sha256"])
+    shipped = gzip.decompress((encodings.DATA / f"{encoding}.ranks.gz").read_bytes())
+    assert encodings.pack_ranks(original) == shipped
+    assert encodings.unpack_ranks(shipped) == original
 
 
 def test_a_corrupt_packed_file_is_refused(tmp_path, monkeypatch, no_network):
-    packed = gzip.decompress((tokens.DATA / "cl100k_base.ranks.gz").read_bytes())
+    packed = gzip.decompress((encodings.DATA / "cl100k_base.ranks.gz").read_bytes())
     (tmp_path / "cl100k_base.ranks.gz").write_bytes(gzip.compress(packed[:-1] + b"x"))
-    monkeypatch.setattr(tokens, "DATA", tmp_path)
+    monkeypatch.setattr(encodings, "DATA", tmp_path)
     with pytest.raises(CorruptEncoding, match="does not match"):
         TokenCounter("cl100k_base").count_text("hello")
 

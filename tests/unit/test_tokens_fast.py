@@ -9,11 +9,14 @@ chunk's texts) changes a figure and fails here.
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
 
 from mcp_review import claude, tokens
-from mcp_review.tokens import ENCODINGS, EXACT_CHARS, TokenCounter, canonical, first_figures, get_encoding
+from mcp_review.encodings import ENCODINGS, get_encoding
+from mcp_review.tokens import EXACT_CHARS, TokenCounter, canonical, first_figures
 from tests.servers.many import generate_tools
 
 
@@ -124,3 +127,24 @@ def test_counting_threads_yield_to_the_server_and_the_screen():
     base = os.getpriority(os.PRIO_PROCESS, 0)
     nice = _pool().submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
     assert nice >= max(10, base)
+
+
+def test_a_long_text_is_encoded_once_per_encoding_and_a_short_one_each_time():
+    """A check counts one server's texts again for each rule and report: a long one is counted once per encoding
+    (a hostile listing of thirty 256 K descriptions spent 2.2 s of a 7 s check in BPE), a short one is not kept."""
+    encoded: list[tuple[str, int]] = []
+
+    class Spy:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def encode_ordinary(self, text: str) -> list[int]:
+            encoded.append((self.name, len(text)))
+            return [0] * (len(text) // 4)
+
+    long, short = f"{os.getpid()} {time.time()} " + "y" * tokens.LONG_TEXT, "z" * 40
+    for name in ("a", "a", "b", "a"):
+        assert tokens._count(Spy(name), long) == len(long) // 4  # type: ignore[arg-type]
+        assert tokens._count(Spy(name), short) == 10  # type: ignore[arg-type]
+    assert [name for name, size in encoded if size > 40] == ["a", "b"]
+    assert sum(size == 40 for _, size in encoded) == 4

@@ -18,9 +18,10 @@ from textual.widgets import Input, Static
 from mcp_review.apps import links
 from mcp_review.calls import effective_hints
 from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.encodings import ENCODINGS
 from mcp_review.review import STATUSES, Review, rank
 from mcp_review.text import one_line, visible
-from mcp_review.tokens import ENCODINGS, ESTIMATES, TokenCounter
+from mcp_review.tokens import ESTIMATES, TokenCounter
 from mcp_review.tui.dialogs import ToolScreen
 from mcp_review.tui.grid import Cell, Grid
 from mcp_review.tui.messages import AppAsked, CallAsked, PreviewAsked
