@@ -42,10 +42,13 @@ CUT = "…[cut by mcp-review: {:,} characters in all]"
 _CUT = re.compile(r"…\[cut by mcp-review: ([\d,]+) characters in all\]$")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# A literal that may be beyond a double: a three-digit exponent, or 300 digits. Two expressions, not one with
-# `|`: each then scans at C speed for its first character, where the alternation tried both at every position
-# (twice the time on a short message, and a flood is many of them).
-_BIG_EXPONENT, _LONG_DIGITS = re.compile(r"[eE]\+?\d{3}"), re.compile(r"\d{300}")
+# A literal that may be beyond a double has a three-digit exponent or 300 digits. With its digits written as 0 and
+# E as e, in bytes, a text is searched for those at memchr speed: the two regular expressions this replaces tried
+# every position, 2-4 ms per 200 KB, on every message (a flood of 200 KB messages spent a quarter of a check
+# there). In slices, so a 32 MB message is not copied whole twice more; JSON's digits are ASCII.
+_FOLD_NUMBERS = bytes.maketrans(b"123456789E", b"000000000e")
+_DIGIT_RUN = b"0" * 300
+_SLICE = 1 << 20
 
 
 class Unusable(ValueError):
@@ -118,6 +121,16 @@ def _huge_int(digits: str) -> Any:
     return int(digits) if count <= MAX_INT_DIGITS else f"<integer of {count} digits: not parsed by mcp-review>"
 
 
+def _may_overflow(text: str) -> bool:
+    """Whether `text` may hold a number literal beyond a double (a false yes only costs Python's float parser)."""
+    for start in range(0, len(text), _SLICE):
+        piece = text[start : start + _SLICE + len(_DIGIT_RUN)]  # overlapping: a run across two slices is found
+        folded = piece.encode("utf-8", "surrogatepass").translate(_FOLD_NUMBERS)
+        if b"e000" in folded or b"e+000" in folded or _DIGIT_RUN in folded:
+            return True
+    return False
+
+
 def _strict(text: str, notes: list[str], parse_int: Any = None) -> Any:
     """`json.loads` with the non-finite numbers kept as the strings of their literals, and a note when there were
     any. Floats go through Python only when the text has a literal that could overflow (checked at C speed)."""
@@ -134,7 +147,7 @@ def _strict(text: str, notes: list[str], parse_int: Any = None) -> Any:
         found.append(literal[:24])
         return literal
 
-    big = finite if _BIG_EXPONENT.search(text) or _LONG_DIGITS.search(text) else None
+    big = finite if _may_overflow(text) else None
     value = json.loads(text, parse_constant=constant, parse_float=big, parse_int=parse_int)
     note = f"non-finite numbers are not JSON: {', '.join(sorted(set(found))[:3])} kept as strings"
     if found and note not in notes:

@@ -59,6 +59,15 @@ def test_non_finite_numbers_become_strings_with_a_note():
     assert parse_message(f'{{"x": {long}}}').value == {"x": long}
 
 
+@pytest.mark.parametrize("literal", ["1E+999", "1e999", "9" * 400 + ".5"])
+@pytest.mark.parametrize("offset", [-3, -1, 0, 2])
+def test_a_literal_beyond_a_double_is_found_wherever_a_long_message_holds_it(literal, offset):
+    """The search for such literals goes through long texts in 1 MB slices: one across a slice's end is found."""
+    pad = "x" * ((1 << 20) + offset - len('{"p": "", "n": ') - len(literal) // 2)
+    parsed = parse_message(f'{{"p": "{pad}", "n": {literal}}}')
+    assert parsed.value["n"] == literal and any("non-finite" in note for note in parsed.notes)
+
+
 def test_json_outputs_refuse_what_json_does_not_have():
     wire = WireLog()
     wire.message("send", 1, {"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"n": math.nan}}, "{}")
