@@ -58,6 +58,24 @@ async def test_a_dialog_answered_as_it_opens_never_stops_the_app(dialog: str):
     assert failures == []
 
 
+async def test_quitting_with_a_dialog_just_opened_ends_cleanly():
+    """The app's end tears down a dialog still mounting: "No nodes match 'TextArea'" and "Can't mount widget(s)
+    before CallScreen() is mounted" made a clean quit exit 1 with a traceback (crash-escape, in a full run)."""
+    failures: list[str] = []
+    for delay in DELAYS:
+        app = ClosedScreensApp()
+        try:
+            async with app.run_test() as pilot:
+                pilot.app.push_screen(DIALOGS["call"]())
+                await asyncio.sleep(delay)
+                pilot.app.exit()
+        except Exception as e:
+            failures.append(f"{delay}: {type(e).__name__}: {e}")
+        if app.return_code != 0:
+            failures.append(f"{delay}: exit {app.return_code}")
+    assert failures == []
+
+
 @pytest.mark.parametrize("kind", [TabbedContent, SteadyTabs])
 async def test_a_panes_focus_arriving_after_its_tab_is_gone_is_ignored(kind: type[TabbedContent]):
     """Textual's own widget raises (so the case is real); ours ignores it."""
