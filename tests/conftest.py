@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         name = getattr(item, "originalname", item.name)
         if name in SLOW.get(file.as_posix(), ()) or (kind != "unit" and name not in QUICK.get(file.as_posix(), ())):
             item.add_marker("slow")
+    items[:] = spread(items, lambda item: getattr(item, "originalname", "") == SPREAD)
+
+
+# The hostile corpus's cases: independent, and long (each runs four processes for seconds). In file order they sat
+# in one worker's share of the run (xdist's worksteal splits it in contiguous parts), which ran them one after
+# another while the other workers took them over only at the end: the last 40 s ran one or two at a time.
+SPREAD = "test_hostile_server_breaks_nothing"
+
+
+def spread(items: list[pytest.Item], chosen: Callable[[pytest.Item], bool]) -> list[pytest.Item]:
+    """`items` with the chosen ones spread evenly through the others, each placed where one module's tests end
+    (a test of another module between two of one module's would set its module's fixtures up twice)."""
+    moved = [item for item in items if chosen(item)]
+    rest = [item for item in items if not chosen(item)]
+    if not moved or not rest:
+        return items
+    out: list[pytest.Item] = []
+    placed, step = 0, len(rest) / len(moved)  # moved test k is due before rest[k * step]
+    for index, item in enumerate(rest):
+        if index and getattr(item, "module", None) is not getattr(rest[index - 1], "module", None):
+            while placed < len(moved) and placed * step <= index:  # a boundary: every one due by now
+                out.append(moved[placed])
+                placed += 1
+        out.append(item)
+    return out + moved[placed:]
 
 
 @pytest.fixture(autouse=True)
