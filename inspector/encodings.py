@@ -66,7 +66,7 @@ _SPECS: dict[str, dict[str, Any]] = {
 }
 
 
-ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base", "claude")  # as `_SPECS` names them
+ENCODINGS: tuple[str, ...] = tuple(_SPECS)  # in the order the views show them
 
 
 class UnknownEncoding(ValueError):
