@@ -46,10 +46,15 @@ def _escaped(match: re.Match[str]) -> str:
     return "\\e" if code == 0x1B else f"\\x{code:02x}" if code < 0x100 else f"<U+{code:04X}>"
 
 
+def json_escaped(text: str, chars: re.Pattern[str]) -> str:
+    """JSON text with every character `chars` matches (inside strings) written as its `\\u` escape: the same value."""
+    return chars.sub(lambda m: f"\\u{ord(m[0]):04x}", text) if chars.search(text) else text
+
+
 def inert_json(text: str) -> str:
     """JSON text whose strings hold no character a terminal acts on: DEL, C1 controls and bidi overrides become
     `\\u` escapes (JSON escapes C0 itself). What `SafeStream` would change in it would break the JSON."""
-    return _JSON_HIDDEN.sub(lambda m: f"\\u{ord(m[0]):04x}", text) if _JSON_HIDDEN.search(text) else text
+    return json_escaped(text, _JSON_HIDDEN)
 
 
 def json_text(value: Any, **options: Any) -> str:

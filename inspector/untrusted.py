@@ -41,7 +41,7 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 CUT = "…[cut by mcp-review: {:,} characters in all]"
 _CUT = re.compile(r"…\[cut by mcp-review: ([\d,]+) characters in all\]$")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # A literal that may be beyond a double has a three-digit exponent or 300 digits. With its digits written as 0 and
 # E as e, in bytes, a text is searched for those at memchr speed: the two regular expressions this replaces tried
 # every position, 2-4 ms per 200 KB, on every message (a flood of 200 KB messages spent a quarter of a check
@@ -206,8 +206,8 @@ def clean(parsed: Parsed, text: str, redactor: Redactor | None, max_string: int 
         cut: list[int] = []
 
         def fix(s: str) -> str:
-            if surrogates and _SURROGATE.search(s):
-                s = _SURROGATE.sub("\ufffd", s)
+            if surrogates and LONE_SURROGATE.search(s):
+                s = LONE_SURROGATE.sub("\ufffd", s)
             if long and len(s) > max_string:
                 cut.append(len(s))
                 s = s[:max_string] + CUT.format(len(s))
@@ -251,8 +251,8 @@ def exact_request_state(value: Any, text: str, cap: int) -> Any:
 
 def safe_text(text: str, redactor: Redactor | None = None) -> str:
     """A line of text from a server (stderr, a body that is not JSON): no lone surrogates, secrets masked."""
-    if _SURROGATE.search(text):
-        text = _SURROGATE.sub("\ufffd", text)
+    if LONE_SURROGATE.search(text):
+        text = LONE_SURROGATE.sub("\ufffd", text)
     return redactor.text(text) if redactor is not None else text
 
 

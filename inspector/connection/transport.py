@@ -20,8 +20,9 @@ from typing import Any
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.wire import WireLog
 from mcp_review.limits import LIMITS
+from mcp_review.output import json_escaped
 from mcp_review.targets import Target
-from mcp_review.untrusted import MAX_STRING, Unusable, exact_request_state, parse_message, safe_text
+from mcp_review.untrusted import LONE_SURROGATE, MAX_STRING, Unusable, exact_request_state, parse_message, safe_text
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one message; larger ones are dropped with a note
 MAX_LINE_CHARS = 4000  # stderr / noise lines are kept this long at most
@@ -36,9 +37,6 @@ class Delivery:
     exchange: int | None = None
     status: int | None = None
     for_id: Any = None  # over HTTP: the id of the request whose POST this came back on
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # only inside strings: JSON's own characters are ASCII
 
 
 @dataclass(frozen=True)
@@ -63,8 +61,7 @@ class Outgoing:
         back as it came: `requestState`) has no UTF-8, so it is written as the JSON escape it arrived as."""
         if self.raw is not None:
             return self.raw
-        text = json.dumps(payload, ensure_ascii=False)
-        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text) if _LONE_SURROGATE.search(text) else text
+        return json_escaped(json.dumps(payload, ensure_ascii=False), LONE_SURROGATE)
 
 
 PLAIN = Outgoing()  # the message as JSON, the usual headers
