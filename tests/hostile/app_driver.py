@@ -116,9 +116,8 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             app.jump_to_tool(probe.index)
             await pilot.pause(0.2)
             await press(pilot, "c")
-            # drawn, as a reviewer sees it before typing: its tabs mounted. Typing before that stopped the app twice
-            # in full runs (Textual's "No Tab with id" from the dialog's tabs; most likely they mounted after the
-            # dialog was answered): not reproduced alone, not fixed, and not what this corpus attacks
+            # drawn, as a reviewer sees it before typing: its tabs mounted. (Typing before that once stopped the app:
+            # a dialog answered as it opens, fixed in tui/closed.py and tested in tests/tui/test_tui_closed.py.)
             drawn = lambda: isinstance(app.screen, CallScreen) and all(t.active for t in app.screen.query(Tabs))  # noqa: E731
             if await until(pilot, drawn, 5 * PACE):
                 from mcp_review.rules.util import valid_arguments
