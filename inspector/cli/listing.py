@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.common import UsageError, decide, launch, target_options, with_session
@@ -30,60 +29,54 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     plan = decide(args)
-    from mcp_review.encodings import UnknownEncoding
-    from mcp_review.tokens import TokenCounter
+    from mcp_review.encodings import ENCODINGS, UnknownEncoding
 
-    try:
-        counter = TokenCounter(args.encoding)
-    except UnknownEncoding as e:
-        raise UsageError(str(e)) from e
+    if args.encoding not in ENCODINGS:  # before the server starts; the counter loads after (`launch`)
+        raise UsageError(str(UnknownEncoding(args.encoding)))
     launched = launch(plan)  # first: what follows loads while the server starts (its own start takes longer)
-    counter.preload()  # the encoding is built on a thread meanwhile
     import asyncio
 
     from mcp_review.review import ExitCode
+    from mcp_review.tokens import TokenCounter
 
-    snapshot, report, text = asyncio.run(_listed(args, plan, counter, launched))
-    if text is not None:
-        print(text)
-    else:
-        from mcp_review import render  # rich: only for the table
-
-        render.print_listing(snapshot, report)
+    counter = TokenCounter(args.encoding)
+    counter.preload()  # the encoding is built on a thread meanwhile
+    asyncio.run(_listed(args, plan, counter, launched))
     return ExitCode.OK
 
 
-Listed = tuple["ServerSnapshot", dict[str, Any], str | None]  # the snapshot, its report, the JSON text if wanted
-
-
-async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter, launched: Launched | None) -> Listed:
-    """The snapshot, its token report and (`--format json`) its text, the server's time overlapped with ours: the
-    server was started before anything it does not need was loaded, the encoding is built while it starts (a
-    few hundred ms, on the preload thread), and the figures are counted and the JSON written while it shuts
-    down (`aclose` waits for it to exit)."""
+async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter, launched: Launched | None) -> None:
+    """List, then count and print, the server's time overlapped with ours: the server was started before anything
+    it does not need was loaded, the encoding is built while it starts (a few hundred ms, on the preload thread),
+    and the figures are counted and printed while it shuts down (`aclose` waits for it to exit), on a thread at
+    a lower priority than the server's exit (`tokens.in_background`)."""
     import asyncio
 
     from mcp_review.catalog import take_snapshot
     from mcp_review.skills import read_skills
+    from mcp_review.tokens import in_background
 
-    async def work(session: Any) -> tuple[ServerSnapshot, asyncio.Future[Listed]]:
+    async def work(session: Any) -> asyncio.Future[None]:
         snapshot = await take_snapshot(session)
         if snapshot.skills is not None:  # each SKILL.md, for what a skill costs once loaded
             await read_skills(session, snapshot.skills.skills, manifests=False)
-        return snapshot, asyncio.ensure_future(asyncio.to_thread(_report, snapshot, counter, args.format == "json"))
+        return asyncio.wrap_future(in_background(lambda: _show(snapshot, counter, args.format == "json")))
 
-    _, reporting = await with_session(args, plan, work, launched)
-    return await reporting
+    shown = await with_session(args, plan, work, launched)
+    await shown  # its errors (a reader gone: BrokenPipeError) are the command's
 
 
-def _report(snapshot: ServerSnapshot, counter: TokenCounter, as_json: bool) -> Listed:
-    """Off the loop, while the server exits: the figures, and the JSON text if asked for (it needs no rich), else
-    the table's module loaded (rich)."""
+def _show(snapshot: ServerSnapshot, counter: TokenCounter, as_json: bool) -> None:
+    """The figures, printed: as JSON (it needs no rich), else as the table (rich loads here, while the server
+    exits, not after it)."""
     from mcp_review.costs import token_report
-    from mcp_review.output import json_text
-
-    if not as_json:
-        importlib.import_module("mcp_review.render")  # rich loads here, while the server exits, not after it
 
     report = token_report(snapshot, counter)
-    return snapshot, report, json_text(report) if as_json else None
+    if as_json:
+        from mcp_review.output import json_text
+
+        print(json_text(report))
+    else:
+        from mcp_review import render
+
+        render.print_listing(snapshot, report)
