@@ -128,26 +128,12 @@ class Listener:
 
     port: int = 0
     paths: list[str] = field(default_factory=list)
-    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
 
     def received(self, path: str) -> bool:
         return f"/{path.lstrip('/')}" in self.paths
-
-    async def wait_for(self, path: str, timeout: float) -> bool:
-        """True once a request for `path` arrived; False after `timeout` seconds without one."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not self.received(path):
-            left = deadline - loop.time()
-            if left <= 0:
-                return False
-            self._arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), left)
-        return True
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -157,7 +143,6 @@ class Listener:
             parts = line[:MAX_REQUEST_BYTES].decode("latin-1").split()
             if len(parts) >= 2:
                 self.paths.append(parts[1])
-                self._arrived.set()
             with contextlib.suppress(TimeoutError, ValueError, asyncio.LimitOverrunError):
                 await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_SECONDS)
             writer.write(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")

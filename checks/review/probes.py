@@ -11,6 +11,7 @@ says how to prove it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -110,7 +111,7 @@ async def canary_paths(ctx: CheckContext) -> AsyncIterator[Canaries]:
         shown = await in_reply(record, payload) if payload.proof else None
         return touched or shown or joined_outside(record, area)
 
-    yield payloads, proved
+    yield Canaries(payloads, proved)
 
 
 COMMAND = Probe(
@@ -266,15 +267,21 @@ async def listening(ctx: CheckContext) -> AsyncIterator[Canaries]:
     """A one-shot listener on 127.0.0.1; a random path on it per parameter; a request for that path proves it."""
     async with canary.listener() as heard:
         wait = ctx.options.probe_timeout or min(ctx.target.timeout, SSRF_WAIT)
+        loop = asyncio.get_running_loop()
+        settled = [loop.time()]  # when the last call answered has had `wait` seconds
 
         async def requested(_: CallRecord, payload: Payload) -> bool:
-            return await heard.wait_for(payload.proof, wait)
+            settled[0] = loop.time() + wait
+            return heard.received(payload.proof)
+
+        async def settle() -> None:  # every call had `wait` seconds after its answer (the earlier ones more)
+            await asyncio.sleep(max(0.0, settled[0] - loop.time()))
 
         def payloads() -> list[Payload]:
             path = canary.token()
             return [Payload(heard.url(path), path)]
 
-        yield payloads, requested
+        yield Canaries(payloads, requested, settle)
 
 
 TEMPLATE = Probe(

@@ -62,7 +62,29 @@ class Probe:
 
 Proved = Callable[[CallRecord, Payload], Awaitable[str | bool | None]]  # the effect shown (True: the probe's)
 Payloads = Callable[[], list[Payload]]  # fresh canaries for each parameter
-Canaries = tuple[Payloads, Proved]
+
+
+@dataclass(frozen=True)
+class Canaries:
+    """What a probe's plant gives it: fresh payloads per parameter, and what proves one took effect. `settle`, for
+    an effect that may come after the answer (a fetch the server defers): awaited once, after every tool's calls,
+    it returns when each call has had its time, and `proved` is asked again for each call that showed nothing. One
+    wait for the rule, not one per call (a server that fetches nothing cost 3 s per URL parameter)."""
+
+    payloads: Payloads
+    proved: Proved
+    settle: Callable[[], Awaitable[None]] | None = None
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One probe call that showed no effect when it was answered."""
+
+    param: str
+    payload: Payload
+    record: CallRecord
+
+
 Plant = Callable[[CheckContext], AbstractAsyncContextManager[Canaries]]  # planted only once the probe may run
 
 
@@ -134,7 +156,7 @@ def tokens_only(payloads: Payloads) -> Plant:
 
     @contextlib.asynccontextmanager
     async def plant(_: CheckContext) -> AsyncIterator[Canaries]:
-        yield payloads, in_reply
+        yield Canaries(payloads, in_reply)
 
     return plant
 
@@ -162,9 +184,33 @@ async def run_probe(ctx: CheckContext, probe: Probe, plant: Plant) -> AsyncItera
     allowed = [(tool, params) for tool, params in found if ctx.may_call(tool) is None]
     if not allowed:
         return
-    async with plant(ctx) as (payloads, proved):
+    async with plant(ctx) as canaries:
+        undecided: list[tuple[Item, Finding, list[Attempt]]] = []
         for tool, params in allowed:
-            yield await probe_tool(ctx, probe, tool, params, payloads, proved)
+            finding, quiet = await probe_tool(ctx, probe, tool, params, canaries)
+            if canaries.settle is None or finding.status not in ("pass", "warn"):
+                yield finding
+            else:
+                undecided.append((tool, finding, quiet))
+        if undecided:
+            assert canaries.settle is not None
+            await canaries.settle()
+            for tool, finding, quiet in undecided:
+                yield await _late(ctx, probe, tool, quiet, canaries.proved) or finding
+
+
+async def _late(ctx: CheckContext, probe: Probe, tool: Item, quiet: list[Attempt], proved: Proved) -> Finding | None:
+    """The fail of the first call whose effect showed after its answer, if one did."""
+    for attempt in quiet:
+        if effect := await proved(attempt.record, attempt.payload):
+            return _proven(ctx, probe, tool, attempt, effect)
+    return None
+
+
+def _proven(ctx: CheckContext, probe: Probe, tool: Item, attempt: Attempt, effect: str | bool) -> Finding:
+    said = probe.effect if effect is True else effect
+    shown = _shown(attempt.payload.value, 100)
+    return ctx.fail(tool, f"{attempt.param!r} = {shown!r} {said}: {probe.what}", [attempt.record.seq])
 
 
 def confined(ctx: CheckContext, probe: Probe, tool: Item, param: str, value: str) -> str:
@@ -186,26 +232,25 @@ def _shown(value: str, limit: int = 60) -> str:
 
 
 async def probe_tool(
-    ctx: CheckContext, probe: Probe, tool: Item, params: list[str], payloads: Payloads, proved: Proved
-) -> Finding:
+    ctx: CheckContext, probe: Probe, tool: Item, params: list[str], canaries: Canaries
+) -> tuple[Finding, list[Attempt]]:
     """Set each parameter to each payload in turn (the other arguments valid); the first effect seen fails;
-    a payload taken without refusal, echo or effect makes the tool's finding a warn."""
+    a payload taken without refusal, echo or effect makes the tool's finding a warn. With it, every call that
+    showed no effect (for `Canaries.settle`)."""
     tried: list[str] = []
-    seqs: list[int | None] = []
+    quiet: list[Attempt] = []
     taken: list[tuple[str, int | None]] = []
     base = ctx.arguments(tool)
     for param in params:
-        for payload in payloads():
+        for payload in canaries.payloads():
             value = confined(ctx, probe, tool, param, payload.value)
             record = await ctx.try_call(tool, {**base, param: value}, f"{probe.what} through {param!r}")
             if isinstance(record, Finding):
-                return record
-            seqs.append(record.seq)
-            effect = await proved(record, payload)
-            if effect:
-                shown = _shown(payload.value, 100)
-                said = probe.effect if effect is True else effect
-                return ctx.fail(tool, f"{param!r} = {shown!r} {said}: {probe.what}", [record.seq])
+                return record, quiet
+            attempt = Attempt(param, payload, record)
+            if effect := await canaries.proved(record, payload):
+                return _proven(ctx, probe, tool, attempt, effect), quiet
+            quiet.append(attempt)
             tried.append(f"{param}={_shown(payload.value, 40)!r}")
             kept = probe.echo_is_inert and echoed(record, payload.value)
             if probe.needs_refusal and not rejected(record) and not kept:
@@ -217,7 +262,7 @@ async def probe_tool(
             f"took {listed} without refusing it and showed no effect: {probe.what} is neither proven nor "
             f"ruled out; {probe.settles}",
             [s for _, s in taken],
-        )
+        ), quiet
     shown = ", ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
     how = "; each refused or kept as text" if probe.needs_refusal else ""
-    return ctx.passed(tool, f"no canary effect ({probe.what}){how}: {shown}", seqs)
+    return ctx.passed(tool, f"no canary effect ({probe.what}){how}: {shown}", [a.record.seq for a in quiet]), quiet

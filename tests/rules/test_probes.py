@@ -23,7 +23,7 @@ from mcp_review.review import verdict_of
 from tests.integration.test_check_cli import check
 from tests.rules.cases import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE
 from tests.rules.runs import Run, describe, findings
-from tests.support import fixture_argv
+from tests.support import fixture_argv, slowness
 
 RULES = [f"review.{probe}" for probe in PROBES]
 TOOLS = {"read_file", "run_ping", "fetch_url", "render_greeting", "login"}
@@ -57,11 +57,30 @@ async def test_the_listener_records_what_was_asked_and_closes():
     async with canary.listener() as heard:
         path = canary.token()
         body = await asyncio.to_thread(lambda: urllib.request.urlopen(heard.url(path), timeout=5).read())
-        assert body == b"ok" and heard.received(path)
-        assert await heard.wait_for(path, 0.1)
-        assert not await heard.wait_for("never-asked", 0.1)
+        assert body == b"ok" and heard.received(path) and heard.received(f"/{path}")
+        assert not heard.received("never-asked")
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", heard.port), timeout=1):
         pass
+
+
+def test_a_fetch_after_the_answer_fails_and_the_rule_waits_once():
+    """A server that answers at once and fetches a second later (a queue, a webhook) still fails: the rule looks
+    again once every call has had its wait. `--probe security-all` probes all five tools' strings: ~3 s of wait
+    in all, not 3 s per call (proven by the clock only loosely: a hang bound, see bench/ for the figure)."""
+    from mcp_review.checking import CheckPlan, run_check
+    from mcp_review.rules.context import Options
+    from mcp_review.rules.core import select
+    from mcp_review.targets import stdio_target
+
+    keep = "review.urls-confined"
+    ignore = [r.id for r in select(["review"]) if r.id != keep]
+    options = Options(calls="all", probe=frozenset({"security", "security-all"}))
+    target = stdio_target(fixture_argv("twins", "deferred")).with_(timeout=30 * slowness())
+    review = asyncio.run(run_check(target, CheckPlan(packs=["review"], ignore=ignore, options=options)))
+    found = {f.subject: f for f in review.findings if f.rule == keep}
+    assert set(found) == TOOLS and found["fetch_url"].status == "fail", describe(list(found.values()))
+    assert "made the server request the canary listener" in found["fetch_url"].message
+    assert all(f.status != "fail" for subject, f in found.items() if subject != "fetch_url")
 
 
 def test_no_payload_carries_its_own_proof():

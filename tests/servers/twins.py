@@ -1,7 +1,8 @@
-"""Twin fixtures for the active probes: `python twins.py vulnerable|hardened` (stdio, or --http/--sse).
+"""Twin fixtures for the active probes: `python twins.py vulnerable|hardened|deferred` (stdio, or --http/--sse).
 
 The same five tools, annotated the same, written unsafely (`vulnerable`) or safely (`hardened`):
 read_file(path), run_ping(host), fetch_url(url), render_greeting(template), login(username, password).
+`deferred` is the hardened twin whose fetch_url answers at once and fetches any URL a second later.
 Kept harmless: files are read under a temporary base directory (removed at exit), the shell only runs echo
 (and what a probe sends), URLs are fetched with a 2 s timeout and no proxy, the hardened twin fetches nothing.
 """
@@ -15,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -24,8 +26,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from serve import serve
 
-MODE = next((a for a in sys.argv[1:] if a in ("vulnerable", "hardened")), "hardened")
+MODE = next((a for a in sys.argv[1:] if a in ("vulnerable", "hardened", "deferred")), "hardened")
 VULNERABLE = MODE == "vulnerable"
+DEFERRED = MODE == "deferred"  # hardened, but fetch_url answers at once and fetches any URL a second later
 BASE = Path(tempfile.mkdtemp(prefix="mcp-review-twin-"))
 (BASE / "hello.txt").write_text("hello from the twin\n", encoding="utf-8")
 atexit.register(shutil.rmtree, BASE, True)
@@ -79,16 +82,25 @@ def public_address(url: str) -> bool:
 @mcp.tool(title="Fetch URL", annotations=NETWORK)
 def fetch_url(url: str) -> str:
     """Fetch a web page and return its first 4 KB of text. Use when the user gives a link."""
+    if DEFERRED:  # defect: queued, then fetched after the answer (a crawler, a webhook), any URL
+        later = threading.Timer(1.0, _fetch, (url,))
+        later.daemon = True
+        later.start()
+        return "queued: the page will be fetched shortly"
     if not VULNERABLE:
         if not public_address(url):
             raise ToolError("refused: only public http(s) addresses")
         return "fetched (this fixture does not go on the network)"
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # defect: any URL, loopback included
     try:
-        with opener.open(url, timeout=2) as reply:
-            return reply.read(4096).decode("utf-8", "replace")
+        return _fetch(url)  # defect: any URL, loopback included
     except (OSError, ValueError) as e:
         raise ToolError(f"fetch failed: {e}") from e
+
+
+def _fetch(url: str) -> str:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(url, timeout=2) as reply:
+        return reply.read(4096).decode("utf-8", "replace")
 
 
 @mcp.tool(title="Render greeting", annotations=LOCAL)
