@@ -84,10 +84,12 @@ class Canary:
 
         self.server = ThreadingHTTPServer((host, 0), Handler)
         self.url = f"http://{host}:{self.server.server_address[1]}/"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # polled every 50 ms, not the default 500: `shutdown` waits for the next poll, and every run closes two
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def close(self) -> None:
         self.server.shutdown()
+        self.server.server_close()
 
 
 # ----------------------------------------------------------------------------------------- processes
@@ -271,8 +273,8 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
         artifacts["the server's environment"] = (work / ".server-env").read_text(encoding="utf-8")
     secret = [
         f"{key} in {where} ({', '.join(forms)})"
+        for where, text in artifacts.items()  # text by text: its views are made once for every key
         for key, value in keys.items()
-        for where, text in artifacts.items()
         if (forms := exposures(text, value))
     ]
     egress = [f"request to another origin: {h['method']} {h['path']}" for h in hits]
