@@ -244,6 +244,8 @@ async def urls_confined(ctx: CheckContext) -> AsyncIterator[Finding]:
     webhook or callback, or with format uri (every string parameter with `--probe security-all`), is set to
     `http://127.0.0.1:PORT/TOKEN`, where a one-shot HTTP listener of mcp-review waits at a random port for a
     random path. A request for that path, within the probe timeout (`probe_timeout`, 3 s when unset), fails.
+    Each call is judged when it is answered, and the tools that showed nothing once more after the last call's
+    wait (so every call has at least that long, and a server that fetches later than it answers still fails).
 
     Why: seed 003 injection-safe: arguments reaching URLs MUST be validated; a server that fetches any URL it is
     handed reaches the networks behind it (cloud metadata, admin ports) for whoever writes the prompt.
