@@ -56,14 +56,20 @@ async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter, l
     from mcp_review.skills import read_skills
     from mcp_review.tokens import in_background
 
-    async def work(session: Any) -> asyncio.Future[None]:
+    shown: list[asyncio.Future[None]] = []
+
+    async def work(session: Any) -> None:
         snapshot = await take_snapshot(session)
         if snapshot.skills is not None:  # each SKILL.md, for what a skill costs once loaded
             await read_skills(session, snapshot.skills.skills, manifests=False)
-        return asyncio.wrap_future(in_background(lambda: _show(snapshot, counter, args.format == "json")))
+        shown.append(asyncio.wrap_future(in_background(lambda: _show(snapshot, counter, args.format == "json"))))
 
-    shown = await with_session(args, plan, work, launched)
-    await shown  # its errors (a reader gone: BrokenPipeError) are the command's
+    try:
+        await with_session(args, plan, work, launched)
+    finally:
+        if shown:  # printed whole before the command ends, even when something failed after the listing
+            await asyncio.wait(shown)
+    shown[0].result()  # its errors (a reader gone: BrokenPipeError) are the command's
 
 
 def _show(snapshot: ServerSnapshot, counter: TokenCounter, as_json: bool) -> None:
