@@ -116,9 +116,16 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
             app.jump_to_tool(probe.index)
             await pilot.pause(0.2)
             await press(pilot, "c")
-            # drawn, as a reviewer sees it before typing: its tabs mounted. (Typing before that once stopped the app:
-            # a dialog answered as it opens, fixed in tui/closed.py and tested in tests/tui/test_tui_closed.py.)
-            drawn = lambda: isinstance(app.screen, CallScreen) and all(t.active for t in app.screen.query(Tabs))  # noqa: E731
+
+            # drawn, as a reviewer sees it before typing: composed (its editor there: a screen pushed but not yet
+            # composed has no Tabs, and `all` of none held, so a loaded machine typed into nothing) and its tabs
+            # mounted. (Typing before that once stopped the app: a dialog answered as it opens, fixed in
+            # tui/closed.py and tested in tests/tui/test_tui_closed.py.)
+            def drawn() -> bool:
+                screen = app.screen
+                composed = isinstance(screen, CallScreen) and bool(screen.query("#editor"))
+                return composed and all(t.active for t in screen.query(Tabs))
+
             if await until(pilot, drawn, 5 * PACE):
                 from mcp_review.rules.util import valid_arguments
 
