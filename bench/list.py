@@ -23,7 +23,13 @@ server starts (the plan's modules, argparse) and our counting on the second core
 exits; on a loaded machine that contention grows (json/Insp 0.71-0.86 at a load of 5-6, the code before 0.94).
 With the counting threads and the encoding's preload at a lower priority (nice 10: the server's start and exit come
 first on the two cores), `--runs 7` and `--runs 9` on a quiet machine: json/Insp 0.73 and 0.74 (bare/Insp 0.68, 0.67),
-against 0.78 (bare 0.64) an hour before.
+against 0.78 (bare 0.64) an hour before. Then the figures printed while the server exits, at that priority too,
+and the counter loaded after the server starts: 0.70 on a slow hour (bare 0.67), 0.74 twice on a quiet one (bare
+0.66). What is left over `bare`, timed with the server wrapped in `sh` (`date` at its start, its atexit and its
+end; 21 runs taking turns): its start ~23 ms later (the modules that decide the plan: argparse, dataclasses,
+hashlib, subprocess, ctypes, the plan's own), its interpreter's exit ~20 ms longer (~12 ms the 2026-07-28 era:
+with --era legacy it ends sooner but serves longer; ~5 ms our counting on the other core), ours ~3 ms after its
+exit; its serving was ~25 ms shorter (one request fewer, each next page asked for within 0.3 ms).
 """
 
 from __future__ import annotations
