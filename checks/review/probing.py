@@ -188,9 +188,9 @@ async def run_probe(ctx: CheckContext, probe: Probe, plant: Plant) -> AsyncItera
         undecided: list[tuple[Item, Finding, list[Attempt]]] = []
         for tool, params in allowed:
             finding, quiet = await probe_tool(ctx, probe, tool, params, canaries)
-            if canaries.settle is None or finding.status not in ("pass", "warn"):
+            if canaries.settle is None or finding.status == "fail":
                 yield finding
-            else:
+            else:  # a pass, a warn, or blocking on a later call: an earlier call's effect may still show
                 undecided.append((tool, finding, quiet))
         if undecided:
             assert canaries.settle is not None

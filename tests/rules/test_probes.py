@@ -19,7 +19,7 @@ import pytest
 from mcp_review import canary
 from mcp_review.checks.review.probes import code_payloads, command_payloads, template_payloads
 from mcp_review.config import ConfigFileError, load_config
-from mcp_review.review import verdict_of
+from mcp_review.review import Finding, verdict_of
 from tests.integration.test_check_cli import check
 from tests.rules.cases import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE
 from tests.rules.runs import Run, describe, findings
@@ -63,24 +63,36 @@ async def test_the_listener_records_what_was_asked_and_closes():
         pass
 
 
-def test_a_fetch_after_the_answer_fails_and_the_rule_waits_once():
-    """A server that answers at once and fetches a second later (a queue, a webhook) still fails: the rule looks
-    again once every call has had its wait. `--probe security-all` probes all five tools' strings: ~3 s of wait
-    in all, not 3 s per call (proven by the clock only loosely: a hang bound, see bench/ for the figure)."""
+def _urls_confined_on_the_deferred_twin(probe: frozenset[str], timeout: float, *args: str) -> dict[str | None, Finding]:
+    """review.urls-confined alone against `twins.py deferred ARGS`, every tool callable: its finding per tool."""
     from mcp_review.checking import CheckPlan, run_check
     from mcp_review.rules.context import Options
     from mcp_review.rules.core import select
     from mcp_review.targets import stdio_target
 
-    keep = "review.urls-confined"
-    ignore = [r.id for r in select(["review"]) if r.id != keep]
-    options = Options(calls="all", probe=frozenset({"security", "security-all"}))
-    target = stdio_target(fixture_argv("twins", "deferred")).with_(timeout=30 * slowness())
+    ignore = [r.id for r in select(["review"]) if r.id != "review.urls-confined"]
+    options = Options(calls="all", probe=probe)
+    target = stdio_target(fixture_argv("twins", "deferred", *args)).with_(timeout=timeout * slowness())
     review = asyncio.run(run_check(target, CheckPlan(packs=["review"], ignore=ignore, options=options)))
-    found = {f.subject: f for f in review.findings if f.rule == keep}
-    assert set(found) == TOOLS and found["fetch_url"].status == "fail", describe(list(found.values()))
+    return {f.subject: f for f in review.findings if f.rule == "review.urls-confined"}
+
+
+def test_a_fetch_after_the_answer_fails_and_the_rule_waits_once():
+    """A server that answers at once and fetches a second later (a queue, a webhook) still fails: the rule looks
+    again once every call has had its wait. `--probe security-all` probes every tool's strings: ~3 s of wait in
+    all, not 3 s per call (the figure is in the closing note's measurement, not asserted: a loaded machine)."""
+    found = _urls_confined_on_the_deferred_twin(frozenset({"security", "security-all"}), 30)
+    assert set(found) == TOOLS and found["fetch_url"].status == "fail", describe([*found.values()])
     assert "made the server request the canary listener" in found["fetch_url"].message
     assert all(f.status != "fail" for subject, f in found.items() if subject != "fetch_url")
+
+
+def test_an_earlier_call_s_late_effect_fails_a_tool_whose_later_call_got_no_answer():
+    """mirror_url takes `url` (fetched a second after the answer), then its `fallback_url` call never answers: the
+    tool is not left blocking on that silence, the first call's late request fails it."""
+    found = _urls_confined_on_the_deferred_twin(frozenset({"security"}), 2, "--mirror")
+    mirror = found["mirror_url"]
+    assert mirror.status == "fail" and mirror.message.startswith("'url' = "), describe([mirror])
 
 
 def test_no_payload_carries_its_own_proof():

@@ -2,7 +2,8 @@
 
 The same five tools, annotated the same, written unsafely (`vulnerable`) or safely (`hardened`):
 read_file(path), run_ping(host), fetch_url(url), render_greeting(template), login(username, password).
-`deferred` is the hardened twin whose fetch_url answers at once and fetches any URL a second later.
+`deferred` is the hardened twin whose fetch_url answers at once and fetches any URL a second later; `deferred
+--mirror` adds mirror_url, which does the same with `url` and never answers a loopback `fallback_url`.
 Kept harmless: files are read under a temporary base directory (removed at exit), the shell only runs echo
 (and what a probe sends), URLs are fetched with a 2 s timeout and no proxy, the hardened twin fetches nothing.
 """
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -29,6 +31,7 @@ from serve import serve
 MODE = next((a for a in sys.argv[1:] if a in ("vulnerable", "hardened", "deferred")), "hardened")
 VULNERABLE = MODE == "vulnerable"
 DEFERRED = MODE == "deferred"  # hardened, but fetch_url answers at once and fetches any URL a second later
+MIRROR = DEFERRED and "--mirror" in sys.argv  # and a sixth tool whose second URL is never answered
 BASE = Path(tempfile.mkdtemp(prefix="mcp-review-twin-"))
 (BASE / "hello.txt").write_text("hello from the twin\n", encoding="utf-8")
 atexit.register(shutil.rmtree, BASE, True)
@@ -95,6 +98,19 @@ def fetch_url(url: str) -> str:
         return _fetch(url)  # defect: any URL, loopback included
     except (OSError, ValueError) as e:
         raise ToolError(f"fetch failed: {e}") from e
+
+
+if MIRROR:
+
+    @mcp.tool(title="Mirror URL", annotations=NETWORK)
+    def mirror_url(url: str, fallback_url: str) -> str:
+        """Mirror a page (queued, fetched later); the fallback is checked at once and can take long."""
+        if fallback_url.startswith("http://127.0.0.1"):  # defect for the test: the probe's call gets no answer
+            time.sleep(30)
+        later = threading.Timer(1.0, _fetch, (url,))
+        later.daemon = True
+        later.start()
+        return "queued"
 
 
 def _fetch(url: str) -> str:
