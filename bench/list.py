@@ -27,8 +27,8 @@ against 0.78 (bare 0.64) an hour before. Then the figures printed while the serv
 and the counter loaded after the server starts: 0.70 on a slow hour (bare 0.67), 0.74 twice on a quiet one (bare
 0.66). What is left over `bare`, timed with the server wrapped in `sh` (`date` at its start, its atexit and its
 end; 21 runs taking turns): its start ~23 ms later (the modules that decide the plan: argparse, dataclasses,
-hashlib, subprocess, ctypes, the plan's own), its interpreter's exit ~20 ms longer (~12 ms the 2026-07-28 era:
-with --era legacy it ends sooner but serves longer; ~5 ms our counting on the other core), ours ~3 ms after its
+hashlib, subprocess, ctypes, the plan's own), its interpreter's exit ~20 ms longer (~5 ms of it our counting on
+the other core; the era or its environment did not account for the rest in repeated runs), ours ~3 ms after its
 exit; its serving was ~25 ms shorter (one request fewer, each next page asked for within 0.3 ms).
 """
 
