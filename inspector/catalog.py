@@ -16,11 +16,11 @@ from mcp_review.connection.errors import RequestTimeout, RpcError
 from mcp_review.connection.session import Session
 from mcp_review.definitions import Definitions
 from mcp_review.limits import LIMITS
+from mcp_review.paging import LISTING_TIMEOUTS, Cursors
 from mcp_review.skills import Catalog, list_skills
 from mcp_review.skills import settings as skills_settings
 
 Kind = Literal["tool", "resource", "template", "prompt"]
-LISTING_TIMEOUTS = 4  # a whole listing may take this many request timeouts
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,6 @@ class Listing:
     spec: ListSpec
     items: list[Item] = field(default_factory=list)
     seqs: list[int] = field(default_factory=list)  # one response entry per page
-    cursors: list[str] = field(default_factory=list)
     declared: bool = True
     error: str | None = None  # the list request failed: why
     error_seq: int | None = None
@@ -189,7 +188,7 @@ async def list_all(
     timeout in all (a cursor that never ends, however fast each page comes); keep every item as sent."""
     listing = Listing(spec)
     ends = time.monotonic() + LISTING_TIMEOUTS * session.timeout
-    seen: set[str] = set()
+    cursors = Cursors()
     cursor: str | None = None
     names: dict[str, int] = {}
     for page in range(max_pages):
@@ -229,19 +228,11 @@ async def list_all(
             listing.items.append(item)
         if listing.stopped:
             return listing
-        nxt = result.get("nextCursor")
-        if nxt is None:
+        after = cursors.after(reply, page + 1)
+        if after.cursor is None:
+            listing.stopped, listing.broken = after.stopped, after.broken
             return listing
-        if not isinstance(nxt, str):
-            listing.stopped, listing.broken = f"nextCursor is not a string: {nxt!r:.60}", True
-            return listing
-        if nxt in seen:
-            listing.stopped = f"pagination loop: cursor {nxt!r:.60} came back (page {page + 1})"
-            listing.broken = True
-            return listing
-        seen.add(nxt)
-        listing.cursors.append(nxt)
-        cursor = nxt
+        cursor = after.cursor
         if time.monotonic() > ends:
             took = LISTING_TIMEOUTS * session.timeout
             listing.stopped = f"stopped after {page + 1} pages: the listing took over {took:g}s (4 x --timeout)"

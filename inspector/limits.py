@@ -19,6 +19,7 @@ class Limits:
     listing_items: int = 12_000  # items of one listing kept (10,000 tools, and a few more, are reviewed whole)
     input_rounds: int = 8  # `input_required` rounds answered for one request
     request_state: int = 4 << 20  # characters of `requestState` echoed back for one request, over its rounds
+    cursor: int = 1 << 20  # characters of one `nextCursor` sent back: past it the listing stops there
     session_state: int = 32 << 20  # ... and for every request of one connection
     task_polls: int = 600  # tasks/get polls of one task before mcp-review stops waiting for it
     calls: int = 20_000  # tool calls one check run makes; later ones are not made (their rules are blocking)

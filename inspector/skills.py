@@ -23,6 +23,7 @@ from mcp_review.connection.channel import BudgetSpent
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.session import Session
 from mcp_review.limits import LIMITS
+from mcp_review.paging import LISTING_TIMEOUTS, Cursors
 
 EXTENSION = "io.modelcontextprotocol/skills"
 DYNAMIC = "dynamic"
@@ -30,7 +31,6 @@ DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 FILES_READ = 200  # skill files read per review: a hostile server can list thousands
 FILE_BYTES = 16 << 20  # the spec's per-skill total (16 MiB); a file past it is not kept
 FRONTMATTER_CHARS = 64 * 1024  # characters of a SKILL.md's frontmatter parsed
-LISTING_TIMEOUTS = 4  # a whole listing may take this many request timeouts, as the core listings
 
 
 def settings(capabilities: Any) -> dict[str, Any] | None:
@@ -157,7 +157,7 @@ async def list_skills(session: Session, *, max_pages: int = LIMITS.listing_pages
     """Follow `skills/list` cursors to the end, a repeated cursor, `max_pages`, LIMITS.listing_items skills, or
     LISTING_TIMEOUTS x the request timeout in all."""
     catalog = Catalog()
-    ends, seen, cursor = time.monotonic() + LISTING_TIMEOUTS * session.timeout, set(), None
+    ends, cursors, cursor = time.monotonic() + LISTING_TIMEOUTS * session.timeout, Cursors(), None
     for page in range(max_pages):
         try:
             reply = await session.request("skills/list", {"cursor": cursor} if cursor is not None else {})
@@ -172,17 +172,16 @@ async def list_skills(session: Session, *, max_pages: int = LIMITS.listing_pages
         catalog.pages.append((reply.seq, {k: v for k, v in result.items() if k != "skills"}))
         room = LIMITS.listing_items - len(catalog.skills)
         catalog.skills += [Skill(raw, reply.seq, shape(raw)) for raw in result["skills"][:room]]
-        nxt = result.get("nextCursor")
+        after = cursors.after(reply, page + 1)
         if len(result["skills"]) > room:
             catalog.stopped = f"stopped at {LIMITS.listing_items:,} skills (MCP_REVIEW_LIMITS listing_items)"
-        elif nxt is not None and (not isinstance(nxt, str) or nxt in seen):
-            catalog.stopped = f"pagination broken on page {page + 1}: nextCursor {nxt!r:.60}"
-        elif nxt is not None and time.monotonic() > ends:
+        elif after.stopped:
+            catalog.stopped = after.stopped
+        elif after.cursor is not None and time.monotonic() > ends:
             catalog.stopped = f"stopped after {page + 1} pages: over {LISTING_TIMEOUTS} x --timeout"
-        if nxt is None or catalog.stopped:
+        if after.cursor is None or catalog.stopped:
             return catalog
-        seen.add(nxt)
-        cursor = nxt
+        cursor = after.cursor
     catalog.stopped = f"stopped after {max_pages} pages (MCP_REVIEW_LIMITS listing_pages)"
     return catalog
 

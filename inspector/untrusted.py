@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_review.redact import Redactor, map_strings
+from mcp_review.redact import MASK, Redactor, map_strings
 
 MAX_DEPTH = 64  # JSON nesting kept; deeper parts become DEEP
 MAX_ITEMS = 2_000_000  # values (containers and members) in one message
@@ -227,26 +227,35 @@ def clean(parsed: Parsed, text: str, redactor: Redactor | None, max_string: int 
     return value
 
 
-def exact_request_state(value: Any, text: str, cap: int) -> Any:
-    """`value` (a parsed message) with the `requestState` of an `input_required` result exactly as `text` holds it.
+ECHOED = ("nextCursor", "requestState")  # what a client sends back of a result: the next page's cursor, the state
 
-    The state is opaque: the client echoes it back, and a server may sign or decode it. `parse_message` cuts a
-    long string and masks secrets for the review to show, which here would send back a corrupted state; so the
-    session gets the raw one (up to `cap` characters: past that it stops anyway), while the wire log keeps what
-    it shows. The raw text is read again only for such a result whose state was changed."""
+
+def raw_echoes(value: Any, text: str) -> dict[str, str]:
+    """The strings of `value`'s result that a client sends back (`ECHOED`) as `text` holds them, where parsing
+    changed them.
+
+    They are opaque: a server may sign, decode or compare them, and `parse_message` cuts a long string, masks the
+    secrets it was given and shows a lone surrogate as U+FFFD, for the review to show. Sent back so, a cursor
+    would end the listing with an error of mcp-review's making, two long cursors alike up to the cut would look
+    like a loop, and a state would be refused. So the reply carries the raw ones (`Reply.echo`) beside the shown
+    value, which stays what everything else reads and keeps. The text is read again only when a shown one bears
+    a mark of change (cut, masked, U+FFFD)."""
     result = value.get("result") if isinstance(value, dict) else None
-    if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
-        return value
-    shown = result.get("requestState")
-    if not isinstance(shown, str) or original_length(shown) > cap:
-        return value
+    if not isinstance(result, dict):
+        return {}
+    marked = [key for key in ECHOED if isinstance(result.get(key), str) and _changed(result[key])]
+    if not marked:
+        return {}
     try:
-        raw = json.loads(text)["result"]["requestState"]
+        raw = json.loads(text)["result"]
     except (ValueError, RecursionError, KeyError, TypeError):  # a text parse_message needed its bounds for
-        return value
-    if not isinstance(raw, str) or raw == shown:
-        return value
-    return {**value, "result": {**result, "requestState": raw}}
+        return {}
+    return {key: raw[key] for key in marked if isinstance(raw.get(key), str) and raw[key] != result[key]}
+
+
+def _changed(shown: str) -> bool:
+    """Whether `parse_message` may have changed this string: cut, masked, or a lone surrogate replaced."""
+    return MASK in shown or "\ufffd" in shown or original_length(shown) != len(shown)
 
 
 def safe_text(text: str, redactor: Redactor | None = None) -> str:

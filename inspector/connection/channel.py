@@ -128,6 +128,13 @@ class Reply:
     def result(self) -> Any:
         return self.message.get("result")
 
+    def echo(self, key: str) -> Any:
+        """`result[key]` as the server sent it, to send back (a page's cursor, a state): the result shows it as the
+        review keeps it, cut or masked (`untrusted.raw_echoes`)."""
+        if key in self.delivery.echoes:
+            return self.delivery.echoes[key]
+        return self.result.get(key) if isinstance(self.result, dict) else None
+
 
 class RpcChannel:
     def __init__(self, transport: Transport) -> None:

@@ -282,7 +282,7 @@ class Session:
                 result = reply.result
                 if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
                     return reply
-                state = result.get("requestState")
+                state = reply.echo("requestState")  # as sent, not as the review shows it (cut, masked)
                 size = len(state) if isinstance(state, str) else 0
                 echoed += size
                 self._echoed += size

@@ -19,10 +19,9 @@ from typing import Any
 
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.wire import WireLog
-from mcp_review.limits import LIMITS
 from mcp_review.output import json_escaped
 from mcp_review.targets import Target
-from mcp_review.untrusted import LONE_SURROGATE, MAX_STRING, Unusable, exact_request_state, parse_message, safe_text
+from mcp_review.untrusted import LONE_SURROGATE, MAX_STRING, Unusable, parse_message, raw_echoes, safe_text
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one message; larger ones are dropped with a note
 MAX_LINE_CHARS = 4000  # stderr / noise lines are kept this long at most
@@ -37,6 +36,7 @@ class Delivery:
     exchange: int | None = None
     status: int | None = None
     for_id: Any = None  # over HTTP: the id of the request whose POST this came back on
+    echoes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # see `untrusted.raw_echoes`
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,6 @@ class Transport(ABC):
         if limit < MAX_STRING:
             parsed.notes.append(f"the wire log holds {self.wire.kept:,} characters already: long strings cut short")
         entry = self.wire.message("recv", self.conn, parsed.value, text, exchange, parsed.notes, parsed.removed)
-        value = exact_request_state(parsed.value, text, LIMITS.request_state) if parsed.notes else parsed.value
-        self.on_message(value, Delivery(entry.seq, exchange, status, for_id))
+        echoes = raw_echoes(parsed.value, text) if parsed.notes else {}
+        self.on_message(parsed.value, Delivery(entry.seq, exchange, status, for_id, MappingProxyType(echoes)))
         return True

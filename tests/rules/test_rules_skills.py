@@ -59,7 +59,8 @@ def test_a_legacy_session_sees_no_skills():
 def test_a_looping_listing_stops_and_says_so():
     items = findings(Run(("skills", "loop")))["spec.skills-methods"]
     stopped = [f for f in items if f.status == "blocking"]
-    assert len(stopped) == 1 and "pagination broken on page 2" in stopped[0].message, describe(items)
+    assert len(stopped) == 1 and "pagination loop" in stopped[0].message, describe(items)
+    assert "came back (page 2)" in stopped[0].message, describe(items)
 
 
 @pytest.mark.slow  # a whole check run with a 2 s timeout that the hang spends (about 15 s here)
