@@ -115,6 +115,7 @@ class StdioTransport(Transport):
         self.launched = launched  # started already (`procs.launch`): `start` adopts it
         self.token: str | None = None  # the server's marker (`procs.MARK`), once started
         self.failure: ConnectionFailed | None = None
+        self.unread = 0  # bytes of stdout after the connection failed: drained and counted, not parsed
 
     async def start(self) -> None:
         cmd = self.target.command or ""
@@ -185,6 +186,9 @@ class StdioTransport(Transport):
     async def _read_stdout(self) -> None:
         assert self.proc and self.proc.stdout
         async for line in self._lines(self.proc.stdout):
+            if self.failure is not None:  # nothing can use it now (every request failed): drained, so the server is
+                self.unread += len(line)  # not blocked on a full pipe, but a flood is not parsed (no-read-flood: 2 s)
+                continue
             end = len(line)
             while end and line[end - 1] in b"\r\n":
                 end -= 1
@@ -288,6 +292,8 @@ class StdioTransport(Transport):
         procs.unregister(proc.pid)
         self.exit_code = proc.returncode
         took = time.monotonic() - started
+        if self.unread:
+            self.note(f"{self.unread:,} bytes of output after the connection failed were counted, not read")
         self.note(f"server stopped: {self.shutdown} (exit code {self.exit_code}, {took:.2f}s)")
 
     @staticmethod
