@@ -126,7 +126,9 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Known false positives: none known for the fails: only a defect the server showed (a cursor that came
     back, a nextCursor that is not a string) fails. A listing stopped by a limit of mcp-review's (a later
-    page with no answer in time, walking over 4 x --timeout, the caps of 500 pages and 12,000 items) is blocking.
+    page with no answer in time, walking over 4 x --timeout, the caps of 500 pages, 12,000 items and 1 M
+    characters of cursors sent back) is blocking. Cursors go back exactly as sent, so one the review shows cut
+    or masked is still followed, and two cursors alike up to the cut are no loop.
     An invalid cursor accepted only warns.
 
     Passes: every list walked to its end; an invalid cursor -> -32602. Fails: a listing stopped early (a loop, a
@@ -134,7 +136,7 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
     SHOULD). n/a for the cursor probe when the server declares no tools. Blocking: a listing stopped by a limit.
 
     To verify when blocking: a longer --timeout (or --budget), or larger caps (MCP_REVIEW_LIMITS
-    listing_pages, listing_items), so the whole listing can be walked.
+    listing_pages, listing_items, cursor), so the whole listing can be walked.
     """
     for listing in ctx.snapshot.lists.values():
         if listing.stopped and listing.broken:
