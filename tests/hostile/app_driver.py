@@ -168,8 +168,10 @@ async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float)
     report["keys"] = {"r": None, "q": None}
     async with app.run_test(size=(80, 24)) as pilot:
         report["first_paint"] = await until(pilot, lambda: app.main.ready, 10 * PACE)
-        report["connected"] = await until(pilot, lambda: app.workspace.snapshot is not None, budget)
-        if not await until(pilot, lambda: isinstance(app.screen, AnswerScreen), budget):
+        ws = app.workspace
+        await until(pilot, lambda: ws.snapshot is not None or ws.failure is not None, budget)
+        report["connected"] = ws.snapshot is not None  # else no dialog can come: not waited for (a budget more)
+        if not report["connected"] or not await until(pilot, lambda: isinstance(app.screen, AnswerScreen), budget):
             return
         report["screens"].append(screen_text(app))
         for key, done in (("r", lambda: isinstance(app.screen, RunScreen)), ("q", lambda: not app.is_running)):
