@@ -19,8 +19,8 @@ class Limits:
     listing_items: int = 12_000  # items of one listing kept (10,000 tools, and a few more, are reviewed whole)
     input_rounds: int = 8  # `input_required` rounds answered for one request
     request_state: int = 4 << 20  # characters of `requestState` echoed back for one request, over its rounds
-    cursor: int = 1 << 20  # characters of one `nextCursor` sent back: past it the listing stops there
     session_state: int = 32 << 20  # ... and for every request of one connection
+    cursor: int = 1 << 20  # characters of `nextCursor` sent back over one listing: past them it stops there
     task_polls: int = 600  # tasks/get polls of one task before mcp-review stops waiting for it
     calls: int = 20_000  # tool calls one check run makes; later ones are not made (their rules are blocking)
     prompt_messages: int = 1_000  # messages of one prompts/get result judged
