@@ -15,7 +15,8 @@ The app keeps its saved reviews in the reviewer's state directory (`$MCP_REVIEW_
 
 Provenance: `origin_of` says for a config file whose it is and, when git tracks it, from which commit;
 `base_text` reads a file as it is on a base revision (`git show REF:./FILE`), so decisions the change adds
-can be told from those it inherits.
+can be told from those it inherits; `merge_base` finds that revision without flags (the base the checked-out
+change will merge into), or says why there is none.
 """
 
 from __future__ import annotations
@@ -145,3 +146,53 @@ def has_revision(ref: str, folder: Path | None = None) -> bool:
     """Whether `ref` names a commit of the git checkout around `folder` (default: the working directory)."""
     found = _git(folder or Path.cwd(), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     return not ref.startswith("-") and found is not None
+
+
+@dataclass(frozen=True)
+class Base:
+    """The revision whose review config holds the decisions that count: `commit` None when there is none."""
+
+    commit: str | None
+    how: str  # how it was found ("--base REF", "the merge base with main"), or why there is none
+
+
+DEFAULT_BRANCHES = ("origin/HEAD", "main", "master", "origin/main", "origin/master")
+
+
+def merge_base(folder: Path) -> Base:
+    """The base the change checked out around `folder` will merge into: the merge base of HEAD with
+
+    - its upstream branch (`@{upstream}`), unless that is the change itself: the branch's own copy on a remote (a
+      pushed feature branch's upstream) or a branch that already holds HEAD (one made from the author's branch);
+    - and the default branch: the first of origin/HEAD, main, master, origin/main, origin/master that exists and
+      is not the branch checked out (a branch is never its own base);
+
+    with both, the older (`git merge-base --octopus`): a decision counts only when it was there before the change
+    parted from every branch it may merge into, so a wrong guess makes more of them claims, never fewer. These are
+    refs of the reviewer's clone (`.git` is not part of the change), so the change cannot name its base; in a clone
+    of the author's fork they are the fork's, and there `--base` names the project's. Neither, or no merge base (a
+    shallow clone): no base, and the review says why. Not `--fork-point`: it reads a reflog a fresh clone lacks."""
+    if _git(folder, "rev-parse", "--git-dir") is None:
+        return Base(None, "not a git checkout")
+    here = (_git(folder, "symbolic-ref", "-q", "HEAD") or "").strip()  # refs/heads/NAME; empty when detached
+    head = (_git(folder, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
+
+    def ref(name: str) -> str | None:
+        full = (_git(folder, "rev-parse", "--symbolic-full-name", name) or "").strip()
+        return full if full.startswith("refs/") and full != here else None
+
+    found: list[tuple[str, str]] = []  # (ref, what it is)
+    upstream = ref("@{upstream}")
+    own = here and (_git(folder, "config", f"branch.{here.removeprefix('refs/heads/')}.merge") or "").strip() == here
+    if upstream and not own and (_git(folder, "merge-base", "HEAD", upstream) or "").strip() != head:
+        found.append((upstream, "upstream"))
+    default = next((full for full in map(ref, DEFAULT_BRANCHES) if full), None)
+    if default and all(default != r for r, _ in found):
+        found.append((default, "the default branch"))
+    if not found:
+        return Base(None, "no branch to merge into (no upstream, no origin/HEAD, main or master beside this one)")
+    shown = " and ".join(f"{r.removeprefix('refs/heads/').removeprefix('refs/remotes/')} ({what})" for r, what in found)
+    commit = (_git(folder, "merge-base", "--octopus", "HEAD", *(r for r, _ in found)) or "").strip()
+    if not commit:
+        return Base(None, f"no merge base of HEAD with {shown} (a shallow clone? fetch it, or pass --base)")
+    return Base(commit, f"the merge base with {shown}")
