@@ -6,10 +6,13 @@ repository's is the reviewer's too once trusted as it is (`mcp-review trust FILE
 
 - what it asks that only the reviewer grants (`ReviewConfig.grants`) is refused, as if not written, and said
   in one line (on stderr, in the app, and in the review's `decisions`);
-- its decisions (waivers, attestations) carry their file and commit. With a base revision (`--base REF`),
-  only those already on the base count; those the change adds are listed under "decisions this change adds"
-  and not applied. Without a base they apply as the repository's policy, and the verdict line says so
-  (`Review.repository_decisions`).
+- its decisions (waivers, attestations, what it skips: `ignore`, fewer packs than the base) carry their file and
+  commit, and only those already on the base count: the revision `--base REF` names, else the base the change
+  will merge into (`trust.merge_base`: the merge base with the upstream and the default branch). Those the change
+  adds are claims: listed (`decisions.added`) and not applied. Where there is no base (not a git checkout, no
+  branch to merge into), nothing tells the project's decisions from the change's, so every one of them is a
+  claim: the repository under review never decides for the reviewer, and the verdict, the exit code CI gates on,
+  is the reviewer's. `mcp_review.claims` says beside it what the verdict would be with them.
 """
 
 from __future__ import annotations
@@ -49,26 +52,21 @@ def _decisions(cfg: ReviewConfig) -> list[Waiver | Attestation]:
 
 
 def _added(d: Waiver | Attestation) -> dict[str, Any]:
-    kind = "waive" if isinstance(d, Waiver) else "attest"
-    why = d.reason if isinstance(d, Waiver) else d.note
-    return {
-        "kind": kind,
-        "rule": d.rule,
-        "subject": d.subject,
-        "by": d.by,
-        "why": why,
-        "file": d.source,
-        "commit": d.commit,
-    }
+    """A claim as the review lists it, with what `mcp_review.claims` needs to say what it would do."""
+    if isinstance(d, Waiver):
+        said: dict[str, Any] = {"kind": "waive", "why": d.reason, "expires": d.expires}
+    else:
+        said = {"kind": "attest", "why": d.note, "status": d.status}
+    return {**said, "rule": d.rule, "subject": d.subject, "by": d.by, "file": d.source, "commit": d.commit}
 
 
 Known = tuple[set[str], set[str]]  # the rule ids and packs a config may name
 
 
-def _on_base(cfg: ReviewConfig, origin: trust.Origin, base: str, known: Known) -> list[dict[str, Any]]:
-    """Keep the decisions `base` already had; return those the change adds (not applied)."""
+def _on_base(cfg: ReviewConfig, origin: trust.Origin, base: str | None, known: Known) -> list[dict[str, Any]]:
+    """Keep the decisions `base` already had (None: no base, so none); return the others, claims not applied."""
     path, commit = Path(origin.file), origin.commit
-    text = trust.base_text(path, base)
+    text = trust.base_text(path, base) if base is not None else None
     try:
         had = load_config(path, *known, text=text) if text is not None else ReviewConfig()
     except ConfigFileError:
@@ -81,7 +79,8 @@ def _on_base(cfg: ReviewConfig, origin: trust.Origin, base: str, known: Known) -
     added += [{**skip, "rule": name} for name in cfg.ignore if name not in had.ignore]
     cfg.ignore = [name for name in cfg.ignore if name in had.ignore]
     if _narrows(had.packs, cfg.packs):
-        added.append({**skip, "kind": "packs", "rule": ", ".join(cfg.packs or []), "why": "fewer packs than the base"})
+        packs = {"rule": ", ".join(cfg.packs or []), "packs": cfg.packs, "why": "fewer packs than the base"}
+        added.append({**skip, **packs, "kind": "packs"})
         cfg.packs = had.packs
     return added
 
@@ -148,8 +147,9 @@ def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
                 f"(grant it with a flag, or read it and run `mcp-review trust {found}`)"
             )
             repo.without_grants()
-        if base is not None:
-            out.decisions["added"] = _on_base(repo, origin, base, known)
+        on = trust.Base(base, f"--base {base}") if base is not None else trust.merge_base(found.resolve().parent)
+        out.decisions |= {"base": on.commit, "baseHow": on.how}  # how the base was found, or why there is none
+        out.decisions["added"] = _on_base(repo, origin, on.commit, known)
         out.decisions["ignored"] = repo.ignore  # said beside the verdict: rules the repository chose not to run
     out.decisions["refused"] = out.refused
     out.config = _merge(own, repo)

@@ -20,6 +20,7 @@ Status = Literal["pass", "fail", "warn", "note", "n/a", "blocking"]
 Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL", "NOT_CHECKED"]
 STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "note", "pass", "n/a")  # worst first
 VERDICTS: tuple[Verdict, ...] = ("PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL")  # best first
+NEEDS_REVIEWER = "needs a reviewer: "  # how a manual rule's finding begins until it is attested (CheckContext.manual)
 WAIVABLE = ("fail", "blocking", "warn")  # a warn too: "waive this with what it reads" must be possible
 
 
@@ -166,7 +167,11 @@ def _point(finding: Finding, rule: str, why: str) -> None:
 
 
 def verdict_of(findings: list[Finding]) -> Verdict:
-    statuses = {f.effective for f in findings}
+    return verdict_from({f.effective for f in findings})
+
+
+def verdict_from(statuses: set[str]) -> Verdict:
+    """The verdict of findings whose effective statuses are `statuses`."""
     if "fail" in statuses:
         return "FAIL"
     if "blocking" in statuses:
@@ -209,7 +214,10 @@ class Review:
         checklist ran (the app keeps decisions, calls and token costs before one)."""
         if not (self.packs or self.findings):
             return "NOT_CHECKED"
-        own = verdict_of(self.findings)
+        return self.with_other_era(verdict_of(self.findings))
+
+    def with_other_era(self, own: Verdict) -> Verdict:
+        """`own` (this era's findings' verdict), or under `--era both` the other era's when it is worse."""
         shown = (self.eras or {}).get("shown")
         other = (self.eras or {}).get("legacy" if shown == "modern" else "modern")
         theirs = other.get("verdict") if isinstance(other, dict) else None

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from mcp_review import lock
+from mcp_review import claims, lock
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import CheckPlan
 from mcp_review.connection.session import Session
@@ -58,11 +58,18 @@ class LockDiff:
     error: str | None = None
 
 
+def verdict_said(review: Review) -> str:
+    """The verdict as the status line says it: the reviewer's, then what the repository's decisions that were not
+    applied would make it (the Overview says which, and why)."""
+    claimed = claims.short(review)
+    return f"verdict {review.verdict}" + (f" · {claimed} (the Overview, 1, says which)" if claimed else "")
+
+
 def summary(review: Review) -> str:
     """The verdict and how many findings have each status."""
     counts = ", ".join(f"{n} {s}" for s, n in sorted(review.counts().items()))
     applied = review.repository_decisions()  # the repository's own waivers said beside the verdict they made
-    return f"verdict {review.verdict} · {counts}" + (f" · with {applied}" if applied else "")
+    return f"{verdict_said(review)} · {counts}" + (f" · with {applied}" if applied else "")
 
 
 def current(saved: Sequence[D] | None, planned: Sequence[D]) -> list[D]:

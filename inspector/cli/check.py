@@ -61,8 +61,9 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
     p.add_argument(
         "--base",
         metavar="REF",
-        help="the git revision the change is compared with: only waivers and attestations already in its review "
-        "config count; those the change adds are listed, not applied",
+        help="the git revision the change is compared with (default: the merge base with the upstream and the "
+        "default branch; README: Only the reviewer decides): only the decisions already in its review config "
+        "count; those the change adds are listed, not applied",
     )
     if one_server:
         p.add_argument(
@@ -114,6 +115,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     decided = decide(args, review=True)
+    from mcp_review import claims
     from mcp_review.output import write_text
     from mcp_review.report import render, render_chunks
     from mcp_review.review import EXIT_CODES
@@ -139,14 +141,8 @@ def run(args: argparse.Namespace) -> int:
         review = asyncio.run(_run_check(args, target, plan, progress))
     except ValueError as e:  # unknown pack, or a lock that does not read
         raise UsageError(str(e)) from e
-    if (applied := review.repository_decisions()) is not None:  # never a PASS read without who made it one
-        print(f"mcp-review: {review.verdict} with {applied}", file=sys.stderr)
-    if added := (plan.decisions or {}).get("added"):
-        files = ", ".join(sorted({str(d["file"]) for d in added}))
-        print(
-            f"mcp-review: decisions this change adds: {len(added)} in {files}, not on {args.base}: not applied",
-            file=sys.stderr,
-        )
+    if line := claims.verdict_line(review):  # never a verdict read without whose decisions made it, or would
+        print(f"mcp-review: {line}", file=sys.stderr)
 
     def exported(full: str | None = None) -> Iterable[str]:
         if args.format == "sarif":  # placed in the server's repository: the one format that reads the working tree

@@ -31,5 +31,8 @@ def run(args: argparse.Namespace) -> int:
     sha = trust.trust(found)
     asked = config.grants()
     print(f"mcp-review: trusted {found} (sha256 {sha[:16]}…){': it grants ' + '; '.join(asked) if asked else ''}")
+    decided = (len(config.waivers), len(config.attestations), len(config.ignore))
+    if any(decided):  # not claims any more: they make the verdict
+        print("mcp-review: its decisions now count as yours: {} waivers, {} attestations, {} skipped".format(*decided))
     print("mcp-review: a change to the file needs `mcp-review trust` again", file=sys.stderr)
     return ExitCode.OK

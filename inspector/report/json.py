@@ -4,7 +4,8 @@
  "verdict", "counts", "findings": [{"rule", "pack", "status", "subject", "subjectKind", "message", "source",
  "mode", "evidence": [wire seq, ...]}], "waivers", "attestations", "coverage", "tools", "tokens", "notes",
  "remarks": [{"by", "text", "rule", "subject", "at"}], "exchanges": {"seq": wire entry}, "created",
- "eras"?: {"shown", "legacy", "modern", "differ": [...]}}  (`--era both`: README, The JSON review)
+ "eras"?: {"shown", "legacy", "modern", "differ": [...]}}  (`--era both`: README, The JSON review),
+ "verdictWithClaims"?: the verdict with the repository's decisions that were not applied (`decisions.added`)
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from mcp_review import claims
 from mcp_review.output import inert_json
 from mcp_review.review import Review
 
@@ -43,6 +45,8 @@ def chunks(review: Review) -> Iterator[str]:
     """
     findings = review.findings
     doc = review.to_json(findings=_Lazy(len(findings), lambda i: findings[i].to_json()))
+    if claims.of(review):  # the repository's decisions not applied: the verdict they would make (mcp_review.claims)
+        doc["verdictWithClaims"] = claims.verdict_with(review)
     pending: list[str] = []
     size = 0
     # indent=2 uses the pure-Python encoder anyway (CPython's C encoder only serves indent=None).

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree as ET
 
-from mcp_review import __version__
+from mcp_review import __version__, claims
+from mcp_review.claims import line as claim_line
 from mcp_review.report.decided import lines as decided_lines
 from mcp_review.report.eras import properties as era_properties
 from mcp_review.review import Review
@@ -36,6 +37,9 @@ def render(review: Review) -> str:
     decided = decided_lines(review)  # who decided each piece of the review (mcp_review.plan), before the cases
     named = [("mcp-review.version", __version__)]  # the version that reviewed, then who decided what, then eras
     named += [(f"mcp-review.decided.{piece}", who) for piece, who in decided] + era_properties(review)
+    if said := claims.said(review):  # the repository's decisions not applied, each as the review lists it
+        named.append(("mcp-review.claims", said))
+        named += [("mcp-review.claim", claim_line(c)) for c in claims.of(review)]
     properties = ET.SubElement(suite, "properties")
     for name, value in named:
         ET.SubElement(properties, "property", name=xml_text(name), value=xml_text(value))

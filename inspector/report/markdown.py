@@ -13,7 +13,7 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from mcp_review import __version__
+from mcp_review import __version__, claims
 from mcp_review.connection.pairing import ANSWERS
 from mcp_review.report import changes, eras
 from mcp_review.report.common import cell, clip, code, fence_for
@@ -147,12 +147,14 @@ def header(review: Review) -> list[str]:
     verdict = review.verdict
     counts = review.counts()
     applied = review.repository_decisions()  # never a PASS read without whose waivers made it one
+    claimed = claims.said(review)  # nor a FAIL without the repository's decisions that were not applied
     return [
         f"# MCP review: {cell(name, 80)} {cell(server.get('version') or '', 40)}".rstrip(),
         "",
         f"**Verdict: {ICONS[verdict]} {verdict}**  ·  "
         + "  ·  ".join(f"{counts[s]} {s}" for s in ORDER if s in counts)
-        + (f"  ·  with {cell(applied, 300)}" if applied else ""),
+        + (f"  ·  with {cell(applied, 300)}" if applied else "")
+        + (f"  ·  {cell(claimed, 800)}" if claimed else ""),
         "",
         f"- Revision {code(review.revision, 60)} ({review.era} era), transport `{review.transport}`",
         f"- Target: {code(_target_label(review.target), 160)}",
@@ -202,18 +204,25 @@ def repository_decisions(review: Review, rows: int | None = None) -> list[str]:
     refused, added = decisions.get("refused") or [], decisions.get("added") or []
     out = [f"- Refused: {cell(line, 400)}" for line in refused]
     if added:
+        how = cell(decisions.get("baseHow") or f"--base {decisions.get('base')}", 200)  # a review saved before it
+        title = (
+            f"Decisions this change adds (not on the base, {how}: not applied)"
+            if decisions.get("base")
+            else f"The repository's decisions (no base: {how}; none applied)"
+        )
         out += [
             "",
-            f"### Decisions this change adds (not on the base `{cell(decisions.get('base'), 80)}`: not applied)",
+            f"### {title}",
             "",
             "| decision | rule | subject | who | why | file |",
             "|---|---|---|---|---|---|",
         ]
-        out += [
-            f"| {cell(d.get('kind'), 20)} | {cell(d.get('rule'), 80)} | {cell(d.get('subject') or 'server', 120)} "
-            f"| {cell(d.get('by') or '', 80)} | {cell(d.get('why'), 200)} | {cell(d.get('file'), 120)} |"
-            for d in added[:rows]
-        ]
+        for d in added[:rows]:
+            kind = " ".join(filter(None, (d.get("kind"), d.get("status"))))  # "attest fail": what it would attest
+            out.append(
+                f"| {cell(kind, 20)} | {cell(d.get('rule'), 80)} | {cell(d.get('subject') or 'server', 120)} "
+                f"| {cell(d.get('by') or '', 80)} | {cell(d.get('why'), 200)} | {cell(d.get('file'), 120)} |"
+            )
         out += more(len(added[:rows]), len(added), "decisions")
     return ["## The repository's review config", "", *out, ""] if out else []
 

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mcp_review import __version__, documentation
+from mcp_review import __version__, claims, documentation
 from mcp_review.output import json_text
 from mcp_review.report.changes import sarif_run
 from mcp_review.report.common import SCHEMA, plain
@@ -130,6 +130,8 @@ def run(review: Review, root: Path | None = None, skip: Path | None = None) -> d
             **({"omittedResults": omitted} if (omitted := _shown_count(review) - len(results)) else {}),
             # who decided the target, consent, secrets, waivers and the lock (mcp_review.plan)
             **({"decisions": review.decisions} if review.decisions is not None else {}),
+            # the repository's decisions not applied (decisions.added): the verdict they would make
+            **({"verdictWithClaims": claims.verdict_with(review)} if claims.of(review) else {}),
             # --era both: each era's verdict and the rules whose verdicts differ (mcp_review.eras)
             **({"eras": review.eras} if review.eras is not None else {}),
         },

@@ -23,7 +23,7 @@ from mcp_review.connection.probe import Prober
 from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireLog
 from mcp_review.limits import LIMITS
-from mcp_review.review import Attestation, Fact, Finding, Status
+from mcp_review.review import NEEDS_REVIEWER, Attestation, Fact, Finding, Status
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 
@@ -215,7 +215,7 @@ class CheckContext:
         mine = [a for a in self.attestations if a.rule == self.rule.id]
         if not mine:
             return [
-                self.blocking(None, f"needs a reviewer: {what} Attest it in mcp-review.toml ([[attest]]) or the TUI.")
+                self.blocking(None, f"{NEEDS_REVIEWER}{what} Attest it in mcp-review.toml ([[attest]]) or the TUI.")
             ]
         out = []
         for a in mine:

@@ -103,6 +103,14 @@ def test_pyproject_table_and_waivers(tmp_path):
     table = table.replace("[calls]", "[tool.mcp-review.calls]").replace("[[attest]]", "[[tool.mcp-review.attest]]")
     table = table.replace("[[waive]]", "[[tool.mcp-review.waive]]")
     (tmp_path / "pyproject.toml").write_text("[tool.mcp-review]\n" + table)
+    who = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for step in (
+        ["init", "-q", "-b", "main"],
+        ["add", "pyproject.toml"],
+        ["commit", "-qm", "x"],
+        ["checkout", "-qb", "y"],
+    ):
+        subprocess.run(["git", *who, *step], cwd=tmp_path, check=True, capture_output=True)  # main has the waivers
     out = check("-q", "--format", "json", "--", *EXEMPLARY, cwd=tmp_path)
     assert out.returncode == 3, out.stderr
     rug = next(f for f in json.loads(out.stdout)["findings"] if f["rule"] == "review.rug-pull-mitigation")

@@ -113,23 +113,6 @@ def unpassed(tmp_path: Path) -> tuple[dict, str]:
     return plain, next(f["rule"] for f in plain["findings"] if f["status"] in ("fail", "blocking"))
 
 
-def test_without_a_base_the_repository_waivers_apply_and_the_verdict_line_says_so(tmp_path):
-    git(tmp_path, "init", "-q")
-    _, failing = unpassed(tmp_path)
-    (tmp_path / "mcp-review.toml").write_text(WAIVER.format(rule=failing))
-    git(tmp_path, "add", "mcp-review.toml")
-    git(tmp_path, "commit", "-qm", "waive")
-    head = git(tmp_path, "rev-parse", "HEAD")
-    out, review = review_of(tmp_path)
-    waived = [f for f in review["findings"] if f["status"] == "waived"]
-    assert waived and all(f["waiver"]["origin"] == "repository" for f in waived)
-    assert waived[0]["waiver"]["source"] == "mcp-review.toml" and waived[0]["waiver"]["commit"] == head
-    n = f"{len(waived)} finding{'' if len(waived) == 1 else 's'}"
-    assert f"with {n} waived and 0 attestations by mcp-review.toml at {head[:12]}" in out.stderr
-    md = cli("check", "-q", "--", *EXEMPLARY, cwd=tmp_path).stdout
-    assert f"with {n} waived" in md.splitlines()[2] and "(the repository's mcp-review.toml at" in md
-
-
 def test_with_a_base_only_the_bases_decisions_count_and_the_added_ones_are_listed(tmp_path):
     git(tmp_path, "init", "-q")
     plain, failing = unpassed(tmp_path)
@@ -144,7 +127,8 @@ def test_with_a_base_only_the_bases_decisions_count_and_the_added_ones_are_liste
         ("waive", failing, "security-team")
     ]
     md = cli("check", "-q", "--format", "md-full", "--base", "HEAD~1", "--", *EXEMPLARY, cwd=tmp_path).stdout
-    assert "### Decisions this change adds" in md and failing in md.split("### Decisions this change adds")[1]
+    title = "### Decisions this change adds (not on the base, --base HEAD~1: not applied)"
+    assert title in md and failing in md.split(title)[1]
     git(tmp_path, "commit", "-q", "--allow-empty", "-m", "later")  # on the base now: it counts
     _, review = review_of(tmp_path, "--base", "HEAD~1")
     assert [f for f in review["findings"] if f["status"] == "waived"] and not review["decisions"]["added"]
@@ -193,8 +177,9 @@ def test_ignore_and_fewer_packs_are_decisions_too(tmp_path):
     git(tmp_path, "commit", "-qm", "base")
     (tmp_path / "mcp-review.toml").write_text(f"packs = ['spec']\nignore = [{failing!r}]\n")
     git(tmp_path, "commit", "-qam", "the change skips what it fails")
-    out, review = review_of(tmp_path)  # no base: the repository's policy, said beside the verdict
-    assert "and 1 rule or pack not run (ignore) by mcp-review.toml" in out.stderr
+    out, review = review_of(tmp_path)  # the only branch: no base, so nothing it skips is skipped
+    assert review["verdict"] == plain["verdict"] and failing in {f["rule"] for f in review["findings"]}
+    assert "not applied: 1 rule or pack skipped and 1 pack narrowing of the repository's mcp-review.toml" in out.stderr
     _, review = review_of(tmp_path, "--base", "HEAD~1")
     assert review["verdict"] == plain["verdict"] and failing in {f["rule"] for f in review["findings"]}
     assert [(d["kind"], d["rule"]) for d in review["decisions"]["added"]] == [("ignore", failing), ("packs", "spec")]

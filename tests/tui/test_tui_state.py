@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Static, TextArea
 
+from mcp_review import trust
 from mcp_review.targets import Target, demo_target, stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ConnectScreen
@@ -257,6 +258,7 @@ async def test_the_app_takes_checks_review_options_baseline_config_packs_and_cal
 
     pins, config = tmp_path / "pins.json", tmp_path / "mcp-review.toml"
     config.write_text('[[waive]]\nrule = "review.descriptions-grounded"\nreason = "known"\nby = "lead"\n')
+    trust.trust(config)  # the reviewer's own (else its waiver is a claim, not applied: tests/tui/test_tui_claims.py)
     argv = ["tui", "--baseline", str(pins), "--review-config", str(config), "--pack", "review", "--calls", "read-only"]
     args = parse([*argv, "--", *fixture_argv("good")])
     app = ReviewApp(stdio_target(args.server_command), state_dir=tmp_path, plan=decide(args, review=True).check)
