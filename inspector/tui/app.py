@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import TabbedContent
 
+from mcp_review import claims
 from mcp_review.calls import refused_call
 from mcp_review.checking import CheckPlan
 from mcp_review.output import terminal_safe
@@ -43,7 +44,7 @@ from mcp_review.tui.previewing import Previewer
 from mcp_review.tui.screen import TABS, ReviewScreen
 from mcp_review.tui.settings import keep_theme
 from mcp_review.tui.switching import Switcher
-from mcp_review.workspace import Workspace
+from mcp_review.workspace import Workspace, verdict_said
 
 R = TypeVar("R")
 
@@ -121,8 +122,8 @@ class ReviewApp(ClosedScreensApp):
         await asyncio.to_thread(self.workspace.close)  # the review being written is written whole
 
     # ------------------------------------------------------------------------------ what helpers ask (tui/shell.py)
-    def status(self, text: str, failed: bool = False) -> None:
-        self.main.status(text, failed)
+    def status(self, text: str, failed: bool = False, whole: bool = False) -> None:
+        self.main.status(text, failed, whole)
 
     def ask(self, screen: Screen[R], then: Callable[[R | None], Any]) -> None:
         self.push_screen(screen, then)
@@ -261,7 +262,7 @@ class ReviewApp(ClosedScreensApp):
     @on(msg.ChecksDone)
     def show_review(self, message: msg.ChecksDone) -> None:
         self.workspace.reviewed(message.review)  # saved already, off the UI thread (checking.py)
-        self.status(message.verdict)
+        self.status(message.verdict, whole=True)  # whose decisions made the verdict, or would: never cut
         self.checklist.show(message.review, message.order, message.wire)
         self.call_after_refresh(self._show_snapshot)  # after a frame: a key pressed meanwhile goes first
 
@@ -280,7 +281,8 @@ class ReviewApp(ClosedScreensApp):
         if message.error is not None:
             self.notify(f"cannot save the review: {one_line(message.error, 200)}", severity="error", markup=False)
         elif message.say and review is not None and message.path is not None:
-            self.status(f"verdict {review.verdict} · saved to {message.path}")
+            # one line, a long path cut; but never the verdict the repository's decisions would make
+            self.status(f"{verdict_said(review)} · saved to {message.path}", whole=bool(claims.of(review)))
 
     @on(msg.LockCompared)
     def show_drift(self, message: msg.LockCompared) -> None:

@@ -119,11 +119,12 @@ class ReviewScreen(Screen[None]):
         self.query_one(ChecklistPane).show(None)
         self.show_skills(False)
 
-    def status(self, text: str, failed: bool = False) -> None:
+    def status(self, text: str, failed: bool = False, whole: bool = False) -> None:
         with contextlib.suppress(NoMatches):  # a timer's last tick (a call's elapsed time) while the app closes
             status = self.query_one("#status", Static)
             status.update(Text(text))
             status.set_class(failed, "-failed")
+            status.set_class(whole, "-whole")
 
     def flush_wire(self) -> None:
         """Add what crossed the wire since the last tick (10 times a second). The tables hold every entry,

@@ -14,8 +14,8 @@ R = TypeVar("R")
 
 
 class Shell(Protocol):
-    def status(self, text: str, failed: bool = False) -> None:
-        """A line in the status bar, over the tabs."""
+    def status(self, text: str, failed: bool = False, whole: bool = False) -> None:
+        """A line in the status bar, over the tabs; `whole`: wrapped, never cut (a verdict line)."""
 
     def ask(self, screen: Screen[R], then: Callable[[R | None], Any]) -> None:
         """A dialog; `then` gets its answer."""

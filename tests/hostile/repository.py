@@ -98,6 +98,13 @@ CASES = [
         ON_A_BRANCH,
     ),
     RepoCase(
+        "pr-waives-app",
+        "app-check",
+        "the app's run of the checklist in the same checkout: its verdict, and the screen says it whole",
+        _pyproject,
+        ON_A_BRANCH,
+    ),
+    RepoCase(
         "waives-without-base",
         "check",
         "the same [tool.mcp-review] on the only branch: no base, so none applies and the verdict line says so",

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabPane
 
+from mcp_review import claims
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.review import Review
 from mcp_review.targets import Target
@@ -21,6 +22,7 @@ from mcp_review.workspace import LockDiff
 
 TOP_TOOLS = 10  # the costliest tools named on the overview
 ERA_ROWS = 8  # `--era both`: the rules whose verdicts differ, named on the overview (the exports have all)
+CLAIM_ROWS = 8  # the repository's decisions not applied, listed on the overview (the exports have all)
 
 
 def plural(n: int, noun: str) -> str:
@@ -40,6 +42,22 @@ def era_lines(eras: dict[str, Any]) -> Text:
         out.append(f"  {one_line(str(d['rule']), 60)}{where}: legacy {d['legacy']} · modern {d['modern']}\n")
     if len(differ) > ERA_ROWS:
         out.append(f"  … {len(differ) - ERA_ROWS} more in the exports\n")
+    return out
+
+
+def repository_lines(review: Review) -> Text:
+    """Under the verdict, whole (wrapped, never cut): the repository's decisions it applied, those it did not, why,
+    and the verdict with them; then the first CLAIM_ROWS of those, each in the file's own words, inert."""
+    out = Text()
+    if applied := review.repository_decisions():
+        out.append(f"with {visible(applied, newlines=False)}\n")
+    if said := claims.said(review):
+        out.append(f"{visible(said, newlines=False)}\n", style="bold")
+        listed = claims.of(review)
+        for claim in listed[:CLAIM_ROWS]:
+            out.append(f"  {visible(claims.line(claim), 200, newlines=False)}\n")
+        if len(listed) > CLAIM_ROWS:
+            out.append(f"  … {len(listed) - CLAIM_ROWS} more in the exports\n")
     return out
 
 
@@ -85,6 +103,7 @@ class OverviewPane(TabPane):
         out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
         if review is not None and review.verdict != "NOT_CHECKED":
             out.append(f"verdict: {review.verdict}" + (f" · reviewed {review.created}\n" if review.created else "\n"))
+            out.append_text(repository_lines(review))
         else:
             out.append("verdict: not checked yet (r runs the checklist)\n")
         if self.drift is not None:
