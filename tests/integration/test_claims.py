@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from mcp_review.report import render
 from mcp_review.review import NEEDS_REVIEWER, Review
 from tests.integration.test_check_cli import cli
@@ -18,13 +16,6 @@ from tests.integration.test_trust import EXEMPLARY, git, review_of
 
 WAIVE = '[[waive]]\nrule = "{rule}"\nreason = "reviewed"\nby = "security-team"\n'
 ATTEST = '[[attest]]\nrule = "{rule}"\nnote = "read it"\nby = "security-team"\n'
-
-
-@pytest.fixture(scope="module")
-def plain(tmp_path_factory) -> dict:
-    """The review of the server with no config: the reviewer's verdict, which no repository file may change."""
-    _, review = review_of(tmp_path_factory.mktemp("plain"))
-    return review
 
 
 def unpassed(review: dict) -> list[str]:

@@ -106,29 +106,31 @@ def test_a_token_env_and_an_outside_baseline_are_not_taken_from_the_repository(t
     assert resolve(None, None, known).config.build_options(None).foreign_token == "ghp_" + "a" * 36
 
 
-def unpassed(tmp_path: Path) -> tuple[dict, str]:
-    """The review with an empty config, and a rule it does not pass (for a waiver to waive)."""
-    (tmp_path / "mcp-review.toml").write_text("")
-    _, plain = review_of(tmp_path)
-    return plain, next(f["rule"] for f in plain["findings"] if f["status"] in ("fail", "blocking"))
+def failing(plain: dict) -> str:
+    """A rule the plain review does not pass (for a waiver to waive)."""
+    return next(f["rule"] for f in plain["findings"] if f["status"] in ("fail", "blocking"))
 
 
-def test_with_a_base_only_the_bases_decisions_count_and_the_added_ones_are_listed(tmp_path):
+def empty_base(tmp_path: Path) -> None:
+    """A git checkout whose base commit has an empty mcp-review.toml."""
     git(tmp_path, "init", "-q")
-    plain, failing = unpassed(tmp_path)
+    (tmp_path / "mcp-review.toml").write_text("")
     git(tmp_path, "add", "mcp-review.toml")
     git(tmp_path, "commit", "-qm", "base")
-    (tmp_path / "mcp-review.toml").write_text(WAIVER.format(rule=failing))
+
+
+def test_with_a_base_only_the_bases_decisions_count_and_the_added_ones_are_listed(tmp_path, plain):
+    empty_base(tmp_path)
+    rule = failing(plain)
+    (tmp_path / "mcp-review.toml").write_text(WAIVER.format(rule=rule))
     git(tmp_path, "commit", "-qam", "the change waives its own finding")
     _, review = review_of(tmp_path, "--base", "HEAD~1")
     assert not [f for f in review["findings"] if f["status"] == "waived"]
     assert review["verdict"] == plain["verdict"]
-    assert [(d["kind"], d["rule"], d["by"]) for d in review["decisions"]["added"]] == [
-        ("waive", failing, "security-team")
-    ]
+    assert [(d["kind"], d["rule"], d["by"]) for d in review["decisions"]["added"]] == [("waive", rule, "security-team")]
     md = cli("check", "-q", "--format", "md-full", "--base", "HEAD~1", "--", *EXEMPLARY, cwd=tmp_path).stdout
     title = "### Decisions this change adds (not on the base, --base HEAD~1: not applied)"
-    assert title in md and failing in md.split(title)[1]
+    assert title in md and rule in md.split(title)[1]
     git(tmp_path, "commit", "-q", "--allow-empty", "-m", "later")  # on the base now: it counts
     _, review = review_of(tmp_path, "--base", "HEAD~1")
     assert [f for f in review["findings"] if f["status"] == "waived"] and not review["decisions"]["added"]
@@ -170,16 +172,14 @@ def test_the_app_takes_the_repositorys_decisions_fresh_and_keeps_the_reviewers()
     assert current(None, [now]) == [now]
 
 
-def test_ignore_and_fewer_packs_are_decisions_too(tmp_path):
-    git(tmp_path, "init", "-q")
-    plain, failing = unpassed(tmp_path)
-    git(tmp_path, "add", "mcp-review.toml")
-    git(tmp_path, "commit", "-qm", "base")
-    (tmp_path / "mcp-review.toml").write_text(f"packs = ['spec']\nignore = [{failing!r}]\n")
+def test_ignore_and_fewer_packs_are_decisions_too(tmp_path, plain):
+    empty_base(tmp_path)
+    rule = failing(plain)
+    (tmp_path / "mcp-review.toml").write_text(f"packs = ['spec']\nignore = [{rule!r}]\n")
     git(tmp_path, "commit", "-qam", "the change skips what it fails")
     out, review = review_of(tmp_path)  # the only branch: no base, so nothing it skips is skipped
-    assert review["verdict"] == plain["verdict"] and failing in {f["rule"] for f in review["findings"]}
+    assert review["verdict"] == plain["verdict"] and rule in {f["rule"] for f in review["findings"]}
     assert "not applied: 1 rule or pack skipped and 1 pack narrowing of the repository's mcp-review.toml" in out.stderr
     _, review = review_of(tmp_path, "--base", "HEAD~1")
-    assert review["verdict"] == plain["verdict"] and failing in {f["rule"] for f in review["findings"]}
-    assert [(d["kind"], d["rule"]) for d in review["decisions"]["added"]] == [("ignore", failing), ("packs", "spec")]
+    assert review["verdict"] == plain["verdict"] and rule in {f["rule"] for f in review["findings"]}
+    assert [(d["kind"], d["rule"]) for d in review["decisions"]["added"]] == [("ignore", rule), ("packs", "spec")]
