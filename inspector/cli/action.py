@@ -28,6 +28,8 @@ from mcp_review.cli.common import UsageError
 from mcp_review.review import EXIT_CODES, ExitCode
 
 VERDICTS = ("FAIL", "BLOCKED", "PASS_WITH_WARNINGS")
+STEM = "review"  # every file is this with its format's suffix (report.FORMATS): review.json, review.sarif.json
+WRITTEN = ("md", "sarif")  # the short review (summary, comment; the complete one beside it), code scanning's file
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -77,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     root = (gh.workspace / given["working-directory"]).resolve()
     out = (root / given["output-dir"]).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    (out / "review.json").unlink(missing_ok=True)  # a review left by an earlier run is never read as this one's
+    data = named(out, "json")
+    data.unlink(missing_ok=True)  # a review left by an earlier run is never read as this one's
     target = target_argv(given)
     split = target.index("--") if "--" in target else len(target)
     options, server = target[:split], target[split:]  # a command stays after `--`, after every option
@@ -86,12 +89,12 @@ def run(args: argparse.Namespace) -> int:
     base_ok = bool(base) and _git(root, "cat-file", "-e", f"{base}^{{commit}}") is not None
     checked = _mcp_review(
         root,
-        ["check", "--format", "json", "--out", str(out / "review.json"), "-q", *options, *extra]
+        ["check", "--format", "json", "--out", str(data), "-q", *options, *extra]
         + (["--base", str(base)] if base_ok else [])
         + server,
     )
     print(checked.stderr, file=sys.stderr, end="")
-    if checked.returncode not in EXIT_CODES.values() or not (out / "review.json").is_file():
+    if checked.returncode not in EXIT_CODES.values() or not data.is_file():
         gh.set_outputs({"verdict": "ERROR", "exit-code": str(ExitCode.USAGE)})
         from mcp_review.report.common import fence_for
 
@@ -102,27 +105,39 @@ def run(args: argparse.Namespace) -> int:
     return _report(gh, root, out, given, changes, changes_fail)
 
 
+def named(out: Path, fmt: str) -> Path:
+    """The file of the review in `fmt` in the output folder, named by the format's record."""
+    from mcp_review.report import FORMATS
+
+    return out / f"{STEM}.{FORMATS[fmt].suffix}"
+
+
+def write_review(review: Any, root: Path, out: Path) -> dict[str, list[Path]]:
+    """The review in each format the Action publishes, in `out`, each with what its record asks for (the short
+    review its complete one beside it; SARIF the repository, `out` itself not searched): the files of each."""
+    from mcp_review.report import FORMATS
+    from mcp_review.report.formats import write
+
+    return {fmt: write(FORMATS[fmt], review, named(out, fmt), root=root, skip=out) for fmt in WRITTEN}
+
+
 def _report(gh: Any, root: Path, out: Path, given: Mapping[str, str], changes: Any, changes_fail: bool) -> int:
     from mcp_review.cli.github import GitHubError, comment_body, upsert_comment
-    from mcp_review.output import write_text
-    from mcp_review.report import render, sarif
+    from mcp_review.report import sarif
     from mcp_review.report.sarif_valid import problems
     from mcp_review.review import Review
 
-    review = Review.from_json(json.loads((out / "review.json").read_text(encoding="utf-8")))
+    review = Review.from_json(json.loads(named(out, "json").read_text(encoding="utf-8")))
     if changes is not None:
         review.changes = changes
-    short = render(review, "md", "review.full.md")
-    write_text(out / "review.md", short)
-    write_text(out / "review.full.md", render(review, "md-full"))
-    sarif_text = sarif.render(review, root, skip=out)
-    write_text(out / "review.sarif.json", sarif_text)
-    for problem in problems(json.loads(sarif_text)):
+    written = write_review(review, root, out)
+    short = written["md"][0].read_text(encoding="utf-8")  # as written: masked
+    for problem in problems(json.loads(written["sarif"][0].read_text(encoding="utf-8"))):
         print(f"::warning title=mcp-review SARIF::{problem}")
     gh.write_summary(short)
     key = given["name"] or sarif.category(review)
-    outputs = {"verdict": review.verdict, "review": str(out / "review.json"), "markdown": str(out / "review.md")}
-    outputs["sarif"] = str(out / "review.sarif.json")
+    outputs = {"verdict": review.verdict, "review": str(named(out, "json")), "markdown": str(written["md"][0])}
+    outputs["sarif"] = str(written["sarif"][0])
     if given["comment"].lower() == "true" and gh.pull_request is not None:
         try:
             done, url = upsert_comment(gh, comment_body(short, key), key)

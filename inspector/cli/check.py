@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
-from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.common import UsageError, decide, target_options
@@ -53,6 +50,12 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
     )
     if one_server:
         p.add_argument("--baseline", metavar="FILE", help="pinned tool hashes (written on the first run)")
+        p.add_argument(
+            "--source-root",
+            metavar="DIR",
+            help="SARIF: the server's repository, searched for the line defining each finding's tool, prompt or "
+            "resource (default: the git repository of the current directory; '' for none)",
+        )
     p.add_argument(
         "--server-json",
         metavar="FILE",
@@ -92,17 +95,11 @@ def arguments(p: argparse.ArgumentParser) -> None:
         default="md",
         help="; ".join(f"{f.name}: {f.help}" for f in FORMATS.values()),
     )
-    beside = ", ".join(f"--format {f.name} also {f.beside}" for f in FORMATS.values() if f.beside)
+    beside = ", ".join(f"--format {f.name} also {f.beside.name}" for f in FORMATS.values() if f.beside)
     p.add_argument(
         "--out",
         metavar="FILE",
         help=f"write the review here instead of stdout; with {beside} beside it (review.md: review.full.md)",
-    )
-    p.add_argument(
-        "--source-root",
-        metavar="DIR",
-        help="--format sarif: the server's repository, searched for the line defining each finding's tool, prompt "
-        "or resource (default: the git repository of the current directory; '' for none)",
     )
     review_options(p)
     p.add_argument(
@@ -116,8 +113,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     decided = decide(args, review=True)
     from mcp_review import claims
-    from mcp_review.output import write_text
-    from mcp_review.report import render, render_chunks
+    from mcp_review.report.formats import write
+    from mcp_review.report.locate import repository_root
     from mcp_review.review import EXIT_CODES
 
     target, plan = decided.target, decided.check
@@ -144,45 +141,15 @@ def run(args: argparse.Namespace) -> int:
     if line := claims.verdict_line(review):  # never a verdict read without whose decisions made it, or would
         print(f"mcp-review: {line}", file=sys.stderr)
 
-    def exported(full: str | None = None) -> Iterable[str]:
-        if args.format == "sarif":  # placed in the server's repository: the one format that reads the working tree
-            from mcp_review.report import sarif
-
-            return [sarif.render(review, source_root(args.source_root))]
-        return render_chunks(review, args.format, full)
-
+    fmt = FORMATS[args.format]
+    root = repository_root(args.source_root) if fmt.root else None  # only a format that places findings asks
     if not args.out:
-        sys.stdout.writelines(exported())
+        sys.stdout.writelines(fmt.chunks(review, root=root))
         return EXIT_CODES[review.verdict]
-    wrote = [args.out]
-    full = None
-    if beside := FORMATS[args.format].beside:  # the short review names the complete one, written beside it
-        full = _full_path(args.out)
-        write_text(full, render(review, beside))
-        wrote.append(full)
-    write_text(args.out, exported(os.path.basename(full) if full else None))
+    wrote = write(fmt, review, args.out, root=root)  # with its companion beside it: review.md, review.full.md
     if not args.quiet:
-        print(f"mcp-review: {review.verdict}: wrote {' and '.join(wrote)}", file=sys.stderr)
+        print(f"mcp-review: {review.verdict}: wrote {' and '.join(map(str, wrote))}", file=sys.stderr)
     return EXIT_CODES[review.verdict]
-
-
-def source_root(given: str | None) -> Path | None:
-    """Where SARIF locations are searched: `given`, or the git repository the current directory is in."""
-    if given is not None:
-        return Path(given) if given else None
-    import subprocess
-
-    try:
-        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
-
-
-def _full_path(out: str) -> str:
-    """Where the complete markdown review goes beside the short one: review.md -> review.full.md."""
-    stem, ext = os.path.splitext(out)
-    return f"{stem}.full{ext or '.md'}"
 
 
 async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progress: Any) -> Any:

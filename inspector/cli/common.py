@@ -1,5 +1,5 @@
-"""What the commands share: usage errors, the target options, the one record of what a run uses (`decide`), and a
-session."""
+"""What the commands share: usage errors, the target options, the one record of what a run uses (`decide`), a
+session, and the report files a command writes in the formats their names say (`out_option`, `outs`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from mcp_review.connection.procs import Launched
     from mcp_review.plan import Plan  # the core record; loaded in `decide`, so --help stays fast
+    from mcp_review.report.formats import Format
 
 
 class UsageError(Exception):
@@ -101,3 +104,22 @@ async def with_session(
     finally:
         if args.wire_log:
             session.wire.save(args.wire_log)
+
+
+def out_option(p: argparse.ArgumentParser, formats: Mapping[str, Format[Any]], more: str = "") -> None:
+    """`--out FILE`, repeatable: the report written there too, in the format of the family `formats` its name says."""
+    from mcp_review.report.formats import endings
+
+    said = f"also write the report here, its format by its name: {', '.join(endings(formats))}{more} (repeatable)"
+    p.add_argument("--out", action="append", default=[], metavar="FILE", help=said.replace("%", "%%"))
+
+
+def outs(formats: Mapping[str, Format[Any]], given: list[str], more: str = "") -> list[tuple[str, Format[Any]]]:
+    """Each `--out` with the format its name says, checked before anything runs; `more`: what else a name may be."""
+    from mcp_review.report.formats import endings, named_by
+
+    found = [(out, named_by(formats, out)) for out in given]
+    for out, fmt in found:
+        if fmt is None:
+            raise UsageError(f"--out {out}: name it {', '.join(endings(formats))} (its format){more}")
+    return [(out, fmt) for out, fmt in found if fmt is not None]

@@ -1,6 +1,8 @@
 """`mcp-review diff`: what changed since mcp-review.lock (the live server, or another lock), each change classed
 breaking, safety, behaviour or cost (see `mcp_review.diff`). Exit 0 when no change of a `--fail-on` class is
-found (approved changes do not count), 1 when one is, 2 on a usage or connection error.
+found (approved changes do not count), 1 when one is, 2 on a usage or connection error. The diff goes to stdout in
+`--format` (the terminal's table, or one of the diff's report formats, `report.changes.FORMATS`), and to each `--out`
+file in the format its name says.
 
 With two locks, OLD is the base: of NEW's approvals only those OLD already has count. Those NEW adds are the
 change approving itself: listed under "decisions this change adds" (stderr, and `decisionsThisChangeAdds` in
@@ -13,8 +15,10 @@ import asyncio
 import sys
 from typing import Any
 
-from mcp_review.cli.common import UsageError, decide, target_options, with_session
+from mcp_review.cli.common import UsageError, decide, out_option, outs, target_options, with_session
 from mcp_review.review import ExitCode
+
+TABLE = "table"  # the terminal's view of a diff (rich, as wide as the terminal), not one of its report formats
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -24,8 +28,17 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar="LOCK",
         help="none: ./mcp-review.lock vs the live server; one: that lock vs the live server; two: OLD NEW, no server",
     )
+    from mcp_review.report.changes import FORMATS
+
     target_options(p)
-    p.add_argument("--format", choices=["table", "md", "json", "sarif"], default="table")
+    p.add_argument(
+        "--format",
+        choices=[TABLE, *FORMATS],
+        default=TABLE,
+        help=f"on stdout (default {TABLE}: the terminal's view); "
+        + "; ".join(f"{f.name}: {f.help}" for f in FORMATS.values()),
+    )
+    out_option(p, FORMATS)
     p.add_argument(
         "--fail-on",
         default="breaking,safety",
@@ -43,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(fail_on) - {*diff.CLASSES, "any", "none"})
     if unknown or len(args.locks) > 2:
         raise UsageError(f"--fail-on: unknown {', '.join(unknown)}" if unknown else "give at most two locks")
+    to = outs(changes.FORMATS, args.out)
     try:
         plan = decide(args, target=len(args.locks) < 2, review=True)  # two locks: no server
         assert plan.check is not None and plan.check.diff_budget is not None
@@ -70,12 +84,16 @@ def run(args: argparse.Namespace) -> int:
     added = [a for a in new.approvals if a not in old.approvals]
     if added:
         document["decisionsThisChangeAdds"] = _self_approvals(added, new.source)
-    if args.format == "table":
+    from mcp_review.report.formats import write
+
+    for out, fmt in to:
+        write(fmt, document, out)
+    if args.format == TABLE:
         from mcp_review.render import print_table
 
         print_table(*changes.table(document))
     else:
-        sys.stdout.write(changes.render(document, args.format))
+        sys.stdout.writelines(changes.FORMATS[args.format].chunks(document))
     return ExitCode.FAILED if result.fails(fail_on) else ExitCode.OK
 
 

@@ -13,14 +13,16 @@ import argparse
 import hashlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.check import review_options
-from mcp_review.cli.common import UsageError
+from mcp_review.cli.common import UsageError, out_option, outs
 
 if TYPE_CHECKING:
+    from mcp_review.fleet.aggregate import Row
     from mcp_review.fleet.runner import Outcome
     from mcp_review.fleet.sources import Entry
+    from mcp_review.report.formats import Format
 
 BUDGET = 60.0
 MATRIX_LIMIT = 256  # jobs GitHub Actions runs from one matrix
@@ -38,19 +40,20 @@ FORWARDED = {  # option -> how it goes on to each `check`
 }
 
 
+FOLDER = ", or DIR/: one SARIF file per server (code scanning takes 20 runs a file)"
+
+
 def output_options(p: argparse.ArgumentParser) -> None:
-    """The report options `fleet` and `merge` share."""
+    """The report options `fleet` and `merge` share: the fleet's formats (`fleet.aggregate.FORMATS`)."""
     from mcp_review.fleet.aggregate import FORMATS
 
-    p.add_argument("--format", choices=FORMATS, default="text", help="the report on stdout (default text)")
     p.add_argument(
-        "--out",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="also write the report here, its format by its name: .md, .txt, .json, .sarif(.json), .xml; DIR/: one "
-        "SARIF file per server (code scanning takes 20 runs a file) (repeatable)",
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="the report on stdout (default text): " + "; ".join(f"{f.name}: {f.help}" for f in FORMATS.values()),
     )
+    out_option(p, FORMATS, FOLDER)
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -135,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"mcp-review: {line}", file=sys.stderr)
     if args.action == "matrix":
         return _matrix(found)
+    to = files(args)
     if not found:
         raise UsageError("no server to review (--list, --registry, --config, or an MCP config file found)")
     from mcp_review.fleet.aggregate import exit_code, headline, load
@@ -155,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nmcp-review: stopped; finished reviews are in {state}: --resume continues", file=sys.stderr)
         raise
     rows = load(o.file for o in outcomes)
-    write_reports(args, rows)
+    write_reports(args, rows, to)
     if not args.quiet:
         print(f"mcp-review: fleet: {headline(rows)}", file=sys.stderr)
     return exit_code(rows)
@@ -174,31 +178,35 @@ def _matrix(found: list[Entry]) -> int:
     return 0
 
 
-SUFFIXES = {".md": "md", ".txt": "text", ".sarif": "sarif", ".sarif.json": "sarif", ".xml": "junit", ".json": "json"}
+def files(args: argparse.Namespace) -> list[tuple[str, Format[Any] | None]]:
+    """Each `--out` with the fleet format its name says (None: DIR/, a SARIF file per server), checked before any
+    server is reviewed."""
+    from mcp_review.fleet.aggregate import FORMATS
+
+    named = dict(outs(FORMATS, [out for out in args.out if not out.endswith("/")], FOLDER))
+    return [(out, named.get(out)) for out in args.out]
 
 
-def write_reports(args: argparse.Namespace, rows: list) -> None:  # type: ignore[type-arg]
-    """The report on stdout in `--format`, and in each `--out` file in the format its name says."""
-    from mcp_review.fleet.aggregate import chunks
-    from mcp_review.output import write_text
+def write_reports(args: argparse.Namespace, rows: list[Row], to: list[tuple[str, Format[Any] | None]]) -> None:
+    """The report on stdout in `--format`, and in each `--out` file (`files`) in the format its name says."""
+    from mcp_review.fleet.aggregate import FORMATS
+    from mcp_review.report.formats import write
     from mcp_review.report.sarif_valid import MAX_RUNS
 
-    for out in args.out:
-        if out.endswith("/"):  # code scanning takes 20 runs a file: a folder of one SARIF file per server
+    sarif = FORMATS["sarif"]
+    for out, fmt in to:
+        if fmt is None:  # code scanning takes 20 runs a file: a folder of one SARIF file per server
             for row in rows:
-                write_text(f"{out}{row.key}.sarif", chunks([row], "sarif"))
+                write(sarif, [row], f"{out}{row.key}.{sarif.suffix}")
             continue
-        fmt = next((f for s, f in SUFFIXES.items() if out.endswith(s)), None)
-        if fmt is None:
-            raise UsageError(f"--out {out}: name it .md, .txt, .json, .sarif or .xml (its format), or DIR/")
-        if fmt == "sarif" and len(rows) > MAX_RUNS:
+        if fmt is sarif and len(rows) > MAX_RUNS:
             print(
                 f"mcp-review: {out} holds {len(rows)} servers' runs; GitHub code scanning takes {MAX_RUNS} a file: "
                 "--out DIR/ writes one file per server (upload the folder)",
                 file=sys.stderr,
             )
-        write_text(out, chunks(rows, fmt))
-    sys.stdout.writelines(chunks(rows, args.format))
+        write(fmt, rows, out)
+    sys.stdout.writelines(FORMATS[args.format].chunks(rows))
 
 
 class Progress:

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from mcp_review.cli.common import UsageError
-from mcp_review.cli.fleet import output_options, write_reports
+from mcp_review.cli.fleet import files, output_options, write_reports
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -22,9 +22,10 @@ def arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from mcp_review.fleet.aggregate import NotAReview, exit_code, load
 
+    to = files(args)
     try:
         rows = load(Path(p) for p in args.reviews)
     except NotAReview as e:
         raise UsageError(str(e)) from e
-    write_reports(args, rows)
+    write_reports(args, rows, to)
     return exit_code(rows)

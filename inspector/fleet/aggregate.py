@@ -5,7 +5,8 @@ and the fleet's error records (a server that gave no review). One `Row` per file
 hundreds of big reviews is never held whole. Rows sort worst first, then by name and key, so the report is the
 same whatever order the files came in.
 
-Formats: `md` and `text` (a table: verdict, fails, blocking, warnings, token cost of the tool listing, what the
+Formats, one `Format` record each in `FORMATS` (`fleet --format` and the endings of `--out` names read them):
+`md` and `text` (a table: verdict, fails, blocking, warnings, token cost of the tool listing, what the
 server says it is), `json` (the same as data), `sarif` (one run per server, each the run `check --format sarif`
 writes for it, with its own `automationDetails.id` so code scanning keeps them apart; a server with no review is a
 run whose invocation failed), `junit` (one suite per server, each the suite `check --format junit` writes, named
@@ -28,13 +29,13 @@ from xml.etree import ElementTree as ET
 from mcp_review import __version__
 from mcp_review.report import render
 from mcp_review.report.common import SCHEMA, cell
+from mcp_review.report.formats import Format, family
 from mcp_review.report.junit import xml_text
 from mcp_review.review import ExitCode, Review
 from mcp_review.text import one_line
 
 ORDER = ("FAIL", "ERROR", "BLOCKED", "PASS_WITH_WARNINGS", "PASS")
 EXIT = {"FAIL": ExitCode.FAILED, "ERROR": ExitCode.USAGE, "BLOCKED": ExitCode.BLOCKED}
-FORMATS = ("text", "md", "json", "sarif", "junit")
 
 
 class NotAReview(Exception):
@@ -243,11 +244,16 @@ def junit(rows: Sequence[Row]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def chunks(rows: Sequence[Row], fmt: str) -> Iterable[str]:
-    """The report in `fmt` (one of FORMATS), in blocks."""
+def json_report(rows: Sequence[Row]) -> str:
     from mcp_review.output import json_text
 
-    if fmt == "sarif":
-        return sarif(rows)
-    made = {"text": text, "md": markdown, "junit": junit}.get(fmt)
-    return [made(rows) if made else json_text(as_json(rows)) + "\n"]
+    return json_text(as_json(rows)) + "\n"
+
+
+FORMATS: dict[str, Format[Sequence[Row]]] = family(
+    Format("text", "txt", "a table: verdict, fails, blocking, warnings, tokens", "fleet.aggregate:text"),
+    Format("md", "md", "the same table in markdown, with the servers not reviewed", "fleet.aggregate:markdown"),
+    Format("json", "json", "the same as data", "fleet.aggregate:json_report"),
+    Format("sarif", "sarif", "a run per server", "fleet.aggregate:sarif", streams=True, also=("sarif.json",)),
+    Format("junit", "xml", "a suite per server", "fleet.aggregate:junit"),
+)

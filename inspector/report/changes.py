@@ -1,5 +1,6 @@
-"""A diff of two pins (`mcp_review.diff.Diff.to_json()`) as text: a terminal table, a markdown section that fits a
-PR comment (also the "Changes" section of exported reviews), JSON and SARIF 2.1.0.
+"""A diff of two pins (`mcp_review.diff.Diff.to_json()`) as text: a terminal table, and the diff's report formats,
+one `Format` record each in `FORMATS` (`diff --format` and `--out` read them): a markdown section that fits a PR
+comment (also the "Changes" section of exported reviews), JSON and SARIF 2.1.0.
 
 Everything here reads the diff's JSON, so a review that carries a diff renders it the same way.
 """
@@ -14,9 +15,9 @@ from rich.text import Text
 from mcp_review import __version__
 from mcp_review.output import json_text
 from mcp_review.report.common import SCHEMA, cell, code, plain
+from mcp_review.report.formats import Format, family
 from mcp_review.text import one_line
 
-FORMATS = ("table", "md", "json", "sarif")
 CLASS_ORDER = {"breaking": 0, "safety": 1, "behaviour": 2, "cost": 3}
 LEVELS = {"breaking": "error", "safety": "error", "behaviour": "warning", "cost": "note"}
 ROWS = 60  # markdown rows before the rest is only counted: a PR comment has a size limit
@@ -124,10 +125,13 @@ def sarif(diff: dict[str, Any]) -> str:
     return json_text(doc) + "\n"
 
 
-def render(diff: dict[str, Any], fmt: str) -> str:
-    """md, json or sarif (the terminal table is `table`)."""
-    if fmt == "md":
-        return markdown(diff)
-    if fmt == "sarif":
-        return sarif(diff)
+def as_text(diff: dict[str, Any]) -> str:
     return json_text(diff) + "\n"
+
+
+Diff = dict[str, Any]
+FORMATS: dict[str, Format[Diff]] = family(
+    Format("md", "md", "a section that fits a PR comment", "report.changes:markdown"),
+    Format("json", "json", "the diff as data (README: mcp-review diff)", "report.changes:as_text"),
+    Format("sarif", "sarif.json", "SARIF 2.1.0: a rule per class, a result per change", "report.changes:sarif"),
+)

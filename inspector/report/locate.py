@@ -194,9 +194,22 @@ class Locator:
 
 
 def _toplevel(root: Path) -> Path:
+    return _git_top(root) or root
+
+
+def _git_top(folder: Path) -> Path | None:
     try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, timeout=20)
+        argv = ["git", "-C", str(folder), "rev-parse", "--show-toplevel"]
+        out = subprocess.run(argv, capture_output=True, timeout=20)
     except (OSError, subprocess.SubprocessError):
-        return root
+        return None
     top = out.stdout.decode("utf-8", "replace").strip()
-    return Path(top).resolve() if out.returncode == 0 and top else root
+    return Path(top).resolve() if out.returncode == 0 and top else None
+
+
+def repository_root(given: str | None, cwd: Path | None = None) -> Path | None:
+    """Where locations are searched, as `--source-root` says: `given` ('' for nowhere), else the git repository
+    the working directory (`cwd`) is in, else nowhere. `check` and the app's export both ask this."""
+    if given is not None:
+        return Path(given) if given else None
+    return _git_top(cwd or Path.cwd())

@@ -1,49 +1,193 @@
-"""A report format is one record in `report.FORMATS`, and every face reads it: `check --format` offers its names,
-`check --out` writes the format it names `beside`, and the app's export dialog lists it and names the file with its
-suffix. Each test runs twice: on the registered formats, and with one more registered, which must appear everywhere
-without any other change (a list of its own in the CLI or the dialog would leave it out)."""
+"""Every report family is records, and every face reads them.
+
+Three families, each a table of `Format` records (`report.formats`): the review's (`report.FORMATS`), a diff's
+(`report.changes.FORMATS`) and a fleet's (`fleet.aggregate.FORMATS`). The faces, and which family each offers:
+
+| family | command line | app's export dialog | GitHub Action | fleet |
+|---|---|---|---|---|
+| review | `check --format`, `--out` | every format | its files, named by the records | a run (SARIF) and a suite (JUnit) per server |
+| diff | `diff --format`, `--out` | inside the review it exports | `diff --format json`, into the review | none: a fleet pins nothing |
+| fleet | `fleet`/`merge --format`, `--out` | none | none | its report, and `--out DIR/`: a file per server |
+
+A record says what a face must give it (the server's repository, a companion file) and the command line and the
+Action give it through `formats.write`. Each walk runs twice: on the registered formats, and
+with one more format registered in each family, which must appear in every face of its family without any other
+change (a list of a face's own would leave it out).
+"""
 
 from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
 
 import pytest
 from textual.app import App
 from textual.widgets import Select
 
+from mcp_review import lock
+from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.cli import parse
+from mcp_review.cli.action import STEM, WRITTEN, write_review
+from mcp_review.cli.common import UsageError
+from mcp_review.fleet import aggregate
 from mcp_review.output import scrub
-from mcp_review.report import FORMATS, Format, render
+from mcp_review.report import FORMATS, changes
+from mcp_review.report.formats import Format, paths
+from mcp_review.report.sarif_valid import problems
+from mcp_review.review import Review
 from mcp_review.tui.dialogs import ExportScreen, export_review
 from tests.tui_pilot import until
 from tests.unit.test_reports import sample_review
 
-EXTRA = Format("junit-copy", "copy.xml", "a format this test registers: the junit module again", "junit")
+ONE_MORE = {  # a format each test registers in each family: an existing renderer under another name and suffix
+    "review": Format("junit-copy", "copy.xml", "the junit module again", "report.junit:render"),
+    "diff": Format("md-copy", "copy.md", "the diff's markdown again", "report.changes:markdown"),
+    "fleet": Format("md-copy", "copy.md", "the fleet's markdown again", "fleet.aggregate:markdown"),
+}
+FAMILIES = {"review": FORMATS, "diff": changes.FORMATS, "fleet": aggregate.FORMATS}
+SOURCE = 'def search(q):\n    """Search the notes."""\n\n\ndef create_note(text):\n    """Add a note."""\n'
 
 
 @pytest.fixture(params=["registered", "one-more"])
-def formats(request, monkeypatch) -> list[Format]:
+def one_more(request, monkeypatch) -> bool:
     if request.param == "one-more":
-        monkeypatch.setitem(FORMATS, EXTRA.name, EXTRA)
-    return list(FORMATS.values())
+        for family, fmt in ONE_MORE.items():
+            monkeypatch.setitem(FAMILIES[family], fmt.name, fmt)
+    return request.param == "one-more"
 
 
-def test_check_offers_every_format(formats, capsys):
-    for f in formats:
-        assert parse(["check", "--format", f.name]).format == f.name
-    with pytest.raises(SystemExit):
-        parse(["check", "--format", "nope"])
-    assert "invalid choice: 'nope' (choose from " + ", ".join(f"'{f.name}'" for f in formats) in capsys.readouterr().err
+def repository(folder: Path, source: str = SOURCE) -> Path:
+    """A server's repository: its source in git, as code scanning's checkout has it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "server.py").write_text(source)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    subprocess.run(["git", "-C", str(folder), "add", "."], check=True)
+    return folder.resolve()
+
+
+def locks(folder: Path) -> tuple[Path, Path]:
+    """Two pins of a server: `search` read-only, then not, and `drop` added (safety changes, and the cost)."""
+    made = []
+    for name, tools in {
+        "old": [{"name": "search", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}],
+        "new": [{"name": "search", "inputSchema": {"type": "object"}}, {"name": "drop", "inputSchema": {}}],
+    }.items():
+        snap = ServerSnapshot.unreachable({}, "")
+        snap.server_info = {"name": "notes", "version": name}
+        snap.lists["tool"].items = [Item("tool", t, 0, 0, i) for i, t in enumerate(tools)]
+        lock.save(folder / f"{name}.lock", lock.build(snap, ("cl100k_base",)))
+        made.append(folder / f"{name}.lock")
+    return made[0], made[1]
+
+
+def run(*argv: str) -> int:
+    """A command as `mcp-review` runs it, in this process: the formats registered here are the ones it reads."""
+    args = parse(list(argv))
+    return int(args.run(args))
+
+
+# ------------------------------------------------------------------------------------------------ the command line
+def test_every_command_offers_its_familys_formats(one_more, capsys):
+    offered = {"check": FORMATS, "diff": {"table": None, **changes.FORMATS}, "fleet": aggregate.FORMATS}
+    offered["merge"] = aggregate.FORMATS
+    for command, formats in offered.items():
+        extra = ["x.json"] if command == "merge" else []
+        for name in formats:
+            assert parse([command, *extra, "--format", name]).format == name
+        with pytest.raises(SystemExit):
+            parse([command, *extra, "--format", "nope"])
+        choices = ", ".join(f"'{name}'" for name in formats)
+        assert f"invalid choice: 'nope' (choose from {choices})" in capsys.readouterr().err, command
+    assert ("md-copy" in changes.FORMATS) is one_more and ("junit-copy" in FORMATS) is one_more
 
 
 def test_the_short_review_names_the_complete_one_beside_it():
-    assert [(f.name, f.beside) for f in FORMATS.values() if f.beside] == [("md", "md-full")]
-    assert {f.beside for f in FORMATS.values() if f.beside} <= set(FORMATS)
+    assert [(f.name, f.beside.name) for f in FORMATS.values() if f.beside] == [("md", "md-full")]
+    assert all(f.beside is FORMATS[f.beside.name] for f in FORMATS.values() if f.beside)
+    assert paths(FORMATS["md"], "out/review.md") == [Path("out/review.md"), Path("out/review.full.md")]
+    assert [f.name for f in FORMATS.values() if f.root] == ["sarif"], "the one format placed in the repository"
 
 
-async def test_the_export_dialog_writes_every_format(formats, tmp_path):
+def test_diff_writes_each_out_in_the_format_its_name_says(one_more, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no review config of this repository's
+    old, new = locks(tmp_path)
+    outs = {f.name: tmp_path / f"changes.{f.suffix}" for f in changes.FORMATS.values()}
+    assert (
+        run("diff", str(old), str(new), "--fail-on", "none", "--format", "json", *(f"--out={o}" for o in outs.values()))
+        == 0
+    )
+    document = json.loads(capsys.readouterr().out)
+    assert "safety" in {c["class"] for c in document["changes"]}
+    for name, out in outs.items():
+        assert out.read_text() == scrub(changes.FORMATS[name].render(document)), name
+    assert problems(json.loads(outs["sarif"].read_text())) == []
+    with pytest.raises(UsageError) as said:
+        run("diff", str(old), str(new), "--out", "changes.pdf")
+    assert all(f".{f.suffix}" in str(said.value) for f in changes.FORMATS.values())
+
+
+def test_fleet_reports_write_each_out_in_the_format_its_name_says(one_more, tmp_path, capsys):
+    files = []
+    for key, name in (("a", "demo-notes"), ("b", "other")):
+        review = sample_review()
+        review.server = {**review.server, "name": name}
+        files.append(tmp_path / f"{key}.json")
+        files[-1].write_text(FORMATS["json"].render(review))
+    outs = {e: tmp_path / f"fleet{e}" for f in aggregate.FORMATS.values() for e in f.endings()}
+    argv = ["merge", *map(str, files), "--format", "json", *(f"--out={o}" for o in outs.values())]
+    assert run(*argv, f"--out={tmp_path}/per-server/") == 1  # a server failed
+    rows = aggregate.load(files)
+    assert json.loads(capsys.readouterr().out) == aggregate.as_json(rows)
+    for ending, out in outs.items():
+        fmt = next(f for f in aggregate.FORMATS.values() if ending in f.endings())
+        assert out.read_text() == scrub(fmt.render(rows)), ending
+    sarif = aggregate.FORMATS["sarif"]
+    folder = sorted(p.name for p in (tmp_path / "per-server").iterdir())
+    assert folder == [f"{row.key}.{sarif.suffix}" for row in sorted(rows, key=lambda r: r.key)]
+    # each server's run is the run the review's own SARIF format makes of it
+    one = json.loads((tmp_path / "per-server" / f"a.{sarif.suffix}").read_text())["runs"][0]
+    own = json.loads(FORMATS["sarif"].render(Review.from_json(json.loads(files[0].read_text()))))["runs"][0]
+    assert one["results"] == own["results"] and one["tool"] == own["tool"]
+    with pytest.raises(UsageError) as said:
+        run("merge", str(files[0]), "--out", "fleet.pdf")
+    assert all(e in str(said.value) for f in aggregate.FORMATS.values() for e in f.endings())
+    assert "DIR/" in str(said.value)
+
+
+# ------------------------------------------------------------------------------------------------ the GitHub Action
+def test_the_actions_files_are_named_and_given_what_their_records_ask(tmp_path):
+    repo = repository(tmp_path / "repo")
+    out = repo / "mcp-review-results"
+    out.mkdir()
+    (out / "stale.py").write_text(SOURCE)  # the output folder is never searched
+    review = sample_review()
+    written = write_review(review, repo, out)
+    assert set(WRITTEN) <= set(FORMATS)
+    for name, files in written.items():
+        assert files == [out / p.name for p in paths(FORMATS[name], out / f"{STEM}.{FORMATS[name].suffix}")]
+    short, full = written["md"]
+    assert full.name == "review.full.md" and f"`{full.name}` beside" in short.read_text()
+    assert full.read_text() == scrub(FORMATS["md-full"].render(review))
+    (sarif,) = written["sarif"]
+    assert sarif.read_text() == scrub(FORMATS["sarif"].render(review, root=repo, skip=out))
+    doc = json.loads(sarif.read_text())
+    assert problems(doc) == []
+    placed = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for r in doc["runs"][0]["results"]
+        for loc in r["locations"]
+        if "physicalLocation" in loc
+    }
+    assert placed == {"server.py"}
+
+
+# ------------------------------------------------------------------------------------------------ the app
+async def test_the_export_dialog_writes_every_format(one_more, tmp_path):
     review = sample_review()
     app: App[None] = App()
     async with app.run_test() as pilot:
-        for f in formats:
+        for f in FORMATS.values():
             export_review(app, review, tmp_path)
             await until(pilot, lambda: isinstance(app.screen, ExportScreen))
             app.screen.query_one("#format", Select).value = f.name
@@ -51,5 +195,5 @@ async def test_the_export_dialog_writes_every_format(formats, tmp_path):
             app.screen.action_submit()  # type: ignore[attr-defined]
             path = tmp_path / f"mcp-review-demo-notes.{f.suffix}"
             await until(pilot, path.is_file)
-            assert path.read_text() == scrub(render(review, f.name))
-    assert len(list(tmp_path.iterdir())) == len(formats) == len(set(f.suffix for f in formats))
+            assert path.read_text() == scrub(f.render(review))
+    assert len(list(tmp_path.iterdir())) == len(FORMATS) == len(set(f.suffix for f in FORMATS.values()))
