@@ -2,9 +2,10 @@
 the review and the file it is saved to, the reviewer's calls, and the run choices. The TUI shows it and asks it;
 nothing here imports Textual, so it is tested without a screen (tests/integration/test_workspace.py).
 
-Files are written off the app's loop (a key waits for whatever runs there): saving the review and reading, building
-and writing `mcp-review.lock` run in one thread of the workspace's, in the order asked, and each returns a
-`concurrent.futures.Future` the app turns into a message when it is done.
+Files are written off the app's loop (a key waits for whatever runs there): saving the review, rendering and writing
+its exports (and the export dialog's preview), and reading, building and writing `mcp-review.lock` run in one thread
+of the workspace's, in the order asked, and each returns a `concurrent.futures.Future` the app turns into a message
+when it is done.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.diff import Diff, diff
 from mcp_review.output import write_text
 from mcp_review.plan import chosen_in_app
+from mcp_review.report.formats import Format, write
 from mcp_review.report.json import chunks as review_chunks
+from mcp_review.report.locate import repository_root
 from mcp_review.review import Attestation, Review, Waiver, find_review, load_review, review_file
 from mcp_review.rules.context import Options
 from mcp_review.rules.core import DEFAULT_PACKS, Rule, load_rules, select
@@ -89,13 +92,16 @@ class Workspace:
         export_dir: Path | None = None,
         state_dir: Path | None = None,
         era: str = "auto",
+        source_root: str | None = None,
     ) -> None:
         """`plan`: the review options `mcp-review tui` was given, as `check` takes them (packs, ignored rules,
         calls and probes, the review config's waivers and attestations, the baseline); a `--calls` in it
-        counts as the reviewer's choice of what checks may call."""
+        counts as the reviewer's choice of what checks may call. `source_root`: `--source-root`, where a
+        SARIF export places findings (None: the git repository of the working directory, as `check`)."""
         self.target = target
         self.era = era
         self.export_dir = export_dir or Path.cwd()  # where exports go and mcp-review.lock is looked for
+        self.source_root = source_root
         self.state_dir = state_dir
         self.counter = TokenCounter()
         self.connection: Jobs | None = None
@@ -271,6 +277,21 @@ class Workspace:
         # interpreter for 0.15-0.25 s a pass
         write_text(path, review_chunks(review))
         return path
+
+    def render(self, fmt: Format[Review], review: Review) -> concurrent.futures.Future[str]:
+        """`review` as `fmt`, rendered in the files thread (the export dialog's preview)."""
+        return self._files.submit(fmt.render, review)
+
+    def export(self, fmt: Format[Review], review: Review, path: Path) -> concurrent.futures.Future[list[Path]]:
+        """Write `review` as `fmt` to `path` in the files thread, with what the record asks for, as `check --out`
+        gives it: its companion beside it (the short review's complete one), the server's repository to place
+        findings in (`source_root`, looked up there too: git runs). The files written."""
+
+        def export() -> list[Path]:
+            root = repository_root(self.source_root, self.export_dir) if fmt.root else None
+            return write(fmt, review, path, root=root)
+
+        return self._files.submit(export)
 
     def lock_path(self) -> Path:
         return lock.find_lock(self.export_dir) or self.export_dir / lock.LOCK_NAME

@@ -20,5 +20,5 @@ def run(args: argparse.Namespace) -> int:
 
     assert plan.target is not None  # decided with a target
     era = "auto" if plan.era == "both" else plan.era  # the app's own connection; both eras are a run's (its dialog)
-    ReviewApp(plan.target, era=era, plan=plan.check, state_dir=plan.state_dir).run()
+    ReviewApp(plan.target, era=era, plan=plan.check, state_dir=plan.state_dir, source_root=args.source_root).run()
     return ExitCode.OK

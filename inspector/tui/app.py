@@ -32,7 +32,8 @@ from mcp_review.tui.checking import choose_checks, run_checks
 from mcp_review.tui.closed import ClosedScreensApp
 from mcp_review.tui.commands import ToolJump, bound_commands
 from mcp_review.tui.connection import Connection
-from mcp_review.tui.dialogs import ResultScreen, ask_target, export_review, remember_target
+from mcp_review.tui.dialogs import ResultScreen, ask_target, remember_target
+from mcp_review.tui.exporting import Exporter
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
 from mcp_review.tui.panes.checklist import ChecklistPane
@@ -89,10 +90,13 @@ class ReviewApp(ClosedScreensApp):
         export_dir: Path | None = None,
         state_dir: Path | None = None,
         era: str = "auto",
+        source_root: str | None = None,
     ) -> None:
         """The arguments are the workspace's (`mcp_review.workspace`), which holds what the app works on."""
         super().__init__()
-        self.workspace = ws = Workspace(target, plan=plan, export_dir=export_dir, state_dir=state_dir, era=era)
+        self.workspace = ws = Workspace(
+            target, plan=plan, export_dir=export_dir, state_dir=state_dir, era=era, source_root=source_root
+        )
         self.notices = plan.notices if plan else ()  # what a repository file asked for and was refused
         self.asker = Asker(self)  # the server's requests to the reviewer, one dialog at a time
         ws.connection = self._new_connection()
@@ -100,6 +104,7 @@ class ReviewApp(ClosedScreensApp):
         self.switcher = Switcher(ws, self, self._new_connection)  # which server: ctrl+o, ctrl+r, ctrl+l
         self.caller = Caller(self, ws, self.status)  # the reviewer's tool calls
         self.previewer = Previewer(self, ws, self.caller, self._called)  # `b`: an app in the reviewer's browser
+        self.exporter = Exporter(self, ws)  # `e`: rendered and written off the loop
 
     def _new_connection(self) -> Connection:
         return Connection(self, self.asker.handlers(), self.workspace.counter)
@@ -295,9 +300,13 @@ class ReviewApp(ClosedScreensApp):
         if ws.snapshot is None and ws.review is None:
             self.notify("not connected", severity="warning")
             return
-        review = ws.decided_on()  # before any run: the token report and the calls, verdict NOT_CHECKED
-        self.saved(ws.save(), say=False)
-        export_review(self, review, ws.export_dir)
+        if ws.review is None:  # before any run: the token report and the calls (NOT_CHECKED), saved as it is made
+            self.saved(ws.save(ws.decided_on()), say=False)
+        self.exporter.start()
+
+    @on(msg.Exported)
+    def show_exported(self, message: msg.Exported) -> None:
+        self.exporter.exported(message)
 
     # ------------------------------------------------------------------------------ tools and calls
     def jump_to_tool(self, index: int) -> None:

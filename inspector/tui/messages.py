@@ -139,6 +139,14 @@ class Saved(Message):
 
 
 @dataclass
+class Exported(Message):
+    """An export was written (off the app's loop, `Workspace.export`): the files, or the error that stopped it."""
+
+    paths: list[Path]
+    error: str | None = None
+
+
+@dataclass
 class LockCompared(Message):
     """The live server against mcp-review.lock, compared off the app's loop (`Workspace.compare_lock`, `pin`)."""
 

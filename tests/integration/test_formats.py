@@ -9,8 +9,9 @@ Three families, each a table of `Format` records (`report.formats`): the review'
 | diff | `diff --format`, `--out` | inside the review it exports | `diff --format json`, into the review | none: a fleet pins nothing |
 | fleet | `fleet`/`merge --format`, `--out` | none | none | its report, and `--out DIR/`: a file per server |
 
-A record says what a face must give it (the server's repository, a companion file) and the command line and the
-Action give it through `formats.write`. Each walk runs twice: on the registered formats, and
+A record says what a face must give it (the server's repository, a companion file) and every face gives it through
+`formats.write`: the app's SARIF export is placed as `check --format sarif` places it, on a real server's review
+in both faces, and the app's `md` has its `md-full` beside it. Each walk runs twice: on the registered formats, and
 with one more format registered in each family, which must appear in every face of its family without any other
 change (a list of a face's own would leave it out).
 """
@@ -22,7 +23,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from textual import on
 from textual.app import App
+from textual.screen import Screen
 from textual.widgets import Select
 
 from mcp_review import lock
@@ -30,14 +33,23 @@ from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.cli import parse
 from mcp_review.cli.action import STEM, WRITTEN, write_review
 from mcp_review.cli.common import UsageError
+from mcp_review.diff import diff
 from mcp_review.fleet import aggregate
 from mcp_review.output import scrub
 from mcp_review.report import FORMATS, changes
 from mcp_review.report.formats import Format, paths
 from mcp_review.report.sarif_valid import problems
 from mcp_review.review import Review
-from mcp_review.tui.dialogs import ExportScreen, export_review
-from tests.tui_pilot import until
+from mcp_review.targets import stdio_target
+from mcp_review.tui import messages as msg
+from mcp_review.tui.app import ReviewApp
+from mcp_review.tui.dialogs import ConfirmScreen, ExportScreen
+from mcp_review.tui.exporting import Exporter
+from mcp_review.workspace import Workspace
+from tests.integration.test_check_cli import check
+from tests.integration.test_sarif import located
+from tests.support import SERVERS, fixture_argv
+from tests.tui_pilot import run_checks, until
 from tests.unit.test_reports import sample_review
 
 ONE_MORE = {  # a format each test registers in each family: an existing renderer under another name and suffix
@@ -183,17 +195,93 @@ def test_the_actions_files_are_named_and_given_what_their_records_ask(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------ the app
-async def test_the_export_dialog_writes_every_format(one_more, tmp_path):
+class Face(App[None]):
+    """The export as the app does it, on a bare Textual app that is its shell (`tui/shell.py`): the exporter,
+    the workspace's files thread and the `Exported` message, without the review screen around them."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__()
+        self.exporter = Exporter(self, workspace)
+        self.heard: list[msg.Exported] = []
+
+    def status(self, text: str, failed: bool = False) -> None:
+        pass
+
+    def ask(self, screen: Screen, then) -> None:  # type: ignore[type-arg]
+        self.push_screen(screen, then)
+
+    @on(msg.Exported)
+    def exported(self, message: msg.Exported) -> None:
+        self.heard.append(message)
+        self.exporter.exported(message)
+
+
+async def export(pilot, app: Face, fmt: str, path: Path) -> None:
+    app.exporter.start()
+    await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.preview is not None)
+    app.screen.query_one("#format", Select).value = fmt
+    await pilot.pause()
+    app.screen.query_one("#path").value = str(path)  # type: ignore[attr-defined]
+    await pilot.pause()
+    app.screen.action_submit()  # type: ignore[attr-defined]
+
+
+async def test_the_export_dialog_writes_every_format_with_what_its_record_asks(one_more, tmp_path):
+    repo = repository(tmp_path / "repo")
     review = sample_review()
-    app: App[None] = App()
+    review.changes = diff(*map(lock.load, locks(tmp_path))).to_json()  # the diff family rides in every export
+    ws = Workspace(stdio_target(["true"]), export_dir=repo)  # SARIF: placed in the git repository it works in
+    ws.review = review
+    app = Face(ws)
     async with app.run_test() as pilot:
-        for f in FORMATS.values():
-            export_review(app, review, tmp_path)
-            await until(pilot, lambda: isinstance(app.screen, ExportScreen))
-            app.screen.query_one("#format", Select).value = f.name
-            await pilot.pause()
-            app.screen.action_submit()  # type: ignore[attr-defined]
-            path = tmp_path / f"mcp-review-demo-notes.{f.suffix}"
-            await until(pilot, path.is_file)
-            assert path.read_text() == scrub(f.render(review))
-    assert len(list(tmp_path.iterdir())) == len(FORMATS) == len(set(f.suffix for f in FORMATS.values()))
+        for f in FORMATS.values():  # each chosen in the dialog's list (a value it does not offer is refused)
+            path = tmp_path / f.name / f"mcp-review-demo-notes.{f.suffix}"
+            path.parent.mkdir()
+            heard = len(app.heard)
+            await export(pilot, app, f.name, path)
+            await until(pilot, lambda heard=heard: len(app.heard) > heard)
+            assert app.heard[-1].error is None and app.heard[-1].paths == paths(f, path)
+            full = f.beside and paths(f, path)[1].name
+            assert path.read_text() == scrub(f.render(review, full=full, root=repo)), f.name
+            if f.beside:
+                assert paths(f, path)[1].read_text() == scrub(f.beside.render(review)), "the complete review beside"
+            assert sorted(path.parent.iterdir()) == sorted(paths(f, path))
+        # the short review again, over both files: the reviewer is asked, naming each, and nothing is replaced
+        before = (tmp_path / "md" / "mcp-review-demo-notes.full.md").read_text()
+        await export(pilot, app, "md", tmp_path / "md" / "mcp-review-demo-notes.md")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "mcp-review-demo-notes.md and" in str(app.screen.reason)  # type: ignore[attr-defined]
+        await pilot.click("#no")
+        assert (tmp_path / "md" / "mcp-review-demo-notes.full.md").read_text() == before
+    ws.close()
+
+
+@pytest.fixture(scope="module")
+def steering(tmp_path_factory) -> tuple[Path, dict]:
+    """A real server's repository (steering.py, vulnerable) and the SARIF `check` writes of it from there (the
+    default root: the git repository of the working directory)."""
+    repo = repository(tmp_path_factory.mktemp("steering") / "repo", (SERVERS / "steering.py").read_text())
+    out = repo.parent / "cli.sarif.json"
+    done = check("--format", "sarif", "--out", str(out), "-q", "--", *fixture_argv("steering", "vulnerable"), cwd=repo)
+    assert done.returncode == 1, done.stderr
+    return repo, json.loads(out.read_text())
+
+
+async def test_the_apps_sarif_is_valid_and_placed_as_checks_is(steering, tmp_path):
+    repo, cli = steering
+    app = ReviewApp(stdio_target(fixture_argv("steering", "vulnerable")), export_dir=repo, state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        await run_checks(pilot, app, calls="none")  # as check's default: no call
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        app.screen.query_one("#format", Select).value = "sarif"
+        await pilot.pause()
+        app.screen.query_one("#path").value = str(tmp_path / "app.sarif.json")  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: (tmp_path / "app.sarif.json").is_file())
+    doc = json.loads((tmp_path / "app.sarif.json").read_text())
+    assert problems(doc) == []
+    app_places, cli_places = located(doc), located(cli)
+    assert app_places == cli_places and any(app_places.values()), "the same findings on the same lines"
+    assert doc["runs"][0]["originalUriBaseIds"] == cli["runs"][0]["originalUriBaseIds"]

@@ -79,6 +79,7 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
         assert "first look: notes server" in str(app.main.query_one("#overview", Static).render())
         # an export before a run: the token report and the calls, said to be unchecked
         await export(pilot, "before.md")
+        await until(pilot, lambda: (tmp_path / "before.md").is_file())  # written off the app's loop
         before = (tmp_path / "before.md").read_text()
         assert "NOT_CHECKED" in before and "notes_search" in before
 

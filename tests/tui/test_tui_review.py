@@ -49,11 +49,17 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         from mcp_review.tui.dialogs import ExportScreen
 
         await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
-        assert "**Verdict: ❌ FAIL**" in str(app.screen.preview), "a preview of the markdown"
-        await pilot.click("#export")
-        await until(pilot, lambda: (tmp_path / "mcp-review-demo-notes.md").is_file())
-        assert "**Verdict: ❌ FAIL**" in (tmp_path / "mcp-review-demo-notes.md").read_text()
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.preview is not None)
+        assert "**Verdict: ❌ FAIL**" in str(app.screen.preview), "a preview of the markdown (rendered off the loop)"
+        assert "also writes mcp-review-demo-notes.full.md beside it" in str(app.screen.query_one("#files").render())
+        await pilot.click("#export")  # the short review, and the complete one beside it (as check --out writes)
+        short, full = tmp_path / "mcp-review-demo-notes.md", tmp_path / "mcp-review-demo-notes.full.md"
+        await until(pilot, lambda: short.is_file())
+        assert (
+            "**Verdict: ❌ FAIL**" in short.read_text()
+            and "`mcp-review-demo-notes.full.md` beside" in short.read_text()
+        )
+        assert "evidence (wire)" in full.read_text()
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, ExportScreen))
         app.screen.query_one("#path", Input).value = str(tmp_path / "mine.md")  # typed first, then the format:
@@ -63,13 +69,6 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
         await pilot.click("#export")
         await until(pilot, lambda: (tmp_path / "mine.sarif.json").is_file())
         assert json.loads((tmp_path / "mine.sarif.json").read_text())["version"] == "2.1.0"
-        await pilot.press("e")  # the complete review, every finding with its evidence
-        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
-        app.screen.query_one("#format", Select).value = "md-full"
-        await pilot.pause()
-        await pilot.click("#export")
-        await until(pilot, lambda: (tmp_path / "mcp-review-demo-notes.full.md").is_file())
-        assert "evidence (wire)" in (tmp_path / "mcp-review-demo-notes.full.md").read_text()
 
 
 async def test_filter_tools_and_findings(tmp_path):

@@ -209,6 +209,7 @@ async def open_export(pilot: Pilot) -> None:
     review.target = {"kind": "stdio", "command": "python", "args": ["-m", "mcp_review.demo"]}
     await pilot.press("e")
     await until_screen(pilot, "ExportScreen")
+    await until(pilot, lambda: pilot.app.screen.preview is not None, 10)  # type: ignore[attr-defined]  # off the loop
 
 
 DIALOGS = {

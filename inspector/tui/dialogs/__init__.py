@@ -14,7 +14,7 @@ from mcp_review.tui.dialogs.confirm import ConfirmScreen
 from mcp_review.tui.dialogs.connect import ConnectScreen, ask_target, remember_target
 from mcp_review.tui.dialogs.decision import DecisionScreen
 from mcp_review.tui.dialogs.elicitation import ElicitScreen
-from mcp_review.tui.dialogs.export import ExportScreen, export_review
+from mcp_review.tui.dialogs.export import ExportScreen
 from mcp_review.tui.dialogs.fill import FillScreen, prompt_text, resource_text
 from mcp_review.tui.dialogs.form import SchemaForm
 from mcp_review.tui.dialogs.pin import PinScreen
@@ -44,7 +44,6 @@ __all__ = [
     "ToolScreen",
     "app_page",
     "ask_target",
-    "export_review",
     "prompt_text",
     "remember_target",
     "resource_text",
