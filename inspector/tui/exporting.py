@@ -14,6 +14,7 @@ from __future__ import annotations
 import concurrent.futures
 from pathlib import Path
 
+from mcp_review import claims
 from mcp_review.report import FORMATS
 from mcp_review.report.formats import Format, paths
 from mcp_review.review import Review
@@ -22,7 +23,7 @@ from mcp_review.tui import messages as msg
 from mcp_review.tui.dialogs import ConfirmScreen, ExportScreen
 from mcp_review.tui.dialogs.export import export_name
 from mcp_review.tui.shell import Shell
-from mcp_review.workspace import Workspace
+from mcp_review.workspace import Workspace, verdict_said
 
 PREVIEW = FORMATS["md"]  # the short review: its size is bounded (a PR comment's) whatever the review's
 
@@ -82,5 +83,5 @@ class Exporter:
         also = f" and {', '.join(p.name for p in beside)} beside it" if beside else ""
         self.shell.notify(f"wrote {first}{also}", markup=False)
         review = self.workspace.review
-        if review is not None:
-            self.shell.status(f"verdict {review.verdict} · exported to {message.paths[0]}")
+        if review is not None:  # as a save says it: never the verdict the repository's decisions would make
+            self.shell.status(f"{verdict_said(review)} · exported to {first}", whole=bool(claims.of(review)))

@@ -204,7 +204,7 @@ class Face(App[None]):
         self.exporter = Exporter(self, workspace)
         self.heard: list[msg.Exported] = []
 
-    def status(self, text: str, failed: bool = False) -> None:
+    def status(self, text: str, failed: bool = False, whole: bool = False) -> None:
         pass
 
     def ask(self, screen: Screen, then) -> None:  # type: ignore[type-arg]
