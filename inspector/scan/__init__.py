@@ -18,8 +18,8 @@ One module per concern; each module's docstring says what its kinds match:
   sentence around a pattern's match means it (negated, quoted in a text about attacks, advice).
 - `exfiltration`: sensitive files named and URLs or addresses data is sent to.
 - `credentials`: credentials and high-entropy strings; `values`: whether a value given to a secret's name is
-  one; `entropy`: how random a string is; `detectors`: detect-secrets' vendor formats and the keys vendors
-  publish as examples.
+  one (how random a string is: `mcp_review.entropy`, which masking reads too); `detectors`: detect-secrets'
+  vendor formats and the keys vendors publish as examples.
 - `active`: markup a client would run when it renders the text.
 - `asks`: what a tool's parameters or an elicitation form ask for (used by the rules, not `scan_text`).
 - `rules`: what they share: the raw hit, `Rule` and its judge, `run_rules`, pattern pieces.

@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from mcp_review.entropy import entropy, entropy_threshold, randomish, wordiness
 from mcp_review.scan.detectors import DOCUMENTED
-from mcp_review.scan.entropy import entropy, entropy_threshold, randomish, wordiness
 from mcp_review.scan.rules import URL_RE, Raw, identifier_words, masked, rx, snip
 from mcp_review.scan.values import path_like, placeholder, secret_value
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from mcp_review.scan.entropy import entropy, entropy_threshold, randomish, wordiness
+from mcp_review.entropy import entropy, entropy_threshold, randomish, wordiness
 
 _PLACEHOLDER = re.compile(
     r"^(?:.*(?:\.\.\.|…|xxx|\*\*\*|your|_here|-here|placeholder|changeme|change_me|dummy|fake|redacted|sample"
