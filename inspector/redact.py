@@ -3,15 +3,12 @@
 What is secret: the bearer token, credential header values, `--env` values, secret arguments of a server's
 command line, and values of our own environment whose names say they are credentials (see
 `targets.Target.secret_values`). They are registered once (`remember`) in a process-wide `Redactor`, and
-masked in every form a server might echo them in: as is, JSON `\\uXXXX` / `\\xXX` escapes (whole or
-mixed with plain characters), percent-encoding, HTML character references, hex, and base64 (standard and
-URL-safe, at any alignment inside a longer base64 string, e.g. `Basic base64(user:secret)`); and, for a
-secret of LONG characters or more, what a server can compute from it to slip past a masker that knows only
-those: reversed, rot13 (of either), base32 (any alignment), the hex of UTF-16 LE/BE, and its letters and digits
-(or its hex) spelled out with separators, forwards or backwards. Matching ignores ASCII case, so swapcase and
-any case of hex, base32 and base64 are caught. A secret shorter than LONG is matched in its plain encodings only:
-its computed forms would be ordinary words. Known false positives: text that spells a long secret's letters and
-digits in order with at most 5 other characters between each (never by chance for a random key).
+masked in every form a server might echo them in (`secret_forms`): whole, encoded or computed from it (escaped,
+hex, base64, reversed, rot13, base32, spelled out...), and in pieces: any run of `secret_forms.PIECE` characters
+of a random key, in those forms, so a secret a server cuts in halves, thirds or pieces with other text between is
+masked piece by piece. Known false positives: text that spells a long secret's letters and digits in order with at
+most 5 other characters between each, or that holds PIECE characters in a row of a random key (never by chance
+for a random key, see `secret_forms.PIECE`).
 
 Where it applies: at the wire boundary (every message, header, body and stderr line is masked before the
 rest of the program sees it: the snapshot, call results, findings and the app never hold a secret), and
@@ -21,30 +18,24 @@ somewhere else. Matching is on text, so masking is safe to repeat.
 
 from __future__ import annotations
 
-import base64
-import codecs
 import hashlib
 import html
-import json
 import os
 import re
 import string
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 import ahocorasick
 
+from mcp_review.secret_forms import LONG, WIDE, Pieces, encoded_forms, spelled, tokens
+
 MASK = "***"
 MIN_SECRET = 4  # shorter values would mask ordinary text everywhere
-MIN_FORM = 6  # an encoded form shorter than this (base64 of a short secret, cut) is not matched on its own
-LONG = 8  # a secret this long is matched in its computed forms too (reversed, rot13, separated...)
-SEPARATOR = r"[^0-9a-z]{0,5}"  # between the letters and digits of a secret spelled out separated
 LONG_TEXT = 16_384  # a text this long found clean is remembered (by a keyed digest) and not scanned again
 _DIGEST_KEY = os.urandom(32)
 _ALNUM = frozenset(string.digits + string.ascii_lowercase)
 _NOT_ALNUM = bytes(b for b in range(256) if chr(b) not in _ALNUM)  # what `bytes.translate` deletes to keep those
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 # Escapes a secret may hide behind in text: \uXXXX, \xXX, %XX, &#NN; / &#xHH;, \/ (JSON's escaped slash).
 _ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|%[0-9a-fA-F]{2}|&#[xX]?[0-9a-fA-F]+;|\\/")
 _SECRET_HEADER_WORDS = ("authorization", "cookie", "token", "secret", "api-key", "apikey", "password", "credential")
@@ -84,13 +75,13 @@ def unescape(text: str) -> str:
 
 
 def _lowered(text: str) -> str:
-    """`text` with ASCII letters lowered, same length (spans map back). `str.lower` is what that is for ASCII
-    text; other text may hold letters whose lowercase is longer, so it is lowered as UTF-8 bytes, where
-    `bytes.lower` touches only ASCII and every other character keeps its bytes (lone surrogates too, passed
-    through): 15 times faster than `str.translate` on a megabyte."""
+    """`text` with ASCII letters lowered, same length (spans map back), and WIDE appended. `str.lower` is what
+    that is for ASCII text; other text may hold letters whose lowercase is longer, so it is lowered as UTF-8
+    bytes, where `bytes.lower` touches only ASCII and every other character keeps its bytes (lone surrogates too,
+    passed through): 15 times faster than `str.translate` on a megabyte."""
     if text.isascii():
-        return text.lower()
-    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+        return text.lower() + WIDE
+    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass") + WIDE
 
 
 def _char_pattern(ch: str) -> str:
@@ -106,49 +97,6 @@ def _char_pattern(ch: str) -> str:
     if ch == " ":
         forms.append(r"\+")
     return "(?:" + "|".join(forms) + ")"
-
-
-def _aligned_forms(raw: bytes, encode: Any, group: int, bits: int) -> set[str]:
-    """The part of encode(prefix + raw + suffix) that depends on `raw` alone, at each alignment in a group of
-    `group` bytes (3 for base64, 5 for base32), `bits` per output character."""
-    out = set()
-    for offset in range(group):
-        encoded = encode(b"\0" * offset + raw).decode()
-        start, end = -(-8 * offset // bits), 8 * (offset + len(raw)) // bits
-        out.add(encoded[start:end])
-    return out
-
-
-def encoded_forms(secret: str) -> set[str]:
-    """The plain-substring forms of one secret: as is, JSON-escaped, percent-encoded, hex and base64; and for a
-    secret of LONG characters or more what a server can compute from it: reversed, rot13, base32, the hex of
-    UTF-16 (LE and BE). Matching ignores ASCII case, so swapcase and any case of hex/base32/base64 are caught."""
-    raw = secret.encode()
-    forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
-    forms |= {quote(secret, safe=""), quote_plus(secret), raw.hex(), html.escape(secret)}
-    b64 = _aligned_forms(raw, base64.b64encode, 3, 6)
-    forms |= b64 | {f.replace("+", "-").replace("/", "_") for f in b64}
-    if len(secret) >= LONG:
-        forms |= {secret[::-1], codecs.encode(secret, "rot13"), codecs.encode(secret[::-1], "rot13")}
-        forms |= _aligned_forms(raw, base64.b32encode, 5, 5)
-        forms |= {secret.encode("utf-16-le").hex(), secret.encode("utf-16-be").hex()}
-    return {f.translate(_ASCII_LOWER) for f in forms if len(f) >= MIN_FORM or f == secret}
-
-
-def _spelled(secret: str) -> set[str]:
-    """The letters and digits of a secret, forwards and backwards, and of its hex: what a server may spell out
-    with separators. Only [0-9a-z]: the separators are the other characters, so a match never backtracks."""
-    forms = {secret.translate(_ASCII_LOWER), secret.encode().hex()}
-    forms |= {f[::-1] for f in forms}
-    alnum = {"".join(c for c in f if c in _ALNUM) for f in forms}
-    return {f for f in alnum if len(f) >= LONG}
-
-
-def _tokens(form: str) -> tuple[str, ...]:
-    """`form` spelled out, as regex pieces, one per character: up to 5 separators (spaces, dashes, dots,
-    newlines...) may stand between any two of its characters."""
-    pieces = [re.escape(c) for c in form]
-    return (pieces[0], *(SEPARATOR + p for p in pieces[1:]))
 
 
 def _trie(alternatives: Iterable[tuple[str, ...]]) -> str:
@@ -176,22 +124,33 @@ def _trie(alternatives: Iterable[tuple[str, ...]]) -> str:
     return build(root)
 
 
-def _automaton(words: Iterable[str]) -> Any:
-    """One Aho-Corasick automaton of `words` (each word's value is its length): a text is searched for all of them
-    in one pass, linear in its size whatever the number of words or the text's shape (pyahocorasick, C). A
-    substring test per word costs a pass each, and on a text of one repeated letter each pass steps one character
-    at a time: 142 ms a megabyte for 75 forms, against 4 ms; on ordinary text the automaton is within 2x of those
-    passes, and 2x faster on a short message. Where it finds them is where masking masks."""
-    automaton = ahocorasick.Automaton()
-    for word in words:
-        automaton.add_word(word, len(word))
-    automaton.make_automaton()
-    return automaton
+class _Automaton:
+    """An Aho-Corasick automaton of words (each word's value is its length): a text is searched for all of them in
+    one pass, linear in its size whatever the number of words or the text's shape (pyahocorasick, C). A substring
+    test per word costs a pass each, and on a text of one repeated letter each pass steps one character at a time:
+    142 ms a megabyte for 75 forms, against 4 ms; on ordinary text the automaton is within 2x of those passes, and
+    2x faster on a short message. Where it finds them is where masking masks. Words added later go into the same
+    trie, which is made an automaton again (linear in its size, in C) rather than built anew word by word. Its
+    text ends with `secret_forms.WIDE`, so that it is read in place, not copied."""
 
+    def __init__(self) -> None:
+        self._automaton = ahocorasick.Automaton()
 
-def _holds(automaton: Any, text: str) -> bool:
-    """Does `text` hold one of the automaton's words?"""
-    return next(automaton.iter(text), None) is not None
+    def add(self, words: Iterable[str]) -> None:
+        for word in words:
+            self._automaton.add_word(word, len(word))
+        if len(self._automaton):
+            self._automaton.make_automaton()
+
+    def holds(self, text: str) -> bool:
+        """Does `text` hold one of the words?"""
+        return len(self._automaton) > 0 and next(self._automaton.iter(text), None) is not None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where `text` holds a word: every occurrence, overlapping ones too."""
+        if not len(self._automaton):
+            return []
+        return [(end + 1 - size, end + 1) for end, size in self._automaton.iter(text)]
 
 
 class _Spelled:
@@ -214,21 +173,21 @@ class Redactor:
 
     Every form of every secret is precomputed once (`add`), and the text is searched with ASCII letters lowered
     (same length, so spans map back): its literal forms all at once, by an automaton that also says where they are
-    (`_automaton`); its spelled-out forms first as its letters and digits alone (the same automaton search), then,
-    only where those hold one, with one expression per batch of long secrets added together, compiled when first
-    needed (`_Spelled`). Overlapping spans are masked as one, so a secret that contains another is masked whole.
-    Each step is linear in the text's size (bench/redact.py measures it on 10 MB). Adding a secret rebuilds the
-    automatons, lists of words, and compiles nothing: an OAuth review registers its logins and forged tokens one by
-    one, in every redactor of the session, and compiling their forms was most of its time.
+    (`_Automaton`: every occurrence); their pieces by another, each run of them the longest (`secret_forms.Pieces`);
+    its spelled-out forms first as its letters and digits alone (the same automaton search), then, only where
+    those hold one, with one expression per batch of long secrets added together, compiled when first needed
+    (`_Spelled`). Overlapping spans are masked as one, so a secret that contains another is masked whole. Each step
+    is linear in the text's size (bench/redact.py measures it on 10 MB). Adding a secret adds its words to the
+    automatons and compiles nothing: an OAuth review registers its logins and forged tokens one by one, in every
+    redactor of the session, and compiling their forms was most of its time.
     A long text found clean is remembered by a keyed digest, so that showing it again costs no scan.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
-        self._forms: set[str] = set()  # the literal forms, lowered
-        self._bare: set[str] = set()  # the spelled-out forms' letters and digits, without separators
-        self._find_forms: Any = None  # an automaton of each (`_automaton`), rebuilt when secrets are added
-        self._find_bare: Any = None
+        self._find_forms = _Automaton()  # the literal forms, lowered
+        self._find_pieces = Pieces()  # them and their pieces: what a text holds, if anything
+        self._find_bare = _Automaton()  # the spelled-out forms' letters and digits, without separators
         self._spelling: list[_Spelled] = []  # per batch of LONG secrets added together
         self._pattern_of: dict[str, re.Pattern[str]] = {}  # each secret's escaped-text pattern, compiled when needed
         self._clean: set[bytes] = set()  # digests of long texts that hold no secret
@@ -252,14 +211,16 @@ class Redactor:
             return
         self.secrets |= new
         self._clean.clear()  # clean of the old secrets only
-        forms = {f for s in new for f in encoded_forms(s)}
-        bare = {f for s in new if len(s) >= LONG for f in _spelled(s)}
-        self._forms |= forms
-        self._bare |= bare
-        self._find_forms = _automaton(self._forms)
-        self._find_bare = _automaton(self._bare) if self._bare else None
+        self._find_forms.add({f for s in new for f in encoded_forms(s)})
+        self._find_pieces.add(new)
+        bare = {f for s in new if len(s) >= LONG for f in spelled(s)}
         if bare:
-            self._spelling.append(_Spelled([_tokens(f) for f in bare]))
+            self._find_bare.add(bare)
+            self._spelling.append(_Spelled([tokens(f) for f in bare]))
+
+    def pieces_size(self) -> int:
+        """Bytes the pieces' trie takes (bench/redact.py)."""
+        return self._find_pieces.size()
 
     def _patterns(self) -> list[re.Pattern[str]]:
         """Each secret as a pattern over escaped text, longest first (rarely needed: compiled on first use)."""
@@ -272,14 +233,14 @@ class Redactor:
         digest = self._digest(text)
         if not self.secrets or digest in self._clean:
             return False
-        if self._found(_lowered(text)) or self._escaped(text):
+        if self._found(_lowered(text)) or self._escaped(text) is not None:
             return True
         self._found_clean(digest)
         return False
 
     def _found(self, low: str) -> bool:
         """Does the lowered text hold a form, as is or spelled out?"""
-        return _holds(self._find_forms, low) or self._spells(low)
+        return self._find_pieces.holds(low) or self._spells(low)
 
     def _spells(self, low: str) -> bool:
         """Does the lowered text spell out a long secret?"""
@@ -290,39 +251,50 @@ class Redactor:
         between a form's characters are exactly the rest, so a text whose letters and digits do not cannot spell
         one. Only a text that does is searched with the expressions, which try every position (~12 ms a megabyte
         each; a server that echoed 1 MB of round state eight times per call cost a check 25 s)."""
-        if self._find_bare is None:
+        if not self._spelling:
             return False
         letters = low.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM).decode("ascii")
-        return _holds(self._find_bare, letters)
+        return self._find_bare.holds(letters)
 
     def _spans(self, low: str) -> list[tuple[int, int]]:
-        """Where the lowered text holds a form: every literal form the automaton finds, every spelled-out one."""
-        found = [(end + 1 - size, end + 1) for end, size in self._find_forms.iter(low)]
+        """Where the lowered text holds a form: every literal form the automaton finds, every run of pieces, every
+        spelled-out form."""
+        found = self._find_pieces.runs(low)
+        if found:  # then every whole form too (the runs' search goes on past each run: one that began inside is cut)
+            found += self._find_forms.spans(low)
         if self._may_spell(low):  # searched once, where it matches (no search first, then the same one to find where)
             found += [m.span() for s in self._spelling for m in s.pattern().finditer(low)]
         return _merged(found)
 
-    def _escaped(self, text: str) -> bool:
-        """Does a secret appear in `text` once its escapes are decoded?"""
+    def _escaped(self, text: str) -> str | None:
+        """`text` with its escapes decoded, if a secret (whole or a piece, in any form) shows once they are."""
+        if not _has_escape(text):
+            return None
         decoded = unescape(text)
-        return decoded is not text and any(secret in decoded for secret in self.secrets)
+        return decoded if self._found(_lowered(decoded)) else None
+
+    def _masked(self, text: str) -> str:
+        """`text` with every span where a form is masked."""
+        pieces, last = [], 0
+        for start, end in self._spans(_lowered(text)):
+            pieces += [text[last:start], MASK]
+            last = end
+        return "".join(pieces) + text[last:] if pieces else text
 
     def text(self, text: str) -> str:
         digest = self._digest(text)
         if not self.secrets or digest in self._clean:
             return text
-        spans = self._spans(_lowered(text))
-        if not spans and not _has_escape(text):
+        masked = self._masked(text)
+        if masked is text and not _has_escape(text):
             self._found_clean(digest)
-        if spans:
-            pieces, last = [], 0
-            for start, end in spans:
-                pieces += [text[last:start], MASK]
-                last = end
-            text = "".join(pieces) + text[last:]
-        if self._escaped(text):
-            for pattern in self._patterns():
+        text = masked
+        if self._escaped(text) is not None:
+            for pattern in self._patterns():  # a whole secret behind escapes: masked, the escapes around it kept
                 text = pattern.sub(MASK, text)
+            decoded = self._escaped(text)
+            if decoded is not None:  # pieces behind escapes, which no pattern follows: masked in the decoded text
+                text = self._masked(decoded)
         return text
 
     def headers(self, headers: Mapping[str, str]) -> dict[str, str]:
@@ -336,10 +308,10 @@ class Redactor:
 
 
 def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Spans in order, those that overlap joined: what two batches both found is masked once, whole."""
+    """Spans in order, those that overlap or touch joined: what two batches both found is masked once, whole."""
     out: list[tuple[int, int]] = []
     for start, end in sorted(spans):
-        if out and start < out[-1][1]:
+        if out and start <= out[-1][1]:
             out[-1] = (out[-1][0], max(end, out[-1][1]))
         else:
             out.append((start, end))
