@@ -57,7 +57,7 @@ CASES = [
     Case("sse-other-port", "sse", "leak", "the SSE endpoint event names another port"),
     Case("redirect", "http", "leak", "every POST is redirected to another host"),
     Case("prm-elsewhere", "http", "leak", "the 401's resource_metadata names another host"),
-    Case("echo-auth", "http", "leak", "echoes the Authorization and X-Api-Key headers, plain and encoded"),
+    Case("echo-auth", "http", "leak", "echoes the Authorization and X-Api-Key headers, plain, encoded and cut"),
     Case("drip", "http", "hang", "every response body, one byte every 0.25 s"),
     Case("drip-call", "http", "hang", "tool results one byte every 0.25 s"),
     Case("session-nonascii", "http", "crash", "a non-ASCII Mcp-Session-Id"),
@@ -106,6 +106,13 @@ CASES = [
         )
     ],
     Case("echo-transformed", "stdio", "secret", "echoes secrets reversed, rot13, base32, swapcase, spaced, UTF-16 hex"),
+    Case(
+        "echo-split",
+        "stdio",
+        "secret",
+        "echoes secrets in halves, thirds, pieces with text between, interleaved, halves in computed forms",
+        (*MODES, "pin"),
+    ),
     Case("project-env", "project", "secret", "a project .mcp.json expands the reviewer's tokens and an envFile"),
     Case("oauth-metadata", "http", "egress", "AS metadata names 169.254.169.254, fe80:: and another host", OAUTH_MODES),
     Case("oauth-closed-stdin", "http", "crash", "auth login --no-browser with stdin closed", ("login",)),

@@ -5,13 +5,14 @@
 `run(case, mode)` does it in a fresh network namespace when `unshare -n` works here (only loopback
 exists there, so nothing can reach a real host), with secrets planted in mcp-review's own environment,
 in `--env`, in `--bearer`, in a credential header and in a file a project's envFile names. Modes: list,
-call, check, the app, and `login` (`auth login --no-browser`, stdin closed) for the OAuth cases. An outcome is:
+call, check, the app, `pin` (the lock file) for the cases that ask for it, and `login` (`auth login --no-browser`,
+stdin closed) for the OAuth cases. An outcome is:
 
 - crash: an exit code other than 0-3, a traceback, or an exception in the app;
 - hang: still running past the bound for its mode (--timeout x a small factor);
 - secret: a planted secret in any artifact (stdout, stderr, every file written, the app's screens and
-  clipboard), in any encoding or form a server can compute (`leakcheck.exposures`), or in the environment a
-  project's `.mcp.json` made mcp-review give its server (case project-env);
+  clipboard), in any encoding or form a server can compute, whole or in pieces (`leakcheck.exposures`), or in
+  the environment a project's `.mcp.json` made mcp-review give its server (case project-env);
 - egress: a request that reached another host (two canary listeners: another port, another address); a
   connection or name lookup by mcp-review to anything but the target (recorded before it happens, so an
   attempt at 169.254.169.254 counts though nothing listens there);
@@ -152,7 +153,8 @@ def command(
     if case.transport == "project":
         target = ["--server", "notes-dev"]
     elif case.transport == "stdio":
-        target = ["--env", f"API_KEY={keys['API_KEY']}", "--env", f"HOSTILE_TOKEN={token}", "--"]
+        target = ["--env", f"API_KEY={keys['API_KEY']}", "--env", f"HOSTILE_TOKEN={token}"]
+        target += ["--env", f"MCP_SERVICE_PASSWORD={keys['MCP_SERVICE_PASSWORD']}", "--"]
         target += [PYTHON, str(HERE / case.server), case.name, "--canary", far, "--log", log]
     else:
         path = "/sse" if case.transport == "sse" else "/mcp"
@@ -170,6 +172,7 @@ def command(
         "list": ["list", *printed, *opts],
         "call": ["call", "probe", *(["--yes"] if case.calls == "all" else []), *printed, *opts],
         "check": ["check", "--pack", "all", "--calls", case.calls, "--format", "json", "--out", "review.json", *opts],
+        "pin": ["pin", *opts],  # writes mcp-review.lock, judged with every other file
     }[mode]
     split = target.index("--") if "--" in target else len(target)
     return [PYTHON, "-m", "mcp_review", *own, *target[:split], *target[split:]]
@@ -271,11 +274,12 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
     app = json.loads(artifacts.get("app.json") or "{}")
     with contextlib.suppress(OSError):  # what a project's config made mcp-review give the server
         artifacts["the server's environment"] = (work / ".server-env").read_text(encoding="utf-8")
+    planted = tuple(keys.values())
     secret = [
         f"{key} in {where} ({', '.join(forms)})"
         for where, text in artifacts.items()  # text by text: its views are made once for every key
         for key, value in keys.items()
-        if (forms := exposures(text, value))
+        if (forms := exposures(text, value, planted))
     ]
     egress = [f"request to another origin: {h['method']} {h['path']}" for h in hits]
     allowed = {"'127.0.0.1'", f"('127.0.0.1', {port})", "'localhost'"} if port else set()

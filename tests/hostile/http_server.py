@@ -27,12 +27,15 @@ TOOLS = [{"name": "probe", "description": "Triggers this case.", "inputSchema": 
 
 
 def echoes(headers: dict[str, str]) -> str:
+    """The credential headers plain and encoded, and cut in pieces (`secret_cases.cut`)."""
+    from secret_cases import cut  # a sibling: this file runs as a script
+
     values = [v for k, v in headers.items() if k in ("authorization", "x-api-key")]
     values += [v.partition(" ")[2] for v in values if " " in v]
     forms = []
     for v in values:
         forms += [v, base64.b64encode(v.encode()).decode(), quote(v, safe=""), v.encode().hex()]
-    return " | ".join(forms)
+    return " | ".join(forms + cut(values))
 
 
 async def read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes] | None:

@@ -1,7 +1,8 @@
 """The hostile stdio cases whose attack is what they say (leak, terminal, crash by content), for stdio_server.py.
 
 - echo-secrets: every secret-looking value of its environment and its parent's, plain and encoded, in every text.
-- echo-transformed, project-env: the secret cases of secret_cases.py (computed forms; a project's environment).
+- echo-transformed, echo-split, project-env: the secret cases of secret_cases.py (computed forms; a secret cut in
+  pieces; a project's environment).
 - surrogates: lone surrogates and invalid UTF-8; escapes: OSC 52, CSI, C1 and bidi sequences, in every text.
 - remote-ref: schemas, icons, links and resources that point at another host (the canary); cyclic-ref: $ref cycles.
 - garbage: answers with ids of every wrong type, batches, nulls, invalid requests.
@@ -223,6 +224,7 @@ def garbage() -> Case:
 CASES: dict[str, Callable[[], Case]] = {
     "echo-secrets": echo_secrets,
     "echo-transformed": secret_case,
+    "echo-split": secret_case,
     "project-env": secret_case,
     "surrogates": surrogates,
     "escapes": escapes,

@@ -187,6 +187,24 @@ def test_the_secret_detector_sees_every_computed_form():
     assert not exposures("sk- 9f8e 7d6c and other words", secret)
 
 
+def test_the_leak_detector_sees_a_secret_cut_in_pieces_and_not_its_look_alikes():
+    """What `cut` prints (halves, thirds, pieces with text between, two secrets interleaved, halves reversed, rot13,
+    base64, base32, hex) is seen in every form, each piece alone, and a piece of exactly PIECE too; a short common
+    prefix, 9 characters of a secret, words sharing a few of its letters are not."""
+    from tests.hostile.leakcheck import PIECE
+    from tests.hostile.secret_cases import cut
+
+    secret, other = "svcpw-" + "3f9a0c7e1b2d58a6c4e0f7b9", "ghp_" + "0a1b2c3d4e5f" * 3
+    for form in cut([secret, other]):
+        for piece in form.split(" "):
+            if len(piece) >= PIECE + 3 and not piece.startswith(("t3_", "t1_", "t2_")):
+                assert exposures(f"x {piece} y", secret, (secret, other)) or exposures(f"x {piece} y", other), piece
+    for third in (secret[:10], secret[10:20], secret[20:]):
+        assert exposures(f"t_{third}", secret) == ["a piece, plain"], third
+    for benign in ("svcpw- keys", secret[:9], secret[-9:][::-1], "the svcpw password, 3f9a-0c7e", "ghp_0a1b and 2c3d"):
+        assert not exposures(f"x {benign} y", secret) and not exposures(benign, other), benign
+
+
 def test_the_terminal_detector_flags_escapes_only():
     assert TERMINAL.search("\x1b]52;c;cm0=\x07") and TERMINAL.search("a\u009bb")
     assert not TERMINAL.search("plain text\nwith lines\tand tabs")
