@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import functools
 import html
 import json
 import math
@@ -78,7 +79,9 @@ def _aligned_forms(raw: bytes, encode: Any, group: int, bits: int) -> set[str]:
     return out
 
 
-def encoded_forms(secret: str) -> set[str]:
+# Computed once per secret: every redactor of a session (the process's, each wire log's) adds the same ones.
+@functools.lru_cache(maxsize=1024)
+def encoded_forms(secret: str) -> frozenset[str]:
     """The plain-substring forms of one secret: as is, JSON-escaped, percent-encoded, hex and base64; and for a
     secret of LONG characters or more what a server can compute from it: reversed, rot13, base32, the hex of
     UTF-16 (LE and BE). Matching ignores ASCII case, so swapcase and any case of hex/base32/base64 are caught."""
@@ -91,7 +94,7 @@ def encoded_forms(secret: str) -> set[str]:
         forms |= {secret[::-1], codecs.encode(secret, "rot13"), codecs.encode(secret[::-1], "rot13")}
         forms |= _aligned_forms(raw, base64.b32encode, 5, 5)
         forms |= {secret.encode("utf-16-le").hex(), secret.encode("utf-16-be").hex()}
-    return {f.translate(_ASCII_LOWER) for f in forms if len(f) >= MIN_FORM or f == secret}
+    return frozenset(f.translate(_ASCII_LOWER) for f in forms if len(f) >= MIN_FORM or f == secret)
 
 
 def key_part(secret: str) -> str | None:
@@ -112,7 +115,8 @@ def key_part(secret: str) -> str | None:
     return secret[max(0, start - (PIECE - KEYED)) :]
 
 
-def piece_forms(secret: str) -> dict[str, list[tuple[str, int, int]]]:
+@functools.lru_cache(maxsize=1024)
+def piece_forms(secret: str) -> dict[str, tuple[tuple[str, int, int], ...]]:
     """The words that find the pieces of a secret: every PIECE characters in a row of each literal form of its key
     part, lowered, with where each is (the form, the offset) and how long a run of that form must be to be a piece:
     as many characters as PIECE characters of the key make (PIECE, twice that in hex, four times in UTF-16 hex).
@@ -120,13 +124,14 @@ def piece_forms(secret: str) -> dict[str, list[tuple[str, int, int]]]:
     character each (a JWT's signature in UTF-16 hex, 40 a word, was 6 MB), and a run found shorter than its form
     asks for is not masked."""
     part = key_part(secret)
-    out: dict[str, list[tuple[str, int, int]]] = {}
+    out: dict[str, tuple[tuple[str, int, int], ...]] = {}
     if part is None or WIDE in part:  # no form holds WIDE: a run's end is found without a bound (`Pieces.runs`)
         return out
     for form in encoded_forms(part):
         need = math.ceil(PIECE * len(form) / len(part))
         for at in range(len(form) - PIECE + 1 if len(form) >= need else 0):
-            out.setdefault(form[at : at + PIECE], []).append((form, at, need))
+            word = form[at : at + PIECE]
+            out[word] = (*out.get(word, ()), (form, at, need))
     return out
 
 
@@ -149,13 +154,16 @@ class Pieces:
         self._automaton = ahocorasick.Automaton()
 
     def add(self, secrets: Iterable[str]) -> None:
+        words: dict[str, tuple[tuple[str, int, int], ...]] = {}
         for secret in secrets:
-            words = {form: [(form, 0, len(form))] for form in encoded_forms(secret)}
+            for form in encoded_forms(secret):
+                words[form] = (*words.get(form, ()), (form, 0, len(form)))
             for word, places in piece_forms(secret).items():
-                words.setdefault(word, []).extend(places)
-            for word, places in words.items():
-                size, known = self._automaton.get(word, (len(word), ()))
-                self._automaton.add_word(word, (size, (*known, *places)))
+                words[word] = (*words.get(word, ()), *places)
+        known = len(self._automaton) > 0  # words of secrets added before: their places are kept
+        for word, places in words.items():
+            before = self._automaton.get(word, (0, ()))[1] if known else ()
+            self._automaton.add_word(word, (len(word), (*before, *places)))
         if len(self._automaton):
             self._automaton.make_automaton()
 
