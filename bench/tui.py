@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mcp_review.rules.context import CallPolicy
+    from mcp_review.calls import Policy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -85,7 +85,7 @@ async def one(target: object) -> tuple[float, float, float, float]:
         return painted, first, refilled, lag.worst
 
 
-async def checklist(target: object, calls: CallPolicy = "read-only") -> tuple[float, float, int]:
+async def checklist(target: object, calls: Policy = "read-only") -> tuple[float, float, int]:
     """The default packs with `calls` (the Run dialog's default: read-only) in the app on an open session:
     seconds, longest key wait, findings."""
     from mcp_review.tui.app import ReviewApp
@@ -106,7 +106,7 @@ async def checklist(target: object, calls: CallPolicy = "read-only") -> tuple[fl
             return took, lag.worst, len(app.workspace.review.findings)
 
 
-def cli_check(server: list[str], calls: CallPolicy = "read-only") -> float:
+def cli_check(server: list[str], calls: Policy = "read-only") -> float:
     """`mcp-review check` with the app's default packs and `--calls` as the app's run, as a whole process."""
     from mcp_review.rules.core import DEFAULT_PACKS
 
@@ -144,7 +144,7 @@ async def huge_result() -> tuple[float, float]:
 
 
 async def flood() -> tuple[float, float, int]:
-    from mcp_review.calls import call_tool
+    from mcp_review.calls import CallGate
     from mcp_review.targets import stdio_target
     from mcp_review.tui.app import ReviewApp
 
@@ -159,7 +159,9 @@ async def flood() -> tuple[float, float, int]:
         with Lag() as lag:
             started = time.perf_counter()
             app.workspace.connection.submit(
-                lambda session, _snap: call_tool(session, "flood", {}, consent="read-only", purpose="bench")
+                lambda session, snap: CallGate.for_reviewer(session).call(
+                    snap.tool("flood"), {}, purpose="bench", consented=True
+                )
             )
             while len(app.main.wire_log.entries) - before < 30000 or app.workspace.wire:
                 await pilot.pause(0.01)

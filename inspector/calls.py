@@ -1,9 +1,17 @@
-"""Calling tools safely: the consent policy, and a record of every call made.
+"""The one door to a tool: `CallGate` decides whether a tool may be called under the reviewer's policy, with which
+consent, within which cap, sends the `tools/call` and records it. Every caller goes through it: the checklist's rules
+(`rules.context.CheckContext`, tasks included), `mcp-review call`, the app's calls and its app preview
+(`tests/unit/test_call_gate.py` fails on any other place that sends `tools/call`).
 
-A tool may only be called without explicit consent when its annotations say it is read-only and closed-world
-(`openWorldHint: false`: MCP's default for an absent hint is open-world) and not destructive. Annotations are the
-server's claims, not proof, but a tool that does not even claim to be harmless is never called behind the
-reviewer's back. A name the server defined more than once is judged by its most dangerous definition.
+The policy: a tool may only be called without explicit consent when its annotations say it is read-only and
+closed-world (`openWorldHint: false`: MCP's default for an absent hint is open-world) and not destructive.
+Annotations are the server's claims, not proof, but a tool that does not even claim to be harmless is never called
+behind the reviewer's back. A name the server defined more than once is judged by its most dangerous definition.
+Consent is given for a whole run (`--calls all`, the app's run dialog) or for one call (`call --yes`, the app's
+consent dialog), and every record says which consent it was made on.
+
+The choices of a run's policy are described once, in `POLICIES`: `check --help` and its notice, the app's run
+dialog and every finding that names what would allow a call read them.
 """
 
 from __future__ import annotations
@@ -13,20 +21,35 @@ import binascii
 import json
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcp_review.connection.channel import Reply
+from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.session import Session
+from mcp_review.limits import LIMITS
 from mcp_review.targets import Target
+from mcp_review.tasks import StatusCallback, TaskDriver, TaskRun, flavour_for
 from mcp_review.untrusted import original_length
 
 if TYPE_CHECKING:
     from mcp_review.catalog import Item
-    from mcp_review.connection.wire import WireLog
+    from mcp_review.connection.wire import WireEntry, WireLog
     from mcp_review.tokens import Figure, TokenCounter
 
-Consent = Literal["read-only", "reviewer"]
+Json = dict[str, Any]
+Policy = Literal["none", "read-only", "all"]  # which tools a run's rules may call
+POLICIES: dict[Policy, str] = {  # what each lets the checks call, as every face says it
+    "none": "no tool, so the rules that need a call stay blocking",
+    "read-only": "tools annotated read-only and closed-world",
+    "all": "every tool, side effects included: the reviewer's consent",
+}
+Consent = Literal["read-only", "reviewer"]  # what one call was made on: no consent needed, or the reviewer's
+# What a call is for, where a recorded call answers it as well as a new one would: "answer" (the review's valid
+# arguments, to read what the tool returns) and "refusal" (schema-invalid arguments, to read how they are refused).
+# None: a call of its own each time (a rule that compares two answers, a probe whose canary must show now).
+Share = Literal["answer", "refusal"]
 
 # Spec defaults (2025-03-26 on) for a tool that does not say.
 HINT_DEFAULTS = {
@@ -108,6 +131,8 @@ class CallRecord:
     latency_ms: float = 0.0
     seq: int | None = None  # wire entry of the reply
     at: float = field(default_factory=time.time)
+    span: tuple[int, int] = (0, 0)  # the wire entries recorded while it ran: `wire.entries[span[0]:span[1]]`
+    reused_by: list[str] = field(default_factory=list)  # the other purposes it answered (`Share`), not called again
 
     @property
     def is_error(self) -> bool:
@@ -130,6 +155,7 @@ class CallRecord:
             "outcome": self.outcome,
             "latencyMs": round(self.latency_ms, 1),
             "seq": self.seq,
+            **({"reusedBy": self.reused_by} if self.reused_by else {}),
         }
 
 
@@ -165,35 +191,165 @@ def call_command(call: dict[str, Any], target: Target) -> str:
     return " ".join(shlex.quote(p) for p in parts + target.cli_args())
 
 
-async def call_tool(
-    session: Session,
-    name: str,
-    arguments: Any,
-    *,
-    consent: Consent,
-    purpose: str = "reviewer",
-    timeout: float | None = None,
-    on_progress: Callable[[dict[str, Any]], None] | None = None,
-) -> CallRecord:
-    """Call one tool and record it. The caller has already applied the policy (see `consent_reason`)."""
-    from mcp_review.connection.errors import ConnectionFailed
+class CallGate:
+    """The one door to `tools/call` (the module's docstring says the policy). A run's gate (`for_run`) has its
+    policy, its allow-list (`calls.allow`) and the call cap (MCP_REVIEW_LIMITS calls), and shares a call a second
+    rule needs (`Share`); the reviewer's (`for_reviewer`: `call`, the app, its preview) calls a read-only tool, or
+    one the reviewer consented to, each time it is asked, without a cap: a person asks for each of those calls."""
 
-    record = CallRecord(name, arguments, consent, purpose)
-    started = time.monotonic()
-    try:
-        reply = await session.complete(
-            "tools/call", {"name": name, "arguments": arguments}, timeout=timeout, on_progress=on_progress
-        )
-    except ConnectionFailed as e:
-        record.failure = str(e)
-    else:
-        record.seq = reply.seq
-        if reply.error is not None:
-            record.error = reply.error if isinstance(reply.error, dict) else {"message": repr(reply.error)}
+    def __init__(
+        self,
+        session: Session,
+        policy: Policy = "read-only",
+        *,
+        allow: Collection[str] | None = None,
+        cap: int | None = None,
+        listed: Callable[[str], bool] = lambda _name: False,
+    ) -> None:
+        self.session = session
+        self.policy = policy
+        self.allow = None if allow is None else frozenset(allow)
+        self.cap = cap
+        self.listed = listed  # whether the server listed a tool of this name (`unlisted` refuses those)
+        self.calls: list[CallRecord] = []  # every call made through this gate, in order: the review's coverage
+        self._shared: dict[tuple[str, str, Share], CallRecord] = {}
+
+    @classmethod
+    def for_run(
+        cls, session: Session, policy: Policy, allow: Collection[str] | None, listed: Callable[[str], bool]
+    ) -> CallGate:
+        """A checklist run's gate: the reviewer's policy and allow-list, capped at MCP_REVIEW_LIMITS calls (10,000
+        tools called by six rules each took most of a minute)."""
+        return cls(session, policy, allow=allow, cap=LIMITS.calls, listed=listed)
+
+    @classmethod
+    def for_reviewer(cls, session: Session) -> CallGate:
+        """The reviewer's own calls: a read-only tool, or any the reviewer consents to for that one call."""
+        return cls(session, "read-only")
+
+    # ------------------------------------------------------------------------------------------- the policy
+    def refusal(self, tool: Item, consented: bool = False) -> str | None:
+        """None when `tool` may be called (`consented`: the reviewer consented to this one call); else what would
+        allow it, as a run's findings say it."""
+        name = tool.name or ""
+        if self.allow is not None and name not in self.allow:
+            return f"add {name!r} to the tools allowed for calls in mcp-review.toml (calls.allow)"
+        if self.policy == "none":
+            return "run with --calls read-only (or --calls all) to let mcp-review call tools"
+        reason = consent_reason(tool)
+        if reason and self.policy != "all" and not consented:
+            return f"{reason}: only --calls all (the reviewer's consent) lets mcp-review call it"
+        return None
+
+    @staticmethod
+    def consent(tool: Item) -> Consent:
+        """The consent a call of `tool` is recorded with: none was needed, or the reviewer's."""
+        return "reviewer" if consent_reason(tool) else "read-only"
+
+    def _capped(self, record: CallRecord) -> bool:
+        if self.cap is None or len(self.calls) < self.cap:
+            return False
+        record.failure = f"none was asked: the run made {self.cap:,} calls already (MCP_REVIEW_LIMITS calls)"
+        return True
+
+    # ------------------------------------------------------------------------------------------ the calls
+    async def call(
+        self,
+        tool: Item,
+        arguments: Any,
+        *,
+        purpose: str,
+        consented: bool = False,
+        share: Share | None = None,
+        timeout: float | None = None,
+        on_progress: Callable[[Json], None] | None = None,
+    ) -> CallRecord | None:
+        """Call `tool` and record it; None when the policy does not allow it (`refusal` says what would). With
+        `share`, a call of that class with the same arguments made before answers instead, its record saying so."""
+        if self.refusal(tool, consented) is not None:
+            return None
+        name = tool.name or ""
+        key = (name, json.dumps(arguments, sort_keys=True, default=repr), share) if share else None
+        if key is not None and (made := self._shared.get(key)) is not None:
+            if purpose != made.purpose and purpose not in made.reused_by:
+                made.reused_by.append(purpose)
+            return made
+        record = CallRecord(name, arguments, self.consent(tool), purpose)
+        if self._capped(record):
+            return record
+        began, first = time.monotonic(), len(self.session.wire.entries)
+        try:
+            reply = await self.session.complete(
+                "tools/call", {"name": name, "arguments": arguments}, timeout=timeout, on_progress=on_progress
+            )
+        except ConnectionFailed as e:
+            record.failure = str(e)
         else:
-            record.result = reply.result
-    record.latency_ms = (time.monotonic() - started) * 1000
-    return record
+            record.seq = reply.seq
+            if reply.error is not None:
+                record.error = reply.error if isinstance(reply.error, dict) else {"message": repr(reply.error)}
+            else:
+                record.result = reply.result
+        record.latency_ms = (time.monotonic() - began) * 1000
+        record.span = (first, len(self.session.wire.entries))
+        self.calls.append(record)
+        if key is not None:
+            self._shared[key] = record
+        return record
+
+    async def run_task(
+        self,
+        tool: Item,
+        arguments: Any,
+        *,
+        purpose: str,
+        deadline: float,
+        consented: bool = False,
+        on_status: StatusCallback | None = None,
+        started: Callable[[TaskDriver], None] | None = None,
+        recheck: bool = False,
+    ) -> tuple[CallRecord, TaskRun] | None:
+        """Run `tool` as a task on the revision the server speaks and record it as a call; None when the policy does
+        not allow it. `started` gets the driver (to cancel it); `recheck` asks tasks/get once more at
+        the end (`TaskDriver.recheck`). A task run is never shared: the request differs from a plain call's."""
+        if self.refusal(tool, consented) is not None:
+            return None
+        name = tool.name or ""
+        record = CallRecord(name, arguments, self.consent(tool), purpose)
+        kind = flavour_for(self.session)
+        driver = TaskDriver(self.session, self._request, name, arguments, kind, deadline=deadline, on_status=on_status)
+        run = driver.state
+        if self._capped(record):
+            run.failure, run.ended = record.failure, f"gave up: {record.failure}"
+            return record, run
+        if started is not None:
+            started(driver)
+        first = len(self.session.wire.entries)
+        await driver.run()
+        if recheck:
+            await driver.recheck()
+        record.result, record.error, record.seq = run.result, run.error, run.result_seq
+        record.failure = run.failure or (run.ended if run.ended.startswith(("gave up", "cancelled by")) else None)
+        record.latency_ms = (time.monotonic() - run.started) * 1000
+        record.span = (first, len(self.session.wire.entries))
+        self.calls.append(record)
+        return record, run
+
+    async def unlisted(self, params: Json) -> Reply:
+        """A `tools/call` naming no tool the server listed (a made-up name, or no name, to see how it is refused): it
+        can run nothing, so it needs no consent and is no tool's call (the wire log keeps it, coverage does not)."""
+        name = params.get("name")
+        if isinstance(name, str) and self.listed(name):
+            raise ValueError(f"{name!r} is a tool the server listed: call it through `CallGate.call`")
+        return await self._request(params, self.session.timeout)
+
+    async def _request(self, params: Json, timeout: float) -> Reply:
+        return await self.session.request("tools/call", params, timeout=timeout)
+
+    def during(self, record: CallRecord) -> list[WireEntry]:
+        """What the wire log recorded while `record`'s call ran: its request and reply, and what the server asked
+        meanwhile (an elicitation, a sampling request)."""
+        return self.session.wire.entries[record.span[0] : record.span[1]]
 
 
 def _b64_size(data: Any) -> str:

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcp_review.calls import POLICIES
 from mcp_review.diff import TokenBudget
 from mcp_review.review import Attestation, Waiver
 from mcp_review.rules.context import Options
@@ -214,8 +215,8 @@ def load_config(
         cfg.options[key] = value
     calls = _table(f"{prefix}: [calls]", data.get("calls", {}), {"policy", "allow"}, ())
     if "policy" in calls:
-        if calls["policy"] not in ("none", "read-only", "all"):
-            raise ConfigFileError(f"{prefix}: calls.policy: expected none, read-only or all")
+        if calls["policy"] not in POLICIES:
+            raise ConfigFileError(f"{prefix}: calls.policy: expected {', '.join(POLICIES)}")
         cfg.policy = calls["policy"]
     if "allow" in calls:
         cfg.allow = _strings(f"{prefix}: calls.allow", calls["allow"])

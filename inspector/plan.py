@@ -9,7 +9,7 @@ config and lock) and returns one frozen record, the `Plan`:
   refreshed first), what a project's client config was let expand from the reviewer's environment
   (`--allow-env`, `--allow-env-file`) and what it asked for and did not get, the token env vars a review
   config names (`foreign_token_env`, `narrow_token_env`);
-- consent: which tools checks may call (`--calls`, else a config's `[calls] policy`), the probes;
+- permissions (`Permissions`): which tools checks may call (`--calls`, else a config's `[calls] policy`), the probes;
 - the review config (`mcp_review.decisions`: waivers and attestations with their file and commit), the lock,
   and where the app keeps its saved reviews.
 
@@ -32,6 +32,7 @@ from mcp_review import trust
 from mcp_review.targets import Target, demo_target, http_target, stdio_target
 
 if TYPE_CHECKING:  # the review's modules load only for a command that reviews: `list` starts its server sooner
+    from mcp_review.calls import Policy
     from mcp_review.checking import CheckPlan
     from mcp_review.decisions import Resolved
 
@@ -119,8 +120,11 @@ class Secrets:
 
 
 @dataclass(frozen=True)
-class Consent:
-    calls: str = "none"
+class Permissions:
+    """What the reviewer let a run do, and who decided it: the calls policy (`calls.POLICIES`; each call records its
+    own `calls.Consent`), the allow-list, the probes."""
+
+    calls: Policy = "none"
     calls_from: Source = DEFAULT
     probes: frozenset[str] = frozenset()
     probes_from: tuple[Source, ...] = ()
@@ -134,7 +138,7 @@ class Plan:
     target: Target | None
     target_from: Source
     secrets: Secrets
-    consent: Consent
+    permissions: Permissions
     era: Era = "auto"
     review: Resolved | None = None  # the review config (None: a command that runs no review)
     check: CheckPlan | None = None  # what `check` and the app run
@@ -147,15 +151,16 @@ class Plan:
 
     def provenance(self) -> dict[str, Any]:
         """Who decided each piece, as the review carries it (`decisions.provenance`) into every export."""
-        calls: dict[str, Any] = {"policy": self.consent.calls, **self.consent.calls_from.to_json()}
-        if self.consent.calls != "none":
+        granted = self.permissions
+        calls: dict[str, Any] = {"policy": granted.calls, **granted.calls_from.to_json()}
+        if granted.calls != "none":
             calls["perTool"] = PER_TOOL.to_json()
-        if self.consent.allow_from:
-            calls["allowList"] = self.consent.allow_from.to_json()
+        if granted.allow_from:
+            calls["allowList"] = granted.allow_from.to_json()
         out: dict[str, Any] = {
             "target": self.target_from.to_json(),
             "calls": calls,
-            "probes": {"asked": sorted(self.consent.probes), "from": [s.to_json() for s in self.consent.probes_from]},
+            "probes": {"asked": sorted(granted.probes), "from": [s.to_json() for s in granted.probes_from]},
             "secrets": {
                 "bearer": self.secrets.bearer.to_json() if self.secrets.bearer else None,
                 "allowedByReviewer": list(self.secrets.allowed),
@@ -185,7 +190,7 @@ def decide(asked: Asked, env: Mapping[str, str], *, target: bool = True, review:
     if target:
         built, target_from, secrets, notes = _target(asked, env)
         remember(built.secret_values())  # masked in every output from here on, errors included
-    plan = Plan(built, target_from, secrets, Consent(), era=asked.era, notices=tuple(notes))
+    plan = Plan(built, target_from, secrets, Permissions(), era=asked.era, notices=tuple(notes))
     return _with_review(plan, asked, env) if review else plan
 
 
@@ -300,7 +305,7 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
     plan = replace(
         plan,
         review=resolved,
-        consent=Consent(options.calls, calls_from, options.probe, probes_from, _from(set_by, "allow")),
+        permissions=Permissions(options.calls, calls_from, options.probe, probes_from, _from(set_by, "allow")),
         secrets=replace(plan.secrets, tokens=tokens),
         lock=lock,
         lock_from=Source("repository", lock, trust.commit_of(lock)) if lock else None,

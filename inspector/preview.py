@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_review.apps import Page, links, take
-from mcp_review.calls import CallRecord, call_tool, consent_reason
+from mcp_review.calls import CallGate, CallRecord, consent_reason
 from mcp_review.catalog import take_snapshot
 from mcp_review.connection.session import Session
 
@@ -99,13 +99,12 @@ async def load(session: Session, tool_name: str, arguments: dict[str, Any], cons
     if page.error is not None:
         raise PreviewError(f"resources/read {uri} gave no page: {page.error}")
     app = app_of(tool.raw, page, arguments)
-    reason = consent_reason(tool)
-    if reason and not consent:
+    app.call = await CallGate.for_reviewer(session).call(tool, arguments, purpose="reviewer", consented=consent)
+    if app.call is None:
+        reason = consent_reason(tool)
         app.no_call = f"no tool result was sent: {tool_name!r} {reason}, and the reviewer did not consent (--yes)"
-    else:
-        app.call = await call_tool(session, tool_name, arguments, consent="reviewer" if reason else "read-only")
-        if app.call.error is not None or app.call.failure:
-            app.no_call = f"no tool result was sent: the call failed ({app.call.failure or app.call.error})"
+    elif app.call.error is not None or app.call.failure:
+        app.no_call = f"no tool result was sent: the call failed ({app.call.failure or app.call.error})"
     return app
 
 

@@ -13,7 +13,9 @@ Two revisions define tasks, and they disagree:
 
 Everything the server says is hostile: polling waits at least the server's poll interval but never more than
 `MAX_POLL_WAIT`, stops after `LIMITS.task_polls` polls or the caller's deadline, and a task that never ends is
-cancelled, never waited on. Textual-free: the CLI and the app drive the same `run_task`.
+cancelled, never waited on. Textual-free. The `tools/call` that creates a task is not sent from here: every
+caller (the checklist, `call --task`, the app) runs a task through `calls.CallGate.run_task`, which decides whether the
+tool may be called, hands the driver its `create` step and records the run as a call.
 """
 
 from __future__ import annotations
@@ -21,11 +23,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mcp_review.calls import CallRecord, Consent
 from mcp_review.connection.channel import Reply
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.protocol import META
@@ -142,6 +143,7 @@ def legal(before: Any, after: Any) -> bool:
 
 
 StatusCallback = Callable[[TaskRun, Observation], None]
+Create = Callable[[Json, float], Awaitable[Reply]]  # sends the tools/call that creates the task: (params, timeout)
 
 
 def _observe(run: TaskRun, task: Json, reply: Reply, source: str) -> Observation:
@@ -174,11 +176,13 @@ def poll_wait(poll: Any) -> float:
 
 class TaskDriver:
     """Runs one tool as a task: `await driver.run()`; `driver.cancel()` (another task, the app's button) asks the
-    server to cancel it. Cancelling the awaiting asyncio task (Ctrl-C) sends tasks/cancel too, then re-raises."""
+    server to cancel it. Cancelling the awaiting asyncio task (Ctrl-C) sends tasks/cancel too, then re-raises.
+    `create` sends the call that asks for the task (the gate's: `calls.CallGate.run_task`)."""
 
     def __init__(
         self,
         session: Session,
+        create: Create,
         tool: str,
         arguments: Any,
         kind: Flavour,
@@ -188,6 +192,7 @@ class TaskDriver:
         ttl: int | None = REQUESTED_TTL_MS,
     ) -> None:
         self.session = session
+        self.create = create
         self.state = TaskRun(tool, arguments, kind, ttl_asked=ttl if kind == "2025-11-25" else None)
         self.deadline = deadline  # seconds for the whole run
         self.on_status = on_status
@@ -205,9 +210,11 @@ class TaskDriver:
     def _left(self) -> float:
         return self.deadline - (time.monotonic() - self.state.started)
 
+    def _wait(self, wait: float | None = None) -> float:
+        return max(min(wait or self.session.timeout, self._left()), 0.01)
+
     async def _ask(self, method: str, params: Json, wait: float | None = None) -> Reply:
-        timeout = max(min(wait or self.session.timeout, self._left()), 0.01)
-        return await self.session.request(method, self._params(params), timeout=timeout)
+        return await self.session.request(method, self._params(params), timeout=self._wait(wait))
 
     def _report(self, task: Json, reply: Reply, source: str) -> None:
         seen = _observe(self.state, task, reply, source)
@@ -233,7 +240,7 @@ class TaskDriver:
         params: Json = {"name": run.tool, "arguments": run.arguments}
         if run.kind == "2025-11-25":
             params["task"] = {"ttl": run.ttl_asked} if run.ttl_asked is not None else {}
-        reply = await self._ask("tools/call", params)
+        reply = await self.create(self._params(params), self._wait())
         run.created_seq = reply.seq
         task = task_of(reply.result, run.kind)
         if reply.error is not None or task is None:
@@ -341,26 +348,7 @@ def _describe(reply: Reply) -> str:
     return f"JSON-RPC error {err.get('code')}" if err else "something that is not a task"
 
 
-def driver_for(
-    session: Session, tool: str, arguments: Any, *, deadline: float, on_status: StatusCallback | None = None
-) -> TaskDriver:
-    """A driver for `tool` as a task on the revision the server speaks (a server that declares no tasks gets the
-    revision of its era: the answer shows whether it makes one)."""
-    kind = flavour(session) or ("2026-07-28" if session.era == "modern" else "2025-11-25")
-    return TaskDriver(session, tool, arguments, kind, deadline=deadline, on_status=on_status)
-
-
-async def run_task(
-    session: Session, tool: str, arguments: Any, *, deadline: float, on_status: StatusCallback | None = None
-) -> TaskRun:
-    """Run `tool` as a task on the revision the server speaks. The caller has applied the calling policy."""
-    return await driver_for(session, tool, arguments, deadline=deadline, on_status=on_status).run()
-
-
-def task_record(run: TaskRun, consent: Consent, purpose: str = "reviewer") -> CallRecord:
-    """A task run as call coverage (and for `render.print_call`): the tool's result, or why there is none."""
-    record = CallRecord(run.tool, run.arguments, consent, purpose)
-    record.result, record.error, record.seq = run.result, run.error, run.result_seq
-    record.failure = run.failure or (run.ended if run.ended.startswith(("gave up", "cancelled by")) else None)
-    record.latency_ms = (time.monotonic() - run.started) * 1000
-    return record
+def flavour_for(session: Session) -> Flavour:
+    """The tasks of the revision the server speaks (a server that declares no tasks gets its era's: the answer shows
+    whether it makes one)."""
+    return flavour(session) or ("2026-07-28" if session.era == "modern" else "2025-11-25")

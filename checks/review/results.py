@@ -154,7 +154,7 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
     mcp-review.toml.
     """
-    reply = await ctx.session.request("tools/call", {"name": "mcp_review_no_such_tool", "arguments": {}})
+    reply = await ctx.gate.unlisted({"name": "mcp_review_no_such_tool", "arguments": {}})
     if reply.error is not None:
         yield ctx.passed(None, f"unknown tool -> JSON-RPC error {reply.error.get('code')}", [reply.seq])
     elif isinstance(reply.result, dict) and reply.result.get("isError") is True:
@@ -167,7 +167,7 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
         )
     else:
         yield ctx.fail(None, "calling a tool that does not exist succeeded", [reply.seq])
-    reply = await ctx.session.request("tools/call", {"arguments": {}})
+    reply = await ctx.gate.unlisted({"arguments": {}})
     if reply.error is not None:
         yield ctx.passed(
             "tools/call without name", f"malformed request -> JSON-RPC error {reply.error.get('code')}", [reply.seq]

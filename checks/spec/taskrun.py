@@ -1,18 +1,19 @@
 """Pack `spec`: tools run as tasks (2025-11-25 tasks, the 2026-07-28 tasks extension), judged on the revision the
-server speaks. The runs are made once per review (`task_runs`, shared by the rules) through `mcp_review.tasks`."""
+server speaks. The runs are made once per review (`task_runs`, shared by the rules) through the run's call gate
+(`CallGate.run_task`: the policy, the call cap, and the run kept as a call)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any
 
-from mcp_review.calls import CallRecord, consent_reason
+from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item
 from mcp_review.checks.spec.common import SEED
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
-from mcp_review.tasks import TERMINAL, Flavour, TaskDriver, TaskRun, flavour, looks_like_task
+from mcp_review.tasks import TERMINAL, Flavour, TaskRun, flavour, looks_like_task
 
 SPEC = "2025-11-25 tasks; 2026-07-28 ext"
 MAX_TOOLS = 5  # tools run as tasks per review (2026-07-28: the server decides which calls become tasks)
@@ -27,19 +28,6 @@ def candidates(ctx: CheckContext, kind: Flavour) -> list[Item]:
         if tool.name and (kind == "2026-07-28" or support in ("optional", "required")):
             out.append(tool)
     return out[:MAX_TOOLS]
-
-
-async def run_as_task(ctx: CheckContext, tool: Item, kind: Flavour) -> TaskRun:
-    """One run of `tool` as a task with valid arguments, then one more tasks/get once it ended; kept as call
-    coverage (`ctx.calls`) like any call a rule makes."""
-    arguments = ctx.arguments(tool)
-    driver = TaskDriver(ctx.session, tool.name or "", arguments, kind, deadline=ctx.probe_timeout)
-    run = await driver.run()
-    await driver.recheck()
-    record = CallRecord(tool.name or "", arguments, "reviewer" if consent_reason(tool) else "read-only", "task run")
-    record.result, record.error, record.failure, record.seq = run.result, run.error, run.failure, run.result_seq
-    ctx.calls.append(record)
-    return run
 
 
 async def task_runs(ctx: CheckContext, what: str) -> AsyncIterator[Finding | tuple[Item, TaskRun]]:
@@ -58,13 +46,18 @@ async def task_runs(ctx: CheckContext, what: str) -> AsyncIterator[Finding | tup
             yield ctx.blocking_call(tool, what)
             continue
         if tool.name not in ctx.task_runs:
-            ctx.task_runs[tool.name or ""] = await run_as_task(ctx, tool, kind)
+            run = await ctx.run_task(tool, ctx.arguments(tool))
+            assert run is not None  # the policy allowed it
+            ctx.task_runs[tool.name or ""] = run
         yield tool, ctx.task_runs[tool.name or ""]
 
 
 def unfinished(ctx: CheckContext, tool: Item, run: TaskRun) -> Finding | None:
-    """The finding for a run that proves nothing: no task came back (n/a: on 2026-07-28 the server decides), or the
-    task did not end within the caps (blocking)."""
+    """The finding for a run that proves nothing: the call got no answer (a lost connection, the call cap:
+    blocking), no task came back (n/a: on 2026-07-28 the server decides), or the task did not end within the caps
+    (blocking)."""
+    if run.failure and not run.is_task:
+        return ctx.blocking(tool, f"running it as a task got no answer: {run.failure}", [run.created_seq])
     if not run.is_task:
         return ctx.na(tool, f"the call did not come back as a task ({run.ended}): nothing to judge")
     if run.failure or run.ended not in TERMINAL:

@@ -14,7 +14,6 @@ from mcp_review.review import ExitCode
 from mcp_review.untrusted import strict_loads
 
 if TYPE_CHECKING:
-    from mcp_review.calls import Consent
     from mcp_review.tasks import Observation, TaskRun
 
 
@@ -57,7 +56,7 @@ def parse_args_json(text: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     plan = decide(args)
     from mcp_review import render
-    from mcp_review.calls import call_tool, consent_reason, reply_tokens
+    from mcp_review.calls import CallGate, consent_reason, reply_tokens
     from mcp_review.catalog import take_snapshot
     from mcp_review.tokens import TokenCounter
 
@@ -74,12 +73,20 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"refusing to call {args.tool!r}: {reason}, so it may have side effects; add --yes to consent"
             )
-        consent: Consent = "reviewer" if reason else "read-only"
+        gate = CallGate.for_reviewer(session)
         if args.task:
-            from mcp_review.tasks import run_task, task_record
             from mcp_review.text import one_line
 
-            run = await run_task(session, args.tool, arguments, deadline=args.task_wait, on_status=status_printer())
+            made = await gate.run_task(
+                tool,
+                arguments,
+                purpose="reviewer",
+                consented=args.yes,
+                deadline=args.task_wait,
+                on_status=status_printer(),
+            )
+            assert made is not None  # refused above when it needs consent the reviewer did not give
+            record, run = made
             if run.ended == "ran without a task":  # said, never silent: the reviewer asked for a task
                 execution = tool.raw.get("execution") if isinstance(tool.raw, dict) else None
                 support = execution.get("taskSupport") if isinstance(execution, dict) else None
@@ -88,9 +95,10 @@ def run(args: argparse.Namespace) -> int:
                     f"{one_line(str(support), 40) if support is not None else 'not declared'})",
                     file=sys.stderr,
                 )
-            record = task_record(run, consent)
         else:
-            record = await call_tool(session, args.tool, arguments, consent=consent)
+            called = await gate.call(tool, arguments, purpose="reviewer", consented=args.yes)
+            assert called is not None
+            record = called
         return record, reply_tokens(record, session.wire, TokenCounter())  # the figure the app's views show
 
     try:

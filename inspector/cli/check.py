@@ -12,22 +12,24 @@ from mcp_review.report import FORMATS
 from mcp_review.targets import Target
 
 if TYPE_CHECKING:
-    from mcp_review.plan import Consent  # loaded with the record, in `decide`: --help stays fast
+    from mcp_review.plan import Permissions  # loaded with the record, in `decide`: --help stays fast
 
 
 def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
     """What a review runs and with what: `check` and `tui` take the same; `fleet` (not `one_server`) passes them on
     to each check but for `--baseline` (it pins one server) and `--budget` (its own: each server's)."""
+    from mcp_review.calls import POLICIES
     from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
     from mcp_review.rules.core import DEFAULT_PACKS, PACKS
 
+    policies = "; ".join(f"{name}: {lets}" for name, lets in POLICIES.items())
     packs = f"{', '.join(PACKS)}, all (repeatable; default: {' '.join(DEFAULT_PACKS)})"
     p.add_argument("--pack", action="append", default=[], help=packs)
     p.add_argument("--ignore", action="append", default=[], metavar="RULE|PACK", help="skip a rule or pack")
     p.add_argument(
         "--calls",
-        choices=["none", "read-only", "all"],
-        help=f"which tools checks may call (default none); {CALLS_SEND}".replace("%", "%%"),
+        choices=list(POLICIES),
+        help=f"which tools checks may call (default none): {policies}; {CALLS_SEND}".replace("%", "%%"),
     )
     p.add_argument(
         "--probe",
@@ -77,14 +79,14 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
         )
 
 
-def consent_notice(consent: Consent) -> str:
+def consent_notice(granted: Permissions) -> str:
     """What the calls and probes of a review will send, and who consented, said before any is made."""
+    from mcp_review.calls import POLICIES
     from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
 
-    which = "every tool" if consent.calls == "all" else "tools annotated read-only and closed-world"
-    who = f"{consent.calls_from.who}: {consent.calls_from.how}"
-    probes = f"; {PROBES_SEND}" if consent.probes else "; no probe payloads (no --probe)"
-    return f"checks may call {which} ({who}): {CALLS_SEND}{probes}"
+    who = f"{granted.calls_from.who}: {granted.calls_from.how}"
+    probes = f"; {PROBES_SEND}" if granted.probes else "; no probe payloads (no --probe)"
+    return f"checks may call {POLICIES[granted.calls]} ({who}): {CALLS_SEND}{probes}"
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -131,8 +133,8 @@ def run(args: argparse.Namespace) -> int:
         elif done in (0, total):
             print(f"mcp-review: {'checking' if done == 0 else 'checked'} {total} rules", file=sys.stderr)
 
-    if not args.quiet and decided.consent.calls != "none":
-        print(f"mcp-review: {consent_notice(decided.consent)}", file=sys.stderr)
+    if not args.quiet and decided.permissions.calls != "none":
+        print(f"mcp-review: {consent_notice(decided.permissions)}", file=sys.stderr)
 
     try:
         review = asyncio.run(_run_check(args, target, plan, progress))

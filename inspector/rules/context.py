@@ -1,10 +1,12 @@
-"""What a rule sees: the snapshot, the wire log, fresh probe connections, the caller, the options.
+"""What a rule sees: the snapshot, the wire log, fresh probe connections, the run's call gate, the options.
 
 Findings are made through the helpers (`passed`, `fail`, `warn`, `na`, `blocking`), which stamp the
-rule's id, pack, mode and source. A call rule asks `call()`: it enforces the calling policy and
-returns None when the reviewer has not allowed the call, and `blocking_call()` then says exactly which
-flag or consent would verify it. The policy reads every definition the server gave for a tool's name
-(`calls.consent_reason`): one read-only definition does not make a name callable that another makes destructive.
+rule's id, pack, mode and source. A call rule asks `call()` or `try_call()`, which go through the run's
+`calls.CallGate` (`gate`): it applies the reviewer's policy and the call cap, records the call, and answers a
+call a second rule needs from the first one's record (`share`). `blocking_call()` then says exactly which flag or
+consent would verify a call the policy refused. The policy reads every definition the server gave for a tool's
+name (`calls.consent_reason`): one read-only definition does not make a name callable that another makes
+destructive.
 """
 
 from __future__ import annotations
@@ -13,24 +15,23 @@ import contextlib
 import copy
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_review import canary
-from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason
+from mcp_review.calls import CallGate, CallRecord, Policy, Share, consent_reason
 from mcp_review.canary import CanaryArea
 from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.connection.probe import Prober
 from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireLog
-from mcp_review.limits import LIMITS
 from mcp_review.review import NEEDS_REVIEWER, Attestation, Fact, Finding, Status
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from mcp_review.diff import Diff
+    from mcp_review.tasks import TaskRun
 
-CallPolicy = Literal["none", "read-only", "all"]
 Subject = Item | str | None
 Judge = Callable[[Item, CallRecord, Any], Finding]  # a sample call's finding: (tool, record, result JSON)
 
@@ -53,7 +54,7 @@ class Stamp(Protocol):
 class Options:
     """Rule options (thresholds) and call permissions, from the command line and mcp-review.toml."""
 
-    calls: CallPolicy = "none"
+    calls: Policy = "none"  # calls.POLICIES says what each lets the checks call
     allow_tools: list[str] | None = None  # if set, only these tools may be called
     list_budget: int = 3500  # registry.list-budget, cl100k_base tokens for the whole tools array
     description_budget: int = 50  # registry.description-budget, tokens per tool description
@@ -106,8 +107,9 @@ class CheckContext:
         self.wire: WireLog = session.wire
         self.options = options
         self.counter = counter or TokenCounter()
-        self.calls: list[CallRecord] = []
-        self._samples: dict[str, CallRecord] = {}
+        self.gate = CallGate.for_run(
+            session, options.calls, options.allow_tools, lambda name: snapshot.tool(name) is not None
+        )
         self.task_runs: dict[str, Any] = {}  # tool name -> its run as a task (mcp_review.tasks.TaskRun), shared
         # issuer -> (its metadata, the exchanges that fetched it), as review.resource-server-metadata discovered it:
         # spec.deprecated-features reads it after every other rule (dynamic client registration)
@@ -137,7 +139,7 @@ class CheckContext:
         return call_arguments(tool, self.area() if consent_reason(tool) else None)
 
     def for_rule(self, rule: Stamp) -> CheckContext:
-        """The context one rule runs with: the same review state (session, calls made, sample results),
+        """The context one rule runs with: the same review state (session, the call gate and its calls),
         its own `rule`, so no rule can stamp findings with another's id."""
         view = copy.copy(self)
         view.rule = rule
@@ -225,43 +227,34 @@ class CheckContext:
         return out
 
     # ------------------------------------------------------------------------------------ calls
+    @property
+    def calls(self) -> list[CallRecord]:
+        """Every call the run made (its coverage), through the gate."""
+        return self.gate.calls
+
     def may_call(self, tool: Item) -> str | None:
         """None if the policy allows calling `tool`; else what would allow it (flag or consent)."""
-        name = tool.name or ""
-        if self.options.allow_tools is not None and name not in self.options.allow_tools:
-            return f"add {name!r} to the tools allowed for calls in mcp-review.toml (calls.allow)"
-        if self.options.calls == "none":
-            return "run with --calls read-only (or --calls all) to let mcp-review call tools"
-        reason = consent_reason(tool)
-        if reason and self.options.calls != "all":
-            return f"{reason}: only --calls all (the reviewer's consent) lets mcp-review call it"
-        return None
+        return self.gate.refusal(tool)
 
-    async def call(self, tool: Item, arguments: Any, purpose: str | None = None) -> CallRecord | None:
-        if self.may_call(tool) is not None:
-            return None
-        consent: Consent = "reviewer" if consent_reason(tool) else "read-only"
-        if len(self.calls) >= LIMITS.calls:  # 10,000 tools called by six rules each took most of a minute
-            record = CallRecord(tool.name or "", arguments, consent, purpose or "check")
-            record.failure = f"none was asked: the run made {LIMITS.calls:,} calls already (MCP_REVIEW_LIMITS calls)"
-            return record
-        record = await call_tool(
-            self.session,
-            tool.name or "",
-            arguments,
-            consent=consent,
-            purpose=purpose or (self.rule.id if self.rule else "check"),
+    async def call(
+        self, tool: Item, arguments: Any, purpose: str | None = None, share: Share | None = None
+    ) -> CallRecord | None:
+        """The gate's call (`CallGate.call`), recorded under this rule's id unless `purpose` names another."""
+        return await self.gate.call(
+            tool, arguments, purpose=purpose or (self.rule.id if self.rule else "check"), share=share
         )
-        self.calls.append(record)
-        return record
 
-    async def try_call(self, tool: Item, arguments: Any, what: str, purpose: str | None = None) -> CallRecord | Finding:
+    async def try_call(
+        self, tool: Item, arguments: Any, what: str, purpose: str | None = None, share: Share | None = None
+    ) -> CallRecord | Finding:
         """Call `tool` for a rule that judges the answer: the record, or a `blocking` finding when the calling
         policy does not allow it (naming what would) or the call got no answer (a timeout, a lost
-        connection): no answer proves nothing, so it can never become a pass or a fail."""
+        connection): no answer proves nothing, so it can never become a pass or a fail. `share`: a call of that
+        class with the same arguments another rule made answers (`calls.Share`); a rule that needs a call of its
+        own (two answers compared, a canary that must show now) passes none."""
         if self.may_call(tool) is not None:
             return self.blocking_call(tool, what)
-        record = await self.call(tool, arguments, purpose)
+        record = await self.call(tool, arguments, purpose, share)
         assert record is not None
         return self.unanswered(tool, record, what) or record
 
@@ -274,14 +267,15 @@ class CheckContext:
         )
 
     async def sample_call(self, tool: Item) -> CallRecord | None:
-        """One call with valid arguments generated from the schema, shared by every rule that reads results."""
-        key = tool.name or ""
-        if key not in self._samples:
-            record = await self.call(tool, self.arguments(tool), purpose="sample result")
-            if record is None:
-                return None
-            self._samples[key] = record
-        return self._samples[key]
+        """One call with valid arguments generated from the schema, shared by every rule that reads results (and by
+        any that calls with the same arguments for an answer: `share="answer"`)."""
+        return await self.call(tool, self.arguments(tool), purpose="sample result", share="answer")
+
+    async def run_task(self, tool: Item, arguments: Any) -> TaskRun | None:
+        """`tool` run as a task through the gate (kept as a call), then one more tasks/get once it ended; None when
+        the policy does not allow the call."""
+        made = await self.gate.run_task(tool, arguments, purpose="task run", deadline=self.probe_timeout, recheck=True)
+        return None if made is None else made[1]
 
     async def samples(self, what: str, judge: Judge) -> AsyncIterator[Finding]:
         """For every named tool, `judge(tool, its sample call record, the result's JSON or None)`; a blocking

@@ -1,6 +1,7 @@
 """The reviewer's tool calls: consent first for a tool that may have side effects, one call at a time on the
-connection worker, its elapsed time and progress in the status line, and a cancel that tells the server.
-The outcome comes back to the app as a message: `CallDone`, or `CallRefused` when consent was refused."""
+connection worker through the reviewer's call gate (`calls.CallGate.for_reviewer`), its elapsed time and progress
+in the status line, and a cancel that tells the server. The outcome comes back to the app as a message:
+`CallDone`, or `CallRefused` when consent was refused."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
-from mcp_review.calls import CallRecord, Consent, call_tool, consent_reason, reply_tokens
+from mcp_review.calls import CallGate, CallRecord, Consent, consent_reason, reply_tokens
 from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.connection.session import Session
-from mcp_review.tasks import Observation, TaskDriver, TaskRun, declared, driver_for, task_record
+from mcp_review.tasks import Observation, TaskDriver, TaskRun, declared
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen, result_text
 from mcp_review.tui.messages import CallDone, CallRefused
@@ -35,7 +36,7 @@ class Caller:
         self.app = app
         self.ws = ws  # its connection carries the calls
         self.status = status  # shows a line in the app's status bar
-        self.running: asyncio.Future[CallRecord] | None = None
+        self.running: asyncio.Future[CallRecord | None] | None = None
         self.driver: TaskDriver | None = None  # the task running, when the reviewer ran the tool as one
         self.ticker: Timer | None = None
         self.started = 0.0
@@ -144,23 +145,39 @@ class Caller:
             self.progress = f" · task {one_line(str(seen.status), 20)}{message}"
             self._tick(name)
 
-        async def as_a_task(session: Session) -> CallRecord:
-            self.driver = driver_for(session, name, arguments, deadline=TASK_WAIT, on_status=status)
+        def started(driver: TaskDriver) -> None:
+            self.driver = driver
+
+        async def as_a_task(gate: CallGate) -> CallRecord | None:
             try:
-                return task_record(await self.driver.run(), consent)
+                made = await gate.run_task(
+                    tool,
+                    arguments,
+                    purpose="reviewer",
+                    consented=consented,
+                    deadline=TASK_WAIT,
+                    on_status=status,
+                    started=started,
+                )
             finally:
                 self.driver = None
+            return None if made is None else made[0]
+
+        consented = consent == "reviewer"
 
         async def job(session: Session, _snapshot: ServerSnapshot) -> None:
+            gate = CallGate.for_reviewer(session)
             call = (
-                as_a_task(session)
+                as_a_task(gate)
                 if as_task
-                else call_tool(session, name, arguments, consent=consent, on_progress=progress)
+                else gate.call(tool, arguments, purpose="reviewer", consented=consented, on_progress=progress)
             )
             task = asyncio.ensure_future(call)
             self.running = task
             try:
-                record = await task
+                made = await task
+                # the reviewer consented to what the gate asks consent for: it refuses nothing here
+                record = made or CallRecord(name, arguments, consent, failure="not called: the policy refused it")
             except asyncio.CancelledError:  # the reviewer's cancel key; the server was told
                 record = CallRecord(name, arguments, consent, failure="cancelled by the reviewer")
                 record.latency_ms = (time.monotonic() - self.started) * 1000

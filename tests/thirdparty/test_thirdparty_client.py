@@ -68,13 +68,15 @@ async def test_git_server_both_eras(git_repo, era, revision):
 
 
 async def test_time_server_call_through_both_eras():
-    from mcp_review.calls import call_tool
+    from mcp_review.calls import CallGate
 
     for era in ("modern", "legacy"):
         async with Session(stdio_target(time_argv()), era=era) as s:
-            await take_snapshot(s)
-            record = await call_tool(s, "get_current_time", {"timezone": "UTC"}, consent="read-only")
-        assert record.error is None and not record.is_error, record.result
+            snap = await take_snapshot(s)
+            tool = snap.tool("get_current_time")
+            assert tool is not None
+            record = await CallGate.for_reviewer(s).call(tool, {"timezone": "UTC"}, purpose="test")
+        assert record is not None and record.error is None and not record.is_error, record.result
         assert "UTC" in record.result["content"][0]["text"]
 
 

@@ -13,16 +13,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select, Static
 
-from mcp_review.rules.context import CallPolicy, Options
+from mcp_review.calls import POLICIES, Policy
+from mcp_review.rules.context import Options
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
 from mcp_review.workspace import RequestPolicy
 
-CALLS = [
-    ("none: call rules stay blocking", "none"),
-    ("read-only: tools annotated read-only and openWorldHint: false", "read-only"),
-    ("all: every tool, side effects included (your consent)", "all"),
-]
+CALLS = [(f"{name}: {lets}", name) for name, lets in POLICIES.items()]  # as `check --help` says them
 
 PROBES = [
     ("off: probe rules stay blocking", "off"),
@@ -103,4 +100,4 @@ class RunScreen(Dialog[Choice | None]):
         probes = frozenset() if probe == "off" else frozenset({probe})
         both = self.query_one("#era", Select).value == "both"
         requests = cast(RequestPolicy, str(self.query_one("#requests", Select).value))
-        self.dismiss((packs, replace(self.options, calls=cast(CallPolicy, calls), probe=probes), both, requests))
+        self.dismiss((packs, replace(self.options, calls=cast(Policy, calls), probe=probes), both, requests))
