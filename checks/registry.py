@@ -48,7 +48,7 @@ async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(tool, "claims no strictness")
             continue
         _, args = next(c for c in invalid_arguments(tool, ctx.arguments(tool)) if c[0] == "unknown extra field")
-        record = await ctx.try_call(tool, args, "whether unknown fields are really refused")
+        record = await ctx.try_call(tool, args, "whether unknown fields are really refused", share="refusal")
         if isinstance(record, Finding):
             yield record
             continue

@@ -44,7 +44,9 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(tool, "takes input or acts: a tool is the right primitive")
             continue
         what = "whether this parameterless read-only tool returns static data"
-        first = await ctx.try_call(tool, {}, what)
+        # the first answer may be any earlier call's with no arguments; the second is a call of its own, made now:
+        # the rule compares two answers over time, so a shared one would always agree with itself
+        first = await ctx.try_call(tool, {}, what, share="answer")
         second = first if isinstance(first, Finding) else await ctx.try_call(tool, {}, what)
         if isinstance(second, Finding):
             yield second

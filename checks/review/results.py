@@ -81,7 +81,7 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
             else:
                 yield ctx.passed(tool, "declares no outputSchema (not called: structured results unverified)")
             continue
-        record = await ctx.try_call(tool, ctx.arguments(tool), "whether structuredContent conforms")
+        record = await ctx.try_call(tool, ctx.arguments(tool), "whether structuredContent conforms", share="answer")
         if isinstance(record, Finding):
             yield record
             continue
@@ -194,7 +194,7 @@ async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
 async def _invalid(ctx: CheckContext, tool: Item, what: str, args: Json) -> Finding:
     """How one schema-invalid argument object is answered: the seed wants a JSON-RPC error, and so does MCP up to
     2025-06-18; 2025-11-25 (SEP-1303) makes it an isError result, which passes citing both."""
-    record = await ctx.try_call(tool, args, "how invalid arguments are answered")
+    record = await ctx.try_call(tool, args, "how invalid arguments are answered", share="refusal")
     if isinstance(record, Finding):
         return record
     said = f"invalid arguments ({what}) -> {record.outcome}"

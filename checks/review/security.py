@@ -60,7 +60,7 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
         seqs = []
         silent: Finding | None = None
         for what, args in cases:
-            record = await ctx.try_call(tool, args, f"server-side validation of {what}")
+            record = await ctx.try_call(tool, args, f"server-side validation of {what}", share="refusal")
             if isinstance(record, Finding):
                 silent = record
                 break

@@ -72,7 +72,7 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     for tool in ctx.snapshot.tools:
         if supports.get(tool.name) != "required":
             continue
-        record = await ctx.try_call(tool, ctx.arguments(tool), "taskSupport: required enforcement")
+        record = await ctx.try_call(tool, ctx.arguments(tool), "taskSupport: required enforcement", share="answer")
         if isinstance(record, Finding):
             yield record
             continue

@@ -88,14 +88,15 @@ async def destructive_elicitation(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.na(None, "no tool is destructive: each is read-only or annotated destructiveHint: false")
         return
     for tool in destructive:
-        before = len(ctx.wire.entries)
-        record = await ctx.try_call(tool, ctx.arguments(tool), "whether it asks for confirmation")
+        # the sample call (the same arguments) answers as well: what matters is what the server asked while it ran,
+        # and a destructive tool called twice would act twice
+        record = await ctx.try_call(tool, ctx.arguments(tool), "whether it asks for confirmation", share="answer")
         if isinstance(record, Finding):
             yield record
             continue
         asked = [
             e.seq
-            for e in ctx.wire.entries[before:]
+            for e in ctx.gate.during(record)
             if e.method == "elicitation/create"
             or (e.direction == "recv" and "elicitation/create" in json.dumps(e.message)[:100000])
         ]
