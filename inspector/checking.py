@@ -18,6 +18,7 @@ from mcp_review.catalog import ServerSnapshot, take_snapshot
 from mcp_review.connection.channel import Budget
 from mcp_review.connection.egress import EgressRefused
 from mcp_review.connection.errors import ConnectionFailed
+from mcp_review.connection.pace import Slow, slow_note
 from mcp_review.connection.session import Session, headless_handlers
 from mcp_review.connection.wire import WireLog
 from mcp_review.diff import Diff, TokenBudget, diff
@@ -29,8 +30,9 @@ from mcp_review.tokens import TokenCounter
 from mcp_review.untrusted import CUT
 
 ORDER = {"static": 0, "baseline": 0, "manual": 0, "call": 1, "probe": 2, "observe": 3}
-# (rules done, rules in all, the rule starting now or None at the end, every finding so far)
-Progress = Callable[[int, int, Rule | None, Sequence[Finding]], None]
+# (rules done, rules in all, the rule starting now or None at the end, every finding so far, what makes every
+# request slow or None: `slowness`)
+Progress = Callable[[int, int, Rule | None, Sequence[Finding], Slow | None], None]
 
 
 @dataclass
@@ -66,7 +68,7 @@ async def run_rules(
     ordered = sorted(rules, key=_stage)
     for i, rule in enumerate(ordered):
         if progress:
-            progress(i, len(ordered), rule, findings)
+            progress(i, len(ordered), rule, findings, slowness(ctx.session))
         one = ctx.for_rule(rule)  # its own `rule` (findings carry its id); calls and samples stay shared
         if rule.transport == "http" and not one.is_http:
             findings.append(one.na(None, f"applies to HTTP servers; this one is {one.target.kind}"))
@@ -95,8 +97,16 @@ async def run_rules(
             produced.append(one.blocking(None, f"rule error: {type(e).__name__}: {e}"))
         findings += produced or [one.na(None, "nothing to check on this server")]
     if progress:
-        progress(len(ordered), len(ordered), None, findings)
+        progress(len(ordered), len(ordered), None, findings, slowness(ctx.session))
     return findings
+
+
+def slowness(session: Session) -> Slow | None:
+    """What makes this server's every request slow, and what would be faster (`pace.slow_note`); None when
+    requests are quick."""
+    transport = session.channel.transport if session.channel is not None else None
+    stateful = bool(getattr(transport, "session_id", None))
+    return slow_note(session.wire.pace, session.target.kind, session.era, stateful)
 
 
 async def run_check(

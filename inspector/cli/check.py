@@ -123,13 +123,23 @@ def run(args: argparse.Namespace) -> int:
     assert target is not None and plan is not None and plan.options is not None  # decided with review=True
     tty = sys.stderr.isatty()
 
-    def progress(done: int, total: int, rule: Any, _findings: Any) -> None:
-        """A live line on a terminal; in a CI log, one line at the start and one at the end."""
+    said: list[Any] = []  # what makes every request slow, once said
+
+    def progress(done: int, total: int, rule: Any, _findings: Any, slow: Any) -> None:
+        """A live line on a terminal; in a CI log, one line at the start and one at the end. What makes every
+        request slow (`pace.Slow`) is said in full once, on a line of its own, as soon as it shows; the live line
+        keeps naming it ("~N s a request")."""
         if args.quiet:
             return
+        if slow and not said:
+            said.append(slow)
+            clear = "\r\x1b[K" if tty else ""  # over the live line, which comes back below it
+            print(f"{clear}mcp-review: {slow}", file=sys.stderr)
         if tty:
             label = rule.id if rule is not None else "done"
-            print(f"\r\x1b[Kchecking {done}/{total} {label}", end="" if done < total else "\n", file=sys.stderr)
+            pace = f" · {slow.short}" if slow else ""
+            line = f"\r\x1b[Kchecking {done}/{total} {label}{pace}"
+            print(line, end="" if done < total else "\n", file=sys.stderr)
         elif done in (0, total):
             print(f"mcp-review: {'checking' if done == 0 else 'checked'} {total} rules", file=sys.stderr)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from mcp_review.connection.pace import Pace
 from mcp_review.connection.pairing import Link, Pairing
 from mcp_review.definitions import Definitions
 from mcp_review.redact import Redactor
@@ -130,6 +131,7 @@ class WireLog:
     definitions: Definitions = field(default_factory=Definitions)  # every tool definition listed (consent reads it)
     kept: int = 0  # characters of received messages kept (what WIRE_BUDGET bounds)
     awaited: set[str] = field(default_factory=set)  # the progress tokens of requests waited for, as JSON text
+    pace: Pace = field(default_factory=Pace)  # how long quick requests take (`pace.slow_note` names a slow server)
     _chatter: int = 0
     _listeners: list[Callable[[WireEntry], None]] = field(default_factory=list)
     _conns: int = 0
@@ -157,6 +159,7 @@ class WireLog:
         if entry.direction in ("send", "recv"):
             message = entry.message if entry.message is not None else sent
             self._pairing.record(entry, message)
+            self.pace.see(entry)
             link, listed = entry.link, isinstance(message, dict) and "result" in message
             if entry.direction == "recv" and listed and link and link.answers and link.method == "tools/list":
                 self.definitions.see(message["result"], entry.seq)

@@ -105,6 +105,7 @@ class ReviewApp(ClosedScreensApp):
         self.caller = Caller(self, ws, self.status)  # the reviewer's tool calls
         self.previewer = Previewer(self, ws, self.caller, self._called)  # `b`: an app in the reviewer's browser
         self.exporter = Exporter(self, ws)  # `e`: rendered and written off the loop
+        self._slow_said = False  # this run's slow server was notified (ChecksProgress.slow)
 
     def _new_connection(self) -> Connection:
         return Connection(self, self.asker.handlers(), self.workspace.counter)
@@ -256,12 +257,17 @@ class ReviewApp(ClosedScreensApp):
 
     @on(msg.ChecksStarted)
     def show_rules(self, message: msg.ChecksStarted) -> None:
+        self._slow_said = False
         if not message.merging:
             self.checklist.start_live(message.rules)
 
     @on(msg.ChecksProgress)
     def show_progress(self, message: msg.ChecksProgress) -> None:
-        self.status(f"checking {message.done}/{message.total} · {message.running or 'every rule done, saving…'}")
+        slow = f"{message.slow.short} · " if message.slow else ""  # before the rule: an 80-column line keeps it
+        self.status(f"checking {message.done}/{message.total} · {slow}{message.running or 'every rule done, saving…'}")
+        if message.slow and not self._slow_said:  # in full once a run: what is slow, and what would be faster
+            self._slow_said = True
+            self.notify(str(message.slow), title="a slow server", timeout=20, markup=False)
         self.checklist.progress(message)
 
     @on(msg.ChecksDone)

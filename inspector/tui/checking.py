@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast
 
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import review_session, run_check
+from mcp_review.connection.pace import Slow
 from mcp_review.connection.session import Session
 from mcp_review.review import Finding
 from mcp_review.rules.core import Rule
@@ -59,9 +60,9 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
     async def job(session: Session, snapshot: ServerSnapshot) -> None:
         seen = 0
 
-        def progress(done: int, total: int, rule: Rule | None, findings: Sequence[Finding]) -> None:
+        def progress(done: int, total: int, rule: Rule | None, findings: Sequence[Finding], slow: Slow | None) -> None:
             nonlocal seen
-            shell.post_message(ChecksProgress(done, total, rule.id if rule else None, list(findings[seen:])))
+            shell.post_message(ChecksProgress(done, total, rule.id if rule else None, list(findings[seen:]), slow))
             seen = len(findings)
             # A rule's findings live as long as the review: out of the collector with them. Its full passes grew
             # with the findings made (0.03 s, then 0.1, then 0.18 s on 10,000 tools) and held every thread.

@@ -13,6 +13,7 @@ from textual.screen import Screen
 
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.connection.pace import Slow
 from mcp_review.connection.wire import WireLog
 from mcp_review.review import Finding, Review
 from mcp_review.rules.core import Rule
@@ -40,6 +41,7 @@ class ChecksProgress(Message):
     total: int
     running: str | None  # the rule starting now; None when every rule has run
     new: list[Finding]  # findings of the rules finished since the last message
+    slow: Slow | None = None  # what makes every request slow, and what would be faster (`checking.slowness`)
 
 
 @dataclass

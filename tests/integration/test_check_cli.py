@@ -91,6 +91,7 @@ def test_config_attestations_waivers_and_baseline_make_it_pass(tmp_path):
     assert (tmp_path / "baseline.json").is_file(), "the first --baseline run pins the definitions"
     assert "mcp-review: PASS_WITH_WARNINGS: wrote review.md and review.full.md" in out.stderr
     assert "probes send paths into that canary directory" in out.stderr, "the consent says what probes send"
+    assert "each request takes" not in out.stderr, "a server that answers at once is not called slow (connection.pace)"
     second = check("-q", "--format", "json", "--", *EXEMPLARY, cwd=tmp_path)
     rug = [f for f in json.loads(second.stdout)["findings"] if f["rule"] == "review.rug-pull-mitigation"]
     assert rug[0]["status"] == "pass" and "matches the baseline" in rug[0]["message"]
