@@ -1,6 +1,8 @@
 """`--tools N` generated tools (default 1000), `--page-size` per page (default 100), for benchmarks.
 
-A low-level SDK `Server`, so both eras work (the bench compares mcp-review with the SDK's own Client).
+A low-level SDK `Server`, so both eras work (the bench compares mcp-review with the SDK's own Client); with
+`--stdlib` the same tools from a standard-library server (`rawserver`, legacy era only), whose own start (~50 ms, no
+`import mcp`) leaves a client's cost to show (bench/list.py).
 """
 
 from __future__ import annotations
@@ -40,7 +42,11 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--tools", type=int, default=1000)
     p.add_argument("--page-size", type=int, default=100)
+    p.add_argument("--stdlib", action="store_true", help="serve from the standard library alone (no mcp SDK)")
+    p.add_argument("--times", help="with --stdlib: write the CPU seconds this server used to this file at its end")
     args, rest = p.parse_known_args()
+    if args.stdlib:
+        return serve_stdlib(generate_tools(args.tools), args.page_size, args.times)
 
     import mcp.types as types
     from mcp.server import Server
@@ -66,6 +72,47 @@ def main() -> None:
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"called {params.name}")])
 
     serve(Server("many-server", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool), rest)
+
+
+def serve_stdlib(tools: list[dict[str, Any]], size: int, times: str | None) -> None:
+    """`--stdlib`: the same tools and pages from `rawserver`; `times` gets the server's own CPU seconds when its
+    input ends or it is told to stop (SIGTERM), so a benchmark can tell a client's CPU from the server's."""
+    import os
+    import signal
+
+    from rawserver import RawServer, RpcError, text_result
+
+    def ended(*_: object) -> None:
+        if times:
+            used = os.times()
+            with open(times, "w") as f:
+                f.write(f"{used.user + used.system}\n")
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, ended)
+
+    server = RawServer("many-server", {"tools": {}})
+
+    def list_tools(params: dict[str, Any]) -> dict[str, Any]:
+        cursor = params.get("cursor")
+        if cursor is not None and not (isinstance(cursor, str) and cursor.isdigit() and 0 < int(cursor) < len(tools)):
+            raise RpcError(-32602, f"Invalid cursor: {cursor}")
+        start = int(cursor) if cursor else 0
+        page: dict[str, Any] = {"tools": tools[start : start + size]}
+        if start + size < len(tools):
+            page["nextCursor"] = str(start + size)
+        return page
+
+    names = {t["name"] for t in tools}
+
+    def call_tool(params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("name") not in names:
+            raise RpcError(-32602, f"Unknown tool: {params.get('name')}")
+        return text_result(f"called {params['name']}")
+
+    server.handlers |= {"tools/list": list_tools, "tools/call": call_tool}
+    server.run()
+    ended()
 
 
 if __name__ == "__main__":
