@@ -75,7 +75,7 @@ def list_budget(ctx: CheckContext) -> Iterator[Finding]:
 
     Passes: at or under the ceiling. Fails: over it, with the count.
     """
-    total = ctx.counter.tools_total(ctx.snapshot.tools.raw)
+    total = ctx.costs.of(ctx.counter.encoding).total
     ceiling = ctx.options.list_budget
     seqs = ctx.snapshot.tools.seqs[:1]
     if total > ceiling:
@@ -103,8 +103,9 @@ def description_budget(ctx: CheckContext) -> Iterator[Finding]:
     Passes: within the ceiling. Fails: a description over the ceiling, with its cost.
     """
     ceiling = ctx.options.description_budget
+    costs = ctx.costs.descriptions(ctx.counter.encoding)
     for tool in _tools(ctx):
-        cost = ctx.counter.count_text(tool.description or "")
+        cost = costs[tool.index]
         if cost > ceiling:
             yield ctx.fail(tool, f"description costs {cost} tokens, over {ceiling}")
         else:

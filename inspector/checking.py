@@ -21,6 +21,7 @@ from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.pace import Slow, slow_note
 from mcp_review.connection.session import Session, headless_handlers
 from mcp_review.connection.wire import WireLog
+from mcp_review.costs import Costs, review_tokens
 from mcp_review.diff import Diff, TokenBudget, diff
 from mcp_review.review import Attestation, Finding, Review, Waiver, settle
 from mcp_review.rules.context import CheckContext, Options
@@ -53,12 +54,6 @@ class CheckPlan:
 
 def _stage(rule: Rule) -> int:
     return max(ORDER[m] for m in rule.modes)
-
-
-def token_summary(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, object]:
-    tools = [{"name": t.key, "tokens": counter.breakdown(t.raw)} for t in snapshot.tools]
-    tools.sort(key=lambda t: -t["tokens"]["total"])  # type: ignore[index, operator]
-    return {"encoding": counter.encoding, "tools": tools, "total": counter.tools_total(snapshot.tools.raw)}
 
 
 async def run_rules(
@@ -183,16 +178,18 @@ async def review_session(
     plan: CheckPlan,
     progress: Progress | None = None,
     unreachable: str | None = None,
+    costs: Costs | None = None,
 ) -> Review:
     """Run the selected rules on an open session (the TUI's, or run_check's) and build the review.
-    `unreachable`: no session could be opened, and why; only rules that need none run."""
+    `unreachable`: no session could be opened, and why; only rules that need none run. `costs`: the snapshot's,
+    where the caller counted them already (the app's workspace); else counted here, once, for the whole run."""
     rules = select(list(plan.packs), list(plan.ignore))
     options = replace(plan.options or Options(), rules=frozenset(r.id for r in rules))
     outer = session.budget
     if outer is None:  # the app's session lives on: this run gets a budget of its own
         session.budget = run_budget(plan, session.timeout)
     try:
-        return await _review(session, snapshot, plan, rules, options, progress, unreachable)
+        return await _review(session, snapshot, plan, rules, options, progress, unreachable, costs or Costs(snapshot))
     finally:
         session.budget = outer
 
@@ -205,6 +202,7 @@ async def _review(
     options: Options,
     progress: Progress | None,
     unreachable: str | None,
+    costs: Costs,
 ) -> Review:
     counter = TokenCounter()
     target = session.target
@@ -216,11 +214,12 @@ async def _review(
         snapshot=snapshot,
         options=options,
         counter=counter,
+        costs=costs,
         attestations=plan.attestations,
         unreachable=unreachable,
         pinned=pinned,
         pin_to=pin_to,
-        changes=lock_diff(plan, snapshot) if not unreachable else None,
+        changes=lock_diff(plan, snapshot, costs) if not unreachable else None,
     )
     try:
         findings = await run_rules(ctx, rules, plan, progress)
@@ -238,7 +237,7 @@ async def _review(
         attestations=list(plan.attestations),
         coverage=[c.to_json() for c in ctx.calls],
         tools=[t.key for t in snapshot.tools],
-        tokens=token_summary(snapshot, counter),
+        tokens=review_tokens(snapshot, costs.of(counter.encoding)),
         notes=snapshot.notes,
         packs=sorted({r.pack for r in rules}),
         changes=ctx.changes.to_json() if ctx.changes else None,
@@ -251,11 +250,11 @@ async def _review(
     return review
 
 
-def lock_diff(plan: CheckPlan, snapshot: ServerSnapshot) -> Diff | None:
+def lock_diff(plan: CheckPlan, snapshot: ServerSnapshot, costs: Costs) -> Diff | None:
     """The live server against the lock the plan names (None without one)."""
     if not plan.lock:
         return None
-    return diff(lock.load(plan.lock), lock.build(snapshot), plan.diff_budget)
+    return diff(lock.load(plan.lock), lock.build(snapshot, costs=costs), plan.diff_budget)
 
 
 def evidence_entries(wire: WireLog, findings: Sequence[Finding]) -> dict[int, dict[str, object]]:

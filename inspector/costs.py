@@ -1,37 +1,140 @@
-"""What a listing costs, in tokens: the `list --format json` document, with no terminal output (rich) to load, so a
-JSON listing never loads it; `render` prints the same figures as a table."""
+"""What a snapshot costs in tokens, counted once: the one producer of every cost figure of a listing.
+
+`Costs(snapshot).of(encoding)` is that encoding's `Figures`: each tool's breakdown (the whole definition, then each
+field), the whole `tools` array, each prompt, resource, template and skill, the instructions. The first ask counts
+them all in one batch (`TokenCounter.counts`: each distinct text once, on the pool; each tool's canonical texts
+made once for every encoding); later asks read what it counted, from any thread. Everything that shows or judges a
+cost reads it: `list` (`document`), the review's `tokens` (`review_tokens`), the lock (`lock.build`), the budget
+rules (`CheckContext.costs`) and the app (`Workspace.costs`, counted off its loop).
+
+No rich here, nor anything a listing does not need: `list --format json` never loads the table (`render`).
+"""
 
 from __future__ import annotations
 
+import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcp_review import __version__
-from mcp_review.lock import skill_tokens
+from mcp_review import __version__, claude
+from mcp_review.encodings import ENCODINGS, UnknownEncoding
 from mcp_review.skills import body as skill_body
-from mcp_review.tokens import ESTIMATES, first_figures
+from mcp_review.tokens import DEFAULT_ENCODING, ESTIMATES, Count, TokenCounter, canonical, canonical_parts
 
 if TYPE_CHECKING:
     from mcp_review.catalog import ServerSnapshot
-    from mcp_review.skills import Catalog
-    from mcp_review.tokens import TokenCounter
 
 CANONICAL = "canonical JSON of the wire object (compact separators, sorted keys, UTF-8)"
 WRAPPING_NOTE = "Hosts add their own wrapping around tool definitions, so real context cost differs."
+OTHERS = ("prompt", "resource", "template")  # costed as their canonical JSON, tools as `TokenCounter.count_tool`
 
 
-def token_report(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, Any]:
-    """The `list --format json` document: every figure labelled with its encoding. The tools' figures are counted
-    in one batch (`first_figures`): the numbers `breakdown` and `tools_total` give, a fraction of the time."""
-    breakdowns, whole = first_figures(snapshot.tools.raw, counter.encoding, (counter.encoding,))
+@dataclass(frozen=True)
+class Figures:
+    """One encoding's figures of a snapshot, each list in listing order."""
+
+    encoding: str
+    tools: list[dict[str, int]]  # each tool's breakdown: {"total": its cost, field: the field's text}
+    total: int  # the whole `tools` array as one JSON text (claude: as the host wraps the list)
+    items: dict[str, list[int]]  # prompts, resources, templates (`OTHERS`): each one's canonical JSON
+    instructions: int  # 0 without instructions
+    skills: list[int]  # each skill's frontmatter: what a host keeps in context for every skill
+    loaded: list[int | None]  # each skill's SKILL.md once a host loads it (None: not read)
+
+
+class Costs:
+    """The costs of one snapshot, per encoding, each counted once (thread-safe: the app counts in a thread while
+    its files thread may build the lock)."""
+
+    def __init__(self, snapshot: ServerSnapshot) -> None:
+        self.snapshot = snapshot
+        self._figures: dict[str, Figures] = {}
+        self._descriptions: dict[str, list[int]] = {}
+        self._counting = {name: threading.Lock() for name in ENCODINGS}
+        self._making = threading.Lock()
+        self._parts: list[tuple[str, dict[str, str] | None]] | None = None
+
+    def of(self, encoding: str = DEFAULT_ENCODING) -> Figures:
+        """`encoding`'s figures, counted in the caller's thread on the first ask (a second asker waits for them)."""
+        with self._lock(encoding):
+            if encoding not in self._figures:
+                self._figures[encoding] = self._count(TokenCounter(encoding))
+            return self._figures[encoding]
+
+    def counted(self, encoding: str = DEFAULT_ENCODING) -> Figures | None:
+        """`encoding`'s figures if counted already, without waiting (what the app's views show meanwhile)."""
+        return self._figures.get(encoding)
+
+    def descriptions(self, encoding: str = DEFAULT_ENCODING) -> list[int]:
+        """Each tool's description as text (registry.description-budget), in listing order: counted on first ask,
+        apart from `of` (a listing never needs them)."""
+        with self._lock(encoding):
+            if encoding not in self._descriptions:
+                texts = [tool.description or "" for tool in self.snapshot.tools]
+                counts = TokenCounter(encoding).counts(texts)()
+                self._descriptions[encoding] = [counts[text] for text in texts]
+            return self._descriptions[encoding]
+
+    def _lock(self, encoding: str) -> threading.Lock:
+        if encoding not in self._counting:
+            raise UnknownEncoding(encoding)
+        return self._counting[encoding]
+
+    def parts(self) -> list[tuple[str, dict[str, str] | None]]:
+        """Each tool's canonical text and its members' (`canonical_parts`), made once for every encoding."""
+        with self._making:
+            if self._parts is None:
+                self._parts = [canonical_parts(tool) for tool in self.snapshot.tools.raw]
+            return self._parts
+
+    def _count(self, counter: TokenCounter) -> Figures:
+        snapshot, parts = self.snapshot, self.parts()
+        tools = snapshot.tools.raw
+        listing = "[" + ",".join(whole for whole, _ in parts) + "]"  # as json.dumps writes a list
+        others = {kind: [canonical(item.raw) for item in snapshot.lists[kind]] for kind in OTHERS}  # type: ignore[index]
+        skills = snapshot.skills.skills if snapshot.skills is not None else []
+        fronts = [canonical(skill.frontmatter) for skill in skills]
+        bodies = [skill_body(skill) for skill in skills]
+        instructions = snapshot.instructions or ""
+
+        def walk(count: Count) -> Figures:
+            return Figures(
+                counter.encoding,
+                [counter.figures(tool, *texts, count) for tool, texts in zip(tools, parts, strict=True)],
+                claude.tools_cost(tools, count) if counter.encoding == "claude" else count(listing),
+                {kind: [count(text) for text in texts] for kind, texts in others.items()},
+                count(instructions) if instructions else 0,
+                [count(text) for text in fronts],
+                [None if text is None else count(text) for text in bodies],
+            )
+
+        if counter.encoding == "claude":  # its tools' totals count texts inside each tool: a first walk finds them
+            return counter.walked(walk)
+        texts = [text for whole, members in parts for text in (whole, *(members or {}).values())]
+        texts += [listing, instructions, *fronts, *(b for b in bodies if b is not None)]
+        texts += [text for kind in OTHERS for text in others[kind]]
+        return walk(counter.counts(texts)().__getitem__)
+
+
+def review_tokens(snapshot: ServerSnapshot, figures: Figures) -> dict[str, Any]:
+    """The review's `tokens`: the encoding, each tool's breakdown (costliest first) and the whole array."""
+    tools = [(item.key, tokens) for item, tokens in zip(snapshot.tools, figures.tools, strict=True)]
+    tools.sort(key=lambda t: -t[1]["total"])
+    return {"encoding": figures.encoding, "tools": [{"name": n, "tokens": t} for n, t in tools], "total": figures.total}
+
+
+def document(snapshot: ServerSnapshot, figures: Figures) -> dict[str, Any]:
+    """The `list --format json` document: every figure labelled with its encoding."""
     tools: list[dict[str, Any]] = [
         {"name": item.name, "tokens": tokens, "problems": item.problems, "wireSeq": item.seq}
-        for item, tokens in zip(snapshot.tools, breakdowns, strict=True)
+        for item, tokens in zip(snapshot.tools, figures.tools, strict=True)
     ]
     tools.sort(key=lambda t: -t["tokens"]["total"])
 
-    def totals(kind: str) -> list[dict[str, Any]]:
+    def others(kind: str) -> list[dict[str, Any]]:
         listing = snapshot.lists[kind]  # type: ignore[index]
-        return [{"name": i.key, "tokens": counter.count_json(i.raw), "problems": i.problems} for i in listing]
+        costs = figures.items[kind]
+        return [{"name": i.key, "tokens": n, "problems": i.problems} for i, n in zip(listing, costs, strict=True)]
 
     return {
         "tool": {"name": "mcp-review", "version": __version__},
@@ -44,14 +147,14 @@ def token_report(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, A
         "revision": snapshot.revision,
         "era": snapshot.era,
         "transport": snapshot.target.get("kind"),
-        "encoding": counter.encoding,
-        "counted": counted(counter.encoding),
+        "encoding": figures.encoding,
+        "counted": counted(figures.encoding),
         "tools": tools,
-        "total": whole[counter.encoding],
-        "instructions": counter.count_text(snapshot.instructions) if snapshot.instructions else 0,
-        "prompts": totals("prompt"),
-        "resources": totals("resource"),
-        "templates": totals("template"),
+        "total": figures.total,
+        "instructions": figures.instructions,
+        "prompts": others("prompt"),
+        "resources": others("resource"),
+        "templates": others("template"),
         "listing": {
             listing.spec.key: {
                 "declared": listing.declared,
@@ -63,24 +166,26 @@ def token_report(snapshot: ServerSnapshot, counter: TokenCounter) -> dict[str, A
             for listing in snapshot.lists.values()
         },
         "notes": snapshot.notes,
-        **({"skills": skill_costs(snapshot.skills, counter)} if snapshot.skills is not None else {}),
+        **({"skills": _skills(snapshot, figures)} if snapshot.skills is not None else {}),
     }
 
 
-def skill_costs(catalog: Catalog, counter: TokenCounter) -> dict[str, Any]:
+def _skills(snapshot: ServerSnapshot, figures: Figures) -> dict[str, Any]:
     """Each skill's cost: `tokens` its frontmatter (listed in context for every skill, as the lock counts it),
     `loaded` its SKILL.md once a host loads it (None: not read); and how the listing went."""
+    catalog = snapshot.skills
+    assert catalog is not None
     skills: list[dict[str, Any]] = [
         {
             "uri": s.key,
             "name": s.name,
-            "tokens": skill_tokens(counter, s),
-            "loaded": counter.count_text(body) if (body := skill_body(s)) is not None else None,
+            "tokens": tokens,
+            "loaded": loaded,
             "dynamic": s.dynamic,
             "problems": s.problems,
             "wireSeq": s.seq,
         }
-        for s in catalog.skills
+        for s, tokens, loaded in zip(catalog.skills, figures.skills, figures.loaded, strict=True)
     ]
     skills.sort(key=lambda s: -s["tokens"])
     return {"skills": skills, "pages": len(catalog.pages), "error": catalog.error, "stopped": catalog.stopped}

@@ -33,9 +33,9 @@ import rfc8785  # the JSON Canonicalization Scheme (RFC 8785): number and string
 
 from mcp_review import __version__
 from mcp_review.catalog import Kind, ServerSnapshot
+from mcp_review.costs import Costs, Figures
 from mcp_review.encodings import ENCODINGS
-from mcp_review.skills import Skill
-from mcp_review.tokens import TokenCounter, canonical
+from mcp_review.tokens import canonical
 
 LOCK_NAME = "mcp-review.lock"
 LOCK_FORMAT = 1
@@ -133,45 +133,41 @@ class Lock:
 
 
 def build(
-    snapshot: ServerSnapshot, encodings: tuple[str, ...] = ENCODINGS, approvals: list[Approval] | None = None
+    snapshot: ServerSnapshot,
+    encodings: tuple[str, ...] = ENCODINGS,
+    approvals: list[Approval] | None = None,
+    costs: Costs | None = None,
 ) -> Lock:
-    """The lock of a live snapshot: every item as sent, hashed and counted in each encoding."""
-    counters = [TokenCounter(name) for name in encodings]
+    """The lock of a live snapshot: every item as sent, hashed, with its cost in each encoding as `costs` counted
+    it (the snapshot's, when the caller holds them: a check, the app)."""
+    figures = [(costs or Costs(snapshot)).of(name) for name in encodings]
     items: dict[str, list[Entry]] = {}
     totals: dict[str, dict[str, int]] = {}
     for kind in KINDS:
         listing = snapshot.lists[kind]
+
+        def cost(f: Figures, i: int, kind: str = kind) -> int:
+            return f.tools[i]["total"] if kind == "tool" else f.items[kind][i]
+
         entries = [
-            Entry(
-                kind,
-                item.key,
-                definition_sha256(item.raw),
-                {c.encoding: c.count_tool(item.raw) if kind == "tool" else c.count_json(item.raw) for c in counters},
-                item.raw,
-            )
-            for item in listing
+            Entry(kind, item.key, definition_sha256(item.raw), {f.encoding: cost(f, i) for f in figures}, item.raw)
+            for i, item in enumerate(listing)
         ]
         entries.sort(key=lambda e: e.key)
         items[kind] = entries
         if kind == "tool":
-            totals[kind] = {c.encoding: c.tools_total(listing.raw) for c in counters}
+            totals[kind] = {f.encoding: f.total for f in figures}
         else:
-            totals[kind] = {c.encoding: sum(e.tokens[c.encoding] for e in entries) for c in counters}
+            totals[kind] = {f.encoding: sum(e.tokens[f.encoding] for e in entries) for f in figures}
     if snapshot.skills is not None:
         skills = [
-            Entry(SKILL, s.key, definition_sha256(s.raw), {c.encoding: skill_tokens(c, s) for c in counters}, s.raw)
-            for s in snapshot.skills.skills
+            Entry(SKILL, s.key, definition_sha256(s.raw), {f.encoding: f.skills[i] for f in figures}, s.raw)
+            for i, s in enumerate(snapshot.skills.skills)
         ]
         items[SKILL] = sorted(skills, key=lambda e: e.key)
-        totals[SKILL] = {c.encoding: sum(e.tokens[c.encoding] for e in skills) for c in counters}
+        totals[SKILL] = {f.encoding: sum(e.tokens[f.encoding] for e in skills) for f in figures}
     server = {"name": snapshot.server_name, "version": snapshot.server_version, "revision": snapshot.revision}
     return Lock(server, snapshot.instructions, list(encodings), items, totals, list(approvals or []))
-
-
-def skill_tokens(counter: TokenCounter, skill: Skill) -> int:
-    """A skill's standing cost: its frontmatter (name, description and the rest), which a host lists in context for
-    every skill it offers, counted as the other primitives are (canonical JSON)."""
-    return counter.count_json(skill.frontmatter)
 
 
 def _table(value: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -34,15 +35,24 @@ from mcp_review.untrusted import CUT
 
 ESTIMATES = {"claude": claude.label}  # encodings whose figures are estimates: what to call them
 DEFAULT_ENCODING = "cl100k_base"
-# json.dumps with these options, minus the encoder it builds on every call (a third of a short text's cost)
+# json.dumps with these options, minus what it builds on every call: the encoder object and its C encoder (with
+# them, ~60% of a short value's cost). Without cycle marks: what is counted is JSON a server sent, which has no
+# cycles (one would end in RecursionError), and marks shared by threads would see another thread's value as a cycle.
 _CANONICAL = json.JSONEncoder(separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+_C_CANONICAL = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _CANONICAL.default, c_encode_basestring, None, ":", ",", True, False, True)
+)
 
 
 def canonical(obj: object) -> str:
-    return _CANONICAL.encode(obj)
+    if _C_CANONICAL is None or isinstance(obj, str):  # a str: as JSONEncoder.encode writes it
+        return _CANONICAL.encode(obj)
+    return "".join(_C_CANONICAL(obj, 0))
 
 
-def _canonical_parts(item: object) -> tuple[str, dict[str, str] | None]:
+def canonical_parts(item: object) -> tuple[str, dict[str, str] | None]:
     """`canonical(item)` and, for a dict, each member's text `"key":value` as `breakdown` counts it, no value
     serialised twice: json.dumps with sort_keys writes a dict of str keys as `{`, its members' texts in key
     order joined by `,`, then `}` (tests/unit/test_tokens_fast.py holds it to canonical() on hostile shapes)."""
@@ -196,9 +206,9 @@ class TokenCounter:
         # encode_ordinary: special-token text such as <|endoftext|> counts as plain text, never an error
         return _count(load_encoding(self.encoding), text)
 
-    def _start(self, texts: Iterable[str]) -> Callable[[], dict[str, int]]:
+    def counts(self, texts: Iterable[str]) -> Callable[[], dict[str, int]]:
         """Start counting each distinct text once (`count_text`), many of them on the pool; the function returned
-        waits for the counts."""
+        waits for the counts (`mcp_review.costs` counts a snapshot's every text in one such batch)."""
         unique = list(dict.fromkeys(texts))
         encoding = load_encoding(self.encoding)
 
@@ -220,9 +230,9 @@ class TokenCounter:
 
         return gather
 
-    def _counted(self, walk: Callable[[Count], T]) -> Callable[[], T]:
-        """Start `walk(count)` with each distinct text counted once, on the pool: a first walk collects the texts
-        (the walks of `claude` never branch on a count); the function returned waits and walks with the counts."""
+    def walked(self, walk: Callable[[Count], T]) -> T:
+        """`walk(count)` with each distinct text counted once, on the pool: a first walk collects the texts (the
+        walks of `claude` never branch on a count), the second walks with the counts."""
         texts: list[str] = []
 
         def collect(text: str) -> int:
@@ -230,8 +240,7 @@ class TokenCounter:
             return 0
 
         walk(collect)
-        counts = self._start(texts)
-        return lambda: walk(counts().__getitem__)
+        return walk(self.counts(texts)().__getitem__)
 
     def count_json(self, obj: object) -> int:
         return self.count_text(canonical(obj))
@@ -250,53 +259,24 @@ class TokenCounter:
         return Figure(round(tokens * max(size, counted) / counted), estimate=True)
 
     def count_tool(self, tool: object) -> int:
-        """One tool definition: its JSON text, or for an estimate the host's wrapping of it."""
+        """One tool definition: its JSON text, or for an estimate the host's wrapping of it (none for a tool that is
+        not an object: no host wraps one)."""
         if self.encoding == "claude":
             return claude.tool_cost(tool, self.count_text)
         return self.count_json(tool)
 
     def breakdown(self, item: object) -> dict[str, int]:
-        """{"total": N, key: N, ...}: the whole object, then each member `"key":value` in wire order."""
-        return self._figures(item, *_canonical_parts(item), self.count_text)
+        """{"total": N, key: N, ...}: the whole object (`count_tool`), then each member `"key":value` in wire order."""
+        return self.figures(item, *canonical_parts(item), self.count_text)
 
-    def _breakdowns(
-        self, items: list[object], parts: list[tuple[str, dict[str, str] | None]]
-    ) -> Callable[[], list[dict[str, int]]]:
-        """Start counting each item's `breakdown` from its canonical `parts` (`_canonical_parts`): each distinct
-        text counted once (schemas repeat across tools), on the pool; the function returned waits for them."""
-
-        def walk(count: Count) -> list[dict[str, int]]:
-            return [self._figures(item, *texts, count) for item, texts in zip(items, parts, strict=True)]
-
-        if self.encoding == "claude":  # its totals count texts inside the tool: a first walk finds them
-            return self._counted(walk)
-        counts = self._start(text for whole, members in parts for text in (whole, *(members or {}).values()))
-        return lambda: walk(counts().__getitem__)
-
-    def _figures(self, item: object, whole: str, members: dict[str, str] | None, count: Count) -> dict[str, int]:
-        if members is None:
-            return {"total": count(whole)}
+    def figures(self, item: object, whole: str, members: dict[str, str] | None, count: Count) -> dict[str, int]:
+        """`breakdown` of `item` from its `canonical_parts`, each text counted by `count`."""
         total = claude.tool_cost(item, count) if self.encoding == "claude" else count(whole)  # as `count_tool`
-        return {"total": total} | {key: count(text) for key, text in members.items()}
+        return {"total": total} | {key: count(text) for key, text in (members or {}).items()}
 
     def tools_total(self, tools: list[object], text: str | None = None) -> int:
         """The whole `tools` array as one JSON text (an estimate: as the host wraps the list); `text` is that
         text where the caller has it already."""
         if self.encoding == "claude":
-            return self._counted(lambda count: claude.tools_cost(tools, count))()
+            return self.walked(lambda count: claude.tools_cost(tools, count))
         return self.count_text(canonical(tools) if text is None else text)
-
-
-def first_figures(
-    tools: list[object], encoding: str, totals_in: Iterable[str] = ENCODINGS
-) -> tuple[list[dict[str, int]], dict[str, int]]:
-    """Each tool's `breakdown` in `encoding` and `tools_total` in each of `totals_in` (the app's first screen wants
-    every encoding, `list` its own): the same figures made faster for 10,000 tools (issue 12). Each canonical
-    text is made once for all of them (the list's is its tools' joined, as json.dumps writes a list), a tool's
-    fields are counted in one batch with every other tool's (each distinct text once, on the pool, see `_start`),
-    and the totals are worked out while the pool counts the breakdowns."""
-    parts = [_canonical_parts(tool) for tool in tools]
-    breakdowns = TokenCounter(encoding)._breakdowns(tools, parts)
-    listing = "[" + ",".join(whole for whole, _ in parts) + "]"
-    totals = {name: TokenCounter(name).tools_total(tools, listing) for name in totals_in}
-    return breakdowns(), totals

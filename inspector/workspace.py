@@ -1,4 +1,4 @@
-"""What the review app works on, without the app: the server (target, connection, snapshot and its token figures),
+"""What the review app works on, without the app: the server (target, connection, snapshot and its token costs),
 the review and the file it is saved to, the reviewer's calls, and the run choices. The TUI shows it and asks it;
 nothing here imports Textual, so it is tested without a screen (tests/integration/test_workspace.py).
 
@@ -21,6 +21,7 @@ from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import CheckPlan
 from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireEntry, WireLog
+from mcp_review.costs import Costs, review_tokens
 from mcp_review.diff import Diff, diff
 from mcp_review.output import write_text
 from mcp_review.plan import chosen_in_app
@@ -107,8 +108,7 @@ class Workspace:
         self.connection: Jobs | None = None
         self.wire: list[WireEntry] = []  # what crossed the wire since the screen last drew it (the session appends)
         self.snapshot: ServerSnapshot | None = None
-        self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
-        self.token_totals: dict[str, int] = {}  # the whole tools/list, per encoding
+        self.costs: Costs | None = None  # the snapshot's, the default encoding counted before it is shown
         self.failure: str | None = None
         self.review: Review | None = None
         self.call_log: list[dict[str, Any]] = []  # every call made or refused here, for the review's coverage
@@ -141,10 +141,11 @@ class Workspace:
         """The working connection opens again: its snapshot is gone until it answers."""
         self.snapshot = None
 
-    def connected(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], totals: dict[str, int]) -> bool:
-        """The server answered; True when a review saved before (this server's) came back with it."""
+    def connected(self, snapshot: ServerSnapshot, costs: Costs | None = None) -> bool:
+        """The server answered (`costs`: the snapshot's, as the connection counted them); True when a review saved
+        before (this server's) came back with it."""
         self.snapshot, self.failure = snapshot, None
-        self.tool_tokens, self.token_totals = tool_tokens, totals
+        self.costs = costs or Costs(snapshot)
         if self.review is not None:
             return False
         found = find_review(self.review_path)  # under another name too (saved before it was named after the server)
@@ -165,9 +166,7 @@ class Workspace:
         return self.review
 
     def _unchecked(self, snap: ServerSnapshot) -> Review:
-        encoding = self.counter.encoding
-        tools = [(t.key, tokens) for t, tokens in zip(snap.tools, self.tool_tokens, strict=False)]
-        tools.sort(key=lambda t: -t[1].get("total", 0))  # as a run's token report (checking.token_summary)
+        assert self.costs is not None  # set with the snapshot
         return Review(
             server={"name": snap.server_name, "version": snap.server_version, "info": snap.server_info},
             target=self.target.public(),
@@ -175,11 +174,7 @@ class Workspace:
             era=snap.era,
             transport=self.target.kind,
             tools=[t.key for t in snap.tools],
-            tokens={
-                "encoding": encoding,
-                "tools": [{"name": name, "tokens": tokens} for name, tokens in tools],
-                "total": self.token_totals.get(encoding, 0),
-            },
+            tokens=review_tokens(snap, self.costs.of(self.counter.encoding)),
             notes=snap.notes,
             waivers=list(self.plan.waivers),
             attestations=list(self.plan.attestations),
@@ -298,30 +293,30 @@ class Workspace:
 
     def compare_lock(self) -> concurrent.futures.Future[LockDiff]:
         """The live server against its lock, read and built in the files thread (every item in every encoding
-        takes a while on a big server)."""
-        assert self.snapshot is not None
-        return self._files.submit(self._compare, self.snapshot, self.lock_path())
+        takes a while on a big server: the lock reads them from `costs`, counted once)."""
+        assert self.snapshot is not None and self.costs is not None
+        return self._files.submit(self._compare, self.snapshot, self.costs, self.lock_path())
 
     def pin(self, approvals: list[lock.Approval]) -> concurrent.futures.Future[LockDiff]:
         """Write the lock from the live server with `approvals`, then compare again (nothing changed, then)."""
-        assert self.snapshot is not None
-        snapshot, path = self.snapshot, self.lock_path()
+        assert self.snapshot is not None and self.costs is not None
+        snapshot, costs, path = self.snapshot, self.costs, self.lock_path()
 
         def pin() -> LockDiff:
             try:
-                lock.save(path, lock.build(snapshot, approvals=approvals))
+                lock.save(path, lock.build(snapshot, approvals=approvals, costs=costs))
             except OSError as e:
                 return LockDiff(snapshot, path, None, f"cannot write {path}: {e.strerror}")
-            return self._compare(snapshot, path)
+            return self._compare(snapshot, costs, path)
 
         return self._files.submit(pin)
 
     @staticmethod
-    def _compare(snapshot: ServerSnapshot, path: Path) -> LockDiff:
+    def _compare(snapshot: ServerSnapshot, costs: Costs, path: Path) -> LockDiff:
         if not path.is_file():
             return LockDiff(snapshot, path, None)
         try:
-            return LockDiff(snapshot, path, diff(lock.load(path), lock.build(snapshot)))
+            return LockDiff(snapshot, path, diff(lock.load(path), lock.build(snapshot, costs=costs)))
         except lock.LockError as e:
             return LockDiff(snapshot, path, None, str(e))
 

@@ -75,9 +75,9 @@ async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter, l
 def _show(snapshot: ServerSnapshot, counter: TokenCounter, as_json: bool) -> None:
     """The figures, printed: as JSON (it needs no rich), else as the table (rich loads here, while the server
     exits, not after it)."""
-    from mcp_review.costs import token_report
+    from mcp_review.costs import Costs, document
 
-    report = token_report(snapshot, counter)
+    report = document(snapshot, Costs(snapshot).of(counter.encoding))
     if as_json:
         from mcp_review.output import json_text
 

@@ -24,6 +24,7 @@ from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.connection.probe import Prober
 from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireLog
+from mcp_review.costs import Costs
 from mcp_review.review import NEEDS_REVIEWER, Attestation, Fact, Finding, Status
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
@@ -95,6 +96,7 @@ class CheckContext:
         snapshot: ServerSnapshot,
         options: Options,
         counter: TokenCounter | None = None,
+        costs: Costs | None = None,
         attestations: Iterable[Attestation] = (),
         unreachable: str | None = None,
         pinned: dict[str, Any] | None = None,
@@ -110,6 +112,7 @@ class CheckContext:
         self.gate = CallGate.for_run(
             session, options.calls, options.allow_tools, lambda name: snapshot.tool(name) is not None
         )
+        self.costs = costs or Costs(snapshot)  # the snapshot's token costs, counted once for every rule and the lock
         self.task_runs: dict[str, Any] = {}  # tool name -> its run as a task (mcp_review.tasks.TaskRun), shared
         # issuer -> (its metadata, the exchanges that fetched it), as review.resource-server-metadata discovered it:
         # spec.deprecated-features reads it after every other rule (dynamic client registration)

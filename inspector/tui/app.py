@@ -188,7 +188,7 @@ class ReviewApp(ClosedScreensApp):
             return
         remember_target(ws.target)  # only servers that answered, the one named on the command line too
         snap = message.snapshot
-        if ws.connected(snap, message.tool_tokens, message.token_totals):  # this server's review, saved before
+        if ws.connected(snap, message.costs):  # this server's review, saved before
             self.checklist.show(ws.review)
             self.calls.show(ws.call_log, ws.target)
             assert ws.review is not None
@@ -206,19 +206,24 @@ class ReviewApp(ClosedScreensApp):
     def _show_snapshot(self) -> None:
         """The overview and the tools, with what the review found in them."""
         ws = self.workspace
-        if ws.snapshot is not None:
+        if ws.snapshot is not None and ws.costs is not None:
             self._show_overview()
-            self.tools.show(ws.snapshot, ws.tool_tokens, ws.review)
-            self.main.query_one(PrimitivesPane).show(ws.snapshot, ws.review)
-            self.main.query_one(SkillsPane).show(ws.snapshot, ws.review)
+            self.tools.show(ws.snapshot, ws.costs, ws.review)
+            self.main.query_one(PrimitivesPane).show(ws.snapshot, ws.costs, ws.review)
+            self.main.query_one(SkillsPane).show(ws.snapshot, ws.costs, ws.review)
             self.main.show_skills(ws.snapshot.skills is not None)
             self.main.query_one(ChangesPane).show()
 
     def _show_overview(self) -> None:
         ws = self.workspace
-        if ws.snapshot is not None:
-            overview = self.main.query_one(OverviewPane)
-            overview.show(ws.snapshot, ws.target, ws.token_totals, ws.review, ws.tool_tokens)
+        if ws.snapshot is not None and ws.costs is not None:
+            self.main.query_one(OverviewPane).show(ws.snapshot, ws.target, ws.costs, ws.review)
+
+    @on(msg.Costed)
+    def show_costs(self, message: msg.Costed) -> None:
+        """Every encoding counted: the Overview's totals (the tool screen reads them when it opens)."""
+        if message.costs is self.workspace.costs:
+            self._show_overview()
 
     @on(msg.ConnectionLost)
     def show_failure(self, message: msg.ConnectionLost) -> None:

@@ -19,11 +19,12 @@ from mcp_review.connection.channel import Budget
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.session import ClientHandlers, Session
 from mcp_review.connection.wire import WireEntry, WireLog
+from mcp_review.costs import Costs
 from mcp_review.encodings import ENCODINGS
 from mcp_review.targets import Target
 from mcp_review.text import visible
-from mcp_review.tokens import TokenCounter, first_figures
-from mcp_review.tui.messages import Connected, ConnectionLost, Fetch, Show
+from mcp_review.tokens import TokenCounter
+from mcp_review.tui.messages import Connected, ConnectionLost, Costed, Fetch, Show
 from mcp_review.workspace import Job
 
 CLOSE_WAIT = 5.0  # seconds the app waits for a connection to close when it quits
@@ -89,13 +90,16 @@ class Connection:
             async with session:
                 snapshot = await take_snapshot(session)
                 session.budget = None  # the reviewer's own calls wait as long as --timeout says
-                # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag)
-                tokens, totals = await asyncio.to_thread(self._count_tokens, snapshot)
+                # counted in a thread, so 10,000 tools do not freeze the screen (bench/tui.py measures the lag): the
+                # default encoding before the first screen, the others after it (the Overview's totals follow)
+                costs = Costs(snapshot)
+                await asyncio.to_thread(costs.of, self.counter.encoding)
                 # The listing lives as long as the session: the collector stops scanning it. Each of its full
                 # passes over 10,000 tools' objects held every thread, the app's too, for 0.1-0.15 s (a key
                 # waited that long). Freezing only stops cycle collection: the listing is freed when dropped.
                 gc.freeze()
-                self.app.post_message(Connected(snapshot, tokens, totals, self))
+                self.app.post_message(Connected(snapshot, costs, self))
+                self.app.run_worker(lambda: self._count_all(costs), thread=True, group="costs", exit_on_error=False)
                 while (job := await jobs.get()) is not None:
                     await job(session, snapshot)
                     if session.failure is not None:  # the server died during the job: say so, offer reconnect
@@ -115,5 +119,10 @@ class Connection:
 
         self.submit(job)
 
-    def _count_tokens(self, snap: ServerSnapshot) -> tuple[list[dict[str, int]], dict[str, int]]:
-        return first_figures(snap.tools.raw, self.counter.encoding)
+    def _count_all(self, costs: Costs) -> None:
+        """Every other encoding, in a thread worker of its own (jobs do not wait for it), then the app is told."""
+        try:
+            for encoding in ENCODINGS:
+                costs.of(encoding)
+        finally:
+            self.app.post_message(Costed(costs))

@@ -15,6 +15,7 @@ from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item, ServerSnapshot
 from mcp_review.connection.pace import Slow
 from mcp_review.connection.wire import WireLog
+from mcp_review.costs import Costs
 from mcp_review.review import Finding, Review
 from mcp_review.rules.core import Rule
 from mcp_review.workspace import LockDiff
@@ -23,9 +24,15 @@ from mcp_review.workspace import LockDiff
 @dataclass
 class Connected(Message):
     snapshot: ServerSnapshot
-    tool_tokens: list[dict[str, int]]  # each tool's breakdown in the default encoding
-    token_totals: dict[str, int]  # the whole tools/list, per encoding
+    costs: Costs  # the snapshot's, counted in the default encoding (the others follow: `Costed`)
     source: object = None  # the `Connection` that connected: the current one, or a server being tried
+
+
+@dataclass
+class Costed(Message):
+    """Every encoding of `costs` is counted (the Overview shows each total, the tool screen each breakdown)."""
+
+    costs: Costs
 
 
 @dataclass

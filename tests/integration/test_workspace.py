@@ -63,7 +63,7 @@ async def test_the_review_and_the_calls_are_saved_off_the_calling_thread_and_com
     target = surface("v1")
     snapshot = await listed(target)
     ws = Workspace(target, state_dir=tmp_path, export_dir=tmp_path)
-    assert ws.connected(snapshot, [], {}) is False, "nothing saved yet"
+    assert ws.connected(snapshot) is False, "nothing saved yet"
     ws.review = review_of(ws)
     ws.called({"tool": "notes_get", "arguments": {}, "purpose": "reviewer", "outcome": "ok"})
     saved = ws.save()
@@ -74,7 +74,7 @@ async def test_the_review_and_the_calls_are_saved_off_the_calling_thread_and_com
     assert [c["tool"] for c in written["coverage"] if c.get("purpose") == "reviewer"] == ["notes_get"]
 
     again = Workspace(target, state_dir=tmp_path, export_dir=tmp_path)
-    assert again.connected(snapshot, [], {}) is True, "the same server's review came back"
+    assert again.connected(snapshot) is True, "the same server's review came back"
     assert again.review is not None and [f.rule for f in again.review.findings] == ["review.annotations-set"]
     assert [c["tool"] for c in again.call_log] == ["notes_get"]
     again.close()
@@ -83,14 +83,14 @@ async def test_the_review_and_the_calls_are_saved_off_the_calling_thread_and_com
 async def test_the_lock_is_pinned_compared_and_its_errors_said_in_the_files_thread(tmp_path):
     v1, v2 = await listed(surface("v1")), await listed(surface("v2"))
     ws = Workspace(surface("v1"), state_dir=tmp_path, export_dir=tmp_path)
-    ws.connected(v1, [], {})
+    ws.connected(v1)
     none = ws.compare_lock().result(60)
     assert none.diff is None and none.error is None and not (tmp_path / "mcp-review.lock").exists()
     pinned = ws.pin([]).result(60)
     assert (tmp_path / "mcp-review.lock").is_file() and pinned.diff is not None and pinned.diff.changes == []
 
     ws.switch(Recorded(), surface("v2"), [])
-    ws.connected(v2, [], {})
+    ws.connected(v2)
     changed = ws.compare_lock().result(60)
     assert changed.snapshot is v2 and changed.diff is not None
     assert {c.key for c in changed.diff.changes if c.change_class == "safety"} >= {"notes_share", "notes_get"}

@@ -1,4 +1,4 @@
-"""The batched token counts (`first_figures`, the app's first screen) are the plain per-text counts.
+"""The batched token counts (`mcp_review.costs`: `list`, the review, the lock, the app) are the plain per-text counts.
 
 The reference here is written out again on purpose: json.dumps and tiktoken's encode_ordinary called text by
 text, as `breakdown` and `tools_total` counted before issue 12. Any drift of the fast path (a member text
@@ -15,8 +15,10 @@ import time
 import pytest
 
 from mcp_review import claude, tokens
+from mcp_review.catalog import LISTS, Item, Listing, ServerSnapshot
+from mcp_review.costs import Costs
 from mcp_review.encodings import ENCODINGS, get_encoding
-from mcp_review.tokens import EXACT_CHARS, TokenCounter, canonical, first_figures
+from mcp_review.tokens import EXACT_CHARS, TokenCounter, canonical
 from tests.servers.many import generate_tools
 
 
@@ -35,9 +37,9 @@ def plain_breakdown(encoding: str, item: object) -> dict[str, int]:
     def count(text: str) -> int:
         return plain_count(encoding, text)
 
-    if not isinstance(item, dict):
-        return {"total": count(dumps(item))}
     out = {"total": claude.tool_cost(item, count) if encoding == "claude" else count(dumps(item))}
+    if not isinstance(item, dict):
+        return out
     for key, value in item.items():
         out[str(key)] = count(f"{dumps(str(key))}:{dumps(value)}")
     return out
@@ -93,15 +95,28 @@ def tool_sets() -> list[list[object]]:
     return [[], few, many]
 
 
+def listed(tools: list[object], prompts: list[object] = ()) -> ServerSnapshot:  # type: ignore[assignment]
+    """A snapshot that lists `tools` (and `prompts`), as if a server had sent them on one page."""
+    snapshot = ServerSnapshot.unreachable({}, "")
+    snapshot.instructions = "Use the tools: <|endoftext|> 検索"
+    for kind, raws in (("tool", tools), ("prompt", prompts)):
+        spec = next(s for s in LISTS if s.kind == kind)
+        snapshot.lists[kind] = Listing(spec, [Item(kind, raw, 1, 1, i) for i, raw in enumerate(raws)])
+    return snapshot
+
+
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_the_batched_figures_are_the_plain_per_text_counts(encoding, monkeypatch):
     monkeypatch.setattr(tokens, "WORKERS", 3)  # chunked across the pool even on a one-core machine
     counter = TokenCounter(encoding)
     for tools in tool_sets():
         expected = [plain_breakdown(encoding, tool) for tool in tools]
-        assert first_figures(tools, encoding) == (expected, {name: plain_total(name, tools) for name in ENCODINGS})
-        assert first_figures(tools, encoding, (encoding,)) == (expected, {encoding: plain_total(encoding, tools)})
+        figures = Costs(listed(tools, tools[:5])).of(encoding)
+        assert (figures.tools, figures.total) == (expected, plain_total(encoding, tools))
+        assert figures.items["prompt"] == [plain_count(encoding, dumps(p)) for p in tools[:5]]
+        assert figures.instructions == plain_count(encoding, "Use the tools: <|endoftext|> 検索")
         assert [counter.breakdown(tool) for tool in tools] == expected
+        assert [counter.count_tool(tool) for tool in tools] == [b["total"] for b in expected]
         assert counter.tools_total(tools) == plain_total(encoding, tools)
 
 
@@ -109,11 +124,11 @@ def test_a_tools_canonical_text_is_joined_from_its_members():
     """The identity the fast path rests on: json.dumps writes a dict as its members' texts in key order."""
     for tools in tool_sets():
         for tool in tools:
-            whole, members = tokens._canonical_parts(tool)
+            whole, members = tokens.canonical_parts(tool)
             assert whole == canonical(tool) == dumps(tool)
             if isinstance(tool, dict):
                 assert members == {str(k): f"{dumps(str(k))}:{dumps(v)}" for k, v in tool.items()}
-        assert "[" + ",".join(tokens._canonical_parts(t)[0] for t in tools) + "]" == dumps(tools)
+        assert "[" + ",".join(tokens.canonical_parts(t)[0] for t in tools) + "]" == dumps(tools)
 
 
 def test_counting_threads_yield_to_the_server_and_the_screen():

@@ -13,6 +13,8 @@ from textual.widgets import Static, TabPane
 
 from mcp_review import claims
 from mcp_review.catalog import ServerSnapshot
+from mcp_review.costs import Costs
+from mcp_review.encodings import ENCODINGS
 from mcp_review.review import Review
 from mcp_review.targets import Target
 from mcp_review.text import one_line, visible
@@ -66,7 +68,7 @@ class OverviewPane(TabPane):
         super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.counter = counter
         self.drift: Text | None = None  # how far the server drifted from the lock (`show_drift`)
-        self.shown: tuple[ServerSnapshot, Target, dict[str, int], Review | None, Sequence[dict[str, int]]] | None = None
+        self.shown: tuple[ServerSnapshot, Target, Costs, Review | None] | None = None
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="overview-scroll"):
@@ -88,17 +90,11 @@ class OverviewPane(TabPane):
         if self.shown is not None:
             self.show(*self.shown)
 
-    def show(
-        self,
-        snap: ServerSnapshot,
-        target: Target,
-        token_totals: dict[str, int],
-        review: Review | None,
-        tool_tokens: Sequence[dict[str, int]] = (),
-    ) -> None:
+    def show(self, snap: ServerSnapshot, target: Target, costs: Costs, review: Review | None) -> None:
         """What the app is for, on the first screen: who the server is, the verdict (or that there is none
-        yet), how far it drifted from the lock, and the tools with what they cost a client's context."""
-        self.shown = (snap, target, token_totals, review, tool_tokens)
+        yet), how far it drifted from the lock, and the tools with what they cost a client's context (as `costs`
+        counted them, off the loop: an encoding not counted yet says so)."""
+        self.shown = (snap, target, costs, review)
         out = Text()
         out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
         if review is not None and review.verdict != "NOT_CHECKED":
@@ -121,13 +117,16 @@ class OverviewPane(TabPane):
             (snap.prompts, "prompt"),
         )
         out.append(" · ".join(plural(len(items), noun) for items, noun in offered) + "\n")
-        costs = " · ".join(f"{n:,} {e}{' (estimate)' if e in ESTIMATES else ''}" for e, n in token_totals.items())
-        out.append(f"tools/list costs {costs} tokens (canonical JSON; the estimate as the host wraps tools)\n")
-        if snap.instructions:
-            out.append(
-                f"instructions cost {self.counter.count_text(snap.instructions):,} {self.counter.encoding} tokens\n"
-            )
-        costly = sorted(((t.get("total", 0), i) for i, t in enumerate(tool_tokens)), reverse=True)[:TOP_TOOLS]
+        totals = " · ".join(
+            f"{f.total:,} {e}{' (estimate)' if e in ESTIMATES else ''}" if (f := costs.counted(e)) else f"{e} counting…"
+            for e in ENCODINGS
+        )
+        out.append(f"tools/list costs {totals} tokens (canonical JSON; the estimate as the host wraps tools)\n")
+        figures = costs.counted(self.counter.encoding)  # counted before the connection said it was connected
+        tools = figures.tools if figures else []
+        if snap.instructions and figures:
+            out.append(f"instructions cost {figures.instructions:,} {self.counter.encoding} tokens\n")
+        costly = sorted(((t["total"], i) for i, t in enumerate(tools)), reverse=True)[:TOP_TOOLS]
         if costly:
             out.append(f"\ntools by token cost (the Tools tab lists all {len(snap.tools):,}):\n", style="bold")
             for total, i in costly:

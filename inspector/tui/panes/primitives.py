@@ -17,6 +17,7 @@ from textual.widgets import TabPane
 
 from mcp_review.apps import is_app_resource, links
 from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.costs import Costs
 from mcp_review.review import Review
 from mcp_review.text import one_line
 from mcp_review.tokens import TokenCounter
@@ -41,13 +42,17 @@ class PrimitivesPane(TabPane):
         self.counter = counter
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
+        self.items: dict[str, list[int]] = {}  # each prompt's, resource's and template's tokens (`Costs`)
         self.apps: set[str] = set()  # the URIs the tools name
 
     def compose(self) -> ComposeResult:
         yield Grid(self.COLUMNS, flex="description", zebra_stripes=True, id="primitives")
 
-    def show(self, snapshot: ServerSnapshot, review: Review | None = None) -> None:
+    def show(self, snapshot: ServerSnapshot, costs: Costs, review: Review | None = None) -> None:
+        """The resources, templates and prompts with their costs (the default encoding's, counted already)."""
         self.snapshot, self.review = snapshot, review
+        figures = costs.counted(self.counter.encoding)
+        self.items = figures.items if figures else {}
         self.apps = {link.uri for tool in snapshot.tools for link in links(tool)}
         listings = (snapshot.resources, snapshot.templates, snapshot.prompts)
         self.query_one(Grid).show([item for listing in listings for item in listing], self.cells)
@@ -55,7 +60,8 @@ class PrimitivesPane(TabPane):
     def cells(self, item: Item) -> tuple[str, Text, Text, int]:
         description = Text(one_line(item.description or "", 60))
         kind = "app" if item.kind == "resource" and self.is_app(item) else item.kind
-        return kind, Text(one_line(item.key, 60)), description, self.counter.count_json(item.raw)
+        tokens = self.items.get(item.kind, [])
+        return kind, Text(one_line(item.key, 60)), description, tokens[item.index] if item.index < len(tokens) else 0
 
     def is_app(self, item: Item) -> bool:
         return is_app_resource(item) or item.key in self.apps

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.widgets import Static, TabPane
 
 from mcp_review.catalog import ServerSnapshot
+from mcp_review.costs import Costs
 from mcp_review.review import Review
 from mcp_review.skills import Read, Skill, take
 from mcp_review.text import one_line, visible
@@ -37,14 +38,17 @@ class SkillsPane(TabPane):
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
         self.worst: dict[str, str] = {}
+        self.tokens: dict[int, int] = {}  # each listed skill's frontmatter tokens (`Costs`), by the skill's id
 
     def compose(self) -> ComposeResult:
         yield Grid(self.COLUMNS, flex="description", zebra_stripes=True, id="skills")
         yield Static(id="skill-detail")
 
-    def show(self, snapshot: ServerSnapshot, review: Review | None = None) -> None:
+    def show(self, snapshot: ServerSnapshot, costs: Costs, review: Review | None = None) -> None:
         self.snapshot, self.review = snapshot, review
         self.worst = worst_by_subject(review)
+        figures, skills = costs.counted(self.counter.encoding), snapshot.skills.skills if snapshot.skills else []
+        self.tokens = dict(zip(map(id, skills), figures.skills, strict=True)) if figures else {}
         self.query_one(Grid).show(snapshot.skills.skills if snapshot.skills else [], self.cells)
         self.show_skill()
 
@@ -57,7 +61,7 @@ class SkillsPane(TabPane):
         return (
             Text(one_line(skill.key.removeprefix("skill://").removesuffix("/SKILL.md"), 40)),
             Text(one_line(skill.description, 60)),
-            self.counter.count_json(skill.frontmatter),
+            self.tokens.get(id(skill), 0),
             Text(worst, style=status_style(self.app, worst)) if worst else Text(""),
         )
 

@@ -18,6 +18,7 @@ from textual.widgets import Input, Static
 from mcp_review.apps import links
 from mcp_review.calls import effective_hints
 from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.costs import Costs
 from mcp_review.encodings import ENCODINGS
 from mcp_review.review import STATUSES, Review, rank
 from mcp_review.text import one_line, visible
@@ -103,6 +104,7 @@ class ToolsPane(FilteredPane):
         self.counter = counter
         self.snapshot: ServerSnapshot | None = None
         self.review: Review | None = None
+        self.costs: Costs | None = None  # the snapshot's: each tool's breakdown, per encoding
         self.tool_tokens: list[dict[str, int]] = []  # each tool's breakdown in the default encoding
         self.worst: dict[str, str] = {}  # each tool's worst status in the review
         self.texts: list[str] = []  # what the filter searches in each tool, lower case
@@ -116,8 +118,11 @@ class ToolsPane(FilteredPane):
         yield grid
         yield Static(id="tool-detail")
 
-    def show(self, snapshot: ServerSnapshot, tool_tokens: list[dict[str, int]], review: Review | None) -> None:
-        self.snapshot, self.tool_tokens, self.review = snapshot, tool_tokens, review
+    def show(self, snapshot: ServerSnapshot, costs: Costs, review: Review | None) -> None:
+        """The tools with their costs (the default encoding's, counted before the connection said it was up)."""
+        figures = costs.counted(self.counter.encoding)
+        self.snapshot, self.costs, self.review = snapshot, costs, review
+        self.tool_tokens = figures.tools if figures else [{"total": 0} for _ in snapshot.tools]
         self.worst = worst_by_subject(review)  # once per review, not per keystroke (110,000 findings)
         self.texts = [searched(item) for item in snapshot.tools]
         apps = any(links(item) for item in snapshot.tools)
@@ -230,7 +235,7 @@ class ToolsPane(FilteredPane):
             detail.append("no tool matches the filter" if self.snapshot and self.snapshot.tools else "", style="dim")
         else:
             detail.append(f"{one_line(item.key, 100)}  (enter: all of it)\n", style="bold")
-            for title, body, _collapsed in self.sections(item, [self.counter]):
+            for title, body, _collapsed in self.sections(item, [self.counter.encoding]):
                 detail.append(f"{title}\n", style="bold")
                 detail.append_text(body)
                 detail.append("\n")
@@ -241,11 +246,12 @@ class ToolsPane(FilteredPane):
         item = self.highlighted()
         if item is None:
             return
-        counters = [self.counter] + [TokenCounter(e) for e in ENCODINGS if e != self.counter.encoding]
-        self.app.push_screen(ToolScreen(one_line(item.key, 100), self.sections(item, counters)))
+        encodings = [self.counter.encoding] + [e for e in ENCODINGS if e != self.counter.encoding]
+        self.app.push_screen(ToolScreen(one_line(item.key, 100), self.sections(item, encodings)))
 
-    def sections(self, item: Item, counters: list[TokenCounter]) -> list[tuple[str, Text, bool]]:
-        """(title, body, collapsed) of one tool: description, findings, tokens per encoding, schemas, hints."""
+    def sections(self, item: Item, encodings: list[str]) -> list[tuple[str, Text, bool]]:
+        """(title, body, collapsed) of one tool: description, findings, tokens per encoding (as counted: one not
+        counted yet says so), schemas, hints."""
         raw = item.raw if isinstance(item.raw, dict) else {}
         description = Text(visible(item.description or "(no description)", 4000))
         if item.problems:
@@ -263,10 +269,11 @@ class ToolsPane(FilteredPane):
                 findings.append(f"{f.effective} {f.rule}: {one_line(f.message, 200)}\n", style=style)
         sections.append((f"findings ({len(findings.plain.splitlines())})", findings, False))
         tokens = Text()
-        for counter in counters:
-            breakdown = self.tool_tokens[item.index] if counter is self.counter else counter.breakdown(raw)
-            name = f"{counter.encoding} (estimate)" if counter.encoding in ESTIMATES else counter.encoding
-            tokens.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in breakdown.items()) + "\n")
+        for encoding in encodings:
+            figures = self.costs.counted(encoding) if self.costs else None
+            said = ", ".join(f"{k} {v}" for k, v in figures.tools[item.index].items()) if figures else "counting…"
+            tokens.append(f"{encoding} (estimate): " if encoding in ESTIMATES else f"{encoding}: ")
+            tokens.append(said + "\n")
         sections.append(("tokens", tokens, False))
         for key in ("inputSchema", "outputSchema"):
             if key in raw:
