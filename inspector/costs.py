@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING, Any
 from mcp_review import __version__, claude
 from mcp_review.encodings import ENCODINGS, UnknownEncoding
 from mcp_review.skills import body as skill_body
-from mcp_review.tokens import DEFAULT_ENCODING, ESTIMATES, Count, TokenCounter, canonical, canonical_parts
+from mcp_review.tokens import (
+    DEFAULT_ENCODING,
+    ESTIMATES,
+    EXACT_CHARS,
+    JOINED,
+    Count,
+    TokenCounter,
+    canonical,
+    canonical_parts,
+    joins,
+)
 
 if TYPE_CHECKING:
     from mcp_review.catalog import ServerSnapshot
@@ -53,6 +63,7 @@ class Costs:
         self._counting = {name: threading.Lock() for name in ENCODINGS}
         self._making = threading.Lock()
         self._parts: list[tuple[str, dict[str, str] | None]] | None = None
+        self._joined: list[tuple[list[str], list[str]] | None] | None = None
 
     def of(self, encoding: str = DEFAULT_ENCODING) -> Figures:
         """`encoding`'s figures, counted in the caller's thread on the first ask (a second asker waits for them)."""
@@ -87,6 +98,16 @@ class Costs:
                 self._parts = [canonical_parts(tool) for tool in self.snapshot.tools.raw]
             return self._parts
 
+    def joined(self) -> list[tuple[list[str], list[str]] | None]:
+        """Each tool's `joins`, where its whole text is its members' joined (a dict of str keys, not too long
+        to count exactly), made once for the `JOINED` encodings: their totals need no text of their own."""
+        parts = self.parts()
+        with self._making:
+            if self._joined is None:
+                tools = self.snapshot.tools.raw
+                self._joined = [_joins(tool, *texts) for tool, texts in zip(tools, parts, strict=True)]
+            return self._joined
+
     def _count(self, counter: TokenCounter) -> Figures:
         snapshot, parts = self.snapshot, self.parts()
         tools = snapshot.tools.raw
@@ -96,11 +117,15 @@ class Costs:
         fronts = [canonical(skill.frontmatter) for skill in skills]
         bodies = [skill_body(skill) for skill in skills]
         instructions = snapshot.instructions or ""
+        joined = self.joined() if counter.encoding in JOINED else [None] * len(parts)
 
         def walk(count: Count) -> Figures:
             return Figures(
                 counter.encoding,
-                [counter.figures(tool, *texts, count) for tool, texts in zip(tools, parts, strict=True)],
+                [
+                    _breakdown(counter, tool, *texts, joins, count)
+                    for tool, texts, joins in zip(tools, parts, joined, strict=True)
+                ],
                 claude.tools_cost(tools, count) if counter.encoding == "claude" else count(listing),
                 {kind: [count(text) for text in texts] for kind, texts in others.items()},
                 count(instructions) if instructions else 0,
@@ -110,10 +135,38 @@ class Costs:
 
         if counter.encoding == "claude":  # its tools' totals count texts inside each tool: a first walk finds them
             return counter.walked(walk)
-        texts = [text for whole, members in parts for text in (whole, *(members or {}).values())]
-        texts += [listing, instructions, *fronts, *(b for b in bodies if b is not None)]
+        texts = [listing, instructions, *fronts, *(b for b in bodies if b is not None)]
+        for (whole, members), pieces in zip(parts, joined, strict=True):
+            texts += (members or {}).values()
+            if pieces is None:
+                texts.append(whole)
+            else:
+                texts += pieces[0]
+                texts += pieces[1]
         texts += [text for kind in OTHERS for text in others[kind]]
         return walk(counter.counts(texts)().__getitem__)
+
+
+def _joins(tool: object, whole: str, members: dict[str, str] | None) -> tuple[list[str], list[str]] | None:
+    if members is None or len(whole) > EXACT_CHARS or not all(type(key) is str for key in tool):  # type: ignore[attr-defined]
+        return None
+    return joins([members[key] for key in sorted(members)])
+
+
+def _breakdown(
+    counter: TokenCounter,
+    tool: object,
+    whole: str,
+    members: dict[str, str] | None,
+    joined: tuple[list[str], list[str]] | None,
+    count: Count,
+) -> dict[str, int]:
+    """A tool's breakdown (`TokenCounter.figures`), its total made from its fields' counts where it is `joined`."""
+    if joined is None:
+        return counter.figures(tool, whole, members, count)
+    fields = {key: count(text) for key, text in (members or {}).items()}
+    plus, minus = joined
+    return {"total": sum(fields.values()) + sum(map(count, plus)) - sum(map(count, minus))} | fields
 
 
 def review_tokens(snapshot: ServerSnapshot, figures: Figures) -> dict[str, Any]:

@@ -15,9 +15,9 @@ costs per tool, description and property, calibrated by ai-tokenizer), not as it
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -64,6 +64,44 @@ def canonical_parts(item: object) -> tuple[str, dict[str, str] | None]:
     return canonical(item), members  # keys json.dumps turns into text (1, None): let it say how
 
 
+# Where a text splits without changing its count: after an ASCII letter, before an ASCII character that is not a
+# letter nor `'`. BPE runs on each piece the encoding's regex cuts a text into (tiktoken: `find_iter`, then each
+# match on its own), and in cl100k_base's and o200k_base's regexes a letter's piece ends at such a character (a
+# letter run or a contraction stops there; o200k_base takes `'s` into the word, and marks (\p{M}), all non-ASCII),
+# while the piece after it starts there whatever came before (no lookbehind; the lookaheads read later text only).
+# So count(a + b) == count(a) + count(b) at such a split (tests/unit/test_tokens_fast.py holds it on hostile texts).
+_EDGE = r"[A-Za-z](?=[\x00-&(-@\[-`{-\x7f])"
+_FIRST_EDGE = re.compile(_EDGE)
+_LAST_EDGE = re.compile("(?s).*" + _EDGE)
+JOINED = ("cl100k_base", "o200k_base")  # the encodings the split holds for (claude's totals are not JSON text)
+
+
+def joins(members: list[str]) -> tuple[list[str], list[str]]:
+    """(plus, minus): the texts whose counts make `"{" + ",".join(members) + "}"` (a dict's canonical text, see
+    `canonical_parts`) from its members' counts, in the `JOINED` encodings: count(whole) == sum(count(m) for m in
+    members) + sum(map(count, plus)) - sum(map(count, minus)) for a whole of at most EXACT_CHARS characters (a
+    longer one is extrapolated: counted over a prefix). Each member splits at its first and last edge (`_EDGE`)
+    into head, middle and tail; the whole is each middle and the pieces between them (a tail, a comma, the next
+    head), which are few and alike across a server's tools: counted once, the whole costs nearly nothing more."""
+    plus: list[str] = []
+    minus: list[str] = []
+    between = "{"  # the text from the last edge on
+    for i, member in enumerate(members):
+        between += "," if i else ""
+        first = _FIRST_EDGE.search(member)
+        last = _LAST_EDGE.match(member) if first else None
+        if first is None or last is None:  # no edge: the member lies whole in the piece between its neighbours'
+            between += member
+            minus.append(member)
+            continue
+        head, tail = member[: first.end()], member[last.end() :]
+        plus.append(between + head)
+        minus += (head, tail)
+        between = tail
+    plus.append(between + "}")
+    return plus, minus
+
+
 EXACT_CHARS = 256 * 1024  # longer texts: counted over this many characters, the rest extrapolated
 # Many texts are counted on a pool made once (tiktoken's `encode_ordinary_batch` makes one per call): its Rust
 # encoder releases the GIL, so the pool's threads count on every core while the app's event loop runs.
@@ -73,19 +111,14 @@ _POOLS: list[ThreadPoolExecutor] = []
 _MAKING_POOL = threading.Lock()
 
 
-def _yielding() -> None:
-    """Lower the calling thread's scheduling priority (Linux sets it per thread): counting is background work, and
-    the server starts and exits meanwhile (`list` overlaps them, on two cores; the app's loop runs beside it)."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-
-
 def _pool() -> ThreadPoolExecutor:
     with _MAKING_POOL:
         if not _POOLS:
             from concurrent.futures import ThreadPoolExecutor
 
-            _POOLS.append(ThreadPoolExecutor(WORKERS, thread_name_prefix="tokens", initializer=_yielding))
+            # at the process's own priority: a lower one starved on a busy machine (issue 36: `list` took 2.23x the
+            # Inspector's time beside other work, its counting threads at nice 10 waiting for the CPU)
+            _POOLS.append(ThreadPoolExecutor(WORKERS, thread_name_prefix="tokens"))
         return _POOLS[0]
 
 
@@ -97,7 +130,6 @@ def shutdown() -> None:
 
 
 def _preload(encoding: str) -> None:
-    _yielding()
     load_encoding(encoding)
 
 
@@ -107,16 +139,13 @@ T = TypeVar("T")
 
 
 def in_background(work: Callable[[], T]) -> Future[T]:
-    """`work()` on a thread of its own at the counting threads' lower priority (`_yielding`): `list` counts and
-    prints while its server exits, and on two cores the server's exit then comes first (measured over 21 runs:
-    the server's exit ~6 ms sooner than beside a report counted at normal priority, near the machine's noise). A
-    daemon thread: the quick exit never waits for it."""
+    """`work()` on a thread of its own (`list` counts and prints while its server exits). A daemon thread: the quick
+    exit never waits for it."""
     from concurrent.futures import Future
 
     done: Future[T] = Future()
 
     def run() -> None:
-        _yielding()
         try:
             done.set_result(work())
         except BaseException as e:  # handed to whoever waits, as an executor would

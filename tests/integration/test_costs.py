@@ -49,5 +49,5 @@ def test_a_check_with_a_lock_encodes_each_tools_fields_once_per_encoding(tmp_pat
     wholes = {tokens.canonical(tool) for tool in snapshot.tools.raw}
     for encoding in ENCODINGS:
         assert {text: encoded[encoding, text] for text in fields} == dict.fromkeys(fields, 1), encoding
-        if encoding != "claude":  # the estimate's totals count the texts inside a tool, not its JSON
-            assert {text: encoded[encoding, text] for text in wholes} == dict.fromkeys(wholes, 1), encoding
+        # a whole definition at most once: its total is mostly made from its fields' counts (`tokens.joins`)
+        assert all(encoded[encoding, text] <= 1 for text in wholes), encoding
