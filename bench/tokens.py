@@ -5,7 +5,7 @@
 First MB of canonical JSON per second per encoding. Then, on `tests/servers/many.py`'s tools, the seconds to
 the figures the app's first screen waits for (issue 12): each tool's breakdown in the default encoding and
 the list's total in every encoding, counted one call at a time (`breakdown` per tool, `tools_total` per
-encoding) and as one batch (`first_figures`: texts made once, distinct ones counted once, on a thread pool).
+encoding) and as one batch (`mcp_review.costs`: texts made once, distinct ones counted once, on a thread pool).
 Counted in a thread as the app counts, with the event loop's worst lag meanwhile (how long a key could wait;
 the worst of 3 runs) and the fastest of 3 (the machine is shared). The two ways must give the same numbers.
 """
@@ -23,9 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.tui import Lag  # noqa: E402
+from mcp_review.costs import Costs  # noqa: E402
 from mcp_review.encodings import ENCODINGS, get_encoding  # noqa: E402
-from mcp_review.tokens import TokenCounter, canonical, first_figures  # noqa: E402
+from mcp_review.tokens import TokenCounter, canonical  # noqa: E402
 from tests.servers.many import generate_tools  # noqa: E402
+from tests.support import listed  # noqa: E402
 
 Figures = tuple[list[dict[str, int]], dict[str, int]]
 
@@ -75,7 +77,10 @@ def one_at_a_time(tools: list[object]) -> Figures:
 
 
 def batched(tools: list[object]) -> Figures:
-    return first_figures(tools, TokenCounter().encoding)
+    """As the app's first screen and `list` count them: a snapshot's `Costs`, the default encoding's breakdowns
+    and every encoding's total."""
+    costs = Costs(listed(tools))
+    return costs.of().tools, {e: costs.of(e).total for e in ENCODINGS}
 
 
 async def in_a_thread(count: Callable[[list[object]], Figures], tools: list[object]) -> tuple[float, float, Figures]:

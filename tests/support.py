@@ -13,6 +13,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp_review.catalog import ServerSnapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
@@ -143,3 +147,15 @@ def http_fixture(name: str, *extra: str, mode: str = "--http", path: str = "/mcp
     port = free_port()
     with running(fixture_argv(name, mode, "--port", str(port), *extra), port):
         yield f"http://127.0.0.1:{port}{path}"
+
+
+def listed(tools: list[Any], prompts: list[Any] = ()) -> ServerSnapshot:  # type: ignore[assignment]
+    """A snapshot that lists `tools` (and `prompts`) as a server sent them on one page, without a server: for what
+    only reads a listing (costs, tests/unit/test_tokens_fast.py and bench/tokens.py)."""
+    from mcp_review.catalog import LISTS, Item, Listing, ServerSnapshot
+
+    snapshot = ServerSnapshot.unreachable({}, "")
+    for kind, raws in (("tool", tools), ("prompt", prompts)):
+        spec = next(s for s in LISTS if s.kind == kind)
+        snapshot.lists[kind] = Listing(spec, [Item(kind, raw, 1, 1, i) for i, raw in enumerate(raws)])
+    return snapshot

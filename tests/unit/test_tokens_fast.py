@@ -15,11 +15,11 @@ import time
 import pytest
 
 from mcp_review import claude, tokens
-from mcp_review.catalog import LISTS, Item, Listing, ServerSnapshot
 from mcp_review.costs import Costs
 from mcp_review.encodings import ENCODINGS, get_encoding
 from mcp_review.tokens import EXACT_CHARS, TokenCounter, canonical
 from tests.servers.many import generate_tools
+from tests.support import listed
 
 
 def dumps(obj: object) -> str:
@@ -95,23 +95,15 @@ def tool_sets() -> list[list[object]]:
     return [[], few, many]
 
 
-def listed(tools: list[object], prompts: list[object] = ()) -> ServerSnapshot:  # type: ignore[assignment]
-    """A snapshot that lists `tools` (and `prompts`), as if a server had sent them on one page."""
-    snapshot = ServerSnapshot.unreachable({}, "")
-    snapshot.instructions = "Use the tools: <|endoftext|> 検索"
-    for kind, raws in (("tool", tools), ("prompt", prompts)):
-        spec = next(s for s in LISTS if s.kind == kind)
-        snapshot.lists[kind] = Listing(spec, [Item(kind, raw, 1, 1, i) for i, raw in enumerate(raws)])
-    return snapshot
-
-
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_the_batched_figures_are_the_plain_per_text_counts(encoding, monkeypatch):
     monkeypatch.setattr(tokens, "WORKERS", 3)  # chunked across the pool even on a one-core machine
     counter = TokenCounter(encoding)
     for tools in tool_sets():
         expected = [plain_breakdown(encoding, tool) for tool in tools]
-        figures = Costs(listed(tools, tools[:5])).of(encoding)
+        snapshot = listed(tools, tools[:5])
+        snapshot.instructions = "Use the tools: <|endoftext|> 検索"
+        figures = Costs(snapshot).of(encoding)
         assert (figures.tools, figures.total) == (expected, plain_total(encoding, tools))
         assert figures.items["prompt"] == [plain_count(encoding, dumps(p)) for p in tools[:5]]
         assert figures.instructions == plain_count(encoding, "Use the tools: <|endoftext|> 検索")
