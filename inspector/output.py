@@ -30,7 +30,9 @@ os.umask(_UMASK)  # read once, at import (single-threaded): files are created as
 
 _OWN = r"\x1b\[[0-9;]*[mK]"  # the only sequences mcp-review writes: colours, and erasing a progress line
 _JSON_HIDDEN = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # what JSON leaves raw and SafeStream does not
-_CONTROL = re.compile(rf"({_OWN})|([\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069])")
+_CONTROLS = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+_CONTROL = re.compile(rf"({_OWN})|({_CONTROLS})")
+_ANY_CONTROL = re.compile(_CONTROLS)  # what `_CONTROL` finds starts with one of them (ESC too): 5x faster to look for
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -66,7 +68,7 @@ def terminal_safe(text: str, own: bool = True) -> str:
     """`text` as it may reach a terminal: secrets masked, foreign control characters shown as escapes (and
     mcp-review's own colour and erase-line sequences too, with `own=False`)."""
     text = scrub(text)
-    return _CONTROL.sub(_shown if own else _escaped, text) if _CONTROL.search(text) else text
+    return _CONTROL.sub(_shown if own else _escaped, text) if _ANY_CONTROL.search(text) else text
 
 
 class SafeStream:

@@ -152,10 +152,11 @@ def http_fixture(name: str, *extra: str, mode: str = "--http", path: str = "/mcp
 def listed(tools: list[Any], prompts: list[Any] = ()) -> ServerSnapshot:  # type: ignore[assignment]
     """A snapshot that lists `tools` (and `prompts`) as a server sent them on one page, without a server: for what
     only reads a listing (costs, tests/unit/test_tokens_fast.py and bench/tokens.py)."""
-    from mcp_review.catalog import LISTS, Item, Listing, ServerSnapshot
+    from mcp_review.catalog import LISTS, Item, Listing, ServerSnapshot, _problems
 
     snapshot = ServerSnapshot.unreachable({}, "")
     for kind, raws in (("tool", tools), ("prompt", prompts)):
         spec = next(s for s in LISTS if s.kind == kind)
-        snapshot.lists[kind] = Listing(spec, [Item(kind, raw, 1, 1, i) for i, raw in enumerate(raws)])
+        items = [Item(kind, raw, 1, 1, i, _problems(kind, raw)) for i, raw in enumerate(raws)]
+        snapshot.lists[kind] = Listing(spec, items)
     return snapshot

@@ -80,13 +80,13 @@ async def _listed(args: argparse.Namespace, plan: Plan, counter: TokenCounter, l
 def _show(snapshot: ServerSnapshot, counter: TokenCounter, as_json: bool) -> None:
     """The figures, printed: as JSON (it needs no rich), else as the table (rich loads here, while the server
     exits, not after it)."""
-    from mcp_review.costs import Costs, document
+    from mcp_review.costs import Costs, document, document_text
 
     report = document(snapshot, Costs(snapshot).of(counter.encoding))
     if as_json:
-        from mcp_review.output import json_text
+        from mcp_review.output import inert_json
 
-        print(json_text(report))
+        print(inert_json(document_text(report)))  # what `output.json_text` writes, the tools written faster
     else:
         from mcp_review import render
 
