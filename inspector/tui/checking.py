@@ -73,7 +73,10 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
             if plan.era == "both" and not only:  # each era on connections of its own (mcp_review.eras)
                 made = await off_the_ui(lambda: run_check(ws.target, plan, progress))
             else:
-                made = await off_the_ui(lambda: review_session(cast(Session, bridged), snapshot, plan, progress))
+                costs = ws.costs if ws.costs is not None and ws.costs.snapshot is snapshot else None  # counted once
+                made = await off_the_ui(
+                    lambda: review_session(cast(Session, bridged), snapshot, plan, progress, costs=costs)
+                )
         finally:  # the app quit (this job is cancelled) or the rules are done: no rule asks the server any more
             bridged.close()
         review = ws.merged(made, only)
