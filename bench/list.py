@@ -22,21 +22,21 @@ where the floor was 0.65-0.69 of the Inspector and mcp-review 0.74-0.75.
 Issue 36, on the shared 2-core machine, never idle (load 13-26 from other sessions before any `--busy` process):
 `--runs 5` at the end gave 1,000 tools 0.61 (0.48-0.81) "idle" and 0.61 (0.60-0.92) busy, 10,000 tools 1.12
 (0.69-1.64) and 1.26 (0.99-1.53); the stdlib floor 0.19-0.21 and 0.40-0.58; `over start` 0.14-0.17 and 0.11-0.14
-ms/tool (0.09 both in a quieter run): flat. The code before, in the same turns (main's list against this one's,
-5 runs each, the Inspector beside): 1,000 tools 0.55x and 0.58x the Inspector's wall (0.66x and 0.63x its CPU),
-10,000 tools 1.44x and 1.11x (CPU 1.68x and 1.29x), the same JSON bytes. What moved at 10,000 tools (CPU):
-each tool's whole definition no longer goes through BPE (its total is made from its fields' counts,
-`tokens.joins`: -1/3 of the text), the collector no longer scans the listing while it is counted and printed
-(-0.25 s), the counting threads no longer run at nice 10 (they starved beside other work), the tools are written
-from a template (json's indented writer is Python: -0.06 to -0.1 s), the canonical texts come from json's C
-encoder without the encoder object made per call (-40%). What is left, per 10,000 tools of own CPU (~1 s on this
-machine): json.loads of the 5.7 MB of pages ~0.16 s (the stdlib floor pays it too), BPE of the 2.2 MB of distinct
-field texts ~0.19 s (tiktoken; the Inspector counts nothing), the bounded parse's depth walk ~0.06 s, canonical texts
-~0.09 s, the joins ~0.06 s, the figures and the document ~0.1 s, start-up ~0.25 s (imports; building the encoding
-~0.1 s). The Inspector's own CPU is ~0.9 s for the same listing, so 0.7x is out of reach while every field is
-counted exactly in-process: tried and dropped, bpe-openai (3x faster BPE, but 0.65 s of CPU to import its 74 MB
-library), counting each page while the next one comes (no gain measurable on this loaded machine: the overlap
-needs an idle core), a faster depth walk (-18%), a piece cache below the field level (its split costs what it saves).
+ms/tool (0.09 both in a quieter run): flat. The code before, in the same turns (main's list against this one's, 5
+runs each, the Inspector beside): 1,000 tools 0.55x and 0.58x the Inspector's wall (0.66x and 0.63x its CPU), 10,000
+tools 1.44x and 1.11x (CPU 1.68x and 1.29x), the same JSON bytes. What moved at 10,000 tools (CPU): each tool's
+whole definition no longer goes through BPE (its total is made from its fields' counts, `tokens.joins`: -1/3 of the
+text), the collector no longer scans the listing while it is counted and printed (-0.25 s), the counting threads no
+longer run at nice 10 (they starved beside other work), the tools are written from a template (json's indented
+writer is Python: -0.06 to -0.1 s), the canonical texts come from json's C encoder without the encoder objects
+json.dumps makes per call (2.6x faster alone). What is left, per 10,000 tools of own CPU (~1 s on this machine):
+json.loads of the 5.7 MB of pages ~0.16 s (the stdlib floor pays it too), BPE of the 2.2 MB of distinct field texts
+~0.19 s (tiktoken; the Inspector counts nothing), the bounded parse's depth walk ~0.06 s, canonical texts ~0.09 s,
+the joins ~0.06 s, the figures and the document ~0.1 s, start-up ~0.25 s (imports; building the encoding ~0.1 s).
+The Inspector's own CPU is ~0.9 s for the same listing, so 0.7x is out of reach while every field is counted exactly
+in-process: tried and dropped, bpe-openai (3x faster BPE, but 0.65 s of CPU to import its 74 MB library), counting
+each page while the next one comes (no gain measurable on this loaded machine: the overlap needs an idle core), a
+faster depth walk (-18%), a piece cache below the field level (its split costs what it saves).
 """
 
 from __future__ import annotations
