@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-from tests.support import slowness
+from tests.pace import slowness
 
 REDIRECT = "http://127.0.0.1:9/callback"  # never served: the auto-consent AS answers with a 302 we read
 

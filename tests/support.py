@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
 import signal
 import socket
@@ -15,39 +14,32 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tests.pace import Patience
+
 if TYPE_CHECKING:
     from mcp_review.catalog import ServerSnapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 PYTHON = sys.executable
-SLOWNESS = "MCP_REVIEW_TEST_SLOWNESS"  # a parent test process's measure, passed to the processes it starts
-REFERENCE_CPU = 0.05  # CPU seconds _work() takes on the 2-core machine the suite's bounds were set on
-_measured: tuple[float, float] = (0.0, -60.0)  # (slowness, when)
 
 
-def _work() -> float:
-    """CPU seconds a fixed piece of hashing takes here (process time: the machine's speed, not its load)."""
-    started, digest = time.process_time(), hashlib.sha256()
-    for _ in range(1_000_000):
-        digest.update(b"0123456789abcdef" * 4)
-    return time.process_time() - started
-
-
-def slowness() -> float:
-    """How many times slower than the machine the bounds were set on this one is now, at least 1: its CPU speed
-    (a fixed piece of work, in CPU time) times its load (runnable processes per core, /proc/loadavg's last
-    minute). Hang bounds are multiplied by it, so a loaded or slow machine waits longer instead of failing,
-    and a quiet one still catches a hang as soon as before. Measured at most every 30 s per process."""
-    global _measured
-    if os.environ.get(SLOWNESS):
-        return float(os.environ[SLOWNESS])
-    value, when = _measured
-    if time.monotonic() - when > 30:
-        load = os.getloadavg()[0] / (os.cpu_count() or 1)
-        value = round(max(1.0, _work() / REFERENCE_CPU) * max(1.0, load), 2)
-        _measured = (value, time.monotonic())
-    return value
+def finish(argv: list[str], seconds: float, **options: Any) -> subprocess.CompletedProcess[str]:
+    """`subprocess.run(argv, capture_output=True, text=True, **options)` with a hang bound that follows the
+    machine (`seconds` on the reference machine, tests/pace.py) instead of a wall time fixed at the start: past it,
+    the process is killed and `subprocess.TimeoutExpired` raised, as `subprocess.run` does."""
+    patience = Patience(seconds)
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options) as proc:
+        while True:
+            try:
+                out, err = proc.communicate(timeout=min(0.5, patience.left()) or 0.05)
+                break
+            except subprocess.TimeoutExpired:
+                if patience.spent():
+                    proc.kill()
+                    out, err = proc.communicate()
+                    raise subprocess.TimeoutExpired(argv, patience.wall, out, err) from None
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def run_cli(
@@ -56,9 +48,7 @@ def run_cli(
     """`mcp-review ARGS` as a user runs it: a process of its own, this environment plus `env`, the repository on
     PYTHONPATH (a target may import `tests`), its output captured; `timeout` is a hang bound."""
     full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run(
-        [PYTHON, "-m", "mcp_review", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd, env=full
-    )
+    return finish([PYTHON, "-m", "mcp_review", *args], timeout, cwd=cwd, env=full)
 
 
 def free_port() -> int:
@@ -91,26 +81,27 @@ def _on_sdk(script: Path) -> bool:
 
 
 def eventually(holds: Callable[[], bool], timeout: float = 10.0) -> bool:
-    """Poll a state until it holds or `timeout` (a hang bound, scaled by `slowness()`) passes (no fixed sleep:
-    returns as soon as it holds)."""
-    deadline = time.monotonic() + timeout * slowness()
+    """Poll a state until it holds or `timeout` (a hang bound at this machine's pace, tests/pace.py) passes (no
+    fixed sleep: returns as soon as it holds)."""
+    patience = Patience(timeout)
     while not holds():
-        if time.monotonic() >= deadline:
+        if patience.spent():
             return False
         time.sleep(0.05)
     return True
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
-    timeout *= slowness()  # a hang bound: a loaded machine starts a server later, it does not fail to
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """Until something listens on `port`; `timeout` is a hang bound at this machine's pace: a loaded machine
+    starts a server later, it does not fail to."""
+    patience = Patience(timeout)
+    while not patience.spent():
         if proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode} before listening on {port}")
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
             return
         time.sleep(0.05)
-    raise TimeoutError(f"nothing listened on 127.0.0.1:{port} within {timeout}s")
+    raise TimeoutError(f"nothing listened on 127.0.0.1:{port} within {patience}")
 
 
 @contextlib.contextmanager

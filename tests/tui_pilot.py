@@ -3,7 +3,6 @@ run the checks, open and make calls; shared by the test_tui_* files."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
@@ -15,7 +14,7 @@ from textual.pilot import Pilot
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
-from tests.support import slowness
+from tests.pace import Patience
 from tests.thirdparty import everything_stdio_argv
 
 
@@ -45,11 +44,13 @@ def notifications(heard: list[Message]) -> list[str]:
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 30) -> None:
-    """Wait until `condition()` holds; `seconds` is a hang bound on the reference machine, scaled by its slowness
-    now (tests/support.py), so a loaded machine waits longer instead of failing."""
-    async with asyncio.timeout(seconds * slowness()):
-        while not condition():
-            await pilot.pause(0.05)
+    """Wait until `condition()` holds; `seconds` is a hang bound at this machine's pace (tests/pace.py), so a
+    loaded machine waits longer instead of failing. Past it, `TimeoutError`."""
+    patience = Patience(seconds)
+    while not condition():
+        if patience.spent():
+            raise TimeoutError(f"not within {patience}")
+        await pilot.pause(0.05)
     await pilot.pause()
 
 

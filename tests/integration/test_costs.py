@@ -17,7 +17,8 @@ from mcp_review.checking import CheckPlan, run_check
 from mcp_review.connection.session import Session
 from mcp_review.encodings import ENCODINGS
 from mcp_review.targets import stdio_target
-from tests.support import fixture_argv, slowness
+from tests.pace import slowness
+from tests.support import fixture_argv
 
 
 def test_a_check_with_a_lock_encodes_each_tools_fields_once_per_encoding(tmp_path, monkeypatch):

@@ -16,7 +16,8 @@ from mcp_review.report import FORMATS, render
 from mcp_review.review import Review
 from mcp_review.rules.core import load_rules
 from mcp_review.targets import stdio_target
-from tests.support import fixture_argv, slowness
+from tests.pace import slowness
+from tests.support import fixture_argv
 
 SLOW = pytest.mark.slow  # two SDK server sessions, one per era: 8-14 s on a loaded machine
 

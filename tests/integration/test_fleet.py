@@ -20,7 +20,8 @@ import pytest
 
 from mcp_review.fleet.runner import Runner, Settings
 from mcp_review.fleet.sources import line_entry
-from tests.support import ROOT, eventually, fixture_argv, http_fixture, slowness
+from tests.pace import slowness
+from tests.support import ROOT, eventually, fixture_argv, http_fixture
 
 STDIO = [
     ("good",),

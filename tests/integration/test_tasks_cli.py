@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_cli import cli
-from tests.support import eventually, fixture_argv, slowness
+from tests.pace import slowness
+from tests.support import eventually, fixture_argv
 
 
 def sent(wire: Path, method: str) -> list[dict]:

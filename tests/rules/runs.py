@@ -17,8 +17,9 @@ from mcp_review.rules.context import Options
 from mcp_review.rules.core import load_rules
 from mcp_review.targets import Target, http_target, stdio_target
 from tests.oauth import login
+from tests.pace import slowness
 from tests.session import once
-from tests.support import fixture_argv, free_port, running, slowness
+from tests.support import fixture_argv, free_port, running
 
 RULES = load_rules()
 MANUAL = [r.id for r in RULES.values() if "manual" in r.modes]
@@ -42,7 +43,7 @@ class Run:
 
 @contextlib.contextmanager
 def target_for(run: Run, baseline: Path) -> Iterator[Target]:
-    """The run's server, reached with its timeout scaled by the machine's slowness (tests/support.py): a loaded
+    """The run's server, reached with its timeout scaled by the machine's slowness (tests/pace.py): a loaded
     machine answers later, and a late answer must not turn into a finding."""
     timeout = run.timeout * slowness()
     if run.http is None:

@@ -21,9 +21,10 @@ from mcp_review.checks.review.probes import code_payloads, command_payloads, tem
 from mcp_review.config import ConfigFileError, load_config
 from mcp_review.review import Finding, verdict_of
 from tests.integration.test_check_cli import check
+from tests.pace import slowness
 from tests.rules.cases import EXPECT, HARDENED, PROBED, PROBES, VULNERABLE
 from tests.rules.runs import Run, describe, findings
-from tests.support import fixture_argv, slowness
+from tests.support import fixture_argv
 
 RULES = [f"review.{probe}" for probe in PROBES]
 TOOLS = {"read_file", "run_ping", "fetch_url", "render_greeting", "login"}

@@ -3,9 +3,6 @@ fixture server over stdio; and a hostile page (markup, escapes, 5 MB) shown as t
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-
 import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -19,13 +16,7 @@ from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.dialogs import AppPageScreen
 from mcp_review.tui.grid import Grid
 from tests.support import fixture_argv
-
-
-async def until(pilot: Pilot, holds: Callable[[], bool], timeout: float = 30) -> None:
-    async with asyncio.timeout(timeout):
-        while not holds():
-            await pilot.pause(0.05)
-    await pilot.pause()
+from tests.tui_pilot import until
 
 
 def apps_app(tmp_path, mode: str) -> ReviewApp:
@@ -109,7 +100,7 @@ async def test_a_defect_shows_the_apps_findings_about_the_resource(tmp_path):
         await pilot.press("r")  # the first run asks which tools checks may call
         await until(pilot, lambda: bool(app.screen.query("#run")))
         await pilot.click("#run")
-        await until(pilot, lambda: app.workspace.review is not None, timeout=60)
+        await until(pilot, lambda: app.workspace.review is not None, 60)
         screen = await open_app(pilot)
         text = summary(screen)
         assert "run the checklist" not in text

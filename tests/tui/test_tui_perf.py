@@ -17,7 +17,8 @@ from textual.widgets import Input
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.panes.checklist import ChecklistPane
-from tests.support import fixture_argv, slowness
+from tests.pace import Patience
+from tests.support import fixture_argv
 from tests.tui_pilot import until
 
 
@@ -34,9 +35,10 @@ async def test_keys_are_answered_while_the_checklist_runs_on_3000_tools(tmp_path
         while app.workspace.checking:  # the rules, then the review saved and shown
             key, focused = next(keys)
             app.simulate_key(key)  # as the terminal driver posts it (Pilot.press also waits for an idle CPU)
-            async with asyncio.timeout(60 * slowness()):  # a hang, not a slow key
-                while isinstance(app.focused, Input) != focused:
-                    await asyncio.sleep(0.01)
+            patience = Patience(60)  # a hang, not a slow key
+            while isinstance(app.focused, Input) != focused:
+                assert not patience.spent(), f"the key was not handled within {patience}"
+                await asyncio.sleep(0.01)
             answered += app.workspace.checking  # handled while the rules still ran, not queued until they ended
             await asyncio.sleep(0.2)
         assert answered >= 2, "keys were handled while the checklist ran"
@@ -52,7 +54,8 @@ async def test_quitting_while_the_checklist_runs_does_not_wait_for_it(tmp_path):
         await pilot.press("r")  # calls chosen: the run starts without its dialog
         await until(pilot, lambda: any(s == "running" for s in app.main.query_one(ChecklistPane).live.values()), 60)
         await pilot.press("q")
-        async with asyncio.timeout(30 * slowness()):  # a hang bound: quitting waits for nothing
-            while app.is_running:
-                await asyncio.sleep(0.05)
+        patience = Patience(30)  # a hang bound: quitting waits for nothing
+        while app.is_running:
+            assert not patience.spent(), f"still running after {patience}"
+            await asyncio.sleep(0.05)
     assert app.workspace.checking, "it quit before the checklist finished"
