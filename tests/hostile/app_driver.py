@@ -30,9 +30,8 @@ from mcp_review.connection import procs
 from mcp_review.output import write_text
 from mcp_review.report import FORMATS, render_chunks
 from mcp_review.tui.app import ReviewApp
-from tests.support import slowness
+from tests.pace import Patience
 
-PACE = slowness()  # the harness passes its measure: every wait below is a hang bound, scaled by it
 FIRST = "md"  # the format the export dialog opens on; the others are rendered as its export renders them
 
 
@@ -61,8 +60,9 @@ async def press(pilot: Any, key: str) -> None:
 
 
 async def until(pilot: Any, condition: Any, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    """Whether `condition()` came to hold within `seconds`, a hang bound at this machine's pace (tests/pace.py)."""
+    patience = Patience(seconds)
+    while not patience.spent():
         if condition():
             return True
         await pilot.pause(0.05)
@@ -73,15 +73,17 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
     from mcp_review.tui.dialogs import AnswerScreen, CallScreen, ExportScreen, ResultScreen
 
     async with app.run_test(size=(80, 24)) as pilot:
-        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10 * PACE)
+        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
         await until(pilot, lambda: app.workspace.snapshot is not None or app.workspace.failure is not None, budget)
         report["screens"].append(screen_text(app))
 
         async def answered(done: Any, seconds: float) -> bool:
             """Wait for `done()`, declining whatever the server asks meanwhile."""
-            ends = time.monotonic() + seconds
-            while not done() and await until(
-                pilot, lambda: done() or isinstance(app.screen, AnswerScreen), ends - time.monotonic()
+            patience = Patience(seconds)
+            while (
+                not done()
+                and not patience.spent()
+                and await until(pilot, lambda: done() or isinstance(app.screen, AnswerScreen), patience.remaining)
             ):
                 await decline()
             return bool(done())
@@ -126,7 +128,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 composed = isinstance(screen, CallScreen) and bool(screen.query("#editor"))
                 return composed and all(t.active for t in screen.query(Tabs))
 
-            if await until(pilot, drawn, 5 * PACE):
+            if await until(pilot, drawn, 5):
                 from mcp_review.rules.util import valid_arguments
 
                 app.screen.query_one("#editor", TextArea).text = json.dumps(valid_arguments(probe))  # starts empty
@@ -137,7 +139,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 if not await answered(result, 5):
                     await press(pilot, "x")  # a call that only reports progress: the reviewer cancels it, as one would
                     await answered(result, budget)
-                await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2 * PACE)
+                await until(pilot, lambda: isinstance(app.screen, ResultScreen), 2)
                 report["screens"].append(screen_text(app))
                 await press(pilot, "escape")
             app.main.query_one("TabbedContent").active = "tab-calls"
@@ -146,7 +148,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 await press(pilot, key)
                 report["clipboard"].append(app.clipboard)
         app.action_export()  # through the dialog, as a reviewer does: it saves the review and previews it
-        if await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5 * PACE):
+        if await until(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#format"), 5):
             screen = app.screen
             screen.query_one("#path", Input).value = str(out / f"export.{FIRST}")
             screen.query_one("#export").press()
@@ -167,7 +169,7 @@ async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float)
 
     report["keys"] = {"r": None, "q": None}
     async with app.run_test(size=(80, 24)) as pilot:
-        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10 * PACE)
+        report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
         ws = app.workspace
         await until(pilot, lambda: ws.snapshot is not None or ws.failure is not None, budget)
         report["connected"] = ws.snapshot is not None  # else no dialog can come: not waited for (a budget more)
@@ -177,7 +179,7 @@ async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float)
         for key, done in (("r", lambda: isinstance(app.screen, RunScreen)), ("q", lambda: not app.is_running)):
             started = time.monotonic()
             await press(pilot, key)
-            if await until(pilot, done, 4 * PACE):
+            if await until(pilot, done, 4):
                 report["keys"][key] = round(time.monotonic() - started, 2)
             if key == "r":
                 await press(pilot, "escape")
@@ -195,7 +197,7 @@ def main() -> int:
     report: dict[str, Any] = {"screens": [], "clipboard": [], "exported": [], "error": None}
     app = ReviewApp(target, era=args.era, export_dir=out, state_dir=out)
     try:
-        budget = max(20.0, args.timeout * 8) * PACE
+        budget = max(20.0, args.timeout * 8)  # the harness gave it a --timeout for this machine
         if pressing:
             asyncio.run(keys(app, out, report, budget=budget))
         else:

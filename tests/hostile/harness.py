@@ -9,7 +9,7 @@ call, check, the app, `pin` (the lock file) for the cases that ask for it, and `
 stdin closed) for the OAuth cases. An outcome is:
 
 - crash: an exit code other than 0-3, a traceback, or an exception in the app;
-- hang: still running past the bound for its mode (--timeout x a small factor);
+- hang: still running past the bound for its mode (--timeout x a small factor, counted at the machine's pace);
 - secret: a planted secret in any artifact (stdout, stderr, every file written, the app's screens and
   clipboard), in any encoding or form a server can compute, whole or in pieces (`leakcheck.exposures`), or in
   the environment a project's `.mcp.json` made mcp-review give its server (case project-env);
@@ -46,22 +46,27 @@ from typing import Any
 from tests.hostile import judges
 from tests.hostile.cases import BY_NAME, Case
 from tests.hostile.leakcheck import exposures, plant
-from tests.support import SLOWNESS, slowness
+from tests.pace import Patience, slowness
+from tests.support import finish
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PYTHON = sys.executable
 RSS_LIMIT_MB = 500
 TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # on a pipe mcp-review writes no escape of its own
+# a request mcp-review stopped waiting for at its timeout: it tells the server so (notifications/cancelled, where
+# the protocol lets it), and the wire log records it
+WAITED = re.compile(r'"reason": "mcp-review: no answer to [^"]+ in time"')
 
 
 def bound(mode: str, timeout: float) -> float:
-    """How long a run may take before it counts as a hang: a few timeouts, plus the start-up of Python. The app
-    runs the checklist with every tool callable, a call, six tabs and five exports, each screen captured: ~36 s
-    at --timeout 1 on a quiet 2-core machine for the slowest cases (progress-flood, many-strings' 27 MB listing),
-    up to ~1.7x that while the suite's three workers share two cores. A hang never ends; this bound is ~2x that
-    on the reference machine, times this machine's slowness now (tests/support.py): a loaded machine is not a hang."""
-    return ({"check": 30, "app": 60}.get(mode, 8) * timeout + 20) * slowness()
+    """How long a run may take before it counts as a hang, in seconds at the machine's pace (tests/pace.py): a few
+    of the --timeout mcp-review was given, plus the start-up of Python. The app runs the checklist with every tool
+    callable, a call, six tabs and five exports, each screen captured: ~36 s at --timeout 1 on a quiet 2-core
+    machine for the slowest cases (progress-flood, many-strings' 27 MB listing), up to ~1.7x that while the suite's
+    workers share two cores. A hang never ends; this bound is ~2x that. The timeouts count whole (mcp-review waits
+    them in wall time, whatever the pace), so a run whose machine got quieter since it began is no hang either."""
+    return {"check": 30, "app": 60}.get(mode, 8) * timeout + 20
 
 
 # ----------------------------------------------------------------------------------------- canaries
@@ -95,8 +100,8 @@ class Canary:
 
 # ----------------------------------------------------------------------------------------- processes
 def _wait_port(port: int, proc: subprocess.Popen[bytes], seconds: float = 20) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and proc.poll() is None:
+    patience = Patience(seconds)
+    while not patience.spent() and proc.poll() is None:
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
             return
         time.sleep(0.05)
@@ -228,7 +233,7 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
         for pid in left:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        outcome.update(case=name, mode=mode, orphans=left)
+        outcome.update(case=name, mode=mode, timeout=timeout, orphans=left)
         outcome.update(_judge(work, outcome, keys, port, near.hits + far.hits))
         found = judges.integrity(case, work)
         outcome.update(found, ok=outcome["ok"] and not any(found.values()))
@@ -244,13 +249,13 @@ def run_here(name: str, mode: str, timeout: float) -> dict[str, Any]:
 
 
 def _execute(argv: list[str], work: Path, env: dict[str, str], limit: float) -> dict[str, Any]:
-    started = time.monotonic()
+    started, patience = time.monotonic(), Patience(limit)
     with (work / ".stdout").open("wb") as out, (work / ".stderr").open("wb") as err:
         proc = subprocess.Popen(argv, cwd=work, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         peak, hang = 0, False
         while proc.poll() is None:
             peak = max(peak, _peak_rss_kb(proc.pid))
-            if time.monotonic() - started > limit:
+            if patience.spent():
                 hang = True
                 proc.kill()
                 proc.wait()
@@ -315,6 +320,7 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
         "error_line": stderr.strip().splitlines()[-1][:300] if stderr.strip() else "",
         "app": {k: app.get(k) for k in ("first_paint", "connected", "exported", "keys")} if app else None,
         "review": summary,
+        "waited": len(WAITED.findall(artifacts.get("wire.jsonl", ""))),
         "ok": not (crash or leaks or terminal or outcome["hang"] or outcome["orphans"])
         and outcome["rss_mb"] <= RSS_LIMIT_MB,
     }
@@ -329,12 +335,22 @@ def isolation() -> list[str]:
     return ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"] if probe.returncode == 0 else []
 
 
+# The cases' timeouts were set on the reference machine running the suite, its own load included: the app cases of
+# issue 36 passed at --timeout 1 with ~3.5 tasks ready per core and failed from 5 (their server and app had not
+# started within 4 timeouts). So mcp-review gets a case's timeout as it is up to a slowness of TUNED and scaled
+# beyond: the suite alone waits out no longer timeouts than before, and a loaded machine's start-up still fits.
+TUNED = 2.0
+
+
 def run(name: str, mode: str, timeout: float = 2.0) -> dict[str, Any]:
-    """One run, isolated from every network but loopback when possible. The outcome says which."""
+    """One run, isolated from every network but loopback when possible (the outcome says which). `timeout` is the
+    case's --timeout as tuned (`TUNED`): mcp-review gets it times how much slower this machine is now
+    (tests/pace.py), as a loaded machine's server answers later and its app starts later; what a case proves, a
+    wait bounded by a few timeouts, holds for the timeout it was given (the outcome's `timeout`)."""
     prefix = isolation()
-    argv = [*prefix, PYTHON, "-m", "tests.hostile.harness", name, mode, "--timeout", str(timeout)]
-    env = {**os.environ, SLOWNESS: str(slowness())}  # one measure for the run, its bound and the app's waits
-    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=bound(mode, timeout) + 60)
+    given = round(timeout * max(1.0, slowness() / TUNED), 1)
+    argv = [*prefix, PYTHON, "-m", "tests.hostile.harness", name, mode, "--timeout", f"{given:g}"]
+    done = finish(argv, bound(mode, given) + 60, cwd=ROOT)
     try:
         outcome: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):

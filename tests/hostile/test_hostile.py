@@ -88,15 +88,17 @@ def _keys_answered(runs) -> bool:
     return all(pressed[key] is not None for key in ("r", "q"))
 
 
-def _one_timeout_more(name: str, said: str, more: float):
-    """An endless event stream holds `check` about one request's timeout, not one per request: no more than `more`
-    timeouts beyond `list` against the same server (which pays the same start-up on the same loaded machine), so
-    under 60 s at the default --timeout 30; and it says why, in its review or its one error line."""
+def _one_timeout_more(said: str, more: int):
+    """An endless event stream holds `check` one request's timeout, not one per request: it waits out `more`
+    timeouts beyond `list` against the same server at most (counted in the wire log, where each ends in a
+    cancellation, not in seconds: a loaded machine makes every run longer, not its timeouts more), so under 60 s
+    at the default --timeout 30; and it says why, in its review or its one error line (`said`, where {timeout} is
+    the --timeout it was given)."""
 
     def judge(runs) -> bool:
-        check, timeout = runs["check"], BY_NAME[name].timeout
+        check = runs["check"]
         told = check["error_line"] if check["review"] is None else json.dumps(check["review"]["rules"])
-        return check["seconds"] < runs["list"]["seconds"] + more * timeout and said in told
+        return check["waited"] <= runs["list"]["waited"] + more and said.format(timeout=check["timeout"]) in told
 
     return judge
 
@@ -109,10 +111,10 @@ EXPECT = {
     "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 1,000 tools", "listing_items"),
     "prompt-flood": _rule_says("review.prompts-safe", "blocking: 100,000 messages: only the first 1,000"),
     "no-read-flood": lambda runs: "stopped reading its input" in runs["list"]["error_line"],
-    # list does not call the tool: check waits for one call's stream (4 before, each to its timeout)
-    "sse-forever": _one_timeout_more("sse-forever", "so no tools/call is waited for again in this run", 2),
+    # list does not call the tool: check waits for one call's stream (2 when each call waited for its own)
+    "sse-forever": _one_timeout_more("so no tools/call is waited for again in this run", 1),
     # list waits for the same listing: check waits no longer (it stops at the listing, with one line)
-    "sse-pings": _one_timeout_more("sse-pings", "no answer to tools/list within 4s", 1),
+    "sse-pings": _one_timeout_more("no answer to tools/list within {timeout:g}s", 0),
     "sse-elsewhere": _refused_elsewhere,
     "sse-other-port": _refused_elsewhere,
     "redirect": lambda runs: "does not follow" in runs["list"]["error_line"],
@@ -163,6 +165,7 @@ def test_the_trust_judge_sees_a_changed_verdict_a_call_a_write_outside_and_a_sil
     assert len(repository.judge(case, clean, changed, ["outside-baseline.json"])) == 4
 
 
+@pytest.mark.quick
 def test_the_leak_detector_sees_every_encoding():
     secret = "ghp_" + "0123456789abcdef" * 2
     for text in (
@@ -178,6 +181,7 @@ def test_the_leak_detector_sees_every_encoding():
     assert not exposures("ghp_0123 and nothing else", secret)
 
 
+@pytest.mark.quick
 def test_the_secret_detector_sees_every_computed_form():
     from tests.hostile.secret_cases import transformed
 
@@ -205,6 +209,7 @@ def test_the_leak_detector_sees_a_secret_cut_in_pieces_and_not_its_look_alikes()
         assert not exposures(f"x {benign} y", secret) and not exposures(benign, other), benign
 
 
+@pytest.mark.quick
 def test_the_terminal_detector_flags_escapes_only():
     assert TERMINAL.search("\x1b]52;c;cm0=\x07") and TERMINAL.search("a\u009bb")
     assert not TERMINAL.search("plain text\nwith lines\tand tabs")
@@ -221,6 +226,7 @@ def test_the_orphan_detector_finds_a_marked_process():
     assert proc.pid not in marked(token)
 
 
+@pytest.mark.quick
 def test_the_export_judges_see_live_structure_and_pass_inert_text():
     live = "# MCP review\n\n- a\n\n# zqx-heading\n\n<details open>\n\n```zqx-info\nx\n```\n\n[l](http://zqx) <b>"
     found = " | ".join(markdown_injection(live, "md"))
