@@ -15,6 +15,7 @@ from mcp_review.checks.apps.resources import entry_problem
 from mcp_review.checks.apps.safety import posts_to_any, sinks
 from tests.rules.cases import APP_GOOD, DOMAIN
 from tests.rules.runs import Run, describe, findings, flagged, worst
+from tests.support import PYTHON, ROOT, finish
 
 APP = "ui://weather/app.html"
 # mode -> the rules it may turn fail, warn or blocking on the well-formed app (and no other)
@@ -165,15 +166,23 @@ def test_a_page_is_read_from_markup_styles_and_code():
     }
 
 
-def test_a_hostile_page_is_read_in_linear_time():
-    import time
+# Pages built to make a reader backtrack, each about 1 MB: read in linear time, they take a fraction of a second; a
+# reader quadratic in them would take hours. How long they take is bench/pages.py's figure, not a test's.
+HOSTILE_PAGES = """
+from mcp_review.checks.apps.page import read_page
+from mcp_review.checks.apps.safety import posts_to_any, sinks
+chain = "a." * 500_000 + "postMessage(x, '*');"
+assert [h.severity for h in posts_to_any(chain)] == []  # a chain of names is no window the code opened
+assert not read_page("<script>" + "fetch(" * 200_000 + "</script>").reaches
+assert [h.severity for h in sinks("x.innerHTML = data;" * 100_000)][-1] == "blocking"  # the rest is not read
+"""
 
-    chain = "a." * 500_000 + "postMessage(x, '*');"
-    started = time.monotonic()
-    assert [h.severity for h in posts_to_any(chain)] == []  # a chain of names is no window the code opened
-    assert not read_page("<script>" + "fetch(" * 200_000 + "</script>").reaches
-    assert [h.severity for h in sinks("x.innerHTML = data;" * 100_000)][-1] == "blocking"  # the rest is not read
-    assert time.monotonic() - started < 5
+
+def test_a_hostile_page_is_read_without_backtracking():
+    """Read in a process of its own, so a reader that backtracks fails the test (a hang bound at this machine's
+    pace, tests/pace.py) instead of holding the suite's worker."""
+    done = finish([PYTHON, "-c", HOSTILE_PAGES], 60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_suggestive_sinks_warn_and_proven_ones_fail():
