@@ -191,6 +191,7 @@ def test_the_secret_detector_sees_every_computed_form():
     assert not exposures("sk- 9f8e 7d6c and other words", secret)
 
 
+@pytest.mark.quick
 def test_the_leak_detector_sees_a_secret_cut_in_pieces_and_not_its_look_alikes():
     """What `cut` prints (halves, thirds, pieces with text between, two secrets interleaved, halves reversed, rot13,
     base64, base32, hex) is seen in every form, each piece alone, and a piece of exactly PIECE too; a short common

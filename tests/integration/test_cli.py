@@ -154,6 +154,7 @@ def test_call_tool_error_exits_1():
         (["call", "nope", "--", *fixture_argv("good")], "the server lists no tool named 'nope'"),
     ],
 )
+@pytest.mark.quick
 def test_failures_are_one_clear_line_and_exit_2(args, message):
     out = cli(*args)
     assert out.returncode == 2, out.stdout + out.stderr

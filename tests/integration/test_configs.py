@@ -20,6 +20,7 @@ def write(path: Path, data: object) -> Path:
     return path
 
 
+@pytest.mark.quick
 def test_mcp_servers_format_stdio_and_http(tmp_path):
     cfg = write(
         tmp_path / "mcp.json",
@@ -96,6 +97,7 @@ def test_errors_name_the_file_and_position(tmp_path):
         find_server(ok, None)
 
 
+@pytest.mark.quick
 def test_strip_jsonc_keeps_strings():
     assert json.loads(strip_jsonc('{"a": "http://x // y /* z */", /* c */ "b": [1,],}')) == {
         "a": "http://x // y /* z */",

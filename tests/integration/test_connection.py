@@ -40,6 +40,7 @@ async def test_auto_era_picks_modern_on_a_dual_era_stdio_server():
     assert hello and hello.direction == "recv" and "supportedVersions" in hello.message["result"]
 
 
+@pytest.mark.quick
 async def test_legacy_era_uses_initialize_and_keeps_wire_json():
     async with Session(good(), era="legacy") as s:
         snap = await take_snapshot(s)
@@ -96,6 +97,7 @@ async def test_server_that_exits_at_start_reports_code_and_stderr():
     assert any("fatal" in line for line in info.value.detail)
 
 
+@pytest.mark.quick
 async def test_wrong_command():
     with pytest.raises(CommandNotFound, match="command not found: no-such-mcp-server"):
         async with Session(stdio_target(["no-such-mcp-server", "--x"])):

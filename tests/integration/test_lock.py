@@ -208,6 +208,7 @@ def test_the_lock_and_list_carry_the_claude_estimate(locks):
     assert listed["counted"].startswith("estimate for anthropic/claude-sonnet-4.5 (coder/ai-tokenizer")
 
 
+@pytest.mark.quick
 def test_values_jcs_cannot_express_still_hash():
     """A hostile server's integer beyond 2**53, NaN or lone surrogate: hashed from sorted compact JSON instead."""
     odd = [{"a": 2**60}, {"a": 2**60 + 1}, {"a": float("nan")}, {"a": "\udc80"}]

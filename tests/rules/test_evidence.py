@@ -115,6 +115,7 @@ def test_every_claim_of_a_fail_is_in_the_exchanges_it_cites(name):
     assert not unproven(RUNS[name])
 
 
+@pytest.mark.quick
 def test_the_claims_read_from_a_message():
     said = "a session it ended (DELETE -> 200) -> HTTP 200, not 404; GET -> 400; a modern-only server SHOULD answer 405"
     assert claims(said) == [("http", "DELETE"), ("http", "GET"), ("status", "200"), ("status", "400")]

@@ -96,6 +96,7 @@ def test_an_earlier_call_s_late_effect_fails_a_tool_whose_later_call_got_no_answ
     assert mirror.status == "fail" and mirror.message.startswith("'url' = "), describe([mirror])
 
 
+@pytest.mark.quick
 def test_no_payload_carries_its_own_proof():
     """An echo of the input can never pass for the effect: the proof is not in what is sent."""
     for payload in command_payloads() + template_payloads() + code_payloads():

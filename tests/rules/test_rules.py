@@ -26,6 +26,7 @@ from tests.rules.runs import RULES, Run, describe, findings, flagged, review_of,
 from tests.support import ROOT
 
 
+@pytest.mark.quick
 def test_every_rule_has_docs_and_both_fixtures():
     missing_docs = [r.id for r in RULES.values() if len(r.doc.splitlines()) < 2 or not r.source]
     assert not missing_docs, f"rules without documentation: {missing_docs}"
@@ -78,10 +79,12 @@ def missing_doc_sections(rules) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.quick
 def test_every_rule_doc_has_its_sections():
     assert not missing_doc_sections(RULES.values())
 
 
+@pytest.mark.quick
 def test_the_doc_section_check_can_fail():
     from dataclasses import replace
 
@@ -181,6 +184,7 @@ def test_descriptions_grounded_reads_schema_values_and_results_ignore_echoes():
     assert "content[0].text" not in result.message and "structuredContent.topic" not in result.message
 
 
+@pytest.mark.quick
 def test_descriptions_grounded_reads_resource_text():
     hits = [f for f in findings(SLOPPY)["review.descriptions-grounded"] if f.subject == "tags://static"]
     assert hits and hits[0].status == "fail" and "AWS access key" in hits[0].message and hits[0].evidence

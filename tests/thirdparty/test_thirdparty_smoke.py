@@ -130,6 +130,7 @@ def handshake(rpc: RawStdio) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return init["result"], listed["result"]["tools"]
 
 
+@pytest.mark.quick
 def test_everything_stdio_initialize_and_tools_list():
     with stdio(everything_stdio_argv()) as rpc:
         init, tools = handshake(rpc)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 
@@ -86,6 +87,7 @@ async def test_a_click_on_a_header_names_its_column_and_a_second_click_on_a_row_
         assert app.heard[-1] == ("selected", 2)
 
 
+@pytest.mark.quick
 async def test_the_flex_column_takes_the_rest_and_a_wider_row_widens_its_column_up_to_its_cap():
     rows = [1] * (SAMPLE + 400)
     rows[SAMPLE + 300] = 12345  # wider than the sampled first and last rows
@@ -107,6 +109,7 @@ async def test_the_flex_column_takes_the_rest_and_a_wider_row_widens_its_column_
         assert all(len(line) == width for line in drawn(grid))
 
 
+@pytest.mark.quick
 async def test_cells_are_text_never_markup():
     app = GridApp([])
     async with app.run_test(size=(80, 24)) as pilot:

@@ -206,6 +206,7 @@ def readme_keymap() -> set[tuple[str, str, str]]:
     return rows
 
 
+@pytest.mark.quick
 async def test_the_readme_keymap_the_bindings_and_the_palette_agree(tmp_path):
     """Walk every binding of the app, each tab and each dialog: the README lists exactly those, and the palette
     every one with a tooltip."""

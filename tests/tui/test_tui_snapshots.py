@@ -43,6 +43,7 @@ async def reviewed(pilot: Pilot) -> None:
     await settled(pilot)
 
 
+@pytest.mark.quick
 def test_overview(snap_compare, app):
     assert snap_compare(app, run_before=connected, terminal_size=SIZE)
 

@@ -93,6 +93,7 @@ def test_the_transport_still_reaches_an_ordinary_target(connects):
     assert connects and connects[0][0] == "127.0.0.1"
 
 
+@pytest.mark.slow
 def test_a_refresh_at_a_metadata_token_endpoint_is_refused_before_any_connect(tmp_path, monkeypatch, connects):
     import time
 

@@ -19,6 +19,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import mcp_review
 import mcp_review.checks
 
@@ -47,6 +49,7 @@ def graph_env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(linktree.build(tmp_path / "tree"))}
 
 
+@pytest.mark.slow
 def test_no_import_points_up_a_layer(tmp_path):
     lint = Path(sys.executable).parent / "lint-imports"
     out = subprocess.run([str(lint), "--no-cache"], capture_output=True, text=True, cwd=ROOT, env=graph_env(tmp_path))
@@ -82,6 +85,7 @@ def headless_modules() -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_the_headless_core_imports_neither_textual_nor_mcp():
     modules = headless_modules()
     assert "mcp_review.checks.review" in modules and "mcp_review.connection.http" in modules and len(modules) > 35

@@ -291,6 +291,7 @@ def hostile_review(rules: int, tools: int = 60) -> Review:
 
 
 @pytest.mark.parametrize(("rules", "tools"), [(3, 60), (60, 20), (150, 8)])
+@pytest.mark.slow
 def test_short_review_of_a_hostile_server_fits_a_pr_comment(rules, tools):
     md = render(hostile_review(rules, tools), "md")
     assert len(md) < LIMIT, len(md)

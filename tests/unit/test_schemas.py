@@ -260,6 +260,7 @@ def test_batches_allowed_only_in_2025_03_26():
     }
 
 
+@pytest.mark.slow
 def test_ten_thousand_tools_validate():
     """Correctness at size; how long it takes is measured by bench/ (tests never assert timings)."""
     tool = {
@@ -363,6 +364,7 @@ async def exercise(s: Session) -> None:
 
 
 @pytest.mark.parametrize(("era", "revision"), [("legacy", "2025-11-25"), ("modern", MODERN)])
+@pytest.mark.slow
 async def test_good_server_session_has_no_schema_problems(era, revision):
     target = stdio_target([sys.executable, str(EXAMPLES / "good_server.py")])
     async with Session(target, era=era, handlers=headless_handlers()) as s:

@@ -8,6 +8,8 @@ import random
 import string
 import urllib.parse
 
+import pytest
+
 from mcp_review.redact import MASK, Redactor
 from mcp_review.secret_forms import PIECE
 
@@ -86,6 +88,7 @@ def cut(secret: str) -> list[str]:
     return [*pieces, " and ".join(secret[i : i + 12] for i in range(0, len(secret), 12))]
 
 
+@pytest.mark.slow
 def test_ten_megabytes_are_masked():
     """Every form of a secret, and its pieces, are masked at the end of 10 MB of words (bench/redact.py times it:
     linear)."""

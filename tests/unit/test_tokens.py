@@ -97,6 +97,7 @@ def test_corrupt_file_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("encoding", [e for e in encodings.ENCODINGS if "packed_sha256" in encodings._SPECS[e]])
+@pytest.mark.slow
 def test_the_packed_ranks_are_the_hashed_originals(encoding):
     """The packed file loaded at run time holds exactly the ranks of tiktoken's published file."""
     spec = encodings._SPECS[encoding]

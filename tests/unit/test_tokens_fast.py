@@ -96,6 +96,7 @@ def tool_sets() -> list[list[object]]:
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.slow
 def test_the_batched_figures_are_the_plain_per_text_counts(encoding, monkeypatch):
     monkeypatch.setattr(tokens, "WORKERS", 3)  # chunked across the pool even on a one-core machine
     counter = TokenCounter(encoding)
