@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from tests.pace import Patience
 from tests.support import PYTHON, ROOT, SERVERS, fixture_argv, http_fixture, stop
 
 LEGACY = "2025-11-25"
@@ -60,11 +61,16 @@ class Talk:
         self.proc.stdin.flush()
 
     def read(self, timeout: float) -> str | None:
-        """The next stdout line, or None at end of output or when nothing came within `timeout`."""
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            return None
+        """The next stdout line, or None at end of output or when nothing came within `timeout` (a hang bound at
+        the machine's pace, tests/pace.py)."""
+        patience = Patience(timeout)
+        while True:
+            try:
+                line = self.lines.get(timeout=min(0.25, patience.left()) or 0.01)
+                break
+            except queue.Empty:
+                if patience.spent():
+                    return None
         if line is not None:
             self.seen.append(line)
         return line
@@ -77,9 +83,9 @@ class Talk:
         if params is not None:
             message["params"] = params
         self.send(message)
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            line = self.read(left)
+        patience = Patience(timeout)
+        while not patience.spent():
+            line = self.read(patience.remaining)
             if line is None:
                 break
             with contextlib.suppress(ValueError):
