@@ -14,7 +14,6 @@ call below is harmless: arithmetic, an echo, a SELECT, a page on 127.0.0.1.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +22,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from tests.pace import slowness
+from tests.support import finish
 from tests.thirdparty import (
     FILESYSTEM_FILES,
     MEMORY_GRAPH,
@@ -49,7 +50,7 @@ from tests.thirdparty import (
 
 pytestmark = pytest.mark.thirdparty
 
-TIMEOUT = "10"  # mcp-review's --timeout: every wait; the subprocess gets a generous bound on top
+TIMEOUT = 10  # mcp-review's --timeout (every wait) on the reference machine, scaled by its slowness when given
 VERDICTS = {"PASS", "PASS_WITH_WARNINGS", "FAIL", "BLOCKED"}
 
 
@@ -240,8 +241,9 @@ CASES = [
 
 def review(request: pytest.FixtureRequest, data: Data, case: Case, *command: str) -> tuple[int, str]:
     """Run `mcp-review COMMAND... --timeout T TARGET`; (exit code, stdout). stderr goes into the failure."""
-    argv = [sys.executable, "-m", "mcp_review", *command, "--timeout", TIMEOUT, *case.target(request, data)]
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    timeout = f"{TIMEOUT * slowness():g}"
+    argv = [sys.executable, "-m", "mcp_review", *command, "--timeout", timeout, *case.target(request, data)]
+    out = finish(argv, 120)  # a generous hang bound on top, at the machine's pace
     assert out.returncode in (0, 1, 3), f"exit {out.returncode}: {out.stderr}"
     return out.returncode, out.stdout
 
@@ -323,10 +325,10 @@ def test_fastmcp1_http_error_answer_is_reported_as_itself(fastmcp1_http_url):  #
         "--era",
         "modern",
         "--timeout",
-        "30",
+        f"{30 * slowness():g}",
         "--url",
         fastmcp1_http_url,
     ]
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=20)  # far less than --timeout
+    out = finish(argv, 20)  # far less than --timeout, at any pace
     assert out.returncode == 2
     assert "server/discover: JSON-RPC error -32600 (Bad Request: Missing session ID)" in out.stderr, out.stderr
