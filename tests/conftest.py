@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,9 +35,33 @@ MADE = pytest.StashKey[str]()
 FORKED = pytest.StashKey[subprocess.Popen[bytes]]()
 
 
+def unlinked() -> list[str]:
+    """The package's source files that the editable install does not show: it is a tree of links made at install
+    time (setup.cfg), so a module added since is missing from it until the install is run again."""
+    import mcp_review
+
+    tree = Path(mcp_review.__file__).parent
+    if tree.resolve() == (HERE.parent / "inspector").resolve():  # an install that maps the folders themselves
+        return []
+    folders = tomllib.loads((HERE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    missing = []
+    for package, folder in folders.items():
+        inside = tree.joinpath(*package.split(".")[1:])
+        for source in (HERE.parent / folder).rglob("*.py"):
+            if not inside.joinpath(source.relative_to(HERE.parent / folder)).exists():
+                missing.append(str(source.relative_to(HERE.parent)))
+    return sorted(missing)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The controlling process makes the session's shared folder (tests/session.py) and starts the fork server
-    the fixture servers start from (tests/forkserver.py); xdist workers inherit both through the environment."""
+    the fixture servers start from (tests/forkserver.py); xdist workers inherit both through the environment. It
+    first stops a run whose editable install misses a module (one line: how to make it anew)."""
+    if not hasattr(config, "workerinput") and (missing := unlinked()):
+        raise pytest.UsageError(
+            f"the editable install does not have {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}: "
+            "run `.venv/bin/pip install -q -e '.[test]'` again (setup.cfg: it links the files there were)"
+        )
     if not hasattr(config, "workerinput") and FOLDER not in os.environ:
         os.environ[FOLDER] = config.stash[MADE] = tempfile.mkdtemp(prefix="mcp-review-session-")
         # not in the session folder: its path is an environment value named ..._SESSION, which mcp-review masks

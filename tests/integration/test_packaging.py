@@ -12,6 +12,7 @@ import json
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -132,6 +133,20 @@ def test_the_wheel_installed_in_a_fresh_venv_reviews_a_server_offline(wheel, tmp
     )
     assert json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]["version"] == __version__
     assert not (home / "tiktoken").exists() or not any((home / "tiktoken").iterdir()), "nothing was downloaded"
+
+
+@pytest.mark.quick
+def test_the_editable_install_is_a_folder_that_static_tools_follow():
+    """Type checkers and editors (mypy, Pyright, Pylance, import-linter) run no import hook: they follow a .pth's
+    plain paths and walk folders. `pip install -e .` (setup.cfg) gives them `mcp_review` laid out as the wheel lays
+    it out, py.typed included, each file a link to the repository's."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    lines = [line for pth in site.glob("__editable__.mcp_review-*.pth") for line in pth.read_text().splitlines()]
+    (tree,) = [Path(line) / "mcp_review" for line in lines if (Path(line) / "mcp_review" / "__init__.py").is_file()]
+    for folder, package in FOLDERS.items():
+        inside = tree / Path(package).relative_to("mcp_review")
+        assert (inside / "__init__.py").resolve() == (ROOT / folder / "__init__.py").resolve()
+    assert (tree / "py.typed").is_file() and (tree / "checks" / "review" / "probes.py").is_file()
 
 
 def test_a_servers_look_alike_folders_do_not_shadow_the_rules(tmp_path):
