@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from mcp_review.checks.spec.common import BOGUS_VERSION, SEED
-from mcp_review.connection.session import LEGACY_VERSIONS
+from mcp_review.connection.protocol import LEGACY_VERSIONS
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
@@ -141,7 +141,7 @@ class Claims:
 
 
 def _init_params(revision: str) -> dict[str, Any]:
-    from mcp_review.connection.session import CLIENT_INFO
+    from mcp_review.connection.protocol import CLIENT_INFO
 
     version = revision if revision in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
     return {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}

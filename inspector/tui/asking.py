@@ -21,7 +21,7 @@ from typing import Any
 from textual.app import App
 
 from mcp_review.connection.channel import HandlerError
-from mcp_review.connection.session import ClientHandlers
+from mcp_review.connection.protocol import ClientHandlers
 from mcp_review.tui.dialogs import DECLINE_ALL, AnswerScreen, ElicitScreen, RootsScreen, SampleScreen
 from mcp_review.tui.dialogs.form import FormDialog
 from mcp_review.tui.dialogs.roots import own_directories

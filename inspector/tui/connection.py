@@ -17,7 +17,8 @@ from mcp_review.catalog import ServerSnapshot, take_snapshot
 from mcp_review.connection import procs
 from mcp_review.connection.channel import Budget
 from mcp_review.connection.errors import ConnectionFailed
-from mcp_review.connection.session import ClientHandlers, Session
+from mcp_review.connection.protocol import ClientHandlers
+from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.costs import Costs
 from mcp_review.encodings import ENCODINGS

@@ -14,8 +14,8 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
 from mcp_review.configs import ConfigError
-from mcp_review.redact import remember
-from mcp_review.targets import Target, http_target, is_secret_header, secret_arg_positions, stdio_target
+from mcp_review.redact import is_secret_header, remember
+from mcp_review.targets import Target, http_target, secret_arg_positions, stdio_target
 from mcp_review.text import one_line
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
