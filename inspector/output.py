@@ -105,9 +105,9 @@ def guard_streams() -> None:
     import sys
 
     if not isinstance(sys.stdout, SafeStream):
-        sys.stdout = SafeStream(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = SafeStream(sys.stdout)
     if not isinstance(sys.stderr, SafeStream):
-        sys.stderr = SafeStream(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = SafeStream(sys.stderr)
 
 
 def write_text(path: str | Path, text: str | Iterable[str]) -> None:
