@@ -24,12 +24,14 @@ Encode = Callable[[str], int]
 
 @cache
 def calibration() -> dict[str, Any]:
-    return json.loads(DATA.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
+    return data
 
 
 def overheads(model: str | None = None) -> dict[str, float]:
     data = calibration()
-    return data["models"][model or data["default_model"]]["tokens"]
+    tokens: dict[str, float] = data["models"][model or data["default_model"]]["tokens"]
+    return tokens
 
 
 def label() -> str:

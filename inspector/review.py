@@ -256,7 +256,10 @@ class Review:
     def merge(self, rerun: Review, only: str) -> None:
         """Take a re-run's findings for `only` (a rule id, or a pack when it has no dot) in place of this
         review's, with the exchanges they cite; waivers are applied again."""
-        replaced = (lambda f: f.rule == only) if "." in only else (lambda f: f.pack == only)
+
+        def replaced(f: Finding) -> bool:
+            return f.rule == only if "." in only else f.pack == only
+
         self.findings = [f for f in self.findings if not replaced(f)] + rerun.findings
         self.exchanges.update(rerun.exchanges)
         settle(self.findings)

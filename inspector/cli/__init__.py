@@ -23,7 +23,7 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from mcp_review import __version__
@@ -139,8 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     guard_streams()  # every byte to the terminal: secrets masked, no server escape sequence (see output)
     prepare_process()
+    run: Callable[[argparse.Namespace], int] = args.run  # the command's `run`, set by its subparser
     try:
-        return args.run(args)
+        return run(args)
     except UsageError as e:
         if args.__dict__.get("debug"):
             raise

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.call import call_options, parse_args_json
 from mcp_review.cli.common import Failure, UsageError, decide, target_options, with_session
 from mcp_review.review import ExitCode
+
+if TYPE_CHECKING:  # loaded in `run`: a command's heavy imports wait until it runs
+    from mcp_review.preview import Finding
+    from mcp_review.preview_server import Preview
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.FAILED if any(f.status == "fail" for f in findings) else ExitCode.OK
 
 
-def show(args: argparse.Namespace, preview: Any) -> list[Any]:
+def show(args: argparse.Namespace, preview: Preview) -> list[Finding]:
     """The page in a browser (headless, the reviewer's, or none: its URL is printed) until it is done or the time
     is up; then what the preview observed."""
     import contextlib
