@@ -35,14 +35,15 @@ MADE = pytest.StashKey[str]()
 FORKED = pytest.StashKey[subprocess.Popen[bytes]]()
 
 
-def unlinked() -> list[str]:
-    """The package's source files that the editable install does not show: it is a tree of links made at install
-    time (setup.cfg), so a module added since is missing from it until the install is run again."""
+def stale_install() -> str | None:
+    """What is wrong with the editable install the tests import, if anything. It must be the tree of links setup.cfg
+    asks for (the tests of the layers and the packaging read it), made after the last module was added: it links
+    the files there were at install time."""
     import mcp_review
 
     tree = Path(mcp_review.__file__).parent
-    if tree.resolve() == (HERE.parent / "inspector").resolve():  # an install that maps the folders themselves
-        return []
+    if tree.resolve() == (HERE.parent / "inspector").resolve():
+        return "it maps the folders with an import hook (an install from before setup.cfg, or a lenient one)"
     folders = tomllib.loads((HERE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
     missing = []
     for package, folder in folders.items():
@@ -50,17 +51,16 @@ def unlinked() -> list[str]:
         for source in (HERE.parent / folder).rglob("*.py"):
             if not inside.joinpath(source.relative_to(HERE.parent / folder)).exists():
                 missing.append(str(source.relative_to(HERE.parent)))
-    return sorted(missing)
+    return f"it does not have {', '.join(sorted(missing)[:5])}{' ...' * (len(missing) > 5)}" if missing else None
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """The controlling process makes the session's shared folder (tests/session.py) and starts the fork server
     the fixture servers start from (tests/forkserver.py); xdist workers inherit both through the environment. It
     first stops a run whose editable install misses a module (one line: how to make it anew)."""
-    if not hasattr(config, "workerinput") and (missing := unlinked()):
+    if not hasattr(config, "workerinput") and (problem := stale_install()):
         raise pytest.UsageError(
-            f"the editable install does not have {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}: "
-            "run `.venv/bin/pip install -q -e '.[test]'` again (setup.cfg: it links the files there were)"
+            f"the editable install is stale: {problem}: run `.venv/bin/pip install -q -e '.[test]'`"
         )
     if not hasattr(config, "workerinput") and FOLDER not in os.environ:
         os.environ[FOLDER] = config.stash[MADE] = tempfile.mkdtemp(prefix="mcp-review-session-")
