@@ -79,7 +79,8 @@ async def run_rules(
             findings.append(one.blocking(None, f"not run: {budget.exhausted()}"))
             continue
         gone = one.session.failure
-        if gone is not None and any(m in ("call", "observe") for m in rule.modes) and "probe" not in rule.modes:
+        lost = gone is not None and rule.needs_server
+        if lost and any(m in ("call", "observe") for m in rule.modes) and "probe" not in rule.modes:
             findings.append(one.blocking(None, f"could not run: the server connection was lost ({gone})"))
             continue
         produced: list[Finding] = []  # what the rule decided before it stopped is kept (see `settle`)
@@ -238,7 +239,7 @@ async def _review(
         coverage=[c.to_json() for c in ctx.calls],
         tools=[t.key for t in snapshot.tools],
         tokens=review_tokens(snapshot, costs.of(counter.encoding)),
-        notes=snapshot.notes,
+        notes=[*snapshot.notes, *filter(None, [session.asked.note()])],  # a new list: the snapshot keeps its own
         packs=sorted({r.pack for r in rules}),
         changes=ctx.changes.to_json() if ctx.changes else None,
         decisions=plan.decisions,

@@ -18,6 +18,9 @@ class Limits:
     listing_pages: int = 500  # pages of one listing followed
     listing_items: int = 12_000  # items of one listing kept (10,000 tools, and a few more, are reviewed whole)
     input_rounds: int = 8  # `input_required` rounds answered for one request
+    # requests a server makes of the client (sampling, elicitation, roots, ping: JSON-RPC requests and `inputRequests`
+    # entries alike) answered in one session, headless and in the app (connection/asked.py says what happens past it)
+    client_requests: int = 10_000
     request_state: int = 4 << 20  # characters of `requestState` echoed back for one request, over its rounds
     session_state: int = 32 << 20  # ... and for every request of one connection
     cursor: int = 1 << 20  # characters of `nextCursor` sent back over one listing: past them it stops there

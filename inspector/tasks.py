@@ -288,7 +288,8 @@ class TaskDriver:
     async def _answer_inputs(self, task: Json) -> None:
         requests = task.get("inputRequests")
         if isinstance(requests, dict):
-            answers = {str(k): await self.session.fulfil(v) for k, v in list(requests.items())[:50]}
+            first = dict(list(requests.items())[:50])
+            answers = await self.session.fulfil_all(first, self.state.seen[-1].seq, "tasks/get")
             await self._ask("tasks/update", {"taskId": self.state.task_id, "inputResponses": answers})
 
     async def _finish(self) -> None:

@@ -151,7 +151,13 @@ def _arguments(raw: dict[str, object]) -> Iterator[dict[str, str]]:
             yield arg
 
 
-@rule("review.client-requests-safe", modes=("observe",), source=f"{SOURCE} (sampling, elicitation, logs)")
+# needs_server=False: it judges what was sent, also once a flood of requests ended the connection
+@rule(
+    "review.client-requests-safe",
+    modes=("observe",),
+    source=f"{SOURCE} (sampling, elicitation, logs)",
+    needs_server=False,
+)
 def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
     """What the server asks of the client or tells it on its own phishes no one and steers no model.
 
@@ -160,22 +166,32 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
     during the review, wherever it came from (a tool call, a prompt, the handshake), scanned like descriptions; and
     every field of a form-mode elicitation that asks for a secret (a password, a card's CVV or PIN, a one-time code,
     a seed phrase, an API key), which the spec (2025-06-18 on) says servers MUST NOT ask through a form. One finding
-    per method, citing the messages.
+    per method, citing the messages. And how often: a server that asked the client more times in the session than
+    mcp-review answers (`client_requests` in MCP_REVIEW_LIMITS, 10,000: JSON-RPC requests and `inputRequests`
+    entries alike, sampling, elicitation, roots and ping; connection/asked.py) fails, with the count, citing the
+    request that went past it and the note that says so.
 
     Why: seed 003 descriptions-grounded, for the texts that reach a person or the client's model without the model
     choosing to read them: a sampling request is a prompt the server writes for the client's model, an elicitation
     asks the user directly (a form asking for a card's CVV or a wallet's seed phrase is phishing), and log lines are
-    shown in clients.
+    shown in clients. A server that keeps asking (each answer, or decline, brings the next; a round asks a thousand
+    things) floods the person or model a client asks each time, and kept mcp-review's own app busy answering.
 
     Known false positives: a server that asks for a credential it really needs, through the form the spec allows
     for it (URL elicitation for secrets), is fine; the scanner judges the text, not the need. Only what the server
     sent during this review is seen: requests that only other inputs trigger stay unseen (the finding says how many
     messages were read). Each distinct text is scanned once, the first 2,000 per method: a flood of different
-    lines beyond that is not read (the finding says so).
+    lines beyond that is not read (the finding says so). The count is of the whole session: a server whose every
+    tool asks once, reviewed through more than 10,000 calls, reaches it (raise `client_requests` for it).
 
-    Passes: every such message is clean. Fails: a hostile or leaky span. Warns: a suspicious span. n/a: the server
-    sent none during the review.
+    Passes: every such message is clean. Fails: a hostile or leaky span; more requests of the client than a session
+    answers. Warns: a suspicious span. n/a: the server sent none during the review.
     """
+    asked = ctx.session.asked
+    if asked.over is not None:
+        note, crossed = asked.over
+        flooded = f"{asked.said()}: a client that asks a person or a model each time is flooded"
+        yield ctx.fail("requests of the client", flooded, [crossed, note])
     texts: dict[str, list[surfaces.Said]] = {}
     seqs: dict[str, list[int]] = {}
     forms: list[str] = []  # form fields that ask for a secret
@@ -190,7 +206,7 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
             params = entry.message.get("params")
             if entry.method == "elicitation/create" and isinstance(params, dict):
                 forms += [f"requestedSchema.properties.{name}" for name in form_asks_secret(params)]
-    if not seqs:
+    if not seqs and asked.over is None:
         yield ctx.na(None, "the server sent no sampling, elicitation or log message during the review")
         return
     for method, sent in seqs.items():

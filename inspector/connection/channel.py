@@ -29,6 +29,7 @@ MAX_UNMATCHED = 1000  # responses nobody asked for, kept for probes
 # it, and a check waited a whole timeout for each of its requests (9 in a row against a flood of progress).
 UNANSWERED = 2
 RequestHandler = Callable[[dict[str, Any], Delivery], Awaitable[dict[str, Any]]]
+Admission = Callable[[dict[str, Any], Delivery], bool]  # may this request of the server's be answered?
 NotificationHandler = Callable[[dict[str, Any], Delivery], None]
 
 
@@ -144,11 +145,13 @@ class RpcChannel:
         transport.on_closed = self._on_closed
         transport.on_dropped = self._on_dropped
         self._pending: dict[Any, asyncio.Future[Reply]] = {}
+        self._asked: dict[Any, tuple[str, float, float]] = {}  # pending id -> (method, sent at, timeout)
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._answering: dict[Any, asyncio.Task[Any]] = {}  # the server's requests being answered, by id
         self.failure: ConnectionFailed | None = None
         self.on_request: RequestHandler | None = None
+        self.admit: Admission | None = None  # asked before a server's request is answered (the session's bound)
         self.on_notification: NotificationHandler | None = None
         self.on_abandon: Callable[[Any, str, str], Awaitable[None]] | None = None  # timed out or cancelled
         self.unmatched: list[tuple[Any, Delivery]] = []  # responses nobody asked for (probes read these)
@@ -196,6 +199,7 @@ class RpcChannel:
         fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         started = time.monotonic()
+        self._asked[rid] = (method, started, timeout)
         sender = self._spawn(self.transport.send(message, how))
         sender.add_done_callback(lambda t: self._send_done(t, fut))
         try:
@@ -211,7 +215,15 @@ class RpcChannel:
             raise
         finally:
             self._pending.pop(rid, None)
+            self._asked.pop(rid, None)
         return Reply(reply.message, reply.delivery, time.monotonic() - started)
+
+    def oldest(self) -> tuple[str, float, float] | None:
+        """The request waited on longest: (method, seconds waited, its timeout), or None when none waits."""
+        if not self._asked:
+            return None
+        method, sent, timeout = min(self._asked.values(), key=lambda asked: asked[1])
+        return method, time.monotonic() - sent, timeout
 
     async def _abandon(
         self, sender: asyncio.Task[Any], fut: asyncio.Future[Reply], rid: Any, method: str, reason: str
@@ -253,7 +265,8 @@ class RpcChannel:
             return
         if "method" in msg:
             if "id" in msg:
-                self._answer_later(msg, delivery)
+                if self.failure is None and (self.admit is None or self.admit(msg, delivery)):
+                    self._answer_later(msg, delivery)
                 return
             if msg["method"] == "notifications/cancelled":
                 self._withdrawn(msg.get("params"))
@@ -312,6 +325,13 @@ class RpcChannel:
             reply["error"] = {"code": -32603, "message": f"client error: {type(e).__name__}: {e}"}
         with contextlib.suppress(ConnectionFailed):
             await self.send(reply)
+
+    def end(self, failure: ConnectionFailed) -> None:
+        """End the connection from this side: every pending request fails with `failure`, nothing more is sent
+        or answered, and the server's requests being answered are dropped (their dialogs close)."""
+        self._on_closed(failure)
+        for task in list(self._answering.values()):
+            task.cancel()
 
     def _on_closed(self, failure: ConnectionFailed) -> None:
         if self.failure is None:

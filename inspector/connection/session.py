@@ -15,6 +15,7 @@ answer (on stdio a fresh process is used when the first one may be stuck in the 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import json
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcp_review import redact
+from mcp_review.connection.asked import Asked, ClientFlood, ClientRequestsExceeded
 from mcp_review.connection.channel import Budget, HandlerError, Reply, RpcChannel, make_transport
 from mcp_review.connection.errors import (
     AuthRequired,
@@ -93,6 +95,7 @@ class Session:
         self._progress: dict[str, Callable[[Json], None]] = {}
         self._tokens = itertools.count(1)
         self._echoed = 0  # characters of requestState sent back on this session (LIMITS.session_state)
+        self.asked = Asked(self.wire)  # what the server asked of the client, within LIMITS.client_requests
 
     # -------------------------------------------------------------------------------- lifecycle
     async def __aenter__(self) -> Session:
@@ -133,6 +136,7 @@ class Session:
         channel.on_request = self._on_request
         channel.on_notification = self._on_notification
         channel.on_abandon = self._on_abandon
+        channel.admit = self._admit
         channel.budget = self._budget
         self.channel = channel
         await channel.start()
@@ -297,7 +301,7 @@ class Session:
                 retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
                 requests = result.get("inputRequests")
                 if isinstance(requests, dict):
-                    retry["inputResponses"] = {key: await self.fulfil(req) for key, req in requests.items()}
+                    retry["inputResponses"] = await self.fulfil_all(requests, reply.seq, method)
                 if "requestState" in result:
                     retry["requestState"] = state
                 reply = await self.request(method, retry, timeout=timeout)
@@ -307,9 +311,20 @@ class Session:
                 self._progress.pop(token, None)
                 self.wire.awaited.discard(json.dumps(token))
 
+    async def fulfil_all(self, requests: dict[str, Any], seq: int, method: str) -> Json:
+        """Answer one round of `inputRequests` (wire #`seq`, for `method`): every entry at once, as they do not depend
+        on each other (the app queues them, so one "decline all" answers the round), within the session's bound
+        (`connection/asked.py`): past it, `ClientRequestsExceeded`, and nothing is answered."""
+        methods = [str(r.get("method")) if isinstance(r, dict) else "?" for r in requests.values()]
+        assert self.channel
+        if not self.asked.admit(methods, self.channel.conn, seq, f"{len(methods):,} inputRequests of {method}"):
+            raise ClientRequestsExceeded(self.asked.refusal(method))
+        answers = await asyncio.gather(*(self.fulfil(request) for request in requests.values()))
+        return dict(zip(map(str, requests), answers, strict=True))
+
     async def fulfil(self, request: Any) -> Json:
         """Answer one `inputRequests` entry (a retried request's, or a 2026-07-28 task's) with the same handlers as a
-        legacy server request."""
+        legacy server request (`fulfil_all` counts them)."""
         if not isinstance(request, dict):
             return {}
         try:
@@ -318,6 +333,16 @@ class Session:
             return {"error": e.to_json()}
 
     # ------------------------------------------------------------------ what the server asks of us
+    def _admit(self, msg: Json, delivery: Delivery) -> bool:
+        """A JSON-RPC request of the server's, counted; past the session's bound it ends the connection."""
+        method = str(msg.get("method"))
+        assert self.channel
+        if self.asked.admit([method], self.channel.conn, delivery.seq, f"a {method[:80]} request"):
+            return True
+        self.asked.ended = True
+        self.channel.end(ClientFlood(self.asked.refusal(method)))
+        return False
+
     async def _on_request(self, msg: Json, _delivery: Delivery) -> Json:
         return await self._handle(str(msg.get("method")), msg.get("params") or {})
 

@@ -33,7 +33,7 @@ class Rule:
     source: str  # seed file and section
     fn: RuleFn
     transport: Literal["any", "http", "stdio"] = "any"
-    needs_server: bool = True  # False: it judges what happened even when no session could be opened
+    needs_server: bool = True  # False: it judges what happened, even with no session opened or one lost
 
     @property
     def pack(self) -> str:
