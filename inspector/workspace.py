@@ -11,6 +11,7 @@ when it is done.
 from __future__ import annotations
 
 import concurrent.futures
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -119,7 +120,7 @@ class Workspace:
         # what answers the server's requests during a run: "auto" (roots as given, sampling and elicitation
         # declined: a run never waits on a person) or "ask" (the reviewer, in a dialog); tui/asking.py
         self.requests: RequestPolicy = "auto"
-        self.unattended: list[str] = []  # what the policy answered during the current run
+        self.unattended: Counter[tuple[str, str]] = Counter()  # (method, answer) the policy gave in the current run
         self.restored = False  # the review came back from an earlier session (its proof is the saved exchanges)
         self._files = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="workspace-files")
         self._pending: concurrent.futures.Future[Path | None] | None = None  # a save queued, not started yet
@@ -233,12 +234,18 @@ class Workspace:
         `only` is merged into the review it re-ran."""
         previous = self.review
         review.remarks = previous.remarks if previous else []
-        said = [f"during the run the server asked {what} (the Run dialog's policy)" for what in self.unattended]
-        review.notes = [*review.notes, *said]  # a new list: the snapshot's own is not the review's to change
+        review.notes = [*review.notes, *self._unattended_note()]  # a new list: the snapshot's own stays as it is
         if only and previous is not None:
             previous.merge(review, only)
             return previous
         return review
+
+    def _unattended_note(self) -> list[str]:
+        """What the Run dialog's policy answered for the reviewer during the run: one note, with the counts."""
+        if not self.unattended:
+            return []
+        asked = "; ".join(f"{method} {n:,} times: {answer}" for (method, answer), n in self.unattended.most_common())
+        return [f"during the run the server asked the client {asked} (the Run dialog's policy)"]
 
     # ---------------------------------------------------------------------------------------- calls and files
     def called(self, call: dict[str, Any]) -> concurrent.futures.Future[Path | None]:

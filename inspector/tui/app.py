@@ -32,7 +32,7 @@ from mcp_review.tui.checking import choose_checks, run_checks
 from mcp_review.tui.closed import ClosedScreensApp
 from mcp_review.tui.commands import ToolJump, bound_commands
 from mcp_review.tui.connection import Connection
-from mcp_review.tui.dialogs import ResultScreen, ask_target, remember_target
+from mcp_review.tui.dialogs import AnswerScreen, ResultScreen, ask_target, remember_target
 from mcp_review.tui.exporting import Exporter
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
@@ -67,6 +67,7 @@ class ReviewApp(ClosedScreensApp):
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect", show=False, tooltip="The same server again"),
         Binding("ctrl+l", "auth", "Auth", id="auth", show=False, tooltip="OAuth: metadata, token, log in again"),
         Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
+        Binding("i", "answer_server", "Server asks", id="answer-server", tooltip="What the server asked, set aside"),
         Binding("escape", "hide_help_panel", "Close help", id="close-help", show=False),
         # a key per tab, as lazygit numbers its panels; the tab bar shows each number (both from screen.TABS)
         *(
@@ -106,6 +107,7 @@ class ReviewApp(ClosedScreensApp):
         self.previewer = Previewer(self, ws, self.caller, self._called)  # `b`: an app in the reviewer's browser
         self.exporter = Exporter(self, ws)  # `e`: rendered and written off the loop
         self._slow_said = False  # this run's slow server was notified (ChecksProgress.slow)
+        self._told: object = None  # the connection whose wait a notification said over a server's dialog
 
     def _new_connection(self) -> Connection:
         return Connection(self, self.asker.handlers(), self.workspace.counter)
@@ -115,6 +117,7 @@ class ReviewApp(ClosedScreensApp):
         self.main = ReviewScreen(self.workspace)
         self.push_screen(self.main)
         self.call_after_refresh(self.asker.painted.set)  # the server's requests wait for the first paint
+        self.asker.on_aside = self._aside
         self.set_interval(0.1, self.main.flush_wire)
         self.switcher.reconnect()
         for line in self.notices:
@@ -225,6 +228,17 @@ class ReviewApp(ClosedScreensApp):
         if message.costs is self.workspace.costs:
             self._show_overview()
 
+    @on(msg.Connecting)
+    def show_wait(self, message: msg.Connecting) -> None:
+        """What the opening connection waits for, in the status line; said once in a notification too when the
+        server's own dialog covers it (answering that dialog is not what the connection waits for)."""
+        if message.source is not self.workspace.connection or self.workspace.snapshot is not None:
+            return
+        self.status(message.line)
+        if isinstance(self.screen, AnswerScreen) and self._told is not message.source:
+            self._told = message.source
+            self.notify(message.line, title="still connecting", timeout=15, markup=False)
+
     @on(msg.ConnectionLost)
     def show_failure(self, message: msg.ConnectionLost) -> None:
         if not self.switcher.failed(message):
@@ -250,8 +264,21 @@ class ReviewApp(ClosedScreensApp):
             self.action_show_help_panel()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Escape belongs to the help panel only while it is shown."""
+        """Escape belongs to the help panel only while it is shown; `i` is there while the server's requests are set
+        aside."""
+        if action == "answer_server":
+            return self.asker.holding
         return action != "hide_help_panel" or bool(self.screen.query("HelpPanel"))
+
+    # ------------------------------------------------------------------------------ the server's requests
+    def _aside(self, line: str | None) -> None:
+        """The line over the tabs while the server's requests wait, set aside (tui/asking.py)."""
+        self.main.aside(line)
+        self.refresh_bindings()
+
+    def action_answer_server(self) -> None:
+        self.asker.show_again()
+        self.refresh_bindings()
 
     # ------------------------------------------------------------------------------ the checklist
     def action_run_checks(self, only: str | None = None) -> None:

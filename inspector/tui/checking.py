@@ -54,7 +54,8 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
     # tools); the review is frozen too once made (below).
     gc.freeze()
     shell.status(f"running {only or 'the checklist'}…")
-    ws.checking, ws.unattended = True, []
+    ws.checking = True
+    ws.unattended.clear()
     shell.post_message(ChecksStarted(rules, merging=bool(only and ws.review)))
 
     async def job(session: Session, snapshot: ServerSnapshot) -> None:

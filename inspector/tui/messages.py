@@ -36,6 +36,14 @@ class Costed(Message):
 
 
 @dataclass
+class Connecting(Message):
+    """What a connection still waits for while it opens (one line for the status bar)."""
+
+    line: str
+    source: object = None  # the `Connection` that waits
+
+
+@dataclass
 class ConnectionLost(Message):
     reason: str
     detail: list[str]

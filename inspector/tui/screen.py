@@ -93,6 +93,7 @@ class ReviewScreen(Screen[None]):
         }
         yield Header()
         yield Static("connecting…", id="status")
+        yield Static(id="aside")  # the server's requests set aside (tui/asking.py): shown only while they wait
         with Tabbed():  # opens on its first tab (`closed.SteadyTabs`)
             for number, tab in enumerate(TABS, 1):
                 yield tab.pane(*made_with[tab.pane], title=f"{number} {tab.title}", id=tab.id)
@@ -125,6 +126,12 @@ class ReviewScreen(Screen[None]):
             status.update(Text(text))
             status.set_class(failed, "-failed")
             status.set_class(whole, "-whole")
+
+    def aside(self, line: str | None) -> None:
+        with contextlib.suppress(NoMatches):
+            aside = self.query_one("#aside", Static)
+            aside.update(Text(line or ""))
+            aside.display = line is not None
 
     def flush_wire(self) -> None:
         """Add what crossed the wire since the last tick (10 times a second). The tables hold every entry,

@@ -17,6 +17,7 @@ from mcp_review.tui.dialogs.common import DIALOG_CSS
 from mcp_review.tui.dialogs.form import FormDialog, SchemaForm, form_and_json
 
 DECLINE_ALL: dict[str, Any] = {}  # what AnswerScreen returns for "decline this and every request waiting"
+LATER: dict[str, Any] = {}  # ... for "not now": the request waits, set aside (`tab_after` says which tab to show)
 
 
 class AnswerScreen(FormDialog):
@@ -37,9 +38,15 @@ class AnswerScreen(FormDialog):
         Binding("ctrl+d", "decline_all", "Decline all waiting", id="decline-all"),
         Binding("r", "app.run_checks", "Run checks", id="answer-run-checks"),
         Binding("q", "app.quit", "Quit", id="answer-quit"),
+        # the tab keys stay the tab keys: the request is set aside (it waits, `i` brings it back) and the tab shows
+        *(
+            Binding(f"{i}", f"set_aside({i})", f"Set aside, tab {i}", id=f"answer-tab-{i}", show=False)
+            for i in range(1, 10)
+        ),
     ]
     heading = "The server asks"
     waiting = 0  # requests from the server queued behind this one (the app sets it)
+    tab_after = 0  # the tab the reviewer asked for when setting the request aside (LATER)
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__()
@@ -117,6 +124,10 @@ class AnswerScreen(FormDialog):
     @on(Button.Pressed, "#decline")
     def pressed_decline(self) -> None:
         self.action_decline()
+
+    def action_set_aside(self, tab: int) -> None:
+        self.tab_after = tab
+        self.dismiss(LATER)
 
     @on(Button.Pressed, "#decline-all")
     def action_decline_all(self) -> None:
