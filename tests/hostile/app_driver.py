@@ -69,12 +69,32 @@ async def until(pilot: Any, condition: Any, seconds: float) -> bool:
     return False
 
 
+def status_line(app: ReviewApp) -> str:
+    return str(app.main.query_one("#status", Static).render())
+
+
+async def connecting(pilot: Any, app: ReviewApp, report: dict[str, Any], budget: float) -> None:
+    """Wait for the connection (or its failure) without answering what the server asks meanwhile, as a reviewer
+    who has not looked yet: report["connecting"] is the last status line seen while the connection was still
+    opening (what it says it waits for), while a server's dialog was up if one came up on time, or None."""
+    from mcp_review.tui.dialogs import AnswerScreen
+
+    ws, asked = app.workspace, False
+    report["connecting"] = None
+    patience = Patience(budget)
+    while not patience.spent() and ws.snapshot is None and ws.failure is None:
+        asked = asked or isinstance(app.screen, AnswerScreen)
+        if isinstance(app.screen, AnswerScreen) or not asked:
+            report["connecting"] = status_line(app)
+        await pilot.pause(0.05)
+
+
 async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float, calls: str = "all") -> None:
     from mcp_review.tui.dialogs import AnswerScreen, CallScreen, ExportScreen, ResultScreen
 
     async with app.run_test(size=(80, 24)) as pilot:
         report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
-        await until(pilot, lambda: app.workspace.snapshot is not None or app.workspace.failure is not None, budget)
+        await connecting(pilot, app, report, budget)
         report["screens"].append(screen_text(app))
 
         async def answered(done: Any, seconds: float) -> bool:
@@ -164,10 +184,30 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
 
 async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float) -> None:
     """While the server keeps a dialog up (a sampling loop, a hostile elicitation), the reviewer presses `r`
-    (the run dialog must open) and then `q` (the app must quit): report["keys"] says how long each took, or None."""
+    (the run dialog must open), `5` (the Checklist tab must show, and stay shown a second later), `i` (what the
+    server asked comes back), declines three times (what the server asks next must wait, set aside: the tabs
+    stay), and `q` (the app must quit): report["keys"] says how long each took, or None."""
     from mcp_review.tui.dialogs import AnswerScreen, RunScreen
 
-    report["keys"] = {"r": None, "q": None}
+    report["keys"] = {"r": None, "5": None, "i": None, "declined": None, "q": None}
+
+    def tab_shown() -> bool:
+        return app.screen is app.main and app.main.query_one("TabbedContent").active == "tab-checks"
+
+    async def decline_three() -> bool:
+        for i in range(3):  # a loop asks again at once: 2 s is long for it (elicit-huge asks once, and waits them)
+            if not await until(pilot, lambda: isinstance(app.screen, AnswerScreen), 4 if i == 0 else 2):
+                return False
+            await press(pilot, "escape")
+        return await until(pilot, lambda: app.screen is app.main, 2)
+
+    steps = (
+        ("r", lambda: isinstance(app.screen, RunScreen)),
+        ("5", tab_shown),
+        ("i", lambda: isinstance(app.screen, AnswerScreen)),
+        ("declined", None),
+        ("q", lambda: not app.is_running),
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         report["first_paint"] = await until(pilot, lambda: app.main.ready, 10)
         ws = app.workspace
@@ -176,10 +216,17 @@ async def keys(app: ReviewApp, out: Path, report: dict[str, Any], budget: float)
         if not report["connected"] or not await until(pilot, lambda: isinstance(app.screen, AnswerScreen), budget):
             return
         report["screens"].append(screen_text(app))
-        for key, done in (("r", lambda: isinstance(app.screen, RunScreen)), ("q", lambda: not app.is_running)):
+        for key, done in steps:
             started = time.monotonic()
-            await press(pilot, key)
-            if await until(pilot, done, 4):
+            if done is None:
+                reached = await decline_three()
+            else:
+                await press(pilot, key)
+                reached = await until(pilot, done, 4)
+            if key == "5" and reached:
+                await pilot.pause(1)  # a dialog the server reopened at once would be over it again
+                reached = tab_shown()
+            if reached:
                 report["keys"][key] = round(time.monotonic() - started, 2)
             if key == "r":
                 await press(pilot, "escape")

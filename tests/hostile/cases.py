@@ -3,7 +3,8 @@
 Classes (issue 8): leak (secrets, other hosts), hang, crash, orphan, terminal (raw escapes), memory, app;
 (issue 21): trust (a call made without the consent its most dangerous definition needs), json (an export that
 is not strict JSON), injection (server text live as structure in an export), secret (the reviewer's secrets, in any
-form), egress (metadata, link-local and other hosts).; keys (the app must answer `r` and `q` while the server keeps a dialog up).
+form), egress (metadata, link-local and other hosts); keys (the app must answer `r`, `q`, the tab digits and `i` while
+the server keeps a dialog up, and set aside what a server asks again at once).
 """
 
 from __future__ import annotations
@@ -158,6 +159,37 @@ CASES = [
         # sharing two cores beside the suite's other workers, `list` once took over 5 s to get there, and its
         # tools/list timed out first (the expected line is the cap's). A run that passes is no longer for this.
         timeout=15,
+    ),
+    # issue 35: requests of the client without end, answered within one bound (LIMITS.client_requests) by the app
+    # and `check` alike; the app's keys work whatever the server asks
+    Case(
+        "request-flood",
+        "stdio",
+        "app",
+        "2026-07-28: every call asks again, 2,000 requests of the client a round (sampling, elicitation, roots)",
+        server=FLOOD,
+        timeout=5,  # its listing must not time out under load: the review of the flood is what is judged
+    ),
+    Case(
+        "roots-deaf",
+        "stdio",
+        "memory",
+        "never reads stdin; asks for roots at once, and 4 s later again and again",
+        server=FLOOD,
+        # the roots dialog stays up while the connection waits for server/discover, then initialize (a fresh
+        # process): long enough that the requests piling up behind the dialog showed (past 500 MB before the
+        # session's bound ended the connection, which it now does about 4 s in), and that the status line is read
+        # while it is up
+        timeout=15,
+        limits="client_requests=2000",  # the bound (10,000 by default; request-flood proves that one) in 2,000
+    ),
+    Case(
+        "ask-again",
+        "stdio",
+        "keys",
+        "once listed, asks for sampling or elicitation again as soon as it is answered, for good",
+        server=FLOOD,
+        timeout=5,  # as sampling-loop
     ),
 ]
 BY_NAME = {c.name: c for c in CASES}

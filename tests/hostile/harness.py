@@ -294,13 +294,13 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
     egress += [f"network: {line}" for line in net]
     leaks = secret + egress
     summary = None
-    with contextlib.suppress(ValueError, KeyError, TypeError):
-        review = json.loads(artifacts.get("review.json") or "null")
+    with contextlib.suppress(ValueError, KeyError, TypeError):  # check's review, or the one the app exported
+        review = json.loads(artifacts.get("review.json") or artifacts.get("export.json") or "null")
         if review:
             rules: dict[str, list[str]] = {}
             for f in review["findings"]:
                 rules.setdefault(f["rule"], []).append(f"{f['status']}: {f['message'][:300]}")
-            summary = {"verdict": review["verdict"], "rules": rules}
+            summary = {"verdict": review["verdict"], "rules": rules, "notes": review.get("notes", [])}
     traceback_seen = "Traceback (most recent call last)" in stderr
     crash = None
     if app.get("error"):
@@ -318,7 +318,7 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
         "terminal": terminal,
         "memory": outcome["rss_mb"] > RSS_LIMIT_MB,
         "error_line": stderr.strip().splitlines()[-1][:300] if stderr.strip() else "",
-        "app": {k: app.get(k) for k in ("first_paint", "connected", "exported", "keys")} if app else None,
+        "app": {k: app.get(k) for k in ("first_paint", "connected", "exported", "keys", "connecting")} if app else None,
         "review": summary,
         "waited": len(WAITED.findall(artifacts.get("wire.jsonl", ""))),
         "ok": not (crash or leaks or terminal or outcome["hang"] or outcome["orphans"])

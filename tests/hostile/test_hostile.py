@@ -81,11 +81,43 @@ def _rounds_cut(runs) -> bool:
     return said in runs["call"]["error_line"] and "blocking" in _rule(runs, "review.primitive-by-purpose")
 
 
-def _keys_answered(runs) -> bool:
-    """While the server keeps a dialog up, `r` opened the run dialog and `q` quit (within a hang bound: how long
-    each took is bench/hostile.py's figure, not a test's)."""
-    pressed = runs["app"]["app"]["keys"]
-    return all(pressed[key] is not None for key in ("r", "q"))
+def _keys_answered(*keys: str):
+    """While the server keeps a dialog up, `r` opened the run dialog, `5` showed the Checklist (still shown a second
+    later), `i` brought what the server asked back, and `q` quit; with "declined", three declines in a row set
+    what the server asks next aside (within a hang bound: how long each took is bench/hostile.py's figure, not a
+    test's)."""
+
+    def judge(runs) -> bool:
+        pressed = runs["app"]["app"]["keys"]
+        return all(pressed.get(key) is not None for key in ("r", "5", "i", "q", *keys))
+
+    return judge
+
+
+FLOODED = "the server asked the client"  # what the one finding and the one note on a flood of requests begin with
+
+
+def _same_review(runs) -> bool:
+    """Issue 35: a flood of requests of the client during a run: the app's review and check's agree (the verdict, and
+    the flood as one finding with its count), the app's run was not cut short by its time budget, and the review
+    says it in one note, not one per request (nor one notification each: the app's screens hold none)."""
+    app, check = runs["app"]["review"], runs["check"]["review"]
+    if app is None or check is None:
+        return False  # no review to compare: the app did not connect, or check did not run
+    found = [app["rules"]["review.client-requests-safe"], check["rules"]["review.client-requests-safe"]]
+    flooded = all(any(f.startswith(f"fail: {FLOODED}") for f in rule) for rule in found)
+    cut = [f for rule in app["rules"].values() for f in rule if "time budget is spent" in f]
+    notes = [n for n in app["notes"] if FLOODED in n or "during the run the server asked" in n]
+    return app["verdict"] == check["verdict"] and flooded and not cut and len(notes) <= 2
+
+
+def _deaf_flood_said(runs) -> bool:
+    """Issue 35: a server that never reads, asking for roots: while its dialog was up, the app's status line said what
+    the connection waited for (not a bare "connecting…"); past the session's bound every mode ended the connection
+    and said why, in one line."""
+    said = runs["app"]["app"]["connecting"] or ""
+    ended = all("ended the connection" in runs[mode]["error_line"] for mode in ("list", "check", "call"))
+    return "no answer to server/discover" in said and "roots/list" in said and ended
 
 
 def _one_timeout_more(said: str, more: int):
@@ -104,8 +136,11 @@ def _one_timeout_more(said: str, more: int):
 
 
 EXPECT = {
-    "sampling-loop": _keys_answered,
-    "elicit-huge": _keys_answered,
+    "sampling-loop": _keys_answered("declined"),
+    "elicit-huge": _keys_answered(),  # one request: nothing comes back to decline
+    "ask-again": _keys_answered("declined"),
+    "request-flood": _same_review,
+    "roots-deaf": _deaf_flood_said,
     "rounds-endless": _rounds_cut,
     "round-elicit": lambda runs: runs["call"]["exit"] == 0 and len(runs["app"]["app"]["exported"]) == len(FORMATS),
     "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 1,000 tools", "listing_items"),
