@@ -106,17 +106,24 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.
 
 @contextlib.contextmanager
 def running(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    """Run an HTTP server process until the block ends; its output goes to a log file, not the test."""
+    """Run an HTTP server process until the block ends; its output goes to a log file, not the test. The log is
+    removed with the server (a suite run left over a thousand in /tmp); when the server never listens, its tail is
+    in the error."""
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"mcp-review-test-server-{port}.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
             argv, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}, start_new_session=True
         )
     try:
-        wait_for_port(port, proc)
+        try:
+            wait_for_port(port, proc)
+        except (RuntimeError, TimeoutError) as error:
+            tail = log.read_bytes()[-2000:].decode(errors="replace")
+            raise type(error)(f"{error}; the server's output ends:\n{tail}") from None
         yield proc
     finally:
         stop(proc)
+        log.unlink(missing_ok=True)
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
