@@ -244,7 +244,10 @@ class Workspace:
         """What the Run dialog's policy answered for the reviewer during the run: one note, with the counts."""
         if not self.unattended:
             return []
-        asked = "; ".join(f"{method} {n:,} times: {answer}" for (method, answer), n in self.unattended.most_common())
+        asked = "; ".join(
+            f"{method}: {answer} ({n:,} {'request' if n == 1 else 'requests'})"
+            for (method, answer), n in self.unattended.most_common()
+        )
         return [f"during the run the server asked the client {asked} (the Run dialog's policy)"]
 
     # ---------------------------------------------------------------------------------------- calls and files
