@@ -6,6 +6,12 @@
 
 Answers `initialize` (echoes a supported version, else 2025-11-25), `ping`, ignores notifications,
 and answers unknown methods (including `server/discover`: these are legacy-era servers) with -32601.
+
+`modern = True` makes it dual-era: a request before any `initialize` (on stdio), or one the HTTP front
+(rawhttp.py) routes as 2026-07-28, is a stateless 2026-07-28 request: `server/discover` answers, `_meta` must
+carry protocolVersion and clientCapabilities (-32602), another version gets -32022, the methods 2026-07-28
+removed get -32601, and every result carries `resultType` and the server's identity (cache hints on the
+cacheable ones). Over HTTP (`outbox` set by the front) what it sends is collected instead of written.
 """
 
 from __future__ import annotations
@@ -16,6 +22,11 @@ from collections.abc import Callable
 from typing import Any
 
 SUPPORTED = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+MODERN = "2026-07-28"
+META = "io.modelcontextprotocol/"
+REMOVED = ("initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe")  # by 2026-07-28
+CACHED = ("server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list")
+CACHED += ("resources/read",)  # 2026-07-28: these results carry ttlMs and cacheScope
 Handler = Callable[[dict[str, Any]], Any]
 
 
@@ -40,6 +51,12 @@ class RawServer:
         self.negotiated: str | None = None
         self.echo_versions = False  # a defect: answer whatever version the client asked for
         self.on_initialized: Callable[[], None] | None = None
+        self.modern = False  # dual-era: serves stateless 2026-07-28 requests too
+        self.modern_capabilities: dict[str, Any] | None = None  # what server/discover declares, if not the same
+        self.removed: tuple[str, ...] = REMOVED  # what a 2026-07-28 request may not call
+        self.requires_meta = True  # a 2026-07-28 request without its required _meta is refused (-32602)
+        self.outbox: list[dict[str, Any]] | None = None  # over HTTP: what a request's handling sent
+        self.answering_modern = False  # whether the request being handled is a 2026-07-28 one
         self._asked = 0
 
     def write_line(self, line: str) -> None:
@@ -47,11 +64,17 @@ class RawServer:
         sys.stdout.flush()
 
     def send(self, message: dict[str, Any]) -> None:
+        if self.outbox is not None:
+            self.outbox.append(message)
+            return
         self.write_line(json.dumps(message))
 
     def ask_client(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a request to the client (elicitation, sampling) and wait on stdin for its answer, handling
-        whatever else arrives meanwhile. Returns the result, or {} for an error or a closed stdin."""
+        whatever else arrives meanwhile. Returns the result, or {} for an error, a closed stdin, or HTTP (where
+        the front answers no server requests)."""
+        if self.outbox is not None:
+            return {}
         self._asked += 1
         ask_id = f"ask-{self._asked}"
         self.send({"jsonrpc": "2.0", "id": ask_id, "method": method, "params": params})
@@ -76,15 +99,48 @@ class RawServer:
             result["instructions"] = self.instructions
         return result
 
-    def handle(self, message: Any) -> None:
+    def _modern(self, method: str, params: dict[str, Any]) -> Any:
+        """A 2026-07-28 request: its `_meta` checked, then answered and stamped as that revision wants."""
+        meta = params.get("_meta")
+        wanted = [META + "protocolVersion", META + "clientCapabilities"]
+        if self.requires_meta and not (isinstance(meta, dict) and all(k in meta for k in wanted)):
+            raise RpcError(-32602, f"Invalid params: _meta must carry {' and '.join(wanted)}")
+        version = meta.get(META + "protocolVersion", MODERN) if isinstance(meta, dict) else MODERN
+        if version != MODERN:
+            raise RpcError(-32022, "Unsupported protocol version", {"supported": [MODERN], "requested": version})
+        if method == "server/discover":
+            caps = self.capabilities if self.modern_capabilities is None else self.modern_capabilities
+            result: Any = {"supportedVersions": [MODERN, *reversed(SUPPORTED)], "capabilities": caps}
+            if self.instructions:
+                result["instructions"] = self.instructions
+        elif method in self.handlers and method not in self.removed:
+            result = self.handlers[method](params)
+        else:
+            raise RpcError(-32601, f"Method not found: {method}")
+        if not isinstance(result, dict):
+            return result
+        stamped = {"resultType": "complete", **result}
+        stamped["_meta"] = {**(result.get("_meta") or {}), META + "serverInfo": self.info}
+        if method in CACHED:
+            stamped = {"ttlMs": 0, "cacheScope": "private", **stamped}
+        return stamped
+
+    def handle(self, message: Any, modern: bool | None = None) -> None:
+        """Answer one message. `modern`: whether a request is a 2026-07-28 one (None: on a dual-era server, one
+        that comes before any `initialize` on this connection is)."""
         if isinstance(message, dict) and message.get("method") == "notifications/initialized" and self.on_initialized:
             self.on_initialized()
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return  # notifications and responses need no answer
         method, params = message["method"], message.get("params") or {}
+        if modern is None:
+            modern = self.modern and self.negotiated is None and method != "initialize"
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+        self.answering_modern = modern
         try:
-            if method == "initialize":
+            if modern:
+                reply["result"] = self._modern(method, params)
+            elif method == "initialize":
                 reply["result"] = self._initialize(params)
             elif method in self.handlers:
                 reply["result"] = self.handlers[method](params)
