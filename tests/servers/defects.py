@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 
 from profiled import NOTES, check_args, designed, domain, exemplary
-from rawserver import Handler, RawServer, text_result
+from rawserver import Handler, RawServer, RpcError, text_result
 from wrapping import Json, add_tool, adjusted_args, dropping, edit_tool, listed, listing, rename, reshape, strict, wrap
 
 Defect = Callable[[RawServer], None]
@@ -104,7 +104,7 @@ def tool_mirrors_resource(server: RawServer) -> None:
     """get_tags returns what resource `tags` serves, and does not say why."""
     server.capabilities = {**server.capabilities, "resources": {}}
     server.handlers["resources/list"] = lambda _p: {"resources": [{"uri": "notes://tags", "name": "tags"}]}
-    server.handlers["resources/read"] = lambda p: {"contents": [{"uri": p.get("uri"), "text": "work, home"}]}
+    server.handlers["resources/read"] = read_tags
     definition = strict(
         "get_tags",
         "Get the tags in use. Use when the user asks how notes are grouped.",
@@ -113,6 +113,13 @@ def tool_mirrors_resource(server: RawServer) -> None:
         "Get tags",
     )
     add_tool(server, definition, lambda _args: text_result("work, home"))
+
+
+def read_tags(params: Json) -> Json:
+    """The one resource `notes://tags`; any other URI is not found (-32002, as 2025-11-25 lists)."""
+    if params.get("uri") != "notes://tags":
+        raise RpcError(-32002, "Resource not found", {"uri": params.get("uri")})
+    return {"contents": [{"uri": "notes://tags", "text": "work, home"}]}
 
 
 @defect(exemplary, "review.output-schema-and-structured")
