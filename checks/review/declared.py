@@ -34,9 +34,16 @@ SKILLS += ("spec.skills-caching", "spec.skills-static", "review.skills-safe")
 JUDGED: dict[str, tuple[str, ...]] = {
     # the server's capabilities (top-level keys)
     "capabilities.tools": ("review.input-schema", "review.descriptions-grounded", "review.annotations-set"),
-    "capabilities.resources": ("review.descriptions-grounded", "review.no-overlap", "spec.capabilities"),
+    "capabilities.resources": (
+        "review.descriptions-grounded",
+        "review.no-overlap",
+        "spec.capabilities",
+        "spec.resource-subscriptions",
+        "spec.resource-not-found",
+    ),
     "capabilities.prompts": ("review.prompts-safe", "spec.capabilities"),
-    "capabilities.logging": ("spec.capabilities", "review.client-requests-safe"),
+    "capabilities.logging": ("spec.capabilities", "spec.logging-level", "review.client-requests-safe"),
+    "capabilities.completions": ("spec.completion",),
     "capabilities.tasks": TASKS,
     # what the server declares outside the protocol: its registry entry (the plan finds it)
     "server.json": ("review.server-json",),
@@ -124,7 +131,7 @@ async def declared_surfaces_reviewed(ctx: CheckContext) -> AsyncIterator[Finding
     rest are one blocking finding that counts them.
 
     Passes: a surface that selected rules judge (the finding names them). Blocking: a surface no rule of
-    mcp-review judges (an unknown extension, any `experimental` entry, `completions`, `openai/widgetDescription`),
+    mcp-review judges (an unknown extension, any `experimental` entry, `openai/widgetDescription`),
     or one whose rules were not selected.
 
     To verify when blocking: review the surface by hand (what the server does with it, and what a host does) and

@@ -5,4 +5,5 @@ negotiation, capabilities, tasks, icons, notifications) and the specification of
 (shared/reference/spec.md gives the requirement ids cited below, e.g. LC-03, PAG-02).
 """
 
-from mcp_review.checks.spec import lifecycle, wire, protocol, tasks, taskrun, http, deprecations, skills  # noqa: F401, I001  (registers the rules, in order)
+from mcp_review.checks.spec import lifecycle, wire, protocol, utilities, requests, tasks, taskrun, http  # noqa: F401, I001  (registers the rules, in order)
+from mcp_review.checks.spec import deprecations, skills  # noqa: F401  (after every other: they read the whole wire)

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_review.checks.spec.common import SEED
+from mcp_review.checks.spec.common import SEED, stated
 from mcp_review.limits import LIMITS
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
@@ -178,3 +178,74 @@ def notification_names(ctx: CheckContext) -> Iterator[Finding]:
         )
     else:
         yield ctx.passed(None, f"{len(seen)} notification(s), all spec names")
+
+
+ANSWER_IDS_SHOWN = 5  # wrong answers named in a finding; a hostile server may send 100,000
+
+
+@rule("spec.response-ids", modes=("observe",), source=f"{SEED} Protocol layer: JSON-RPC")
+def response_ids(ctx: CheckContext) -> Iterator[Finding]:
+    """Every answer carries the id of the request it answers.
+
+    What it checks: observe, over every connection of the review, as the wire log paired each answer when it was
+    recorded (`connection/pairing.py`): an answer that came back on the HTTP exchange of one request with another
+    id than that request's (mcp 1.x servers answer errors with `"id": "server-error"`), and an answer whose id
+    names no request sent on its connection, fail (MUST, every revision: 2025-11-25 basic/index.mdx:69 for
+    results, :89 for errors; 2026-07-28 :70, :103). A second answer to one request warns. An error without an id
+    (`null`) is not judged: the spec allows it where the request could not be read, and an HTTP refusal (a
+    foreign Origin, an unknown session) MAY carry one with no id.
+
+    Why: seed 002 protocol layer; spec.md RPC-02: a client matches an answer to its request by the id; one with
+    another id is lost, and the request it answers waits until its timeout (over stdio it never arrives at all).
+
+    Spec: all revisions (RPC-02)
+
+    Known false positives: none known for the fails: the id is on the wire, and the request it should have named
+    is the one whose POST it came back on (HTTP) or none at all. An error with a null id to a request that could
+    be read is not failed (a false negative).
+
+    Passes: every answer with its request's id. Fails: an answer with another id, or one naming no request.
+    Warns: a request answered twice.
+    """
+    from mcp_review.connection.pairing import is_answer
+
+    wrong: list[tuple[str, list[int | None]]] = []
+    twice: list[tuple[str, list[int | None]]] = []
+    answers = 0
+    for entry in ctx.wire.messages("recv"):
+        elements = entry.message if isinstance(entry.message, list) else [entry.message]
+        for link in entry.links or []:
+            element = elements[link.at] if link.at < len(elements) else None
+            if not (isinstance(element, dict) and is_answer(element)):
+                continue
+            answers += 1
+            if element.get("id") is None:
+                continue
+            rid = json.dumps(element["id"])[:80]
+            if link.state == "by-exchange":
+                said = f"#{entry.seq} answers {link.method} #{link.request} (on its POST) with id {rid}"
+                wrong.append((said, [entry.seq, link.request]))
+            elif link.state == "unpaired":
+                wrong.append((f"#{entry.seq} carries id {rid}, which no request on its connection had", [entry.seq]))
+            elif link.state == "duplicate":
+                twice.append((f"#{entry.seq} answers {link.method} #{link.request} again", [entry.seq, link.request]))
+    rev = ctx.revision
+    if wrong:
+        shown = "; ".join(said for said, _ in wrong[:ANSWER_IDS_SHOWN])
+        more = f" (+{len(wrong) - ANSWER_IDS_SHOWN} more)" if len(wrong) > ANSWER_IDS_SHOWN else ""
+        where = stated("response-id", rev) + (f", {stated('error-id', rev)}" if rev >= "2025-11-25" else "")
+        yield ctx.fail(
+            None,
+            f"{len(wrong)} answer(s) without their request's id: {shown}{more}. A response MUST carry the id of the "
+            f"request it answers ({where})",
+            [seq for _, seqs in wrong[:ANSWER_IDS_SHOWN] for seq in seqs],
+        )
+    if twice:
+        shown = "; ".join(said for said, _ in twice[:ANSWER_IDS_SHOWN])
+        yield ctx.warn(
+            "answered twice",
+            f"{len(twice)} request(s) answered more than once: {shown} (JSON-RPC 2.0 answers a request once)",
+            [seq for _, seqs in twice[:ANSWER_IDS_SHOWN] for seq in seqs],
+        )
+    if not (wrong or twice):
+        yield ctx.passed(None, f"{answers} answer(s), each with its request's id")

@@ -70,6 +70,10 @@ class Options:
     server_json: str | None = None  # the server's registry server.json (review.server-json), as the plan found it
 
 
+def _progress_seen(_params: object) -> None:
+    """A check call's progress is judged from the wire log (spec.progress), not as it arrives."""
+
+
 class Scratch:
     """The review's one canary area, made when a call first needs it and removed by `close`."""
 
@@ -244,7 +248,11 @@ class CheckContext:
     ) -> CallRecord | None:
         """The gate's call (`CallGate.call`), recorded under this rule's id unless `purpose` names another."""
         return await self.gate.call(
-            tool, arguments, purpose=purpose or (self.rule.id if self.rule else "check"), share=share
+            tool,
+            arguments,
+            purpose=purpose or (self.rule.id if self.rule else "check"),
+            share=share,
+            on_progress=_progress_seen,  # every check call carries a progressToken: spec.progress reads the wire
         )
 
     async def try_call(
