@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from mcp_review.catalog import Item
-from mcp_review.checks.spec.common import SEED
+from mcp_review.checks.spec.common import SEED, stated
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
@@ -17,40 +17,44 @@ TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 @rule("spec.tool-names", modes=("static",), source=f"{SEED} Protocol layer")
 def tool_names(ctx: CheckContext) -> Iterator[Finding]:
-    """Tool names follow the revision's rules (1-128 characters of A-Z a-z 0-9 _ . -) and are unique across pages.
+    """Tool names follow the revision's guidance (1-128 characters of A-Z a-z 0-9 _ . -) and are unique across pages.
 
     What it checks: static: every listed tool name, across all pages, against 1-128 characters of `[A-Za-z0-9_.-]`,
-    and uniqueness.
+    and uniqueness. Each is a SHOULD (2025-11-25 server/tools.mdx:219-224, 2026-07-28 :311-316): a name that breaks
+    it, or one listed twice, warns. A tool without a name fails: the schema requires one (MUST).
 
     Why: seed 002 protocol layer; MCP 2025-11-25 tool names (SEP-986): clients key tools by name, some refuse other
     characters, and a duplicate makes calls ambiguous.
 
-    Spec: 2025-11-25 tool names (SEP-986)
+    Spec: 2025-11-25, 2026-07-28 tool names (SEP-986; spec.md TL-03)
 
     Known false positives: the spec text (2025-11-25, 2026-07-28) says 1-128 characters from `[A-Za-z0-9_.-]`;
     SEP-986 itself and the conformance suite say 1-64 and also allow `/`. This rule follows the spec text and notes
-    names over 64 characters: a name with `/`, which the conformance suite accepts, fails on a 2025-11-25 server.
-    Before 2025-11-25 the guidance did not exist: violations warn.
+    names over 64 characters: a name with `/`, which the conformance suite accepts, warns. Before 2025-11-25 the
+    guidance did not exist: a name is judged by the 2025-11-25 SHOULD, and the message says so. A duplicate also
+    fails review.precise-names (seed 003 asks for unique names).
 
-    Passes: valid and unique (a name over 64 characters is noted). Fails: no name, a duplicate, a name breaking the
-    rule (from 2025-11-25). Warns: a name breaking the rule before 2025-11-25.
+    Passes: valid and unique (a name over 64 characters is noted). Fails: no name. Warns: a duplicate, a name
+    breaking the guidance.
     """
-    strict = ctx.revision_at_least("2025-11-25")
+    rev = ctx.revision
+    since = "" if ctx.revision_at_least("2025-11-25") else f"; {rev} has no naming guidance: this is 2025-11-25's"
     seen: set[str] = set()
     for tool in ctx.snapshot.tools:
         name = tool.name
         if name is None:
-            yield ctx.fail(tool, "has no name")
+            yield ctx.fail(tool, "has no name: the schema requires one")
             continue
         if name in seen:
-            yield ctx.fail(tool, f"{name!r} is listed more than once")
+            unique = stated("tool-names-unique", rev)
+            yield ctx.warn(tool, f"{name!r} is listed more than once: names SHOULD be unique ({unique}){since}")
             continue
         seen.add(name)
         if not TOOL_NAME.match(name):
             bad = sorted({c for c in name if not re.match(r"[A-Za-z0-9_.-]", c)})
             why = f"{len(name)} characters" if not 1 <= len(name) <= 128 else f"characters {bad!r}"
-            message = f"{name!r} breaks the naming rule ({why})"
-            yield ctx.fail(tool, message) if strict else ctx.warn(tool, f"{message}; a SHOULD from 2025-11-25")
+            should = f"a name SHOULD be 1-128 characters of A-Z a-z 0-9 _ - . ({stated('tool-names', rev)}){since}"
+            yield ctx.warn(tool, f"{name!r} breaks the naming rule ({why}): {should}")
         else:
             note = " (over 64 characters: SEP-986 and the conformance suite cap at 64)" if len(name) > 64 else ""
             yield ctx.passed(tool, "valid and unique" + note)
@@ -89,7 +93,8 @@ async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
     """`ping` is answered promptly with an empty result.
 
     What it checks: probe: `ping` on the review's session, waiting the probe timeout; the answer must be the empty
-    result `{}`. n/a on 2026-07-28, which removed `ping`.
+    result `{}`. n/a on 2026-07-28, which removed `ping` (spec.removed-methods judges that it answers -32601, with
+    404 over HTTP).
 
     Why: seed 002 server layer; PING-01: clients and gateways use ping to tell a live connection from a dead one;
     the spec requires an empty result.
@@ -102,7 +107,7 @@ async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
     Passes: `{}`. Fails: an error or any other result.
     """
     if ctx.era == "modern":
-        yield ctx.na(None, "2026-07-28 removed ping")
+        yield ctx.na(None, "2026-07-28 removed ping: spec.removed-methods judges that it is answered as removed")
         return
     reply = await ctx.session.request("ping", None, timeout=ctx.probe_timeout)
     if reply.error is None and reply.result == {}:
