@@ -2,43 +2,58 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
-from mcp_review.checks.spec.common import BOGUS_VERSION, SEED
-from mcp_review.connection.protocol import LEGACY_VERSIONS
+from mcp_review.checks.spec.common import BOGUS_VERSION, SEED, stated
+from mcp_review.connection.probe import Prober, ProbeResult
+from mcp_review.connection.protocol import LEGACY_VERSIONS, META, MODERN
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
 
+FOREIGN = "evil.example"  # the attacker's host a DNS-rebinding page is served from
+CONCURRENT = 3  # POSTs sent at once (as the official conformance suite does)
+
 
 @rule("spec.http-transport", modes=("probe",), source=f"{SEED} Server & framework layer", transport="http")
 async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
-    """Sessions, `MCP-Protocol-Version`, 404 on an unknown session, Origin validation, content types.
+    """Sessions, `MCP-Protocol-Version`, 404 on an unknown session, Origin validation, content types, several POSTs.
 
     What it checks: probe (fresh connections): legacy era: the session id is visible ASCII; a session the server
     ended (after the client's DELETE was accepted) gets 404 (MUST); a session id never issued should get 404
     (warn); one without a session id gets 400 (SHOULD: warn); an invalid MCP-Protocol-Version gets 400
-    (>=2025-06-18); a notification POST gets 202; a foreign Origin gets 403 (>=2025-11-25, any 4xx before).
-    2026-07-28: a request without Mcp-Method gets 400 / -32020; GET gets 405 (SHOULD: warn); a foreign Origin gets
-    403. Responses to requests are application/json or text/event-stream. n/a on stdio and legacy SSE. Each claim
-    cites its own exchanges (the GET; the DELETE and the request after it; the notification POST; the foreign
-    Origin's request), the failing ones first.
+    (>=2025-06-18); a notification POST gets 202. 2026-07-28: a request without Mcp-Method, and one whose
+    MCP-Protocol-Version header is not its `_meta`'s version (streamable-http.mdx:257-260), get 400 / -32020; GET
+    gets 405 (SHOULD: warn) on a server that serves 2026-07-28 only (streamable-http.mdx:680-684): one that
+    answers a legacy `initialize` too is dual-era and serves GET as the legacy revisions say. Every era: a foreign
+    Origin gets 403 (>=2025-11-25, any 4xx before); a DNS-rebinding request (the Host and the Origin both the
+    attacker's, as a browser sends it after DNS rebinding and as the official conformance suite sends it) gets a
+    4xx (MUST validate the Origin to prevent DNS rebinding, 2025-11-25 basic/transports.mdx:78); three requests
+    POSTed at once on one session are each answered (every request POSTed MUST be answered with JSON or an event
+    stream, :101; a client MAY hold several streams, :158), and no message comes on two of their streams (MUST
+    NOT broadcast, :160). A foreign Host with no Origin is a note when accepted: the spec names no Host check.
+    Responses to requests are application/json or text/event-stream. n/a on stdio and legacy SSE. Each claim
+    cites its own exchanges, the failing ones first.
 
-    Why: seed 002 server layer; Streamable HTTP (HT-02, HT-04, HT-10..HT-14; 2026-07-28 HM-01, HM-04, HM-08):
-    session ids and version headers keep one client's state apart from another's, and Origin validation stops
-    DNS-rebinding attacks from a browser, on local servers above all.
+    Why: seed 002 server layer; Streamable HTTP (HT-02, HT-04, HT-09..HT-14; 2026-07-28 HM-01, HM-04, HM-08):
+    session ids and version headers keep one client's state apart from another's; Origin validation stops
+    DNS-rebinding attacks from a browser, on local servers above all; a client calls tools in parallel.
 
-    Spec: Streamable HTTP ≥2025-03-26 (HT-02, HT-04, HT-10..HT-14); 2026-07-28 (HM-01, HM-04, HM-08)
+    Spec: Streamable HTTP ≥2025-03-26 (HT-02, HT-04, HT-09..HT-14); 2026-07-28 (HM-01, HM-04, HM-08)
 
     Known false positives: none known for a probe that got no answer: it proves nothing, so the rule is
     blocking (not failed) when nothing else failed, and says which probes went unanswered. A server behind a
-    gateway is judged by the gateway's status codes. A server that issues no session id skips the
-    session checks.
+    gateway is judged by the gateway's status codes (a rate limiter that refuses the concurrent POSTs fails
+    them). A server that issues no session id skips the session checks. The MUSTs broken are the fail; the
+    SHOULDs broken are a warn of their own (subject SHOULD), never part of a fail.
 
     Passes: every check as the spec says. Fails: any MUST broken (listed). Warns: only SHOULDs broken.
-    Blocking: a probe got no answer and nothing else failed.
+    Notes: a foreign Host accepted. Blocking: a probe got no answer and nothing else failed.
 
     To verify when blocking: a longer --timeout (or the probe_timeout option), on a server that answers.
     """
@@ -47,7 +62,9 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
         return
     fails, warns, silent = Claims(), Claims(), Claims()  # silent: probes that got no answer prove nothing
     tried: list[int | None] = []  # every probe's reply, cited by a pass
-    evil = {"Origin": "http://evil.example"}
+    port = urlsplit(ctx.target.url or "").port
+    foreign = f"{FOREIGN}:{port}" if port else FOREIGN
+    evil = {"Origin": f"http://{FOREIGN}"}
 
     def heard(got: Any, what: str) -> bool:
         tried.append(got.seq)
@@ -61,10 +78,18 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
             got = await p.modern("tools/list", headers={"Mcp-Method": ""}, omit=["Mcp-Method"])
             if heard(got, "no Mcp-Method header") and (got.status != 400 or got.code != -32020):
                 fails.add(f"no Mcp-Method header -> HTTP {got.status} {got.code}, not 400 / -32020", got.seq)
+            meta = {"_meta": {f"{META}protocolVersion": BOGUS_VERSION}}  # the header says 2026-07-28
+            got = await p.modern("server/discover", meta)
+            if heard(got, "a header version unlike _meta's") and (got.status != 400 or got.code != -32020):
+                said = f"MCP-Protocol-Version {MODERN} with _meta {BOGUS_VERSION} -> HTTP {got.status} {got.code}"
+                fails.add(f"{said}, not 400 / -32020 ({stated('version-header', ctx.revision)})", got.seq)
             get = await p.http("GET", omit=["Content-Type"], headers={"Accept": "text/event-stream"})
             tried.append(get.seq)
-            if get.status != 405:
-                warns.add(f"GET -> {get.status}; a modern-only server SHOULD answer 405", get.seq)
+            if get.status != 405:  # the SHOULD is a modern-only server's: a dual-era one serves legacy GETs
+                legacy = await _first_contact(ctx, {}, era="legacy")
+                if legacy.error is not None or not isinstance(legacy.result, dict):
+                    should = f"a server of 2026-07-28 only SHOULD answer 405 ({stated('modern-get', ctx.revision)})"
+                    warns.add(f"GET -> {get.status}, and no legacy session is served; {should}", get.seq, legacy.seq)
         else:
             init = await p.initialize(ctx.revision)
             tried.append(init.seq)
@@ -80,6 +105,7 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
                 got = await p.request("tools/list", {}, omit=["Mcp-Session-Id"])
                 if heard(got, "no session id") and got.status != 400:
                     warns.add(f"no session id -> HTTP {got.status}; SHOULD be 400", got.seq)
+        await _concurrent(ctx, p, fails, heard)
         if sid is not None:
             async with ctx.probe() as ended:  # a session of its own, ended by DELETE, then used again
                 await ended.initialize(ctx.revision)
@@ -99,27 +125,83 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
             tried.append(ex.seq)
             if ex.status != 202:
                 fails.add(f"a notification POST -> HTTP {ex.status}, not 202", ex.seq)
-        async with ctx.probe() as fresh:
-            bad_origin = await (
-                fresh.modern("server/discover", headers=evil)
-                if ctx.era == "modern"
-                else fresh.request("initialize", _init_params(ctx.revision), headers=evil)
-            )
+    bad_origin = await _first_contact(ctx, evil)
     want_403 = ctx.revision_at_least("2025-11-25")
     status = bad_origin.status
     if heard(bad_origin, "a foreign Origin") and ((want_403 and status != 403) or (status or 0) < 400):
-        said = f"Origin http://evil.example -> HTTP {status}" + (", not 403" if want_403 else ", not rejected")
+        said = f"Origin http://{FOREIGN} -> HTTP {status}" + (", not 403" if want_403 else ", not rejected")
         fails.add(said, bad_origin.seq)
+    rebound = await _first_contact(ctx, {"Host": foreign, "Origin": f"http://{foreign}"})
+    if heard(rebound, "a DNS-rebinding request") and not 400 <= (rebound.status or 0) < 500:
+        said = f"a DNS-rebinding request (Host {foreign}, Origin http://{foreign}) -> HTTP {rebound.status}"
+        fails.add(
+            f"{said}, not refused: Servers MUST validate the Origin ({stated('origin', ctx.revision)})", rebound.seq
+        )
+    host = await _first_contact(ctx, {"Host": foreign})
     unproven = f"no answer in time to: {silent.text()}" if silent else ""
     if fails:
-        said = "; ".join(filter(None, (fails.text(), warns.text(), unproven)))
-        yield ctx.fail(None, said, fails.seqs + warns.seqs + silent.seqs)
+        said = "; ".join(filter(None, (fails.text(), unproven)))
+        yield ctx.fail(None, said, fails.seqs + silent.seqs)
+        if warns:
+            yield ctx.warn("SHOULD", warns.text(), warns.seqs)
     elif silent:
         yield ctx.blocking(None, f"{unproven}; a longer --timeout would verify them", silent.seqs)
     elif warns:
         yield ctx.warn(None, warns.text(), warns.seqs)
     else:
-        yield ctx.passed(None, "sessions, version header, Origin and status codes as the spec says", tried)
+        yield ctx.passed(
+            None, "sessions, version header, Origin, concurrent POSTs and status codes as the spec says", tried
+        )
+    if host.status is not None and 200 <= host.status < 300:
+        yield ctx.note(
+            "Host",
+            f"Host {foreign} with no Origin -> HTTP {host.status}: accepted. The spec requires Origin validation to "
+            f"prevent DNS rebinding (MUST, {stated('origin', ctx.revision)}) and names no Host check; a browser "
+            "sends no Origin on a same-origin GET after DNS rebinding, so only a Host check would refuse that one",
+            [host.seq],
+        )
+    elif host.status is not None:
+        yield ctx.passed("Host", f"Host {foreign} with no Origin -> HTTP {host.status}: refused", [host.seq])
+
+
+async def _first_contact(ctx: CheckContext, headers: dict[str, str], era: str | None = None) -> ProbeResult:
+    """The era's first request on a fresh connection, with `headers` (a foreign Origin, a foreign Host)."""
+    async with ctx.probe() as fresh:
+        if (era or ctx.era) == "modern":
+            return await fresh.modern("server/discover", headers=headers)
+        return await fresh.request("initialize", _init_params(ctx.revision), headers=headers)
+
+
+async def _concurrent(ctx: CheckContext, p: Prober, fails: Claims, heard: Any) -> None:
+    """CONCURRENT requests POSTed at once on the probe's session: each answered with its own answer, on a stream
+    of its own; no message on two of their streams."""
+    caps = ctx.snapshot.capabilities
+    method = next((f"{c}/list" for c in ("tools", "resources", "prompts") if c in caps), None)
+    method = method or ("server/discover" if ctx.era == "modern" else "ping")
+    send = p.modern if ctx.era == "modern" else p.request
+    got: list[ProbeResult] = list(await asyncio.gather(*(send(method, {}) for _ in range(CONCURRENT))))
+    answered = [g for g in got if heard(g, f"{CONCURRENT} concurrent POSTs") and g.answered and (g.status or 0) < 300]
+    if len(answered) < len(got) and all(g.status is not None for g in got):
+        statuses = ", ".join(f"HTTP {g.status}" + ("" if g.answered else " without its answer") for g in got)
+        may = (
+            ""
+            if ctx.era == "modern"
+            else f"a client MAY hold several streams ({stated('streams', ctx.revision)}), and "
+        )
+        said = f"{CONCURRENT} {method} POSTed at once -> {statuses}: refused; {may}each request POSTed MUST be answered"
+        fails.add(f"{said} ({stated('request-answered', ctx.revision)})", *(g.seq for g in got))
+    replies = [ctx.wire.get(g.seq) for g in answered if g.seq is not None]
+    exchanges = {e.exchange for e in replies if e is not None and e.exchange is not None}
+    seen: dict[str, tuple[int, int]] = {}  # a message's text -> (the stream it came on, its wire entry)
+    for entry in ctx.wire.messages("recv"):
+        if entry.exchange is None or entry.exchange not in exchanges:
+            continue
+        text = json.dumps(entry.message, sort_keys=True)
+        first = seen.setdefault(text, (entry.exchange, entry.seq))
+        if first[0] != entry.exchange:
+            said = f"#{first[1]} and #{entry.seq}: one message on two streams"
+            fails.add(f"{said}: it MUST NOT broadcast ({stated('streams', ctx.revision)})", first[1], entry.seq)
+            break
 
 
 class Claims:
