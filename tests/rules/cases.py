@@ -92,6 +92,7 @@ CASES.update({f"review.{probe}": (HARDENED, VULNERABLE) for probe in PROBES})
 CASES["review.code-not-executed"] = (CONFINED_WRITER, NAIVE_WRITER)
 CASES["review.injection-safe"] = (DOMAIN, defect_run("attested-fail"))  # manual only: the probes above prove it
 FAILS_AS = {
+    "spec.tool-names": "warn",  # the naming guidance is a SHOULD (2025-11-25 server/tools.mdx:219-224)
     "design.lean-output": "warn",
     "design.constraints": "warn",
     "review.no-overlap": "warn",
@@ -132,7 +133,7 @@ EXPECT: dict[str, tuple[str | None, str]] = {
     "spec.icons": ("search_notes", "icons[0] is not an object with a string src"),
     "spec.pagination": ("tools", "pagination loop: cursor 'page-2' came back"),
     "spec.tasks": ("search_notes", "execution.taskSupport 'sometimes'"),
-    "spec.tool-names": ("delete note", "'delete note' breaks the naming rule (characters [' '])"),
+    "spec.tool-names": ("delete note", "'delete note' breaks the naming rule (characters [' ']): a name SHOULD"),
     "tokens.description-template": ("notes", "missing: when to use, parameters, limitations"),
     "tokens.destructive-elicitation": ("delete_note", "completed (ok) without asking for confirmation"),
     "tokens.field-selection": ("notes", "takes no `fields` array"),
@@ -241,6 +242,64 @@ CASES.update({rule: (SKILLS_GOOD, Run(argv)) for rule, (argv, _, _) in SKILL_DEF
 EXPECT.update({rule: (subject, fragment) for rule, (_, subject, fragment) in SKILL_DEFECTS.items()})
 FAILS_AS["spec.skills-static"] = "blocking"  # a dynamic skill is not proven wrong: it cannot be verified
 
+# The server utilities and the 2026-07-28 request rules (issue 41): tests/servers/utilities.py, a dual-era server over
+# stdio and HTTP, one planted defect per mode, each rule proven both ways on both transports
+# (tests/rules/test_rules_utilities.py); CASES takes the stdio pair (HTTP where the MUST is HTTP's).
+Transport = str  # "stdio" or "http"
+UTILITY_DEFECTS: dict[str, tuple[str, dict[Transport, str], str | None, str]] = {
+    # mode -> (the rule it fails, the era judged on each transport, subject, a fragment of the message of both)
+    "setlevel-refused": ("spec.logging-level", {"stdio": "legacy", "http": "legacy"}, None, "yet logging/setLevel"),
+    "logs-unasked": ("spec.logging-level", {"stdio": "modern", "http": "modern"}, None, "MUST NOT log to a request"),
+    "subscribe-refused": (
+        "spec.resource-subscriptions",
+        {"stdio": "legacy", "http": "legacy"},
+        None,
+        "yet resources/subscribe 'test://watched-resource' -> error -32601",
+    ),
+    "completion-refused": (
+        "spec.completion",
+        {"stdio": "legacy", "http": "modern"},
+        "test_prompt_with_arguments",
+        "declares completions, yet completion/complete for ref/prompt",
+    ),
+    "progress-backwards": ("spec.progress", {"stdio": "modern", "http": "legacy"}, None, "reports progress 0 after 50"),
+    "wrong-id": ("spec.response-ids", {"stdio": "legacy", "http": "modern"}, None, 'id "server-error"'),
+    "meta-unchecked": (
+        "spec.request-meta",
+        {"stdio": "modern", "http": "modern"},
+        None,
+        "server/discover with no _meta",
+    ),
+    "removed-served": ("spec.removed-methods", {"stdio": "modern", "http": "modern"}, None, "ping -> "),
+    "empty-contents": (
+        "spec.resource-not-found",
+        {"stdio": "modern", "http": "modern"},
+        None,
+        "an empty contents MUST NOT",
+    ),
+}
+UTILITY_FAILS_AS = {("removed-served", "stdio"): "warn"}  # over stdio the spec states no status: a warn
+
+
+def utilities(mode: str, era: str, transport: Transport) -> Run:
+    return Run(("utilities", mode), http="--http" if transport == "http" else None, era=era)
+
+
+def utility_pair(mode: str, transport: Transport) -> tuple[Run, Run]:
+    """(the well-formed server, the one with `mode`'s defect), in the era `mode`'s rule is judged in."""
+    era = UTILITY_DEFECTS[mode][1][transport]
+    return utilities("well-formed", era, transport), utilities(mode, era, transport)
+
+
+# CASES takes each rule's first mode, over stdio unless its fail is HTTP's alone
+_FIRST = {rule: mode for mode, (rule, _, _, _) in reversed(UTILITY_DEFECTS.items())}
+CASES.update(
+    {
+        rule: utility_pair(mode, "http" if (mode, "stdio") in UTILITY_FAILS_AS else "stdio")
+        for rule, mode in _FIRST.items()
+    }
+)
+EXPECT.update({rule: UTILITY_DEFECTS[mode][2:] for rule, mode in _FIRST.items()})
 
 # Known false positives (each rule's docs name them): a correct server that a careless rule would fail.
 # rule -> (the server, the worst status the rule may give it)

@@ -25,7 +25,10 @@ from tests.rules.cases import (
     SLOPPY,
     SPEAKS_HOSTILE,
     SSE,
+    UTILITY_DEFECTS,
     VULNERABLE,
+    utilities,
+    utility_pair,
 )
 from tests.rules.runs import Run, review_of
 
@@ -45,6 +48,9 @@ RUNS = {
     "stdio-vulnerable": VULNERABLE,
     "http-also-sse": ALSO_SSE,
     "http-sticky-sessions": STICKY,
+    # issue 41's fixture: each defect's fail (over HTTP, and the stdio ones) names exchanges it cites
+    **{f"utilities-{mode}-{t}": utility_pair(mode, t)[1] for mode in UTILITY_DEFECTS for t in ("stdio", "http")},
+    **{f"utilities-{mode}-http": utilities(mode, "legacy", "http") for mode in ("serial-posts", "origin-unchecked")},
 }
 
 HTTP_METHOD = re.compile(r"\b(GET|POST|DELETE|PUT|PATCH|HEAD|OPTIONS)\b")
@@ -137,9 +143,9 @@ def test_a_claim_the_cited_exchange_does_not_show_is_caught():
 
 
 def cited(run: Run, rule: str) -> tuple[Finding, list[dict[str, Any]]]:
-    """The finding of `rule` on `run`, and the HTTP lines its evidence shows."""
+    """The finding of `rule` on `run` about the server itself, and the HTTP lines its evidence shows."""
     review = review_of(run)
-    (finding,) = [f for f in review.findings if f.rule == rule]
+    (finding,) = [f for f in review.findings if f.rule == rule and f.subject is None]
     related = exchanges_of(review)
     return finding, [e["http"] for seq in finding.evidence for e in related.get(seq, []) if e.get("http")]
 
