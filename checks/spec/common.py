@@ -28,6 +28,9 @@ STATED: dict[str, dict[str, str]] = {
         "2025-11-25": "basic/transports.mdx:101",
         "2026-07-28": "basic/transports/streamable-http.mdx:88",
     },
+    "unsupported": {"2026-07-28": "basic/versioning.mdx:48"},  # UnsupportedProtocolVersionError, -32022
+    "unsupported-400": {"2026-07-28": "basic/transports/streamable-http.mdx:264"},
+    "server-info": {"2026-07-28": "basic/index.mdx:396"},  # every result's _meta SHOULD carry serverInfo
     "version-header": {"2026-07-28": "basic/transports/streamable-http.mdx:257"},  # header = _meta's, else -32020
     "modern-get": {"2026-07-28": "basic/transports/streamable-http.mdx:680"},  # a modern-only server: 405
     "streams": {  # the client MAY hold several streams; the server MUST NOT broadcast a message on more than one

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from mcp_review.checks.spec.common import BOGUS_VERSION, SEED
+from mcp_review.checks.spec.common import BOGUS_VERSION, SEED, stated
 from mcp_review.connection.session import KNOWN_VERSIONS
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
@@ -19,7 +19,9 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
     answered with a known version the server supports (echoing 1999-01-01 fails; an error with
     `data.supported` warns: the spec's error-handling example allows it, its normative text asks for a
     counter-offer); `initialize` with the negotiated revision must be echoed. 2026-07-28: `server/discover`
-    with version 1999-01-01 must get -32022 UnsupportedProtocolVersion with `data.supported`.
+    with version 1999-01-01 must get -32022 UnsupportedProtocolVersion with `data.supported` and `data.requested`
+    (its schema requires both; basic/versioning.mdx:48-51), over HTTP with status 400
+    (basic/transports/streamable-http.mdx:264-266).
     Why: seed 002 version negotiation (LC-02, LC-03; 2026-07-28 LC-06): a client that is told the version it
     asked for believes the server speaks it; only a counter-offer (or the supported list) lets it fall back.
 
@@ -31,8 +33,8 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
     alike, so a server that checks they agree is not failed for it.
     Passes: 1999-01-01 gets a supported version (or -32022 with data.supported) and the negotiated revision is
     echoed. Fails: an echo of 1999-01-01 or no version, the negotiated revision not echoed, no -32022 with
-    data.supported on 2026-07-28. Warns: an error with data.supported instead of a counter-offer, or a
-    revision mcp-review does not know. Blocking: no answer to the probe.
+    data.supported and data.requested (or not HTTP 400) on 2026-07-28. Warns: an error with data.supported instead
+    of a counter-offer, or a revision mcp-review does not know. Blocking: no answer to the probe.
 
     To verify when blocking: a longer --timeout (or the probe_timeout option), on a server that answers.
     """
@@ -46,17 +48,22 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
                 headers={"MCP-Protocol-Version": BOGUS_VERSION} if p.target.is_http else None,
             )
             data = (got.error or {}).get("data")
+            data = data if isinstance(data, dict) else {}
+            wrong = []
+            if got.code != -32022 or not data.get("supported"):
+                wrong.append(f"{got.code or got.failure or got.result!r:.120} instead of -32022 with data.supported")
+            elif data.get("requested") != BOGUS_VERSION:
+                wrong.append(f"-32022 whose data.requested is {data.get('requested')!r:.60}, not {BOGUS_VERSION}")
+            if p.target.is_http and got.answered and got.status != 400:
+                wrong.append(f"HTTP {got.status}: this error MUST be 400 ({stated('unsupported-400', ctx.revision)})")
             if not got.answered:
                 yield ctx.blocking(None, f"no answer to server/discover with {BOGUS_VERSION}: {got.failure}", [got.seq])
-            elif got.code == -32022 and isinstance(data, dict) and data.get("supported"):
-                yield ctx.passed(None, f"1999-01-01 -> -32022 with supported {data.get('supported')}", [got.seq])
+            elif wrong:
+                error = f"UnsupportedProtocolVersionError ({stated('unsupported', ctx.revision)})"
+                must = f"an unsupported version MUST get an {error}"
+                yield ctx.fail(None, f"1999-01-01 -> {'; '.join(wrong)}: {must}", [got.seq])
             else:
-                yield ctx.fail(
-                    None,
-                    f"1999-01-01 -> {got.code or got.failure or got.result!r:.120} instead of -32022 "
-                    "with data.supported",
-                    [got.seq],
-                )
+                yield ctx.passed(None, f"1999-01-01 -> -32022 with supported {data.get('supported')}", [got.seq])
             return
         got = await p.initialize(BOGUS_VERSION)
     answered = got.result.get("protocolVersion") if isinstance(got.result, dict) else None

@@ -38,8 +38,9 @@ async def request_meta(ctx: CheckContext) -> AsyncIterator[Finding]:
     lacking `io.modelcontextprotocol/protocolVersion`, and lacking `io.modelcontextprotocol/clientCapabilities`: each
     MUST be refused with -32602, over HTTP with status 400 (2026-07-28 basic/index.mdx:380-382). `server/discover`
     whose `_meta` lacks only `io.modelcontextprotocol/clientInfo`, which is not required (:376; clients SHOULD send it,
-    :384), is expected to be served: refusing it warns. n/a on the legacy revisions, whose requests carry no `_meta`
-    of the kind (the handshake says it once).
+    :384), is expected to be served: refusing it warns. And the per-response field: every result on the review's
+    session SHOULD carry `io.modelcontextprotocol/serverInfo` in its `_meta` (:396-398): results without it warn.
+    n/a on the legacy revisions, whose requests carry no `_meta` of the kind (the handshake says it once).
 
     Why: seed 002 version negotiation; spec.md LC-08: with no handshake, the `_meta` of each request is how the
     server knows the revision and what the client can answer; one that serves a request without it guesses both.
@@ -50,8 +51,9 @@ async def request_meta(ctx: CheckContext) -> AsyncIterator[Finding]:
     removed. A server that refuses a request without `clientInfo` only warns: the spec does not say it must serve
     it.
 
-    Passes: the three refused with -32602 (and 400), the fourth served. Fails: any of the three served or refused
-    otherwise. Warns: the request without clientInfo refused. Blocking: no answer.
+    Passes: the three refused with -32602 (and 400), the fourth served, every result naming the server. Fails: any
+    of the three served or refused otherwise. Warns: the request without clientInfo refused; results without
+    serverInfo. Blocking: no answer.
 
     To verify when blocking: a longer --timeout (or the probe_timeout option), on a server that answers.
     """
@@ -96,6 +98,32 @@ async def request_meta(ctx: CheckContext) -> AsyncIterator[Finding]:
         )
     else:
         yield ctx.blocking("without clientInfo", f"no answer in time ({got.failure})")
+    yield _server_info(ctx)
+
+
+def _server_info(ctx: CheckContext) -> Finding:
+    """Every result on the review's session SHOULD name the server in its `_meta` (basic/index.mdx:396-398)."""
+    conn = ctx.session.channel.conn if ctx.session.channel else None
+    results = [
+        e
+        for e in ctx.wire.messages("recv")
+        if e.conn == conn and isinstance(e.message, dict) and isinstance(e.message.get("result"), dict)
+    ]
+    bare = [e for e in results if not isinstance(_meta_of(e.message["result"]).get(META + "serverInfo"), dict)]
+    if bare:
+        shown = ", ".join(f"#{e.seq}" for e in bare[:5])
+        return ctx.warn(
+            "serverInfo in results",
+            f"{len(bare)} of {len(results)} results ({shown}) carry no _meta {META}serverInfo: every result SHOULD "
+            f"({stated('server-info', ctx.revision)})",
+            [e.seq for e in bare[:5]],
+        )
+    return ctx.passed("serverInfo in results", f"{len(results)} results, each naming the server in its _meta")
+
+
+def _meta_of(result: dict[str, Any]) -> dict[str, Any]:
+    meta = result.get("_meta")
+    return meta if isinstance(meta, dict) else {}
 
 
 REMOVED = ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe")

@@ -27,7 +27,6 @@ from tests.rules.cases import (
     SSE,
     UTILITY_DEFECTS,
     VULNERABLE,
-    utilities,
     utility_pair,
 )
 from tests.rules.runs import Run, review_of
@@ -49,8 +48,11 @@ RUNS = {
     "http-also-sse": ALSO_SSE,
     "http-sticky-sessions": STICKY,
     # issue 41's fixture: each defect's fail (over HTTP, and the stdio ones) names exchanges it cites
-    **{f"utilities-{mode}-{t}": utility_pair(mode, t)[1] for mode in UTILITY_DEFECTS for t in ("stdio", "http")},
-    **{f"utilities-{mode}-http": utilities(mode, "legacy", "http") for mode in ("serial-posts", "origin-unchecked")},
+    **{
+        f"utilities-{mode}-{t}": utility_pair(mode, t)[1]
+        for mode, (_, eras, _, _) in UTILITY_DEFECTS.items()
+        for t in eras
+    },
 }
 
 HTTP_METHOD = re.compile(r"\b(GET|POST|DELETE|PUT|PATCH|HEAD|OPTIONS)\b")

@@ -12,9 +12,10 @@ JSON object, or with an event stream when its handler sent messages (progress) b
   neither an `initialize` nor in a session nor of a legacy version, is stateless; its Mcp-Method (and Mcp-Name) must name the body's (400, -32020); -32601 is answered 404, and the protocol
   errors -32602, -32020, -32021 and -32022 400.
 
-Defects of the transport (keyword arguments of `serve`): `check_host=False` (any Host), `check_origin=False` (any
-Origin), `serial=True` (a POST that comes while another is being answered gets 409; each tools/list holds its
-POST 0.2 s, so that three sent at once meet).
+Defects of the transport (`serve(..., defects)`, names): `any-host` (no Host check), `any-origin` (no Origin
+check), `serial` (a POST that comes while another is being answered gets 409; each tools/list holds its POST
+0.2 s, so that three sent at once meet), `any-version-header` (a 2026-07-28 MCP-Protocol-Version unlike the body's
+`_meta` is not refused), `unsupported-200` (-32022 answered with HTTP 200).
 """
 
 from __future__ import annotations
@@ -34,16 +35,20 @@ NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 BAD_REQUEST = (-32602, -32020, -32021, -32022)  # 2026-07-28: protocol errors answered 400
 
 
-def serve_argv(server: RawServer, argv: list[str], **defects: bool) -> None:
-    """`--http --port P` in `argv`: serve over HTTP; otherwise over stdio."""
+DEFECTS = ("any-host", "any-origin", "serial", "any-version-header", "unsupported-200")
+
+
+def serve_argv(server: RawServer, argv: list[str], defects: frozenset[str] = frozenset()) -> None:
+    """`--http --port P` in `argv`: serve over HTTP (with the transport's `defects`); otherwise over stdio."""
     if "--http" not in argv:
         server.run()
         return
-    serve(server, int(argv[argv.index("--port") + 1]), **defects)
+    serve(server, int(argv[argv.index("--port") + 1]), defects)
 
 
-def serve(server: RawServer, port: int, *, check_host: bool = True, check_origin: bool = True, serial: bool = False):
-    front = Front(server, port, check_host=check_host, check_origin=check_origin, serial=serial)
+def serve(server: RawServer, port: int, defects: frozenset[str] = frozenset()) -> None:
+    assert defects <= set(DEFECTS), defects
+    front = Front(server, port, defects)
     httpd = ThreadingHTTPServer(("127.0.0.1", port), front.handler())
     httpd.daemon_threads = True
     try:
@@ -55,9 +60,9 @@ def serve(server: RawServer, port: int, *, check_host: bool = True, check_origin
 class Front:
     """What the HTTP side keeps: the sessions issued, and one lock: a RawServer answers one message at a time."""
 
-    def __init__(self, server: RawServer, port: int, *, check_host: bool, check_origin: bool, serial: bool) -> None:
-        self.server, self.port = server, port
-        self.check_host, self.check_origin, self.serial = check_host, check_origin, serial
+    def __init__(self, server: RawServer, port: int, defects: frozenset[str]) -> None:
+        self.server, self.port, self.defects = server, port, defects
+        self.serial = "serial" in defects
         self.sessions: set[str] = set()
         self.lock = threading.Lock()
         self.busy = 0  # POSTs being answered (serial)
@@ -101,11 +106,15 @@ class Front:
 
             def refused(self) -> bool:
                 """The DNS-rebinding checks, Host first (as the mcp SDK): True when the request was refused."""
-                if front.check_host and not front.local(self.headers.get("Host", "")):
+                if "any-host" not in front.defects and not front.local(self.headers.get("Host", "")):
                     self.reply(421, b"Invalid Host header", "text/plain")
                     return True
                 origin = self.headers.get("Origin")
-                if front.check_origin and origin and origin not in {f"http://{h}:{front.port}" for h in LOCAL}:
+                if (
+                    "any-origin" not in front.defects
+                    and origin
+                    and origin not in {f"http://{h}:{front.port}" for h in LOCAL}
+                ):
                     self.reply(403, b"Invalid Origin header", "text/plain")
                     return True
                 return False
@@ -178,7 +187,8 @@ class Front:
                     front.sessions.add(sid)
                     extra["Mcp_Session_Id"] = sid
                 code = (answer.get("error") or {}).get("code")
-                status = (404 if code == -32601 else 400 if code in BAD_REQUEST else 200) if modern else 200
+                refused = [c for c in BAD_REQUEST if not (c == -32022 and "unsupported-200" in front.defects)]
+                status = (404 if code == -32601 else 400 if code in refused else 200) if modern else 200
                 if before:
                     events = "".join(f"event: message\ndata: {json.dumps(m)}\n\n" for m in [*before, answer])
                     self.reply(status, events.encode(), "text/event-stream", **extra)
@@ -197,6 +207,8 @@ class Front:
                     "Mcp-Name": params.get(key) if key else None,
                     "MCP-Protocol-Version": meta.get(META + "protocolVersion") if isinstance(meta, dict) else None,
                 }
+                if "any-version-header" in front.defects:
+                    said.pop("MCP-Protocol-Version")
                 for header, value in said.items():
                     if value is not None and (self.headers.get(header) or "").strip() != value:
                         self.error(400, -32020, f"Header mismatch: {header} does not match the body", message["id"])

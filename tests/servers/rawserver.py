@@ -55,6 +55,8 @@ class RawServer:
         self.modern_capabilities: dict[str, Any] | None = None  # what server/discover declares, if not the same
         self.removed: tuple[str, ...] = REMOVED  # what a 2026-07-28 request may not call
         self.requires_meta = True  # a 2026-07-28 request without its required _meta is refused (-32602)
+        self.identifies = True  # a 2026-07-28 result names the server in its _meta
+        self.echoes_version = True  # a 2026-07-28 -32022 says which version was requested
         self.outbox: list[dict[str, Any]] | None = None  # over HTTP: what a request's handling sent
         self.answering_modern = False  # whether the request being handled is a 2026-07-28 one
         self._asked = 0
@@ -107,7 +109,8 @@ class RawServer:
             raise RpcError(-32602, f"Invalid params: _meta must carry {' and '.join(wanted)}")
         version = meta.get(META + "protocolVersion", MODERN) if isinstance(meta, dict) else MODERN
         if version != MODERN:
-            raise RpcError(-32022, "Unsupported protocol version", {"supported": [MODERN], "requested": version})
+            data = {"supported": [MODERN], **({"requested": version} if self.echoes_version else {})}
+            raise RpcError(-32022, "Unsupported protocol version", data)
         if method == "server/discover":
             caps = self.capabilities if self.modern_capabilities is None else self.modern_capabilities
             result: Any = {"supportedVersions": [MODERN, *reversed(SUPPORTED)], "capabilities": caps}
@@ -120,7 +123,8 @@ class RawServer:
         if not isinstance(result, dict):
             return result
         stamped = {"resultType": "complete", **result}
-        stamped["_meta"] = {**(result.get("_meta") or {}), META + "serverInfo": self.info}
+        if self.identifies:
+            stamped["_meta"] = {**(result.get("_meta") or {}), META + "serverInfo": self.info}
         if method in CACHED:
             stamped = {"ttlMs": 0, "cacheScope": "private", **stamped}
         return stamped

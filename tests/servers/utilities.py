@@ -24,8 +24,12 @@ Modes (the rule each fails in brackets):
 - `removed-served`: a 2026-07-28 `ping`, `logging/setLevel` or `resources/subscribe` is answered as before
   [spec.removed-methods].
 - `logs-unasked`: `test_logging_tool` logs to a 2026-07-28 request that set no `logLevel` [spec.logging-level].
+- `version-sloppy`: a 2026-07-28 -32022 says no `requested` version (and comes with HTTP 200)
+  [spec.version-negotiation].
+- `anonymous`: 2026-07-28 results carry no `serverInfo` in their `_meta` (a SHOULD: spec.request-meta warns).
 - over HTTP only: `serial-posts` (a POST while another is answered gets 409), `host-unchecked` (any Host, the
-  Origin still checked), `origin-unchecked` (any Host, any Origin) [spec.http-transport].
+  Origin still checked), `origin-unchecked` (any Host, any Origin), `version-header-unchecked` (a 2026-07-28
+  MCP-Protocol-Version unlike the body's is served) [spec.http-transport].
 """
 
 from __future__ import annotations
@@ -48,9 +52,12 @@ MODES = (
     "empty-contents",
     "removed-served",
     "logs-unasked",
+    "version-sloppy",
+    "anonymous",
     "serial-posts",
     "host-unchecked",
     "origin-unchecked",
+    "version-header-unchecked",
 )
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
@@ -171,6 +178,10 @@ def build(mode: str) -> RawServer:
         server.requires_meta = False
     if mode == "removed-served":
         server.removed = ("initialize",)
+    if mode == "version-sloppy":
+        server.echoes_version = False
+    if mode == "anonymous":
+        server.identifies = False
     if mode == "wrong-id":
         misnumber(server, over_http="--http" in sys.argv)
     return server
@@ -208,7 +219,11 @@ if __name__ == "__main__":
     MODE = mode_of(sys.argv)
     if MODE not in MODES:
         raise SystemExit(f"unknown mode {MODE!r}: one of {', '.join(MODES)}")
-    transport = {"serial": MODE == "serial-posts"}
-    transport["check_host"] = MODE not in ("host-unchecked", "origin-unchecked")
-    transport["check_origin"] = MODE != "origin-unchecked"
-    serve_argv(build(MODE), sys.argv, **transport)
+    TRANSPORT = {  # the modes that are defects of the HTTP front (rawhttp.DEFECTS)
+        "serial-posts": {"serial"},
+        "host-unchecked": {"any-host"},
+        "origin-unchecked": {"any-host", "any-origin"},
+        "version-header-unchecked": {"any-version-header"},
+        "version-sloppy": {"unsupported-200"},
+    }
+    serve_argv(build(MODE), sys.argv, frozenset(TRANSPORT.get(MODE, ())))
