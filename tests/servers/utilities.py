@@ -1,5 +1,6 @@
 """The server utilities and the 2026-07-28 request rules, one planted defect per mode: `utilities.py MODE` over
-stdio, `utilities.py MODE --http --port P` over Streamable HTTP (rawhttp.py).
+stdio, `utilities.py MODE --http --port P` over Streamable HTTP (rawhttp.py); `MODE+MODE...` plants several at once
+(tests/thirdparty/test_conformance_server.py runs the official suite on them so).
 
 A dual-era RawServer (2024-11-05 .. 2025-11-25 after `initialize`, and stateless 2026-07-28) that declares tools,
 resources (with `subscribe` before 2026-07-28, which subscribes through `subscriptions/listen`, not served
@@ -66,12 +67,12 @@ PROMPT = "test_prompt_with_arguments"
 WORDS = ("paris", "park", "party", "test", "testing")
 
 
-def build(mode: str) -> RawServer:
+def build(modes: frozenset[str]) -> RawServer:
     caps = {"tools": {}, "resources": {"subscribe": True}, "prompts": {}, "logging": {}, "completions": {}}
     server = RawServer("utilities-server", caps, instructions="Conformance fixtures: progress, subscriptions.")
     server.modern = True
     server.modern_capabilities = {**caps, "resources": {}}  # 2026-07-28 subscribes through subscriptions/listen
-    progress = (50, 0, 100) if mode == "progress-backwards" else (0, 50, 100)
+    progress = (50, 0, 100) if "progress-backwards" in modes else (0, 50, 100)
     reporter = tool(
         "test_tool_with_progress",
         "Report progress three times, then answer. Use to watch progress notifications; returns a short text.",
@@ -101,7 +102,7 @@ def build(mode: str) -> RawServer:
 
     def log(params: dict[str, Any]) -> dict[str, Any]:
         wanted = (params.get("_meta") or {}).get(META + "logLevel") if server.answering_modern else level["now"]
-        if mode == "logs-unasked" or (wanted in LEVELS and LEVELS.index("info") >= LEVELS.index(wanted)):
+        if "logs-unasked" in modes or (wanted in LEVELS and LEVELS.index("info") >= LEVELS.index(wanted)):
             note = {"level": "info", "logger": "utilities", "data": "logged by test_logging_tool"}
             server.send({"jsonrpc": "2.0", "method": "notifications/message", "params": note})
         return text_result("logged")
@@ -123,19 +124,19 @@ def build(mode: str) -> RawServer:
         uri = params.get("uri")
         if uri == WATCHED:
             return {"contents": [{"uri": WATCHED, "mimeType": "text/plain", "text": "watched"}]}
-        if mode == "empty-contents":
+        if "empty-contents" in modes:
             return {"contents": []}
         raise RpcError(-32602 if server.answering_modern else -32002, "Resource not found", {"uri": uri})
 
     def subscribe(params: dict[str, Any]) -> dict[str, Any]:
-        if mode == "subscribe-refused":
+        if "subscribe-refused" in modes:
             raise RpcError(-32601, "Method not found: resources/subscribe")
         if params.get("uri") != WATCHED:
             raise RpcError(-32602, "Resource not found", {"uri": params.get("uri")})
         return {}
 
     def set_level(params: dict[str, Any]) -> dict[str, Any]:
-        if mode == "setlevel-refused":
+        if "setlevel-refused" in modes:
             raise RpcError(-32601, "Method not found: logging/setLevel")
         if params.get("level") not in LEVELS:
             raise RpcError(-32602, f"Invalid log level: {params.get('level')!r}")
@@ -143,7 +144,7 @@ def build(mode: str) -> RawServer:
         return {}
 
     def complete(params: dict[str, Any]) -> dict[str, Any]:
-        if mode == "completion-refused":
+        if "completion-refused" in modes:
             raise RpcError(-32601, "Method not found: completion/complete")
         ref, argument = params.get("ref") or {}, params.get("argument") or {}
         if ref.get("type") == "ref/prompt" and ref.get("name") != PROMPT:
@@ -174,15 +175,15 @@ def build(mode: str) -> RawServer:
             "completion/complete": complete,
         }
     )
-    if mode == "meta-unchecked":
+    if "meta-unchecked" in modes:
         server.requires_meta = False
-    if mode == "removed-served":
+    if "removed-served" in modes:
         server.removed = ("initialize",)
-    if mode == "version-sloppy":
+    if "version-sloppy" in modes:
         server.echoes_version = False
-    if mode == "anonymous":
+    if "anonymous" in modes:
         server.identifies = False
-    if mode == "wrong-id":
+    if "wrong-id" in modes:
         misnumber(server, over_http="--http" in sys.argv)
     return server
 
@@ -216,9 +217,9 @@ def mode_of(argv: list[str]) -> str:
 
 
 if __name__ == "__main__":
-    MODE = mode_of(sys.argv)
-    if MODE not in MODES:
-        raise SystemExit(f"unknown mode {MODE!r}: one of {', '.join(MODES)}")
+    MODES_ASKED = frozenset(mode_of(sys.argv).split("+"))  # one mode, or several joined by "+"
+    if unknown := sorted(MODES_ASKED - set(MODES)):
+        raise SystemExit(f"unknown mode {unknown}: each one of {', '.join(MODES)}")
     TRANSPORT = {  # the modes that are defects of the HTTP front (rawhttp.DEFECTS)
         "serial-posts": {"serial"},
         "host-unchecked": {"any-host"},
@@ -226,4 +227,5 @@ if __name__ == "__main__":
         "version-header-unchecked": {"any-version-header"},
         "version-sloppy": {"unsupported-200"},
     }
-    serve_argv(build(MODE), sys.argv, frozenset(TRANSPORT.get(MODE, ())))
+    front = frozenset().union(*(TRANSPORT.get(mode, ()) for mode in MODES_ASKED))
+    serve_argv(build(MODES_ASKED), sys.argv, front)

