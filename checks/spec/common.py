@@ -139,6 +139,12 @@ def stated(requirement: str, revision: str) -> str:
     return f"{rev}/{lines[rev]}"
 
 
+def streamable(ctx: CheckContext) -> bool:
+    """Streamable HTTP, where an answer's status is the spec's to name (over the legacy HTTP+SSE transport the
+    answers come on the event stream, the POST's status says only that it was taken)."""
+    return ctx.target.kind == "http"
+
+
 async def ask(ctx: CheckContext, method: str, params: object = None, *, bare: bool = False) -> ProbeResult:
     """A request on the review's own session, kept as a probe keeps it: the answer, the HTTP status, or why none
     came (an HTTP error without a JSON-RPC body, no answer within the probe timeout). `bare`: sent as given, with
@@ -146,7 +152,7 @@ async def ask(ctx: CheckContext, method: str, params: object = None, *, bare: bo
     session = ctx.session
     try:
         if bare and session.channel is not None:
-            how = Outgoing(headers=modern_headers(method, params, {}) if ctx.is_http else {})
+            how = Outgoing(headers=modern_headers(method, params, {}) if streamable(ctx) else {})
             reply = await session.channel.request(method, params, timeout=ctx.probe_timeout, how=how)
         else:
             reply = await session.request(method, params, timeout=ctx.probe_timeout)

@@ -54,7 +54,7 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
                 wrong.append(f"{got.code or got.failure or got.result!r:.120} instead of -32022 with data.supported")
             elif data.get("requested") != BOGUS_VERSION:
                 wrong.append(f"-32022 whose data.requested is {data.get('requested')!r:.60}, not {BOGUS_VERSION}")
-            if p.target.is_http and got.answered and got.status != 400:
+            if p.target.kind == "http" and got.answered and got.status != 400:
                 wrong.append(f"HTTP {got.status}: this error MUST be 400 ({stated('unsupported-400', ctx.revision)})")
             if not got.answered:
                 yield ctx.blocking(None, f"no answer to server/discover with {BOGUS_VERSION}: {got.failure}", [got.seq])

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from mcp_review.checks.spec.common import SEED, ask, stated
+from mcp_review.checks.spec.common import SEED, ask, stated, streamable
 from mcp_review.connection.probe import ProbeResult
 from mcp_review.connection.protocol import CLIENT_INFO, META, MODERN
 from mcp_review.review import Finding
@@ -20,9 +20,9 @@ from mcp_review.rules.core import rule
 MISSING_URI = "mcp-review-missing://no/such/resource"  # a scheme no server serves
 
 
-def _got(got: ProbeResult) -> str:
-    """The answer in a few words: HTTP status (over HTTP) and error code, a result, or why nothing came."""
-    status = f"HTTP {got.status} " if got.status is not None else ""
+def _got(got: ProbeResult, ctx: CheckContext) -> str:
+    """The answer in a few words: HTTP status (over Streamable HTTP) and error code, a result, or why none came."""
+    status = f"HTTP {got.status} " if got.status is not None and streamable(ctx) else ""
     if got.error is not None:
         return f"{status}error {got.code}"
     if got.answered:
@@ -70,8 +70,8 @@ async def request_meta(ctx: CheckContext) -> AsyncIterator[Finding]:
         seqs.append(got.seq)
         if not got.answered and got.status is None:
             silent.append(f"{what}: {got.failure}")
-        elif got.code != -32602 or (ctx.is_http and got.status != 400):
-            fails.append((f"server/discover with {what} -> {_got(got)}", got.seq))
+        elif got.code != -32602 or (streamable(ctx) and got.status != 400):
+            fails.append((f"server/discover with {what} -> {_got(got, ctx)}", got.seq))
     if fails:
         said = "; ".join(s for s, _ in fails)
         yield ctx.fail(
@@ -84,7 +84,7 @@ async def request_meta(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.blocking(None, f"no answer in time ({'; '.join(silent)}): a longer --timeout would verify it", seqs)
     else:
         said = "no _meta, no protocolVersion, no clientCapabilities: each refused with -32602"
-        yield ctx.passed(None, said + (" and HTTP 400" if ctx.is_http else ""), seqs)
+        yield ctx.passed(None, said + (" and HTTP 400" if streamable(ctx) else ""), seqs)
     params = {"_meta": {k: v for k, v in meta.items() if k != META + "clientInfo"}}
     got = await ask(ctx, "server/discover", params, bare=True)
     if got.answered and got.error is None:
@@ -92,7 +92,7 @@ async def request_meta(ctx: CheckContext) -> AsyncIterator[Finding]:
     elif got.answered or got.status is not None:
         yield ctx.warn(
             "without clientInfo",
-            f"server/discover with a _meta lacking only {META}clientInfo -> {_got(got)}: clientInfo is not a "
+            f"server/discover with a _meta lacking only {META}clientInfo -> {_got(got, ctx)}: clientInfo is not a "
             f"required field ({stated('client-info', ctx.revision)}), and a client MAY be configured not to send it",
             [got.seq],
         )
@@ -136,8 +136,9 @@ async def removed_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
     What it checks: probe, on the review's 2026-07-28 session: `ping`, `logging/setLevel`, `resources/subscribe`
     and `resources/unsubscribe` (removed, 2026-07-28 changelog.mdx:18-20), and over HTTP `initialize` too (:14), each
     as a 2026-07-28 request. Over HTTP a server that does not implement the requested method MUST answer 404 with
-    JSON-RPC -32601 (basic/transports/streamable-http.mdx:271-273): anything else fails. Over stdio, where the spec
-    states no status, an answer other than -32601 (JSON-RPC's Method not found) warns: a dual-era server may
+    JSON-RPC -32601 (basic/transports/streamable-http.mdx:271-273): anything else fails. Over stdio and the legacy
+    HTTP+SSE transport (whose answers come on its event stream, not in the POST's status), where the spec states no
+    status, an answer other than -32601 (JSON-RPC's Method not found) warns: a dual-era server may
     serve the legacy method to the request. n/a on the legacy revisions, which define them all.
 
     Why: seed 002 handler dispatch; spec.md PING-02: a 2026-07-28 client tells "not in this revision" from a
@@ -161,7 +162,7 @@ async def removed_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
     uri = next((r.key for r in ctx.snapshot.resources if isinstance(r.get("uri"), str)), MISSING_URI)
     asks: list[tuple[str, dict[str, Any]]] = [(m, {"uri": uri} if "subscribe" in m else {}) for m in REMOVED]
     asks[1] = ("logging/setLevel", {"level": "info"})
-    if ctx.is_http:
+    if streamable(ctx):
         asks.append(("initialize", {}))
     wrong, silent, seqs = [], [], []
     for method, params in asks:
@@ -169,10 +170,10 @@ async def removed_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
         seqs.append(got.seq)
         if not got.answered and got.status is None:
             silent.append(f"{method}: {got.failure}")
-        elif got.code != -32601 or (ctx.is_http and got.status != 404):
-            wrong.append((f"{method} -> {_got(got)}", got.seq))
+        elif got.code != -32601 or (streamable(ctx) and got.status != 404):
+            wrong.append((f"{method} -> {_got(got, ctx)}", got.seq))
     rev = ctx.revision
-    if wrong and ctx.is_http:
+    if wrong and streamable(ctx):
         yield ctx.fail(
             None,
             f"{'; '.join(s for s, _ in wrong)}: 2026-07-28 removed them ({stated('removed', rev)}), and the answer "
@@ -183,14 +184,14 @@ async def removed_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.warn(
             None,
             f"{'; '.join(s for s, _ in wrong)}: 2026-07-28 removed them ({stated('removed', rev)}); a request of that "
-            "revision gets JSON-RPC's -32601 (Method not found); over stdio the spec states no status of its own",
+            f"revision gets JSON-RPC's -32601 (Method not found); over {ctx.target.kind} the spec names no status",
             [seq for _, seq in wrong],
         )
     elif silent:
         yield ctx.blocking(None, f"no answer in time ({'; '.join(silent)}): a longer --timeout would verify it", seqs)
     else:
         said = ", ".join(m for m, _ in asks)
-        yield ctx.passed(None, f"{said}: each -> -32601" + (" with HTTP 404" if ctx.is_http else ""), seqs)
+        yield ctx.passed(None, f"{said}: each -> -32601" + (" with HTTP 404" if streamable(ctx) else ""), seqs)
 
 
 @rule("spec.resource-not-found", modes=("probe",), source=f"{SEED} Server & framework layer: resources")
@@ -235,16 +236,16 @@ async def resource_not_found(ctx: CheckContext) -> AsyncIterator[Finding]:
         retired = f"; -32002 MUST NOT be emitted ({stated('retired-codes', rev)})" if got.code == -32002 else ""
         yield ctx.fail(
             None,
-            f"resources/read of {MISSING_URI} -> {_got(got)}: a resource that does not exist MUST get -32602 "
+            f"resources/read of {MISSING_URI} -> {_got(got, ctx)}: a resource that does not exist MUST get -32602 "
             f"({stated('not-found', rev)}){empty}{retired}",
             [got.seq],
         )
     elif not modern and got.error is None:
         yield ctx.warn(
             None,
-            f"resources/read of {MISSING_URI} -> {_got(got)} (contents {contents!r:.40}): a resource not found SHOULD "
-            f"get an error, -32002 in this revision ({stated('not-found', rev)})",
+            f"resources/read of {MISSING_URI} -> {_got(got, ctx)} (contents {contents!r:.40}): a resource not found "
+            f"SHOULD get an error, -32002 in this revision ({stated('not-found', rev)})",
             [got.seq],
         )
     else:
-        yield ctx.passed(None, f"resources/read of a missing resource -> {_got(got)}", [got.seq])
+        yield ctx.passed(None, f"resources/read of a missing resource -> {_got(got, ctx)}", [got.seq])
