@@ -364,5 +364,5 @@ def progress(ctx: CheckContext) -> Iterator[Finding]:
     elif not ctx.snapshot.tools.items:
         yield ctx.na(None, "no tool to call: no request carried a progressToken")
     else:
-        why = next((ctx.may_call(t) for t in ctx.snapshot.tools if ctx.may_call(t)), None)
-        yield ctx.blocking(None, f"no request carried a progressToken: no tool was called ({why or 'none was'})")
+        why = next((ctx.may_call(t) for t in ctx.snapshot.tools if ctx.may_call(t)), "none was made")
+        yield ctx.blocking(None, f"no request carried a progressToken: the progress of a tool needs a call: {why}")
