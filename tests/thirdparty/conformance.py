@@ -59,7 +59,7 @@ SCENARIOS: dict[str, tuple[tuple[str, ...], str]] = {
     "logging-set-level": (("spec.logging-level",), ""),
     "ping": (("spec.ping",), ""),
     "completion-complete": (("spec.completion", "spec.wire-schema"), "mcp-review completes the server's own prompt"),
-    "tools-list": (("spec.tool-names", "spec.wire-schema", "review.input-schema"), ""),
+    "tools-list": (("spec.tool-names", "spec.tool-order", "spec.wire-schema", "review.input-schema"), ""),
     "tools-call-simple-text": (SERVES, f"{FIXTURE} (test_simple_text){CALLS}"),
     "tools-call-image": (SERVES, f"{FIXTURE} (test_image_content){CALLS}"),
     "tools-call-audio": (SERVES, f"{FIXTURE} (test_audio_content){CALLS}"),
@@ -154,6 +154,7 @@ class Judge:
     subject: str | None
     said: str
     tool: str | None = None  # the suite's own tool the check calls: without it the check judges its absence
+    also: tuple[str, ...] = ()  # rules that judge part of the same requirement: any fail of theirs fails it too
 
     def verdict(self, review: Review) -> str | None:
         """pass, warn or fail; None when the rule judged nothing of it (n/a, blocking, not run) or when the server
@@ -162,6 +163,7 @@ class Judge:
             return None
         items = [f for f in review.findings if f.rule == self.rule and self.subject in (f.subject, ANY)]
         hit = [f.status for f in items if f.status in ("fail", "warn") and self.said in f.message]
+        hit += [f.status for f in review.findings if f.rule in self.also and f.status == "fail"]
         if hit:
             return "fail" if "fail" in hit else "warn"
         return "pass" if any(f.status in ("pass", "fail", "warn", "note") for f in items) else None
@@ -208,7 +210,9 @@ JUDGES: dict[str, Judge] = {
     "sep-2575-discover-capabilities-match-handlers": Judge("spec.capabilities", None, "tools"),
     "sep-2575-server-declares-prompts-in-discover": Judge("spec.capabilities", None, "prompts"),
     "tools-name-format": Judge("spec.tool-names", ANY, "naming rule"),
-    "wire-schema-valid": Judge("spec.wire-schema", None, "schema problem"),
+    "tools-list-deterministic-order": Judge("spec.tool-order", None, "another order"),
+    # the suite asserts the schema's formats too (ajv-formats); mcp-review judges an icon's `src` URI in spec.icons
+    "wire-schema-valid": Judge("spec.wire-schema", None, "schema problem", also=("spec.icons",)),
     **{
         f"sep-2549-{what}": Judge("spec.wire-schema", None, "schema problem")
         for what in (
