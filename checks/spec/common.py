@@ -39,6 +39,7 @@ STATED: dict[str, dict[str, str]] = {
         "2025-11-25": "basic/transports.mdx:158",
     },
     "tool-names": {"2025-11-25": "server/tools.mdx:219", "2026-07-28": "server/tools.mdx:311"},
+    "tool-order": {"2026-07-28": "server/tools.mdx:71"},  # SHOULD: the same order while the set is the same
     "tool-names-unique": {"2025-11-25": "server/tools.mdx:224", "2026-07-28": "server/tools.mdx:316"},
     "set-level": {
         "2024-11-05": "server/utilities/logging.mdx:47",

@@ -1,4 +1,4 @@
-"""Pack `spec` (seed 002 and the MCP specification): tool names, unknown methods, ping, pagination, icons."""
+"""Pack `spec` (seed 002 and the MCP specification): tool names and order, unknown methods, ping, pagination, icons."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from mcp_review.catalog import Item
+from mcp_review.catalog import LISTS, Item, list_all
 from mcp_review.checks.spec.common import SEED, stated
+from mcp_review.connection.protocol import MODERN
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
@@ -58,6 +59,59 @@ def tool_names(ctx: CheckContext) -> Iterator[Finding]:
         else:
             note = " (over 64 characters: SEP-986 and the conformance suite cap at 64)" if len(name) > 64 else ""
             yield ctx.passed(tool, "valid and unique" + note)
+
+
+@rule("spec.tool-order", modes=("observe",), source=f"{SEED} Protocol layer")
+async def tool_order(ctx: CheckContext) -> AsyncIterator[Finding]:
+    """On 2026-07-28, `tools/list` gives the same tools in the same order each time.
+
+    What it checks: observe: on 2026-07-28, `tools/list` is asked twice more in a row (every page) on the review's
+    session, as the conformance suite does, and the names in order compared with the first listing's. n/a on
+    earlier revisions (they state no order) and on a server that declares no tools.
+
+    Why: 2026-07-28 server/tools.mdx:71: servers SHOULD return tools in a deterministic order while the set is
+    unchanged, so that clients can cache the list and a model's prompt cache keeps hitting; the conformance suite
+    checks it (tools-list-deterministic-order).
+
+    Spec: 2026-07-28 server/tools.mdx:71 (SHOULD; spec.md TL-13)
+
+    Known false positives: none known for the order; a set that changed between the listings (a tool added
+    or removed, which review.rug-pull-mitigation judges) is not judged for order, and the note says so.
+
+    Passes: the same names in the same order. Warns: the same names in another order (a SHOULD). Blocking: a
+    listing cut short (a limit of mcp-review's, or an error: nothing to compare).
+
+    To verify when blocking: a longer --timeout (or --budget), or larger caps (MCP_REVIEW_LIMITS listing_pages,
+    listing_items), so every listing is walked to its end.
+    """
+    if ctx.era != "modern":
+        where = stated("tool-order", MODERN)
+        yield ctx.na(None, f"only 2026-07-28 states a tool order ({where}); {ctx.revision} states none")
+        return
+    if "tools" not in ctx.snapshot.capabilities:
+        yield ctx.na(None, "the server declares no tools")
+        return
+    spec = next(s for s in LISTS if s.kind == "tool")
+    listings = [ctx.snapshot.tools, await list_all(ctx.session, spec), await list_all(ctx.session, spec)]
+    seqs = [listing.seqs[0] for listing in listings if listing.seqs]
+    cut = [why for listing in listings for why in (listing.error, listing.stopped) if why]
+    if cut:
+        yield ctx.blocking(None, f"tools/list gave no full listing to compare ({'; '.join(cut)})", seqs)
+        return
+    first, *later = [[t.name for t in listing] for listing in listings]
+    if all(names == first for names in later):
+        yield ctx.passed(None, f"tools/list 3 times: the same {len(first)} tools in the same order", seqs)
+    elif any(sorted(names, key=str) != sorted(first, key=str) for names in later):
+        yield ctx.note(None, "the tools listed changed between listings: their order is not judged", seqs)
+    else:
+        names = next(names for names in later if names != first)
+        moved = next(i for i, (a, b) in enumerate(zip(first, names, strict=True)) if a != b)
+        yield ctx.warn(
+            None,
+            f"tools/list 3 times, the same tools in another order (position {moved + 1}: {first[moved]!r}, then "
+            f"{names[moved]!r}): servers SHOULD list tools in a deterministic order ({stated('tool-order', MODERN)})",
+            seqs,
+        )
 
 
 @rule("spec.unknown-method", modes=("probe",), source=f"{SEED} Server & framework layer: handler dispatch")

@@ -280,6 +280,7 @@ UTILITY_DEFECTS: dict[str, tuple[str, dict[Transport, str], str | None, str]] = 
     # checks inside rules that have their own pair in CASES
     "version-sloppy": ("spec.version-negotiation", {"stdio": "modern", "http": "modern"}, None, "data.requested is"),
     "anonymous": ("spec.request-meta", {"stdio": "modern", "http": "modern"}, "serverInfo in results", "no _meta"),
+    "shuffled": ("spec.tool-order", {"stdio": "modern", "http": "modern"}, None, "the same tools in another order"),
     "serial-posts": (
         "spec.http-transport",
         {"http": "legacy"},
@@ -304,6 +305,8 @@ UTILITY_FAILS_AS = {
     ("removed-served", "stdio"): "warn",  # over stdio the spec states no status: a warn
     ("anonymous", "stdio"): "warn",  # serverInfo in every result is a SHOULD
     ("anonymous", "http"): "warn",
+    ("shuffled", "stdio"): "warn",  # a deterministic order is a SHOULD
+    ("shuffled", "http"): "warn",
     ("host-unchecked", "http"): "note",  # the spec names no Host check
 }
 
@@ -327,6 +330,7 @@ CASES.update(
     }
 )
 EXPECT.update({rule: UTILITY_DEFECTS[mode][2:] for rule, mode in _FIRST.items()})
+FAILS_AS["spec.tool-order"] = "warn"  # a deterministic order is a SHOULD
 
 # Known false positives (each rule's docs name them): a correct server that a careless rule would fail.
 # rule -> (the server, the worst status the rule may give it)

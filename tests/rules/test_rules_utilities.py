@@ -12,7 +12,7 @@ from tests.rules.runs import describe, findings, flagged, review_of, worst
 
 PAIRS = [(mode, transport) for mode, (_, eras, _, _) in sorted(UTILITY_DEFECTS.items()) for transport in eras]
 LEGACY_ONLY = ("spec.resource-subscriptions",)  # 2026-07-28 removed its methods
-MODERN_ONLY = ("spec.request-meta", "spec.removed-methods")
+MODERN_ONLY = ("spec.request-meta", "spec.removed-methods", "spec.tool-order")
 
 
 @pytest.mark.parametrize(("mode", "transport"), PAIRS)

@@ -28,6 +28,8 @@ Modes (the rule each fails in brackets):
 - `version-sloppy`: a 2026-07-28 -32022 says no `requested` version (and comes with HTTP 200)
   [spec.version-negotiation].
 - `anonymous`: 2026-07-28 results carry no `serverInfo` in their `_meta` (a SHOULD: spec.request-meta warns).
+- `shuffled`: each `tools/list` gives the tools in the order opposite to the last one's (a 2026-07-28 SHOULD:
+  spec.tool-order warns).
 - over HTTP only: `serial-posts` (a POST while another is answered gets 409), `host-unchecked` (any Host, the
   Origin still checked), `origin-unchecked` (any Host, any Origin), `version-header-unchecked` (a 2026-07-28
   MCP-Protocol-Version unlike the body's is served) [spec.http-transport].
@@ -55,6 +57,7 @@ MODES = (
     "logs-unasked",
     "version-sloppy",
     "anonymous",
+    "shuffled",
     "serial-posts",
     "host-unchecked",
     "origin-unchecked",
@@ -99,6 +102,12 @@ def build(modes: frozenset[str]) -> RawServer:
     }
 
     calls = {"count": 0}
+    tools = [reporter, logger]
+
+    def list_tools(params: dict[str, Any]) -> dict[str, Any]:
+        if "shuffled" in modes:
+            tools.reverse()
+        return page(params, {"tools": list(tools)})
 
     def log(params: dict[str, Any]) -> dict[str, Any]:
         wanted = (params.get("_meta") or {}).get(META + "logLevel") if server.answering_modern else level["now"]
@@ -162,7 +171,7 @@ def build(modes: frozenset[str]) -> RawServer:
 
     server.handlers.update(
         {
-            "tools/list": lambda p: page(p, {"tools": [reporter, logger]}),
+            "tools/list": list_tools,
             "tools/call": call,
             "resources/list": lambda _p: {"resources": [resource]},
             "resources/templates/list": lambda _p: {"resourceTemplates": []},

@@ -29,7 +29,7 @@ LEGACY, MODERN = ("--spec-version", "2025-11-25"), ("--requirements", "2026-07-2
 # answers), and a Host left unchecked is the Origin-checking server the suite passes too.
 LEGACY_DEFECTS = ("setlevel-refused", "subscribe-refused", "progress-backwards", "serial-posts", "origin-unchecked")
 MODERN_DEFECTS = ("meta-unchecked", "removed-served", "logs-unasked", "version-sloppy", "anonymous")
-MODERN_DEFECTS += ("version-header-unchecked", "completion-refused", "empty-contents")
+MODERN_DEFECTS += ("version-header-unchecked", "completion-refused", "empty-contents", "shuffled")
 REMOVED = ("ping", "logging-setlevel", "resources-subscribe", "resources-unsubscribe")
 BROKEN_2025 = ("logging-set-level", "resources-subscribe", "resources-unsubscribe", "tools-call-with-progress")
 BROKEN_2025 += ("server-accepts-multiple-post-streams", "localhost-host-rebinding-rejected")
@@ -49,6 +49,7 @@ BROKEN_2026 = tuple(
     )
 )
 BROKEN_2026 += ("completion-complete", "sep-2164-no-empty-contents", "sep-2164-error-code")
+BROKEN_2026 += ("tools-list-deterministic-order",)
 STATELESS = ("--scenario", "server-stateless", "--spec-version", "2026-07-28")
 RUNS: dict[str, tuple[Run, tuple[str, ...], tuple[str, ...]]] = {
     # run -> (the server and how mcp-review reviews it, the suite's selection, the checks both sides must fail)
