@@ -6,9 +6,14 @@ defects of each era planted together; the mcp SDK's own tests/servers/good.py) t
 agree check by check on everything both judge: each defect fails the same check on both sides, and what the
 suite passes mcp-review passes. Where they differ in strength only, the spec's word decides (STRENGTH).
 
-Measured 2026-12-02 with 0.2.0-alpha.12: 8 runs of the suite, 154 checks both judge (each check counted once a
+Measured 2026-12-02 with 0.2.0-alpha.12: 8 runs of the suite, 157 checks both judge (each check counted once a
 run), all agreeing; one difference of strength (sep-2164-error-code: the suite warns, the spec says MUST). A run of
 the suite costs about 1 s of CPU (node starting and loading its bundle), the whole of an era's scenarios in one.
+The same comparison on five real HTTP servers (server-everything, the TypeScript SDK's simpleStreamableHttp, mcp
+1.x FastMCP stateful and stateless, FastMCP 2+; each era the server speaks reviewed with --era pinned to the
+suite's revision): 73 of 73 pairs agree. With --era auto, 63 of 64: auto first asks server/discover, which
+server-everything answers with "id": null, a spec.wire-schema fail (docs/examples/README.md judges it TRUE) that
+the suite, never sending that request in a 2025-11-25 run, cannot see.
 """
 
 from __future__ import annotations
