@@ -3,7 +3,10 @@
 A parameter is text the model fills: one named `aws_secret_access_key` on a calculator, or `tools_list` on a
 multiplier, asks the model to hand over what the tool's purpose never needs. `parameter_asks(tool)` says so
 when none of the parameter's own words (less generic ones: key, token, id, file...) occurs in the tool's name,
-title or description; a login tool's `password` and a GitHub tool's `github_token` pass. A copy field
+title or description; a login tool's `password`, a GitHub tool's `github_token` and a parameter whose own
+description says what it is for in the tool's terms (`admin_password`: "Password for the WordPress admin account" on
+`deploy_wordpress`) pass. `token` that names a count (`max_tokens`, `prompt_tokens`) or a crypto token (`tokenName`,
+`tokenTicker`, `token_address`) asks for no secret. A copy field
 (`bcc`, `forward_to`) whose default or example is an address sends a copy unless the model overrides it.
 `form_asks_secret(params)` names the fields of a form-mode elicitation that ask the user for a secret.
 """
@@ -38,7 +41,19 @@ AUTH_PURPOSE = _words_set(
     "account session password passwords token tokens key keys secret secrets vault keychain register "
     "signup"
 )
-QUANTITY = _words_set("max min count limit num number total budget usage remaining per input output")
+QUANTITY = _words_set(
+    "max min count limit num number total budget usage remaining per input output prompt completion context "
+    "reasoning cached cache used estimated estimate window"
+)
+# What follows `token` when it names a counted or a crypto token, not a credential: tokenName, token_ticker,
+# tokenAddress, token_id (an NFT), token_count.
+TOKEN_ATTRIBUTES = _words_set(
+    "name names ticker symbol symbols address addresses contract mint decimals supply amount amounts balance "
+    "balances price prices standard type uri metadata list count counts limit limits usage budget length size "
+    "estimate ids id holder holders pair pairs chain network logo icon info details"
+)
+# Words too common to tie a parameter's description to its tool's purpose.
+_PLAIN = _words_set("this that with from when will must used uses using which into more than been have each")
 COPY_FIELDS = _words_set("bcc cc forward forward_to copy_to archive reply_to")
 
 
@@ -47,14 +62,46 @@ def _asks(words: list[str]) -> str | None:
     joined = " ".join(words)
     if FILE_WORDS.intersection(words) and not {"pub", "public"}.intersection(words):
         return "a secret file's contents"
-    counted = {"token", "tokens"}.intersection(words) and QUANTITY.intersection(words)  # max_tokens is a budget
-    if (SECRET_WORDS.intersection(words) and not counted) or any(pair in joined for pair in SECRET_PAIRS):
+    secret = SECRET_WORDS.intersection(words) - ({"token", "tokens"} if _counted(words) else set())
+    if secret or any(pair in joined for pair in SECRET_PAIRS):
         return "a secret"
     if CONTEXT_WORDS.intersection(words) and ("list" in words or "history" in words):
         return "the conversation or tool context"
     if any(pair in joined for pair in CONTEXT_PAIRS):
         return "the conversation or tool context"
     return None
+
+
+def _counted(words: list[str]) -> bool:
+    """`token` names a count or a crypto token: max_tokens, prompt_tokens (a budget), tokenName, tokenTicker."""
+    at = [i for i, w in enumerate(words) if w in ("token", "tokens")]
+    return bool(at) and all(
+        (i > 0 and words[i - 1] in QUANTITY) or (i + 1 < len(words) and words[i + 1] in TOKEN_ATTRIBUTES) for i in at
+    )
+
+
+# Whose secret a parameter's description says it is: "Password for the WordPress admin account", "The WordPress
+# admin password", "Token used to access the Jira API".
+_WHOSE = re.compile(
+    r"\b(?P<before>(?:[\w-]+\s+){0,3})(?:password|passphrase|passcode|pin|key|token|secret|credentials?)s?\b"
+    r"(?:\s+(?:for|of|to|used\s+(?:for|by|to))\s+(?:(?:access|log\s+in(?:to|\s+to)?|connect(?:\s+to)?|sign\s+in\s+to"
+    r"|authenticate\s+(?:with|to|against))\s+)?(?P<after>(?:[\w-]+\s*){0,4}))?",
+    re.I,
+)
+
+
+def _documented(sub: object, purpose: set[str]) -> bool:
+    """The parameter's own description says whose secret it is, in the tool's terms ("Password for the WordPress
+    admin account" on deploy_wordpress): a word of four or more letters next to the secret's name that the tool's
+    name, title or description says too. A word elsewhere in it ("... needed to verify the numbers") is no owner."""
+    said = sub.get("description") if isinstance(sub, dict) else None
+    if not isinstance(said, str):
+        return False
+    for m in _WHOSE.finditer(said[:500]):
+        near = re.findall(r"[a-z0-9]+", f"{m.group('before')} {m.group('after') or ''}".lower())
+        if ({w for w in near if len(w) >= 4} - GENERIC - _PLAIN - SECRET_WORDS) & purpose:
+            return True
+    return False
 
 
 def parameter_asks(raw: dict[str, object]) -> list[tuple[str, str]]:
@@ -72,7 +119,8 @@ def parameter_asks(raw: dict[str, object]) -> list[tuple[str, str]]:
         words = identifier_words(str(name))
         what = _asks(words)
         specific = [w for w in words if w not in GENERIC]
-        expected = what == "a secret" and not AUTH_PURPOSE.isdisjoint(purpose)  # a login tool takes a password
+        # a login tool takes a password; a parameter whose description says what it is for, in the tool's terms
+        expected = what == "a secret" and (not AUTH_PURPOSE.isdisjoint(purpose) or _documented(sub, purpose))
         if what and specific and not expected and not purpose.intersection(specific):
             out.append(
                 (

@@ -250,13 +250,27 @@ def credentials(view: str, lowered: str) -> list[Raw]:
     return raw
 
 
+# A crypto token's or a public key's address: "tokenAddress", "token mint", "wallet", "contract", "pubkey".
+_ADDRESS_WORD = rx(
+    r"token[\s_-]?(?:mint|account|address|contract|program|id)|\b(?:mint|wallet|contract|program|pubkey|address"
+    r"|solana|ethereum|erc-?20|spl)\b|public[\s_-]?key"
+)
+
+
 def _named_near(view: str, start: int, end: int) -> bool:
-    """A word naming a secret within 60 characters before the token on its line, or 20 after it."""
+    """A word naming a secret within 60 characters before the token on its line, or 20 after it; "token" or "key"
+    next to a word that makes it a crypto token's or a public key's address names none."""
     line_start = view.rfind("\n", 0, start) + 1
     line_end = view.find("\n", end)
-    before = view[max(line_start, start - 60) : start]
-    after = view[end : min(end + 20, len(view) if line_end < 0 else line_end)]
-    return bool(_SECRET_WORD.search(before) or _SECRET_WORD.search(after))
+    near = (
+        view[max(line_start, start - 60) : start]
+        + " "
+        + view[end : min(end + 20, len(view) if line_end < 0 else line_end)]
+    )
+    named = {m.group().lower() for m in _SECRET_WORD.finditer(near)}
+    if named <= {"token", "key"} and _ADDRESS_WORD.search(near):
+        return False
+    return bool(named)
 
 
 def high_entropy(view: str, taken: list[tuple[int, int]]) -> list[Raw]:

@@ -75,7 +75,8 @@ def vendor_formats(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
     raw: list[Raw] = []
     for kind, pattern in _patterns():
         for m in pattern.finditer(view):
-            if m.group() not in DOCUMENTED and not any(a < m.end() and m.start() < b for a, b in taken):
+            public = view[max(0, m.start() - 7) : m.start()].lower().rstrip(" _-") == "public"  # a public key
+            if m.group() not in DOCUMENTED and not public and not any(a < m.end() and m.start() < b for a, b in taken):
                 message = f"looks like a {kind} (detect-secrets): '{masked(m.group())}'"
                 raw.append(("credential", "fail", m.start(), m.end(), message))
                 taken.append((m.start(), m.end()))

@@ -243,8 +243,8 @@ def views(text: str) -> list[View]:
     out = [plain]
     if not text.isascii() or _HYPHEN_BREAK.search(text):  # ASCII without split words folds to itself
         folded = _fold(text)
-        if folded.text != _SPACE.sub(" ", text):
-            out.append(folded)
+        if folded.techniques and folded.text != _SPACE.sub(" ", text):
+            out.append(folded)  # a fold that undid nothing (a variation selector, NFKC of CJK) hides nothing
     identifiers = _identifiers(text)
     if identifiers is not None:
         out.append(identifiers)

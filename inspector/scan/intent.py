@@ -15,6 +15,10 @@ injection quotes "ignore previous instructions". `judge(sentence)` reads one sen
   describes what the tool does ("Sends the email without confirmation" discloses; "Send it without
   confirmation" orders).
 
+An order addressed to the model that only restricts it for the user's safety ("The assistant MUST NOT proceed
+without the user's approval", "only call this tool when the user asks", "never share the user's API keys") is what
+a careful author writes: it gets no verdict (`PROTECTIVE`), unless the same sentence also asks something hostile.
+
 The verdict is `fail` when the sentence asks something hostile of the model or the user and means it,
 `warn` when it only suggests it (a request addressed to the model with nothing hostile in it, hostile words
 in a text that talks about attacks), else None. Sentences are judged alone: an instruction split over
@@ -26,6 +30,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from mcp_review.scan.rules import CONTINUED, GOES_ON
 
 
 def _c(pattern: str) -> re.Pattern[str]:
@@ -112,8 +118,8 @@ UNCHECKED = Feature(
 COVERT = Feature(
     _c(
         r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t)\s+(?:ever\s+)?(?:tell|inform|mention|notify|"
-        r"show|reveal|announce|list|disclose|alert|report|include)\b[\w\s']{0,25}?\b(?:user|this|it|anyone|them|human|"
-        r"step|action|summary)\b"
+        r"show|reveal|announce|list|disclose|alert|report|include)\b[\w\s']{0,25}?\b(?:user(?!['\u2019]s\b)|this|it|"
+        r"anyone|them|human|step|action|summary)\b"
         r"|\b(?:should|must)\s+not\s+be\s+(?:announced|mentioned|shown|disclosed|reported|listed)\b"
         r"|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+)?(?:user|anyone|them)\b"
         r"|\bkeep\s+(?:this|it)\s+(?:secret|hidden|private|quiet)\b|\b(?:hide|conceal)\s+(?:this|it)\s+from\b"
@@ -203,6 +209,36 @@ DANGEROUS = Feature(
     "/dev/ :(){",
 )
 ORDER = _c(r"\b(?:must|always|required|include|prefix|run|execute|need\s+to|has\s+to|before)\b")
+_NOT = r"(?:must\s+not|mustn't|never|do\s+not|don'?t|should\s+not|shouldn'?t|shall\s+not|may\s+not|cannot|can'?t)"
+_ASKED = r"(?:asks?|asked|requests?|requested|confirms?|confirmed|approves?|approved|wants?|says\s+so|agrees?|agreed)"
+# An order that restricts the model for the user's safety: it keeps the user's consent, the tool's use or the
+# user's secrets safe ("MUST NOT proceed without the user's approval", "only call this tool when the user asks",
+# "never share the user's API keys"). Addressed to the model, it is what a careful author writes, not poisoning.
+PROTECTIVE = Feature(
+    _c(
+        rf"\b{_NOT}\b[^.!?\n]{{0,80}}?\b(?:without|unless|until|before)\b[^.!?\n]{{0,40}}?"
+        r"\b(?:(?:the\s+)?(?:user|human|customer|owner)|explicit|prior|their|your)\b[^.!?\n]{0,30}?"
+        rf"\b(?:approv|consent|confirm|permission|authori[sz]|sign-?off|review|go-?ahead|tell|inform|know|notif"
+        rf"|{_ASKED})"
+        r"|\b(?:must|should|shall|always|need\s+to|needs\s+to|has\s+to|have\s+to|is\s+required\s+to)\s+"
+        r"(?:always\s+|first\s+)*(?:ask|confirm\s+with|check\s+with|get|obtain|seek|request|wait\s+for)\b"
+        r"[^.!?\n]{0,40}?\b(?:user|human|approv|consent|confirm|permission)"
+        rf"|\bonly\b[^.!?\n]{{0,60}}?\b(?:when|if|after|once)\s+(?:the\s+)?(?:user|human)\s+(?:has\s+)?"
+        rf"(?:explicitly\s+|specifically\s+|directly\s+|clearly\s+)?{_ASKED}"
+        rf"|\b{_NOT}\s+(?:ever\s+)?(?:call|use|invoke|run|trigger)\s+(?:this\s+tool|this\s+function|it)\b"
+        r"(?!\s+(?:and|but|;)\b)"
+        rf"|(?P<secret>\b{_NOT}\s+(?:ever\s+)?(?:reveal|share|disclose|expose|send|include|log|store|print|output"
+        r"|leak|repeat|display|return|echo|transmit|upload|paste|guess|fabricate|invent)\b[^.!?\n]{0,50}?\b(?:passwords?"
+        r"|secrets?|credentials?|api\s*keys?|tokens?|private|personal|pii|sensitive|ssn|card\s+numbers?|data)\b)"
+    ),
+    "not never don't dont shouldn't mustn't cannot can't only must should shall always",
+    "n't",
+)
+# The user as the one kept from something, which no protective wording excuses: "... to the user", "tell the user".
+_TO_USER = _c(
+    r"\b(?:to|from|with|tell|inform|notify|alert|show|let)\s+(?:the\s+)?(?:user|human)s?\b(?!['\u2019])"
+    r"(?!\s+(?:has|have|asks?|asked|confirms?|approves?|knowing)\b)"
+)
 USER_SECRET = Feature(
     _c(
         r"\b(?:password|passphrase|passcode|pin|cvv|cvc|security\s+code|card\s+number|full\s+card|otp|"
@@ -228,10 +264,11 @@ TALKS_ABOUT = _c(
     r"attacks?|attackers?|injections?|phishing|scams?|malicious|red[- ]team|audits?|classif(?:y|ies)|quiz|"
     r"training)\b"
 )
-# A sentence ends at . ! ? before a space or the end, or at a line break; "example.com" and "v1.2" go on.
+# A sentence ends at . ! ? before a space or the end, or at a line break that does not go on in lower case
+# (`rules.CONTINUED`: a wrapped docstring's sentence is one); "example.com" and "v1.2" go on.
 # Lazy and without nested repeats, so a 65,536-character run of dots or letters costs one pass.
-SENTENCE_END = r"[.!?]+(?=\s)|\n"  # the end of a sentence, for the scanner's every reading of context
-_SENTENCE = re.compile(rf"[^\n]*?(?:{SENTENCE_END}|[.!?]*$)")
+SENTENCE_END = rf"[.!?]+(?=\s)|\n(?!{GOES_ON})"  # a sentence's end, for the scanner's every reading of context
+_SENTENCE = re.compile(rf"(?:[^\n]|{CONTINUED})*?(?:{SENTENCE_END}|[.!?]*$)")
 
 
 @dataclass(frozen=True)
@@ -259,6 +296,22 @@ def _negated(sentence: str, match: re.Match[str] | None) -> bool:
     return match is not None and NEGATED.search(sentence[: match.start()]) is not None
 
 
+def _guards(sentence: str) -> bool:
+    """The withholding is the protective order itself: each match of COVERT lies in one of PROTECTIVE ("must not
+    proceed without telling the user"), or refers back to the user's secrets a protective order named ("never
+    reveal the user's password ..., and never include them in a reply"); never when the user is the one kept from
+    something ("... to the user", "never tell the user")."""
+    guards = [(m.start(), m.end(), m.group("secret") is not None) for m in PROTECTIVE.pattern.finditer(sentence)]
+    if not guards or _TO_USER.search(sentence):
+        return False
+    for m in COVERT.pattern.finditer(sentence):
+        inside = any(a < m.end() and m.start() < b for a, b, _ in guards)
+        pronoun = re.search(r"\b(?:them|it|these|those)\W*$", m.group(), re.I) is not None
+        if not (inside or (pronoun and any(secret and a < m.start() for a, _, secret in guards))):
+            return False
+    return True
+
+
 def judge(sentence: str, addressed: bool = False) -> Judgement | None:
     """The verdict on one sentence (see the module docstring), or None. `addressed`: an earlier sentence of
     the same text addressed the model, so this one is read as part of the same order."""
@@ -278,13 +331,15 @@ def judge(sentence: str, addressed: bool = False) -> Judgement | None:
         USER_SECRET.search(sentence, low, ws),
     )
     found: list[tuple[bool, str]] = []  # (hostile, why)
+    protective = PROTECTIVE.search(sentence, low, ws) is not None
     if ask and secret and not _negated(sentence, ask) and ask.start() < secret.end():
         found.append((True, "asks the user for a secret (phishing)"))
     # "Sends the email without confirmation" discloses what the tool does; "Send it without confirmation" orders
     disclosed = not (address or addressed) and DESCRIBING.match(sentence) is not None
     if override or (unchecked and (action or address) and not _negated(sentence, unchecked) and not disclosed):
         found.append((True, "tells the model to set aside its rules"))
-    if covert and (action or address) and "until" not in sentence[covert.end() :].lower():
+    withheld = covert and (action or address) and "until" not in sentence[covert.end() :].lower()
+    if withheld and not (protective and _guards(sentence)):
         found.append((True, "asks the model to keep something from the user"))
     collect = COLLECT.search(sentence, low, ws)
     if collect and not _negated(sentence, collect):
@@ -306,8 +361,8 @@ def judge(sentence: str, addressed: bool = False) -> Judgement | None:
         found.append((True, "tells the model to hand over something sensitive as a standing order"))
     if not found and address:
         found.append((False, ADDRESSES))
-    if not found:
-        return None
+    if not found or (protective and {why for _, why in found} <= {ORDERS, ADDRESSES}):
+        return None  # nothing asked, or an order that only restricts the model for the user's safety
     hostile = [why for bad, why in found if bad]
     kind = ORDER_KIND if {why for _, why in found} <= {ORDERS, ADDRESSES} else "hidden-instruction"
     if hostile and not TALKS_ABOUT.search(sentence):

@@ -59,8 +59,12 @@ def rx(pattern: str, flags: int = re.I) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
+# A line break inside a sentence: the next line goes on in lower case, as a wrapped docstring does ("pass its
+# content\n    as 'sidenote'"); a break before a capital, a bullet or a blank line ends the sentence.
+GOES_ON = r"[ \t]*[a-z(]"
+CONTINUED = rf"\n(?={GOES_ON})"
 # Up to the end of a sentence: punctuation followed by a non-space ("~/.ssh", "e.g.,") does not end it.
-SENTENCE = r"(?:[^.!?\n]|[.!?](?=\S))"
+SENTENCE = rf"(?:[^.!?\n]|[.!?](?=\S)|{CONTINUED})"
 URL = r"https?://[^\s\"'`<>()\[\]{}]*[^\s\"'`<>()\[\]{}.,;:!?]"
 URL_RE = rx(URL)
 TRANSFER = rx(

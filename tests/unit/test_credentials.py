@@ -183,3 +183,15 @@ def test_value_judgement(value, password, secret):
 def test_paths():
     assert path_like("/app") and path_like("C:\\keys\\a.pem") and path_like("$HOME/.netrc")
     assert not path_like("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"tokenName": "USD Coin", "tokenAddress": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "decimals": 6}',
+        "Token mint: So11111111111111111111111111111111111111112, token account: 9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+        "Wallet public key: 9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+    ],
+)
+def test_crypto_token_addresses_are_no_secrets(text):
+    assert scan_text(text) == [], text
