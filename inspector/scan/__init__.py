@@ -17,7 +17,8 @@ One module per concern; each module's docstring says what its kinds match:
 - `intent`: what a sentence asks, of whom (hidden-instruction, model-order); `context`: whether the
   sentence around a pattern's match means it (negated, quoted in a text about attacks, advice).
 - `exfiltration`: sensitive files named and URLs or addresses data is sent to.
-- `credentials`: credentials and high-entropy strings; `values`: whether a value given to a secret's name is
+- `credentials`: credentials (named, labelled, in headers and URLs) and high-entropy strings; `formats`: keys
+  known by their vendor's or their environment's prefix; `values`: whether a value given to a secret's name is
   one (how random a string is: `mcp_review.entropy`, which masking reads too); `detectors`: detect-secrets'
   vendor formats and the keys vendors publish as examples.
 - `active`: markup a client would run when it renders the text.

@@ -1,10 +1,16 @@
 """Leaked secrets: credentials (kind credential) and random-looking strings (kind high-entropy).
 
-- credential: known formats (AWS, GitHub, GitLab, Slack, OpenAI, Anthropic, Google, Stripe, Hugging Face, npm,
-  PyPI, SendGrid, JWT, PEM private keys; `detectors` adds detect-secrets' other vendor plugins), and any value
-  given to a name that says it is a secret, whatever the vendor: `api_key=…`, `secret: …`, `token = "…"`,
-  JSON `"apiKey": "…"`, env style `FOO_SECRET=…`, `Admin Password: …`, `--api-key …`, ODBC `Pwd=…;`; also
-  `Authorization:` headers, bearer tokens and passwords in URLs. The value decides (`values`): placeholders,
+- credential: known formats (`formats`: vendors' key prefixes, PEM private keys; `detectors` adds detect-secrets'
+  other vendor plugins), any value given to a name that says it is a secret, whatever the vendor: `api_key=…`,
+  `secret: …`, `token = "…"`, JSON `"apiKey": "…"`, env style `FOO_SECRET=…`, `Admin Password: …`, "the admin
+  password is …", `--api-key …`, ODBC `Pwd=…;`; also `Authorization:` headers, bearer tokens, passwords in URLs
+  and `user:password@host`. A key-like value given to a service's label (`labelled`: "- Main API:
+  api_prod_8a7b…", "Payment Gateway: pg_live_9i8u…", a JSON pair, a table's row) is a key: a value whose prefix
+  names a live, production, staging or development environment (a test or sandbox one warns), a credential's own
+  prefix (`sk_`, `key-`) before a random body, or a random token given to a service's name (API, gateway,
+  service, webhook...) or listed under a heading that says keys; never one given to an identifier's label (id,
+  commit, digest, customer, address...) or an object id (`pi_3Mtw…`, `cus_Nffr…`). A live or secret prefix
+  (`pg_live_…`) is a key without a label too. The value decides (`values`): placeholders,
   paths, names and prose are not secrets; a password is any other value, another secret must look random.
   Never credentials: pagination and counting tokens (`nextPageToken`, `max_tokens`), and the shell's working
   directory `PWD` (on its own, outside a `;`-separated connection string); the other shell, locale and
@@ -20,7 +26,8 @@
   URLs are caught by the credential rules).
 
 Why our own format patterns beside detect-secrets': they know newer formats (OpenAI `sk-proj-`, Anthropic
-`sk-ant-`, GitHub `github_pat_`, Google, Hugging Face) and tell a Stripe test key (`warn`) from a live one;
+`sk-ant-`, GitHub `github_pat_`, Google, Hugging Face, and the others `formats` lists) and tell a Stripe test key
+(`warn`) from a live one;
 detect-secrets' JWT check (the header and payload must decode to JSON) confirms a JWT, and its keyword list
 and value filters are merged into ours (`values`).
 """
@@ -32,49 +39,10 @@ from functools import cache
 
 from mcp_review.entropy import entropy, entropy_threshold, randomish, wordiness
 from mcp_review.scan.detectors import DOCUMENTED
+from mcp_review.scan.formats import ENVIRONMENT_KEY, ENVIRONMENT_NEEDLES, FORMATS, NEEDLES
 from mcp_review.scan.rules import URL_RE, Raw, identifier_words, masked, rx, snip
-from mcp_review.scan.values import path_like, placeholder, secret_value
+from mcp_review.scan.values import path_like, placeholder, random_token, secret_value
 
-_KEY_FORMATS: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), "fail", "an AWS access key id"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{22,255}\b"), "fail", "a GitHub token"),
-    (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), "fail", "a GitLab token"),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), "fail", "a Slack token"),
-    (
-        re.compile(r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}"),
-        "fail",
-        "a Slack webhook URL (its path is the secret)",
-    ),
-    (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), "fail", "an Anthropic API key"),
-    (re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), "fail", "an OpenAI API key"),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), "fail", "a Google API key"),
-    (re.compile(r"\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b"), "fail", "a Stripe live key"),
-    (re.compile(r"\b(?:sk|rk)_test_[0-9A-Za-z]{20,}\b"), "warn", "a Stripe test key"),
-    (re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), "fail", "a Hugging Face token"),
-    (re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), "fail", "an npm token"),
-    (re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}"), "fail", "a PyPI token"),
-    (re.compile(r"\bSG\.[\w-]{22}\.[\w-]{43}\b"), "fail", "a SendGrid API key"),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"), "fail", "a JWT (a bearer token)"),
-]
-_FORMAT_NEEDLES = (
-    "akia",
-    "asia",
-    "abia",
-    "acca",
-    "gh",
-    "glpat",
-    "xox",
-    "hooks.slack",
-    "sk-",
-    "aiza",
-    "_live_",
-    "_test_",
-    "hf_",
-    "npm_",
-    "pypi-",
-    "sg.",
-    "eyj",
-)
 _PEM = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:(?P<body>[\sA-Za-z0-9+/=:,-]{0,20000}?)-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?"
@@ -124,6 +92,11 @@ _AUTH_HEADER = rx(
 )
 _BEARER = rx(r"\bbearer\s+(?P<v3>[A-Za-z0-9._~+/-]{20,}=*)")
 _URL_PASSWORD = rx(r"\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s/:@]{1,64}):(?P<v3>[^\s/@]{3,128})@[\w.-]+")
+# The same without a scheme, as ssh, scp, rsync and mysql's prompts print it: `root:Toor2024!@10.0.0.5`.
+_HOST_PASSWORD = rx(
+    r"(?<![\w/:@.-])(?P<user>[a-z_][\w.-]{0,31}):(?P<v3>[^\s:@/]{4,64})@(?:\d{1,3}(?:\.\d{1,3}){3}|[a-z0-9-]+(?:\.[a-z0-9-]+)+)"
+    r"(?![\w-])"
+)
 # Passwords in URLs that dev defaults use (`postgres:postgres`, `guest:guest`); `user:pass` is a placeholder.
 _DEFAULT_PASSWORDS = re.compile(r"guest|postgres|root|admin|baz|qux", re.I)
 _SECRET_WORD = rx(r"key|secret|token|passw|pwd|auth|credential|bearer|session|cookie|signature|private")
@@ -139,7 +112,7 @@ def _names(words: set[str]) -> str:
 @cache
 def _assignment() -> re.Pattern[str]:
     """A secret's name at the start of an identifier word (after a non-letter or at a case change: `dbPassword`),
-    ending one (`api_key_id` is no key), then `=`, `:`, `=>`, `:=` (or a space after `--name`), then its value."""
+    ending one (`api_key_id` is no key), then `=`, `:`, `=>`, `:=`, "is" (or a space after `--name`), then its value."""
     from detect_secrets.plugins.keyword import DENYLIST  # the names detect-secrets treats as secret
 
     extra = [d.replace("_?", " ") for d in DENYLIST]
@@ -148,7 +121,7 @@ def _assignment() -> re.Pattern[str]:
     return rx(
         r"(?:(?P<flag>(?<![A-Za-z0-9-])--(?:[A-Za-z0-9]+[_-])*)|(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z])))"
         rf"(?:(?P<password>{_names(passwords)})|(?P<secret>{_names(secrets)}))(?![A-Za-z0-9])"
-        rf"[\"'\]]{{0,2}}(?:\s*(?:=>|:=|=|:)|(?(flag)[ \t]+|(?!)))\s*{_VALUE}"
+        rf"[\"'\]]{{0,2}}(?:\s*(?:=>|:=|=|:)|[ \t]+(?:is|was)\b[ \t]*:?|(?(flag)[ \t]+|(?!)))\s*{_VALUE}"
     )
 
 
@@ -200,7 +173,7 @@ def _url_password(m: re.Match[str]) -> bool:
 
 def _formats(view: str) -> list[Raw]:
     raw: list[Raw] = []
-    for pattern, severity, what in _KEY_FORMATS:
+    for pattern, severity, what in FORMATS:
         for m in pattern.finditer(view):
             token = m.group()
             if _FORMAT_PLACEHOLDER.search(token[4:]) or len(set(token)) < 8 or token in DOCUMENTED:
@@ -221,7 +194,7 @@ def _jwt(token: str) -> bool:
 
 def credentials(view: str, lowered: str) -> list[Raw]:
     """Known key formats, PEM private keys, values given to secrets' names, Authorization headers, URL passwords."""
-    raw: list[Raw] = _formats(view) if any(n in lowered for n in _FORMAT_NEEDLES) else []
+    raw: list[Raw] = _formats(view) if any(n in lowered for n in NEEDLES) else []
     if "private key" in lowered:
         for m in _PEM.finditer(view):
             material = len(re.findall(r"[A-Za-z0-9+/=]", m.group("body") or ""))
@@ -247,6 +220,112 @@ def credentials(view: str, lowered: str) -> list[Raw]:
         for m in _URL_PASSWORD.finditer(view):
             if _url_password(m):
                 raw.append(("credential", "fail", m.start(), m.end(), "a password embedded in a URL"))
+    if "@" in view:
+        for m in _HOST_PASSWORD.finditer(view):
+            if _url_password(m) and secret_value(m.group("v3"), password=True):
+                raw.append(("credential", "fail", m.start(), m.end(), "a password given with its user and host"))
+    return raw
+
+
+def _words(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# A label, then a key-like value, on a line of its own, as a JSON pair or in a table's row: "- Main API:
+# api_prod_8a7b6c5d4e3f2g1h", "Payment Gateway = pg_live_9i8u…", `"analytics": "as_prod_…"`, "| Main API | api_… |".
+# The label is a service's name, not a secret's.
+_LABELLED = re.compile(
+    r"^[ \t]*(?:[-*+\u2022>]+[ \t]*|\d{1,3}[.)][ \t]*)?[\"'`]?(?P<label>[A-Za-z][\w ()/&.-]{0,40}?)[\"'`]?[ \t]*"
+    r"(?:=>|->|\u2192|[:=])[ \t]*[\"'`]?(?P<value>[A-Za-z0-9][A-Za-z0-9_+/=.-]{11,200}?)[\"'`]?[ \t]*[,;]?[ \t]*$"
+    r"|\"(?P<key>[^\"\n]{1,40})\"\s*:\s*\"(?P<quoted>[A-Za-z0-9][A-Za-z0-9_+/=.-]{11,200})\""
+    r"|^[ \t]*\|?[ \t]*(?P<row>[A-Za-z][^|\n]{0,40}?)[ \t]*\|(?:[^|\n]{0,40}\|){0,3}?[ \t]*`?"
+    r"(?P<cell>[A-Za-z0-9][A-Za-z0-9_+/=.-]{11,200}?)`?[ \t]*(?:\||$)",
+    re.M,
+)
+_PAIRS = (("label", "value"), ("key", "quoted"), ("row", "cell"))  # (label, value) groups of each form
+# Labels that name an identifier, a digest or a public value, whose random-looking value is no secret.
+_ID_LABELS = _words(
+    "id ids identifier hash digest checksum sha sha1 sha256 sha512 md5 etag version commit build trace span request "
+    "order invoice customer transaction tracking uuid guid serial ref reference nonce salt address wallet mint "
+    "contract image container pod node cursor page revision rev run job task user username name email file path url "
+    "uri host region zone date time model color colour sku public publishable pk fingerprint signature thumbprint "
+    "tag branch sha256sum integrity"
+)
+# Labels that say a service: a random value given to one is its key.
+_SERVICE_LABELS = _words(
+    "api apis gateway service services auth access webhook client database db login admin root smtp ftp ssh vault "
+    "prod production live staging dev payment payments analytics stripe aws gcp azure openai anthropic github slack "
+    "twilio sendgrid"
+)
+# Labels that name a secret: `_assigned` has judged their values (a pagination `next_token` is none).
+_SECRET_LABELS = _words(
+    "key keys secret secrets token tokens password passwords passwd pwd pass passphrase credential credentials"
+)
+# A credential's own prefix on a labelled value: `sk_…`, `key-…`, `tok_…`.
+_KEY_PREFIX = re.compile(
+    r"(?:sk|rk|key|tok|token|pat|secret|api|apikey|ak|sec|auth|bearer|access)[_-](?P<body>.+)", re.I
+)
+_OBJECT_ID = re.compile(r"[a-z]{1,8}_[A-Za-z0-9]{8,}")
+# A heading or line before the values that says they are keys: "SYSTEM API KEYS", "Credentials:".
+_KEYS_HEADING = rx(r"\b(?:api[\s_-]*keys?|credentials?|secrets?|tokens?|passwords?|access[\s_-]+keys?)\b")
+# Environments that name a deployment whose keys matter only when a label or a heading says they are keys.
+_NAMED_ENVIRONMENTS = re.compile(r"[_-](?:prod|production|dev|development|staging|stage)[_-]$", re.I)
+
+
+def _environment_key(value: str) -> tuple[str, str] | None:
+    """(severity, what) when `value` is a key named by its environment (`formats.ENVIRONMENT_KEY`), its body random."""
+    m = ENVIRONMENT_KEY.fullmatch(value)
+    if m is None or not randomish(m.group("body")):
+        return None
+    env = m.group("env").lower()
+    return ("warn" if env in ("test", "sandbox") else "fail"), f"a {env} key ('{m.group('prefix')}')"
+
+
+def _key_like(label: str, value: str, heading: bool) -> tuple[str, str] | None:
+    """(severity, what) when `value`, given to the service `label`, is a key."""
+    words = set(identifier_words(label))
+    if words & (_ID_LABELS | _SECRET_LABELS) or _ADDRESS_WORD.search(label):
+        return None
+    if value in DOCUMENTED or placeholder(value) or path_like(value) or "://" in value:
+        return None
+    found = _environment_key(value)
+    if found:
+        return found
+    prefixed = _KEY_PREFIX.fullmatch(value)
+    if prefixed and randomish(prefixed.group("body")):
+        return "fail", "a prefixed key"
+    if _OBJECT_ID.fullmatch(value):
+        return None  # `pi_3MtwBwLk…`, `cus_Nffr…`: an object's id, its type as its prefix
+    if len(value) >= 16 and random_token(value) and (words & _SERVICE_LABELS or heading):
+        return "fail", "a random token"
+    return None
+
+
+def labelled(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
+    """Key-like values given to a service's label (`Main API: api_prod_…`), and keys named by their environment
+    anywhere (`pg_live_…`); outside the `taken` spans (what the other credential rules found)."""
+    raw: list[Raw] = []
+    heading = _KEYS_HEADING.search(view)
+    for m in _LABELLED.finditer(view):
+        named, given = next(pair for pair in _PAIRS if m.group(pair[1]))
+        label, value, start = m.group(named), m.group(given), m.start(given)
+        if any(a < start + len(value) and start < b for a, b in taken):
+            continue
+        found = _key_like(label, value, heading is not None and heading.start() < m.start())
+        if found:
+            severity, what = found
+            message = f"{what} given to '{snip(label.strip(), 30)}': '{masked(value)}'"
+            raw.append(("credential", severity, m.start(), start + len(value), message))
+            taken.append((start, start + len(value)))
+    if any(n in view.lower() for n in ENVIRONMENT_NEEDLES):
+        for m in ENVIRONMENT_KEY.finditer(view):
+            found = _environment_key(m.group())
+            if found is None or _NAMED_ENVIRONMENTS.search(m.group("prefix")) or m.group() in DOCUMENTED:
+                continue  # `db_prod_…` alone may be a resource's name; under a label it is judged above
+            if not any(a < m.end() and m.start() < b for a, b in taken):
+                raw.append(
+                    ("credential", found[0], m.start(), m.end(), f"looks like {found[1]}: '{masked(m.group())}'")
+                )
     return raw
 
 

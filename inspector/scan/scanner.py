@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from mcp_review.scan import active, fold, intent
 from mcp_review.scan.context import damp
-from mcp_review.scan.credentials import credentials, high_entropy
+from mcp_review.scan.credentials import credentials, high_entropy, labelled
 from mcp_review.scan.detectors import documented_spans, vendor_formats
 from mcp_review.scan.exfiltration import EXFILTRATION, sensitive_files
 from mcp_review.scan.instructions import INSTRUCTIONS
@@ -127,6 +127,7 @@ def _scan(text: str, purpose: str) -> list[Hit]:
     found = _patterns(view, purpose)
     leaked = credentials(view, view.lower())
     leaked += vendor_formats(view, [(h[2], h[3]) for h in leaked])
+    leaked += labelled(view, [(h[2], h[3]) for h in leaked])
     found += leaked + high_entropy(view, [(h[2], h[3]) for h in leaked] + documented_spans(view))
     found = to_original(found, index)
     found += [("active-content", sev, a, b, msg) for a, b, sev, msg in active.find(text)]

@@ -195,3 +195,45 @@ def test_paths():
 )
 def test_crypto_token_addresses_are_no_secrets(text):
     assert scan_text(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "severity"),
+    [
+        ("SYSTEM API KEYS\n  - Main API: api_prod_8a7b6c5d4e3f2g1h", "fail"),  # a service label, a production key
+        ("- Payment Gateway: pg_live_9i8u7y6t5r4e3w2q", "fail"),
+        ("Analytics Service = as_prod_2p3o4i5u6y7t8r9e", "fail"),
+        ('{"crm": "crm_prod_Qw3Er7Ty1Ui5Op9A"}', "fail"),
+        ("| Billing API | production | bill_prod_7Hq2Xr9Lm4Kt8Vz3 |", "fail"),
+        ("Main API: 8a7b6c5d4e3f2g1h9i8u", "fail"),  # no prefix: a random token given to a service
+        ("Credentials:\n  Orders: 4f8Kq2Lm9Xz7Rt3Vb6Nw1Yp5", "fail"),  # under a heading that says keys
+        ("Use rzp_live_Hq7Lm2Xr9Kt4Vz8B for the processor.", "fail"),  # a live prefix needs no label
+        ("- Payment Gateway: pg_test_9i8u7y6t5r4e3w2q", "warn"),  # a test-mode key, as Stripe's
+        ("whsec_9hQ2Lm7Xr4Kt8Vz3Nb6Wc1Yp5Df0Gj", "fail"),
+        ("fallback lin_api_Xq7Lm2Kr9Tz4Vb8Nc3Wp6Yd1Hf5Jg0Sa2Qe7Ru4A", "fail"),
+        ("the admin password is Zq8!vRt2Lp", "fail"),
+        ("ssh deploy:Vt7!qLm2Rx@203.0.113.40", "fail"),
+    ],
+)
+def test_keys_judged_by_what_they_are(text, severity):
+    """Issue 37: a labelled key-like value, a live or production prefix, a vendor's prefix, a password stated in
+    prose: each is a credential whatever the vendor or the framing."""
+    found = [h.severity for h in scan_text(text) if h.kind == "credential"]
+    assert found and found[0] == severity, (text, scan_text(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Customer: cus_NffrFeUfNV2Hib\nPayment intent: pi_3MtwBwLkdIwHu7ix28a3tqPa\nProduct: prod_NWjs8kKbJWmuuc",
+        "Request ID: req_8a7b6c5d4e3f2g1h\nCommit: 3f9a2c7e1b8d4f6a9e0c1b2d3e4f5a6b7c8d9e0f",
+        "| Artifact | SHA-256 |\n| app.tar.gz | 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU= |",
+        "- Main API: <your-api-key>\n- Payment Gateway: ${PAYMENT_GATEWAY_KEY}",
+        "Buckets: logs_prod_archive, assets-staging-eu; clusters eks_prod_main",
+        "The password is required; the token is valid for one hour.",
+        "Reply-To: support:billing@example.com\nHost: git@github.com:org/repo.git",
+        "next_token = AAB3cde9Fgh2Kx8Lq0Zr4Tw",
+    ],
+)
+def test_identifiers_digests_and_names_are_no_keys(text):
+    assert [h for h in scan_text(text) if h.severity == "fail"] == [], (text, scan_text(text))
