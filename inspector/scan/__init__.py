@@ -2,8 +2,9 @@
 
 `scan_text(text)` returns `Hit`s sorted by position; overlapping hits of one kind are merged. Each
 quotes the offending span made visible between « » with ~30 characters of context. Kinds:
-hidden-instruction, model-order, steering, sensitive-file, exfiltration-url, credential, high-entropy,
-invisible-character, escape-sequence, active-content and evasion. Severity: `fail` means clearly hostile
+hidden-instruction, model-order, steering, sensitive-file, exfiltration-url, exfiltration, credential-request,
+credential, high-entropy, invisible-character, escape-sequence, active-content and evasion. Severity: `fail` means
+clearly hostile
 or a real credential; `warn` means suspicious, may be benign.
 
 One module per concern; each module's docstring says what its kinds match:
@@ -16,7 +17,9 @@ One module per concern; each module's docstring says what its kinds match:
   the tool's use widened, priority claimed (steering).
 - `intent`: what a sentence asks, of whom (hidden-instruction, model-order); `context`: whether the
   sentence around a pattern's match means it (negated, quoted in a text about attacks, advice).
-- `exfiltration`: sensitive files named and URLs or addresses data is sent to.
+- `exfiltration`: URLs or addresses data is sent to; `files`: sensitive files a text asks read or moved;
+  `envvars`: credential environment variables (or the whole environment) asked to be sent or included; `flows`:
+  the user's data, secrets or the conversation moved in prose to a place the user did not choose.
 - `credentials`: credentials (named, labelled, in headers and URLs) and high-entropy strings; `formats`: keys
   known by their vendor's or their environment's prefix; `values`: whether a value given to a secret's name is
   one (how random a string is: `mcp_review.entropy`, which masking reads too); `detectors`: detect-secrets'

@@ -15,52 +15,50 @@ from __future__ import annotations
 
 import re
 
-from mcp_review.scan.rules import identifier_words
+from mcp_review.scan.rules import identifier_words, word_set
 
-
-def _words_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-SECRET_WORDS = _words_set(
+SECRET_WORDS = word_set(
     "password passwd passphrase passcode pin cvv cvc otp mfa totp 2fa seed mnemonic recovery ssn secret "
     "secrets token tokens credential credentials apikey cookie cookies"
 )
 SECRET_PAIRS = ("api key", "private key", "card number", "security code", "access key", "session id")
-CONTEXT_WORDS = _words_set("conversation history transcript tools memory")
+CONTEXT_WORDS = word_set("conversation history transcript tools memory")
 CONTEXT_PAIRS = ("tools list", "tool list", "system prompt", "chat history", "previous messages", "available tools")
-FILE_WORDS = _words_set("ssh rsa ed25519 env aws kube kubeconfig npmrc netrc pgpass gnupg keychain wallet")
+FILE_WORDS = word_set("ssh rsa ed25519 dotenv aws kube kubeconfig npmrc netrc pgpass gnupg keychain wallet")
+# `env` alone names a deployment ("env": "staging"); with one of these it names the environment's secrets.
+ENV_CONTENTS = word_set("file files contents content vars variables dump")
 # Words that say nothing about a tool's purpose: a parameter made only of these is not judged by name.
-GENERIC = _words_set(
+GENERIC = word_set(
     "the a an of for to in and or your user id value key keys access secret api token content contents "
     "file files text data string required optional input param field new old list"
 )
 # A tool whose purpose is signing in or holding secrets is expected to take one.
-AUTH_PURPOSE = _words_set(
+AUTH_PURPOSE = word_set(
     "login logon log signin sign auth authenticate authentication authorize credential credentials "
     "account session password passwords token tokens key keys secret secrets vault keychain register "
     "signup"
 )
-QUANTITY = _words_set(
+QUANTITY = word_set(
     "max min count limit num number total budget usage remaining per input output prompt completion context "
     "reasoning cached cache used estimated estimate window"
 )
 # What follows `token` when it names a counted or a crypto token, not a credential: tokenName, token_ticker,
 # tokenAddress, token_id (an NFT), token_count.
-TOKEN_ATTRIBUTES = _words_set(
+TOKEN_ATTRIBUTES = word_set(
     "name names ticker symbol symbols address addresses contract mint decimals supply amount amounts balance "
     "balances price prices standard type uri metadata list count counts limit limits usage budget length size "
     "estimate ids id holder holders pair pairs chain network logo icon info details"
 )
 # Words too common to tie a parameter's description to its tool's purpose.
-_PLAIN = _words_set("this that with from when will must used uses using which into more than been have each")
-COPY_FIELDS = _words_set("bcc cc forward forward_to copy_to archive reply_to")
+_PLAIN = word_set("this that with from when will must used uses using which into more than been have each")
+COPY_FIELDS = word_set("bcc cc forward forward_to copy_to archive reply_to")
 
 
 def _asks(words: list[str]) -> str | None:
     """What a field named by `words` asks for: "a secret", "the conversation or tool context", or None."""
     joined = " ".join(words)
-    if FILE_WORDS.intersection(words) and not {"pub", "public"}.intersection(words):
+    dotenv = "env" in words and not ENV_CONTENTS.isdisjoint(words)
+    if (FILE_WORDS.intersection(words) or dotenv) and not {"pub", "public"}.intersection(words):
         return "a secret file's contents"
     secret = SECRET_WORDS.intersection(words) - ({"token", "tokens"} if _counted(words) else set())
     if secret or any(pair in joined for pair in SECRET_PAIRS):

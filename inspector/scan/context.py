@@ -24,7 +24,7 @@ import re
 from mcp_review.scan.intent import NEGATED, SENTENCE_END, TALKS_ABOUT
 from mcp_review.scan.rules import Raw
 
-DAMPED = ("hidden-instruction", "steering", "sensitive-file", "exfiltration-url")
+DAMPED = ("hidden-instruction", "steering", "sensitive-file", "exfiltration-url", "credential-request", "exfiltration")
 QUOTED = "quoted in a text about attacks, not an order"
 _EXAMPLE = re.compile(r"\b(?:such\s+as|for\s+example|for\s+instance|e\.g\.|like\s+this|looks\s+like)\b", re.I)
 _QUOTES = ('"', "'", "`", "\u201c", "\u2018", "\u00ab")

@@ -40,7 +40,7 @@ from functools import cache
 from mcp_review.entropy import entropy, entropy_threshold, randomish, wordiness
 from mcp_review.scan.detectors import DOCUMENTED
 from mcp_review.scan.formats import ENVIRONMENT_KEY, ENVIRONMENT_NEEDLES, FORMATS, NEEDLES
-from mcp_review.scan.rules import URL_RE, Raw, identifier_words, masked, rx, snip
+from mcp_review.scan.rules import URL_RE, Raw, identifier_words, masked, rx, snip, word_set
 from mcp_review.scan.values import path_like, placeholder, random_token, secret_value
 
 _PEM = re.compile(
@@ -194,7 +194,7 @@ def _jwt(token: str) -> bool:
 
 def credentials(view: str, lowered: str) -> list[Raw]:
     """Known key formats, PEM private keys, values given to secrets' names, Authorization headers, URL passwords."""
-    raw: list[Raw] = _formats(view) if any(n in lowered for n in NEEDLES) else []
+    raw: list[Raw] = _formats(view) if NEEDLES.search(lowered) else []
     if "private key" in lowered:
         for m in _PEM.finditer(view):
             material = len(re.findall(r"[A-Za-z0-9+/=]", m.group("body") or ""))
@@ -227,10 +227,6 @@ def credentials(view: str, lowered: str) -> list[Raw]:
     return raw
 
 
-def _words(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
 # A label, then a key-like value, on a line of its own, as a JSON pair or in a table's row: "- Main API:
 # api_prod_8a7b6c5d4e3f2g1h", "Payment Gateway = pg_live_9i8u…", `"analytics": "as_prod_…"`, "| Main API | api_… |".
 # The label is a service's name, not a secret's.
@@ -244,7 +240,7 @@ _LABELLED = re.compile(
 )
 _PAIRS = (("label", "value"), ("key", "quoted"), ("row", "cell"))  # (label, value) groups of each form
 # Labels that name an identifier, a digest or a public value, whose random-looking value is no secret.
-_ID_LABELS = _words(
+_ID_LABELS = word_set(
     "id ids identifier hash digest checksum sha sha1 sha256 sha512 md5 etag version commit build trace span request "
     "order invoice customer transaction tracking uuid guid serial ref reference nonce salt address wallet mint "
     "contract image container pod node cursor page revision rev run job task user username name email file path url "
@@ -252,19 +248,20 @@ _ID_LABELS = _words(
     "tag branch sha256sum integrity"
 )
 # Labels that say a service: a random value given to one is its key.
-_SERVICE_LABELS = _words(
+_SERVICE_LABELS = word_set(
     "api apis gateway service services auth access webhook client database db login admin root smtp ftp ssh vault "
     "prod production live staging dev payment payments analytics stripe aws gcp azure openai anthropic github slack "
     "twilio sendgrid"
 )
 # Labels that name a secret: `_assigned` has judged their values (a pagination `next_token` is none).
-_SECRET_LABELS = _words(
+_SECRET_LABELS = word_set(
     "key keys secret secrets token tokens password passwords passwd pwd pass passphrase credential credentials"
 )
 # A credential's own prefix on a labelled value: `sk_…`, `key-…`, `tok_…`.
 _KEY_PREFIX = re.compile(
     r"(?:sk|rk|key|tok|token|pat|secret|api|apikey|ak|sec|auth|bearer|access)[_-](?P<body>.+)", re.I
 )
+_KEYISH = re.compile(r"(?<![A-Za-z0-9_+/=.-])(?=[A-Za-z0-9_+/=.-]{12})[A-Za-z_+/=.-]*\d")
 _OBJECT_ID = re.compile(r"[a-z]{1,8}_[A-Za-z0-9]{8,}")
 # A heading or line before the values that says they are keys: "SYSTEM API KEYS", "Credentials:".
 _KEYS_HEADING = rx(r"\b(?:api[\s_-]*keys?|credentials?|secrets?|tokens?|passwords?|access[\s_-]+keys?)\b")
@@ -305,6 +302,8 @@ def labelled(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
     """Key-like values given to a service's label (`Main API: api_prod_…`), and keys named by their environment
     anywhere (`pg_live_…`); outside the `taken` spans (what the other credential rules found)."""
     raw: list[Raw] = []
+    if not _KEYISH.search(view):
+        return raw  # no run of 12 key characters with a digit in it: no key to judge
     heading = _KEYS_HEADING.search(view)
     for m in _LABELLED.finditer(view):
         named, given = next(pair for pair in _PAIRS if m.group(pair[1]))
@@ -317,7 +316,7 @@ def labelled(view: str, taken: list[tuple[int, int]]) -> list[Raw]:
             message = f"{what} given to '{snip(label.strip(), 30)}': '{masked(value)}'"
             raw.append(("credential", severity, m.start(), start + len(value), message))
             taken.append((start, start + len(value)))
-    if any(n in view.lower() for n in ENVIRONMENT_NEEDLES):
+    if ENVIRONMENT_NEEDLES.search(view.lower()):
         for m in ENVIRONMENT_KEY.finditer(view):
             found = _environment_key(m.group())
             if found is None or _NAMED_ENVIRONMENTS.search(m.group("prefix")) or m.group() in DOCUMENTED:

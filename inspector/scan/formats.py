@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from mcp_review.scan.rules import any_of
+
 # (pattern, severity, what it is)
 FORMATS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), "fail", "an AWS access key id"),
@@ -68,12 +70,14 @@ FORMATS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"), "fail", "a JWT (a bearer token)"),
 ]
 # Substrings one of which every format's match contains (lower case): most texts are ruled out at once.
-NEEDLES = (
-    *("akia", "asia", "abia", "acca", "gh", "gl", "xox", "xapp", "hooks.slack", "sk-", "aiza", "ya29", "gocspx"),
-    *("_live_", "_test_", "whsec_", "hf_", "npm_", "pypi-", "rubygems_", "sg.", "key-", "xkeysib", "shp", "_v1_"),
-    *("lin_api", "gsk_", "r8_", "pplx-", "xai-", "ntn_", "secret_", "figd_", "dapi", "sntry", "tskey-", "dckr_"),
-    *("atatt3", "pmak-", "hvs.", "hvb.", "atlasv1", "ops_", "age-secret", "sk.eyj", "aaaa", "$production$"),
-    *("flwseck", "eyj"),
+NEEDLES = any_of(
+    (
+        *("akia", "asia", "abia", "acca", "gh", "gl", "xox", "xapp", "hooks.slack", "sk-", "aiza", "ya29", "gocspx"),
+        *("_live_", "_test_", "whsec_", "hf_", "npm_", "pypi-", "rubygems_", "sg.", "key-", "xkeysib", "shp", "_v1_"),
+        *("lin_api", "gsk_", "r8_", "pplx-", "xai-", "ntn_", "secret_", "figd_", "dapi", "sntry", "tskey-", "dckr_"),
+        *("atatt3", "pmak-", "hvs.", "hvb.", "atlasv1", "ops_", "age-secret", "sk.eyj", "aaaa", "$production$"),
+        *("flwseck", "eyj"),
+    )
 )
 
 # A service's key named by its environment: `pg_live_9i8u7y6t5r4e3w2q`, `api_prod_8a7b6c5d4e3f2g1h`,
@@ -82,4 +86,4 @@ ENVIRONMENT_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?P<prefix>[A-Za-z][A-Za-z0-9]{0,11}[_-](?P<env>live|prod|production|secret|private|priv"
     r"|dev|development|staging|stage|test|sandbox)[_-])(?P<body>[A-Za-z0-9]{12,128})(?![A-Za-z0-9_-])"
 )
-ENVIRONMENT_NEEDLES = ("live", "prod", "secret", "priv", "test", "dev", "stag", "sandbox")
+ENVIRONMENT_NEEDLES = any_of(("live", "prod", "secret", "priv", "test", "dev", "stag", "sandbox"))

@@ -44,6 +44,17 @@ def masked(secret: str) -> str:
     return f"{snip(secret[:SECRET_SHOWN], SECRET_SHOWN)}… ({len(secret)} characters)"
 
 
+def any_of(needles: tuple[str, ...] | frozenset[str]) -> re.Pattern[str]:
+    """One pattern that finds any of `needles` (lower-case substrings) in a lower-cased text: a single regex pass
+    instead of one `in` test per needle, which every text pays."""
+    return re.compile("|".join(re.escape(n) for n in sorted(needles, key=len, reverse=True)))
+
+
+def word_set(words: str) -> frozenset[str]:
+    """A word list written as one space-separated string (the scanner's vocabularies)."""
+    return frozenset(words.split())
+
+
 def identifier_words(name: str) -> list[str]:
     """`maxTokens`, `max_tokens` and `max-tokens` as the lower-case words ["max", "tokens"]."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.\s]+", " ", name).lower().split()

@@ -2,8 +2,9 @@
 
 Order: the hidden text first (`normalise`: escapes and invisible characters, reported and removed from
 the view), then on the view the instructions and the steering, the sensitive files (`fail` when the text also
-instructs the model), the exfiltration URLs, the credentials and the high-entropy strings (skipping credentials
-and the keys vendors publish as examples). Spans are mapped back to the original text; overlapping or touching
+instructs the model), the credential variables asked for, the data moved in prose, the exfiltration URLs, the
+credentials (named, in known formats, labelled) and the high-entropy strings (skipping credentials and the keys
+vendors publish as examples). Spans are mapped back to the original text; overlapping or touching
 hits of one kind are merged, keeping the worst severity. Each hit quotes its span made visible
 (`mcp_review.text.visible`) between « » with ~30 characters of context. Rich-style markup such as `[bold red]`
 is inert text here.
@@ -18,7 +19,10 @@ from mcp_review.scan import active, fold, intent
 from mcp_review.scan.context import damp
 from mcp_review.scan.credentials import credentials, high_entropy, labelled
 from mcp_review.scan.detectors import documented_spans, vendor_formats
-from mcp_review.scan.exfiltration import EXFILTRATION, sensitive_files
+from mcp_review.scan.envvars import credential_requests
+from mcp_review.scan.exfiltration import EXFILTRATION
+from mcp_review.scan.files import sensitive_files
+from mcp_review.scan.flows import flows
 from mcp_review.scan.instructions import INSTRUCTIONS
 from mcp_review.scan.normalise import neutralise, to_original
 from mcp_review.scan.rules import Raw, masked, run_rules, snip
@@ -81,7 +85,12 @@ def _patterns(view: str, purpose: str = "") -> list[Raw]:
     lowered = view.lower()
     found = damp(view, run_rules(INSTRUCTIONS, view, lowered) + steering(view, lowered, purpose))
     instructed = any(_RANK[h[1]] for h in found)
-    found += damp(view, sensitive_files(view, lowered, instructed) + run_rules(EXFILTRATION, view, lowered))
+    moved = (
+        sensitive_files(view, lowered, instructed, purpose)
+        + credential_requests(view, lowered)
+        + flows(view, lowered, purpose)
+    )
+    found += damp(view, moved + run_rules(EXFILTRATION, view, lowered))
     for m, judged in intent.judge_text(view):
         said = [h for h in found if h[2] < m.end() and m.start() < h[3] and _RANK[h[1]] >= _RANK[judged.severity]]
         if not said:
