@@ -3,9 +3,8 @@
 `scan_text(text)` returns `Hit`s sorted by position; overlapping hits of one kind are merged. Each
 quotes the offending span made visible between « » with ~30 characters of context. Kinds:
 hidden-instruction, model-order, steering, sensitive-file, exfiltration-url, exfiltration, credential-request,
-credential, high-entropy, invisible-character, escape-sequence, active-content and evasion. Severity: `fail` means
-clearly hostile
-or a real credential; `warn` means suspicious, may be benign.
+credential, high-entropy, injection-payload, invisible-character, escape-sequence, active-content and evasion.
+Severity: `fail` means clearly hostile or a real credential; `warn` means suspicious, may be benign.
 
 One module per concern; each module's docstring says what its kinds match:
 
@@ -24,6 +23,8 @@ One module per concern; each module's docstring says what its kinds match:
   known by their vendor's or their environment's prefix; `values`: whether a value given to a secret's name is
   one (how random a string is: `mcp_review.entropy`, which masking reads too); `detectors`: detect-secrets'
   vendor formats and the keys vendors publish as examples.
+- `payloads`: shell, SQL, traversal, template and SSRF payloads written into defaults, examples, URIs or
+  descriptions.
 - `active`: markup a client would run when it renders the text.
 - `asks`: what a tool's parameters or an elicitation form ask for (used by the rules, not `scan_text`).
 - `rules`: what they share: the raw hit, `Rule` and its judge, `run_rules`, pattern pieces.

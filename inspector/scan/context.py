@@ -24,7 +24,15 @@ import re
 from mcp_review.scan.intent import NEGATED, SENTENCE_END, TALKS_ABOUT
 from mcp_review.scan.rules import Raw
 
-DAMPED = ("hidden-instruction", "steering", "sensitive-file", "exfiltration-url", "credential-request", "exfiltration")
+DAMPED = (
+    "hidden-instruction",
+    "steering",
+    "sensitive-file",
+    "exfiltration-url",
+    "credential-request",
+    "exfiltration",
+    "injection-payload",
+)
 QUOTED = "quoted in a text about attacks, not an order"
 _EXAMPLE = re.compile(r"\b(?:such\s+as|for\s+example|for\s+instance|e\.g\.|like\s+this|looks\s+like)\b", re.I)
 _QUOTES = ('"', "'", "`", "\u201c", "\u2018", "\u00ab")
@@ -53,7 +61,7 @@ def damp(text: str, found: list[Raw]) -> list[Raw]:
     about attacks stays, as a `warn` that says so."""
     out: list[Raw] = []
     for kind, severity, start, end, message in found:
-        why = _not_meant(text, start, end) if kind in DAMPED else None
+        why = _not_meant(text, start, end, kind) if kind in DAMPED else None
         if why == QUOTED:
             severity, message = "warn", f"{message} ({why})"
         elif why:
@@ -62,10 +70,19 @@ def damp(text: str, found: list[Raw]) -> list[Raw]:
     return out
 
 
-def _not_meant(text: str, start: int, end: int) -> str | None:
+# A payload given "for example" is the attack (it teaches the model to send it): only words about attacks damp one.
+_ABOUT_ATTACKS = re.compile(
+    r"\b(?:injections?|attacks?|attackers?|malicious|exploits?|payloads?|vulnerab\w*|pentest\w*|penetration|fuzz\w*"
+    r"|detects?|detection|scanners?|sanitis\w*|sanitiz\w*|tests?\s+for|probes?|red[- ]team)\b",
+    re.I,
+)
+
+
+def _not_meant(text: str, start: int, end: int, kind: str) -> str | None:
     lo, hi = sentence_around(text, start, end)
     sentence = text[lo:hi]
-    if TALKS_ABOUT.search(sentence) and (_quoted(text, start, end, lo) or _EXAMPLE.search(sentence)):
+    about = (_ABOUT_ATTACKS if kind == "injection-payload" else TALKS_ABOUT).search(sentence)
+    if about and (_quoted(text, start, end, lo) or _EXAMPLE.search(sentence)):
         return QUOTED
     if NEGATED.search(text[lo:start]):
         return "negated: the text says it does not"

@@ -25,6 +25,7 @@ from mcp_review.scan.files import sensitive_files
 from mcp_review.scan.flows import flows
 from mcp_review.scan.instructions import INSTRUCTIONS
 from mcp_review.scan.normalise import neutralise, to_original
+from mcp_review.scan.payloads import payloads
 from mcp_review.scan.rules import Raw, masked, run_rules, snip
 from mcp_review.scan.steering import steering
 from mcp_review.text import visible
@@ -85,11 +86,8 @@ def _patterns(view: str, purpose: str = "") -> list[Raw]:
     lowered = view.lower()
     found = damp(view, run_rules(INSTRUCTIONS, view, lowered) + steering(view, lowered, purpose))
     instructed = any(_RANK[h[1]] for h in found)
-    moved = (
-        sensitive_files(view, lowered, instructed, purpose)
-        + credential_requests(view, lowered)
-        + flows(view, lowered, purpose)
-    )
+    moved = sensitive_files(view, lowered, instructed, purpose) + credential_requests(view, lowered)
+    moved += flows(view, lowered, purpose) + payloads(view, lowered)
     found += damp(view, moved + run_rules(EXFILTRATION, view, lowered))
     for m, judged in intent.judge_text(view):
         said = [h for h in found if h[2] < m.end() and m.start() < h[3] and _RANK[h[1]] >= _RANK[judged.severity]]
