@@ -26,8 +26,40 @@ def facts(html: str) -> Facts:
 def _undeclared(page: Page) -> Iterator[Reach]:
     declared = page.declared()
     for reach in facts(page.html).reaches:
-        if not any(covers(entry, reach.origin) for entry in declared.get(reach.kind, [])):
+        if reach.kind in LISTS and not any(covers(entry, reach.origin) for entry in declared.get(reach.kind, [])):
             yield reach
+
+
+def _broad(entry: str) -> bool:
+    """`*` or a bare scheme (`https:`): an entry that declares no origin, only lets every one through."""
+    text = entry.strip()
+    return text == "*" or (text.endswith(":") and "/" not in text)
+
+
+PRIVATE = ("document.cookie", "the page's storage")  # what no origin needs, declared or not
+
+
+def sends(page: Page) -> Iterator[str]:
+    """Each time the page sends data out, with what and to which origin, quoted: to an origin its CSP does not
+    declare; what the user or the host handed it (cookies, storage, tool data, form input) to an origin only a
+    wildcard or a bare scheme lets through; cookies or storage to any origin; data carried in a navigation."""
+    declared = page.declared()
+    for reach in facts(page.html).reaches:
+        if not reach.sends:
+            continue
+        what = ", ".join(reach.carries)
+        carrying = f" with {what}" if what else ""
+        if reach.kind == "navigate":
+            yield f"navigates to {reach.origin} carrying data{carrying} (no CSP list bounds it): {reach.quote}"
+            continue
+        allowed = [entry for entry in declared.get(reach.kind, []) if covers(entry, reach.origin)]
+        named = [entry for entry in allowed if not _broad(entry)]
+        if not allowed:
+            yield f"sends data{carrying} to {reach.origin}, which its CSP does not declare: {reach.quote}"
+        elif not named and what:
+            yield f"sends {what} to {reach.origin}, which its CSP lets through only by {allowed[0]!r}: {reach.quote}"
+        elif set(reach.carries) & set(PRIVATE):
+            yield f"sends {what} to {reach.origin}: {reach.quote}"
 
 
 def _joined(lines: list[str]) -> str:
@@ -136,10 +168,14 @@ async def page_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     """The app page is judged as an app: scripts are expected; what it does with the user's data is not.
 
     What it checks: static and `resources/read`: the page's inline code, by a bounded pattern scan
-    (`checks/apps/safety.py`): data sent to an origin its CSP does not declare (a request body, a beacon, data
-    appended to a literal URL), tool data (`structuredContent`, `toolOutput`, a result's `content[0].text`) written
-    into `innerHTML`/`outerHTML`/`insertAdjacentHTML`/`document.write` or run by `eval`/`new Function`, and
-    `postMessage(..., '*')` at a window that is not the host (a nested frame's `contentWindow`, `window.opener`).
+    (`checks/apps/safety.py`, `checks/apps/page.py`): every time it sends data out (a request body, a beacon, data
+    appended to a literal URL or to one a name holds, a navigation), with what it sends and to which origin: to an
+    origin its CSP does not declare; cookies, storage, tool data or form input to an origin only a wildcard (`*`)
+    or a bare scheme lets through; `document.cookie` or storage to any origin; data carried in a navigation
+    (`location = "https://…?q=" + …`, `window.open`, which no CSP list of the app bounds). And tool data
+    (`structuredContent`, `toolOutput`, a result's `content[0].text`) written into `innerHTML`/`outerHTML`/
+    `insertAdjacentHTML`/`document.write` or run by `eval`/`new Function`, and `postMessage(..., '*')` at a window
+    that is not the host (a nested frame's `contentWindow`, `window.opener`).
     A script element is never a finding: an MCP App is an HTML page with scripts, rendered in a sandbox.
 
     Why: ext-apps 2026-01-26, Security Model: the host sandboxes the page and enforces its CSP; what remains is
@@ -152,6 +188,9 @@ async def page_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     `innerHTML` (DOMPurify) still fails when the quoted expression names it; the quote shows which. Posting to `'*'`
     at `window.parent` is how the spec's own bridge talks to the host and is not judged, nor is a target held in a
     variable (the SDK's transport): only a target named in the code is.
+
+    Every unsafe act is named with its quote, not only the first (a page that writes tool data into `innerHTML` and
+    posts `document.cookie` to another origin gets both).
 
     Passes: none of these in the page. Fails: one of them shown by the quoted code. Warns: a computed value
     written into HTML or run as code that is named like data (`result`, `data`, `message`), saying what would
@@ -167,9 +206,7 @@ async def page_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     for page in pages:
         subject = page.listed or page.uri
         code = facts(page.html).code
-        fails = [
-            f"sends data to {r.origin}, which its CSP does not declare: {r.quote}" for r in _undeclared(page) if r.sends
-        ]
+        fails = list(sends(page))
         warns: list[str] = []
         cut: list[str] = []
         for hit in [*sinks(code), *posts_to_any(code)]:

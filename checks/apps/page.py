@@ -22,13 +22,15 @@ WINDOW = 300  # characters after a call site read for its arguments
 
 @dataclass(frozen=True)
 class Reach:
-    """One place the page reaches out: kind is connect/resource/frame/base (the CSP list that must allow it)."""
+    """One place the page reaches out: kind is connect/resource/frame/base (the CSP list that must allow it), or
+    navigate (the page sends itself or a window there: no CSP list of the app bounds it)."""
 
     kind: str
     url: str
     origin: str
     quote: str
     sends: bool = False  # it carries data out (a request body, a beacon, data appended to the URL)
+    carries: tuple[str, ...] = ()  # what it sends that is the user's or the host's: cookies, storage, tool data
 
 
 def origin_of(url: str) -> str | None:
@@ -130,6 +132,8 @@ def read_page(html: str) -> Facts:
 
 
 LIT = r"""(?P<q>["'`])(?P<url>[^"'`\n]{1,2000}?)(?P=q)"""
+# a URL held in a name first (`const u = "https://…"; fetch(u, …)`): the name stands where the literal would
+NAMED = r"(?P<name>[A-Za-z_$][\w$]{0,60})(?=\s*[,)])"
 # a request site with a literal URL: (pattern, kind, sends data by its nature)
 SITES = (
     (re.compile(r"\bfetch\s*\(\s*" + LIT), "connect", False),
@@ -143,14 +147,38 @@ SITES = (
     (re.compile(r"\bimport\s*\(\s*" + LIT), "resource", False),
     (re.compile(r"\bimport\s+(?:[\w$*{},\s]{1,200}\s+from\s+)?" + LIT), "resource", False),
     (re.compile(r"\.src\s*=\s*" + LIT), "resource", False),
+    (re.compile(r"\b(?:window\.|document\.)?location(?:\.href)?\s*=\s*" + LIT), "navigate", False),
+    (re.compile(r"\bwindow\.open\s*\(\s*" + LIT), "navigate", False),
+    (re.compile(r"\b(?:fetch|new\s+(?:WebSocket|EventSource))\s*\(\s*" + NAMED), "connect", False),
+    (re.compile(r"\bsendBeacon\s*\(\s*" + NAMED), "connect", True),
+    (
+        re.compile(r"""\.open\s*\(\s*["'](?P<method>GET|POST|PUT|PATCH|DELETE|HEAD)["']\s*,\s*""" + NAMED),
+        "connect",
+        False,
+    ),
+)
+ASSIGNED = re.compile(r"\b(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]{0,60})\s*=\s*" + LIT)
+# what a request carries that is not the page's own: the user's cookies and storage, what the host handed it
+CARRIED = (
+    ("document.cookie", re.compile(r"\bdocument\.cookie\b")),
+    ("the page's storage", re.compile(r"\b(?:localStorage|sessionStorage|indexedDB)\b")),
+    (
+        "tool data",
+        re.compile(r"structuredContent|toolOutput|toolResult|toolInput|widgetState|\.content\s*\[\s*\d+\s*\]\s*\.text"),
+    ),
+    ("form input", re.compile(r"\bnew\s+FormData\b|\.value\b")),
 )
 BODY = re.compile(r"\bbody\s*:|method\s*:\s*[\"'](?:POST|PUT|PATCH)", re.I)
 
 
 def code_reaches(code: str) -> Iterator[Reach]:
+    named = {m.group("name"): m.group("url") for m in ASSIGNED.finditer(code)}
     for pattern, kind, sends in SITES:
         for found in pattern.finditer(code):
-            url = found.group("url")
+            groups = found.groupdict()
+            url = groups["url"] if groups.get("url") is not None else named.get(groups.get("name") or "")
+            if url is None:
+                continue  # a computed URL names no origin: the host's CSP bounds where it goes
             prefix = url.split("${", 1)[0]  # a template literal: only what comes before its first ${ is literal
             origin = origin_of(prefix) if "${" not in url or _host_done(prefix) else None
             if origin is None:
@@ -164,7 +192,11 @@ def code_reaches(code: str) -> Iterator[Reach]:
                 or after.lstrip().startswith("+")  # data appended to the URL
                 or "${" in url
             )
-            yield Reach(kind, url, origin, quote(code, found.start(), found.end()), carries)
+            sent = after.split(";", 1)[0] + (url if "${" in url else "")
+            what = tuple(name for name, marker in CARRIED if carries and marker.search(sent))
+            yield Reach(
+                kind, url, origin, quote(code, found.start(), found.end() + len(after.split(";", 1)[0])), carries, what
+            )
 
 
 def _host_done(prefix: str) -> bool:

