@@ -60,6 +60,7 @@ async def run_rules(
     ctx: CheckContext, rules: Sequence[Rule], plan: CheckPlan, progress: Progress | None
 ) -> list[Finding]:
     findings: list[Finding] = []
+    ctx.earlier = findings  # every rule's view reads what the rules before it found (`CheckContext.earlier`)
     ordered = sorted(rules, key=_stage)
     for i, rule in enumerate(ordered):
         if progress:

@@ -53,6 +53,23 @@ def scanned(
     return fails, warns
 
 
+def disclosed(texts: Iterable[Said], sent: Iterable[str] = ()) -> list[str]:
+    """What `texts` (a result's) disclose about the server (its environment, internal paths and hosts), each "where:
+    what: «quote»", a warn; a span that is part of a value the review sent is its echo, not a disclosure."""
+    from mcp_review.scan.disclosure import disclosures
+    from mcp_review.scan.scanner import quote
+
+    echoes = [value for value in sent if value]
+    out = []
+    for said in texts:
+        for _kind, _severity, start, end, message in disclosures(said.text):
+            if start == end:  # what is named, not quoted (an environment's values)
+                out.append(f"{said.where}: {message}")
+            elif not any(said.text[start:end] in value for value in echoes):
+                out.append(f"{said.where}: {message}: {quote(said.text, start, end)}")
+    return out
+
+
 def summary(lines: list[str]) -> str:
     """`lines` joined once each, at most SHOWN_HITS of them, the rest counted: a hostile text can hold thousands
     of hits, and a server says the same thing on every call."""

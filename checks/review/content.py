@@ -14,7 +14,7 @@ from mcp_review import surfaces
 from mcp_review.calls import CallRecord
 from mcp_review.catalog import Item
 from mcp_review.checks.apps.model import PAGE_KINDS, embedded_pages
-from mcp_review.checks.review.common import SEED, scanned, summary, verdict
+from mcp_review.checks.review.common import SEED, disclosed, scanned, summary, verdict
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.limits import LIMITS
 from mcp_review.review import Finding
@@ -50,8 +50,13 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     (an app MIME type, or a `ui://` HTML resource as MCP-UI embeds them) is code a host runs in a sandbox: only the
     credentials in it count, never its scripts.
 
+    What a result discloses about the server is named too (`inspector/scan/disclosure.py`, a warn: it proves no
+    harm by itself): a dump of its environment, a stack trace or an error that names an internal path (a home
+    directory, site-packages, node_modules), a private address or an internal host name. A debug tool that prints
+    its environment, or a network tool that lists the LAN, discloses by design: waive it saying so.
+
     Passes: results with nothing hidden, leaked or steering. Fails: a hostile or leaky span in a result. Warns: a
-    suspicious span. Blocking: a tool that may not be called, or a call with no answer.
+    suspicious span, or a disclosure. Blocking: a tool that may not be called, or a call with no answer.
 
     To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
@@ -73,9 +78,10 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
             sent = [said.text for said in surfaces.strings(record.arguments, "")]
             said = [*surfaces.result(record.result), *surfaces.error(record.error)]
             pages = embedded_pages(record.result)  # an app page is code a host sandboxes: only its secrets count
-            found = scanned([s for s in said if not s.where.startswith(pages)], sent)
+            text = [s for s in said if not s.where.startswith(pages)]
+            found = scanned(text, sent)
             leaks = scanned([s for s in said if pages and s.where.startswith(pages)], sent, kinds=PAGE_KINDS)
-            found = (found[0] + leaks[0], found[1] + leaks[1])
+            found = (found[0] + leaks[0], found[1] + leaks[1] + disclosed(text, sent))
             fails += found[0]
             warns += found[1]
             cited += [record.seq] if found[0] or found[1] else []

@@ -127,6 +127,9 @@ class CheckContext:
         self.pin_to = pin_to  # where this first run pins them, when no baseline exists yet
         self.changes = changes  # the live server against mcp-review.lock, when one exists
         self.rule: Stamp | None = None
+        # the findings of the rules that ran before this one (the runner's list, shared by every rule's view): what a
+        # probe or an observation proved, for a rule that names it (review.capability-* cite the probes' fails)
+        self.earlier: list[Finding] = []
         self._scratch = Scratch()  # shared by every rule's view: one canary area for the whole review
 
     def close(self) -> None:

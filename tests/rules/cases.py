@@ -332,6 +332,21 @@ CASES.update(
 EXPECT.update({rule: UTILITY_DEFECTS[mode][2:] for rule, mode in _FIRST.items()})
 FAILS_AS["spec.tool-order"] = "warn"  # a deterministic order is a SHOULD
 
+# What the scanner judges by what it is, and the capabilities a tool has (issue 37): tests/servers/poisoned.py, a
+# poisoned twin and a clean one of the same tools (tests/rules/test_scan_served.py proves them on HTTP too).
+POISONED = Run(("poisoned", "poisoned"))
+CLEAN = Run(("poisoned", "clean"))
+CAPABILITIES = {  # rule -> (subject, fragment)
+    "review.capability-shell": ("run_command", "runs shell commands (named: title: 'Run command'"),
+    "review.capability-code": ("run_python", "evaluates or runs code (named: description: 'Run Python code'"),
+    "review.capability-file-write": ("write_file", "writes files at a path it is given (named: title: 'Write file'"),
+    "review.capability-env-read": ("print_env", "printed 5 variables (APP_REGION, HOME, NODE_ENV, PATH)"),
+    "review.capability-network": ("fetch_url", "makes outbound requests or sends data out (named: title: 'Fetch URL'"),
+}
+CASES.update({rule: (CLEAN, POISONED) for rule in CAPABILITIES})
+EXPECT.update(CAPABILITIES)
+FAILS_AS.update({rule: "warn" for rule in CAPABILITIES})  # a capability is named for a reviewer to accept or waive
+
 # Known false positives (each rule's docs name them): a correct server that a careless rule would fail.
 # rule -> (the server, the worst status the rule may give it)
 TRAPS = {
@@ -347,4 +362,8 @@ TRAPS = {
     "tokens.pagination": (LOOKALIKE, "warn"),  # list_allowed_directories: named like a list, pages nothing
     "registry.wire-trimmed": (LOOKALIKE, "pass"),  # a 40-character URL default is a value, not prose
     "registry.heading-quirk": (LOOKALIKE, "warn"),  # a title by hand and no description: maybe, not proof
+    # an order that protects the user, crypto tokens, a documented password, placeholders and object ids beside
+    # service labels, template variables; Solana addresses next to "token" in a result
+    "review.descriptions-grounded": (CLEAN, "pass"),
+    "review.results-safe": (CLEAN, "pass"),
 }

@@ -1,7 +1,8 @@
 """The credential judgement proven on a real server, over stdio and over HTTP (issue 20): `tests/servers/leaks.py`
 leaks keys in a tool result, a description and a resource named `internal://credentials` (`leaky`), or prints the
 same places with look-alikes only (`benign`: the shell's PWD and friends, AWS's documented example keys, paths
-to key files, placeholders). The same text must get the same verdict on both transports."""
+to key files, placeholders). The same text must get the same verdict on both transports. An environment dump is a
+disclosure (issue 37): a warn, never a credential."""
 
 from __future__ import annotations
 
@@ -31,9 +32,15 @@ def by_subject(mode: str, transport: str, rule: str, *extra: str) -> dict[str | 
 
 @pytest.mark.parametrize("transport", sorted(TRANSPORTS))
 def test_look_alikes_pass_on_every_transport(transport):
-    for rule in ("review.results-safe", "review.descriptions-grounded"):
-        items = findings(run("benign", transport))[rule]
-        assert worst(items) == "pass", describe(items)
+    """No credential in the benign twin: its descriptions pass, and its results fail nothing; print_env's dump of
+    an environment is a disclosure (issue 37), a warn that names no secret."""
+    items = findings(run("benign", transport))["review.descriptions-grounded"]
+    assert worst(items) == "pass", describe(items)
+    results = {f.subject: f for f in findings(run("benign", transport))["review.results-safe"]}
+    assert results["get_weather"].status == "pass", results["get_weather"].message
+    dump = results["print_env"]
+    assert dump.status == "warn" and "discloses the server's environment" in dump.message, dump.message
+    assert "credential" not in dump.message and "high-entropy" not in dump.message
 
 
 @pytest.mark.parametrize("transport", sorted(TRANSPORTS))
@@ -41,7 +48,7 @@ def test_a_result_that_prints_keys_fails(transport):
     said = by_subject("leaky", transport, "review.results-safe")["print_env"]
     assert said.startswith("fail") and "credential assigned to 'ACME_API_KEY'" in said, said
     assert "looks like an AWS access key id: 'AKIA5EXA" in said and "documented example" not in said
-    assert "PWD" not in said
+    assert "assigned to 'PWD'" not in said and "/work" not in said, "PWD is no credential; a dump is named, not quoted"
 
 
 @pytest.mark.parametrize("transport", sorted(TRANSPORTS))
@@ -76,6 +83,10 @@ def test_server_everything_prints_a_shells_environment_and_passes_on_both_transp
         for name, target in targets.items():
             review = asyncio.run(run_check(target, plan))
             verdicts[name] = [
-                f.status for f in review.findings if (f.rule, f.subject) == ("review.results-safe", "get-env")
+                (f.status, "credential" in f.message)
+                for f in review.findings
+                if (f.rule, f.subject) == ("review.results-safe", "get-env")
             ]
-    assert verdicts == {"http": ["pass"], "stdio": ["pass"]}
+    # no credential either way; the dump of an environment is a disclosure (issue 37), named alike on both
+    assert verdicts["http"] == verdicts["stdio"] and verdicts["http"][0][1] is False, verdicts
+    assert verdicts["http"][0][0] in ("pass", "warn"), verdicts
