@@ -109,10 +109,14 @@ def _names(words: set[str]) -> str:
     return "|".join(w.replace(" ", _SEPARATOR) for w in sorted(words, key=lambda w: (-len(w), w)))  # longest first
 
 
+_OF_WHAT = r"[ \t]+(?:for|of|on)[ \t]+(?:the[ \t]+)?[\w-]{1,30}(?:[ \t]+[\w-]{1,30}){0,2}"  # "password for the box is"
+
+
 @cache
 def _assignment() -> re.Pattern[str]:
     """A secret's name at the start of an identifier word (after a non-letter or at a case change: `dbPassword`),
-    ending one (`api_key_id` is no key), then `=`, `:`, `=>`, `:=`, "is" (or a space after `--name`), then its value."""
+    ending one (`api_key_id` is no key), then `=`, `:`, `=>`, `->`, `:=`, "is" ("the root password for the staging box
+    is …"; or a space after `--name`), then its value."""
     from detect_secrets.plugins.keyword import DENYLIST  # the names detect-secrets treats as secret
 
     extra = [d.replace("_?", " ") for d in DENYLIST]
@@ -121,7 +125,8 @@ def _assignment() -> re.Pattern[str]:
     return rx(
         r"(?:(?P<flag>(?<![A-Za-z0-9-])--(?:[A-Za-z0-9]+[_-])*)|(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z])))"
         rf"(?:(?P<password>{_names(passwords)})|(?P<secret>{_names(secrets)}))(?![A-Za-z0-9])"
-        rf"[\"'\]]{{0,2}}(?:\s*(?:=>|:=|=|:)|[ \t]+(?:is|was)\b[ \t]*:?|(?(flag)[ \t]+|(?!)))\s*{_VALUE}"
+        rf"[\"'\]]{{0,2}}(?:\s*(?:=>|->|:=|=|:)|(?:{_OF_WHAT})?[ \t]+(?:is|was)\b[ \t]*:?|(?(flag)[ \t]+|(?!)))"
+        rf"\s*{_VALUE}"
     )
 
 

@@ -121,6 +121,11 @@ _CHAINED = rx(r"\W*(?:also|please|first|then|now|and|next|additionally|finally)\
 _SHOWS = rx(r"(?:print|output|dump|cat|display|show)")
 # A third-person, past or -ing form describes what the tool does; a base form gives an order.
 _DESCRIBES = re.compile(r"(?:[^s]s|es|ed|ing|ion)$")
+# A file a key pattern names that holds only public material: a certificate, a CA bundle, a chain.
+_PUBLIC = rx(
+    r"(?:^|[\W_])(?:ca|cacert|ca-?bundle|bundle|certs?|certificate|chain|fullchain|root-?ca|trust\w*)(?=[\W_])"
+    r"[\w.-]*\.pem$|\.(?:crt|cer)$"
+)
 # What keeps a named file out: "excluding .env and *.pem files", "except ~/.ssh", "skips id_rsa".
 _EXCLUDED = rx(
     r"\b(?:excluding|exclude[sd]?|except(?:\s+for)?|other\s+than|ignor(?:e|es|ed|ing)|skip(?:s|ped|ping)?"
@@ -167,8 +172,8 @@ def sensitive_files(view: str, lowered: str, instructed: bool, purpose: str = ""
         return raw
     named = set(identifier_words(purpose)) | set(re.findall(r"[a-z0-9]+", purpose.lower()))
     for m in _FILES.finditer(view):
-        if m.group().endswith(".pub"):
-            continue  # a public key is meant to be shared
+        if m.group().endswith(".pub") or _PUBLIC.search(m.group()):
+            continue  # a public key or a certificate (a CA bundle, a chain) is meant to be shared
         kind = m.lastgroup or "key"
         lo, hi = sentence_around(view, m.start(), m.end())
         moved = _moved(view, lo, hi, m.start(), bool(named & set(_SUBJECT_WORDS[kind].split())))

@@ -59,7 +59,8 @@ INSTRUCTIONS = [
     Rule(
         "hidden-instruction",
         "fail",
-        rx(rf"(?P<open><\s*(?P<tag>{_TAGS})\b[^<>\n]{{0,60}}>)(?:(?s:.){{0,4000}}?<\s*/\s*(?P=tag)\s*>)?"),
+        # not a placeholder glued into a value (`https://kai:<secret>@<host>`, `token=<secret>`)
+        rx(rf"(?<![:/=@])(?P<open><\s*(?P<tag>{_TAGS})\b[^<>\n]{{0,60}}>)(?:(?s:.){{0,4000}}?<\s*/\s*(?P=tag)\s*>)?"),
         "instruction aimed at the model: '{open}' block (a tag that addresses the model, not the reader)",
         ("<",),
     ),

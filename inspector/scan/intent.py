@@ -18,6 +18,10 @@ injection quotes "ignore previous instructions". `judge(sentence)` reads one sen
 An order addressed to the model that only restricts it for the user's safety ("The assistant MUST NOT proceed
 without the user's approval", "only call this tool when the user asks", "never share the user's API keys") is what
 a careful author writes: it gets no verdict (`PROTECTIVE`), unless the same sentence also asks something hostile.
+Guidance that only tells the model to look something up first ("Note to LLM: if unsure, use the collection-indexes
+tool to learn which fields can be used", "If not provided, the agent should list available S3 buckets") is a `warn`
+(`LOOKS_UP`), and carries no order to the sentences after it; with a standing order or something sensitive in it,
+it is an order again.
 
 The verdict is `fail` when the sentence asks something hostile of the model or the user and means it,
 `warn` when it only suggests it (a request addressed to the model with nothing hostile in it, hostile words
@@ -70,11 +74,13 @@ ADDRESS = Feature(
     _c(
         rf"\b(?:note|message|instructions?|directive|reminder|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?{_MODEL}\b"
         rf"|\b(?:to|for)\s+(?:the\s+|any\s+)?{_MODEL}\s+(?:reading|processing|summari[sz]ing|that\s+reads)\b"
+        rf"|\b(?:ai\s+)?{_MODEL}\s+(?:reading|processing|that\s+reads?)\s+(?:this|these)\b"
         rf"|^\W{{0,3}}(?:{_MODEL}|system|sys)\s*(?:note|instructions?|directive|message|override)?\s*(?:\]|:(?=\s|$))"
         rf"|\[\s*(?:{_MODEL}|system|role|important|admin)\b[^\]\n]{{0,30}}\]"
         r"|#{2,}\s*system\s*#{2,}|\bact\s+as\s*:"
         r"|\bsystem\s+(?:note|override|directive|instruction|update|message)\b"
-        rf"|\bimportant\s+(?:system\s+)?(?:notes?|instructions?|directives?)\b(?:\s+for\s+the\s+[\w\s]{{0,20}}{_MODEL})?"
+        rf"|\bimportant\s+(?:system\s+(?:notes?|instructions?|directives?)|instructions?|directives?"
+        rf"|notes?\s+for\s+the\s+[\w\s]{{0,20}}{_MODEL})\b"  # "## Important Notes:" heads documentation
         rf"|\b(?:the|this|every|any)\s+{_MODEL}(?:\s+(?:reading|processing|that\s+reads)\s+(?:this|it))?\s*:?\s*"
         r"(?:must|should|shall|needs\s+to|is\s+required\s+to|has\s+to)\b"
         r"|\byou\s+are\s+(?:now\s+)?(?:dan|jailbroken|unrestricted|in\s+(?:developer|god|admin)\s+mode)\b"
@@ -87,7 +93,7 @@ ADDRESS = Feature(
 )
 OVERRIDE = Feature(
     _c(
-        r"\b(?:ignore|disregard|forget|override|bypass)\b[\w\s,'-]{0,30}?\b(?:previous|prior|above|earlier|all|any|"
+        r"\b(?:ignore|disregard|forget|override|bypass)\b(?:(?!\band\b)[\w\s,'-]){0,30}?\b(?:previous|prior|above|earlier|all|any|"
         r"other|safety|existing|system|content)\b[\w\s-]{0,20}?\b(?:instructions?|rules|restrictions|directions|"
         r"guidelines|filters|prompts?|controls|checks|policies)\b"
         r"|\b(?:previous|prior|earlier)\s+(?:rules|instructions)\s+(?:are|is)\s+(?:void|cancelled|obsolete|replaced)"
@@ -136,11 +142,13 @@ ACTION = _c(
 SENSITIVE = Feature(
     _c(
         r"\b(?:passwords?|passphrases?|passcodes?|api[ _-]?keys?|access[ _-]?keys?|secret[ _-]?(?:keys?|access)|"
-        r"secrets|tokens?|credentials?|cookies?|session\s+(?:cookie|token|id)s?|private[ _-]?keys?|id_rsa|ssh\s+keys?|"
+        r"secrets|(?<![\dkKmM]\s)(?<!input\s)(?<!output\s)(?<!prompt\s)(?<!completion\s)(?<!page\s)(?<!next\s)"
+        r"tokens?(?!\s+(?:for\s+(?:pagination|paging|the\s+next\s+page)|count|limit|usage|budget)\b)|credentials?"
+        r"|cookies?|session\s+(?:cookie|token|id)s?|private[ _-]?keys?|id_rsa|ssh\s+keys?|"
         r"\.env\b|env(?:ironment)?\s+variables?|every\s+variable|mfa(?:\s+code)?|otp|2fa|"
         r"one[- ]time\s+(?:code|password)|"
         r"verification\s+code|recovery\s+phrase|seed\s+phrase|mnemonic|cvv|cvc|security\s+code|card\s+number|"
-        r"\bpin\b|ssn|social\s+security|chat\s+history|conversation(?:\s+history)?|previous\s+messages|"
+        r"\bpin\b|ssn|social\s+security|chat\s+history|(?<!\ba\s)(?<!\bnew\s)conversation(?:\s+history)?|previous\s+messages|"
         r"system\s+prompt|contacts|private\s+(?:repos?|repositories|channels?|files?)|inbox|integration_tokens|"
         r"auth\.users|/etc/(?:passwd|shadow)|~/\.\w+|id[ _]rsa)"
     ),
@@ -284,6 +292,14 @@ ORDER_KIND = "model-order"
 CARRIED = 3  # sentences after an address ("SYSTEM:", "Note to the assistant:") read as its orders
 ORDERS = "gives the model orders in text meant to describe"
 ADDRESSES = "addresses the model directly"
+GUIDES = "tells the model how to look something up in text meant to describe"
+# Guidance, not an order: the model told to look something up first ("Note to LLM: if unsure, use the
+# collection-indexes tool to learn which fields can be used", "If not provided, the agent should list the buckets").
+LOOKS_UP = _c(
+    r"\b(?:if\s+(?:unsure|in\s+doubt|unknown|not\s+(?:sure|provided|given|specified|known))|to\s+(?:verify|learn"
+    r"|check|find\s+out|confirm|discover|see|re-?check|look\s+up|determine|know)|before\s+(?:using|calling))\b"
+    r"|\b(?:use|call|run|list|check|read|fetch|get|look\s+up|execute)\b[^.!?\n]{0,60}\b(?:available|valid|existing)\b"
+)
 
 
 def sentences(text: str) -> Iterator[re.Match[str]]:
@@ -355,16 +371,17 @@ def judge(sentence: str, addressed: bool = False) -> Judgement | None:
     if other and (action or whenever):
         found.append((True, "changes how the model uses another server's or tool's functions (shadowing)"))
     if (address or addressed) and (action or whenever or sensitive):
-        found.append((True, ORDERS))
+        looks_up = not (whenever or sensitive) and LOOKS_UP.search(sentence) is not None
+        found.append((not looks_up, GUIDES if looks_up else ORDERS))
     ordered = whenever and action and sensitive and whenever.start() < action.start() < sensitive.start()
     if ordered and not _negated(sentence, action):
         found.append((True, "tells the model to hand over something sensitive as a standing order"))
     if not found and address:
         found.append((False, ADDRESSES))
-    if not found or (protective and {why for _, why in found} <= {ORDERS, ADDRESSES}):
+    if not found or (protective and {why for _, why in found} <= {ORDERS, ADDRESSES, GUIDES}):
         return None  # nothing asked, or an order that only restricts the model for the user's safety
     hostile = [why for bad, why in found if bad]
-    kind = ORDER_KIND if {why for _, why in found} <= {ORDERS, ADDRESSES} else "hidden-instruction"
+    kind = ORDER_KIND if {why for _, why in found} <= {ORDERS, ADDRESSES, GUIDES} else "hidden-instruction"
     if hostile and not TALKS_ABOUT.search(sentence):
         return Judgement("fail", hostile[0], kind)
     return Judgement("warn", (hostile or [found[0][1]])[0] + (" (in a text about attacks)" if hostile else ""), kind)
@@ -396,6 +413,7 @@ def judge_text(text: str) -> Iterator[tuple[re.Match[str], Judgement]]:
     left = 0  # sentences still read as the order an address began
     for m in sentences(text):
         verdict = judge(m.group(), left > 0)
-        left = CARRIED if ADDRESS.search(m.group()) is not None else max(0, left - 1)
+        guides = verdict is not None and verdict.why == GUIDES  # guidance carries no order to what follows
+        left = CARRIED if ADDRESS.search(m.group()) is not None and not guides else max(0, left - 1)
         if verdict is not None:
             yield m, verdict

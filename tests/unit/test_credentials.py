@@ -27,6 +27,8 @@ def flagged(text: str) -> list[str]:
 
 
 LEAKS = [
+    "The root password for the staging box is Tr0ub4dor&3, keep it handy.",  # words between the name and "is"
+    "stripe_key: rk_live_51Jd8sKp2Lq9Xw3Mz7Vb4Nc6",
     # a secret's name with an unknown vendor prefix in the value (the env-name placeholder test swallowed these)
     f"Fetches the weather. Uses api_key=xk_{HEX} internally.",
     f"api_key=acme_live_{HEX}",
