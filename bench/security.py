@@ -135,7 +135,8 @@ def main() -> None:
                 print(f"{case['label']:<7}{verdict:<6}{case['category']:<26}{case['id']}")
 
 
-# (what the twins prove, the fixture, its vulnerable and hardened modes, calling policy, probes, the rules judged)
+# (what the twins prove, the fixture, its vulnerable and hardened modes, calling policy, probes, the rules judged,
+# each with the status that proves it on the vulnerable twin when it is not `fail`: `rule:warn`)
 TWINS = [
     (
         "behaviour (active probes)",
@@ -170,6 +171,15 @@ TWINS = [
         "results-safe descriptions-grounded",
     ),
     (
+        "judged by what it is: credentials, exfiltration, payloads, disclosure, capabilities",
+        "poisoned",
+        ("poisoned", "clean"),
+        "all",  # its every tool answers canned text
+        frozenset(),
+        "descriptions-grounded results-safe:warn capability-shell:warn capability-code:warn capability-file-write:warn "
+        "capability-env-read:warn capability-network:warn",
+    ),
+    (
         "steering and excessive agency",
         "steering",
         ("vulnerable", "guarded"),
@@ -202,7 +212,7 @@ def twins() -> None:
             review = asyncio.run(run_check(stdio_target(fixture_argv(server, mode)), plan))
             verdicts[mode] = review.verdict
             failing[mode] = {f.rule for f in review.findings if f.status == "fail"}
-            for rule in rules.split():
+            for rule in (r.split(":")[0] for r in rules.split()):
                 statuses = {f.status for f in review.findings if f.rule == f"review.{rule}"}
                 worst.setdefault(rule, {})[mode] = next((s for s in STATUSES if s in statuses), "none")
         bad, good = modes
@@ -210,8 +220,9 @@ def twins() -> None:
             f"\ntwins, {what}: tests/servers/{server}.py {bad} / {good} (--calls {calls}"
             f"{', --probe ' + ','.join(sorted(probe)) if probe else ''})"
         )
+        proven_by = dict((*r.split(":"), "fail")[:2] for r in rules.split())  # a capability or a disclosure: a warn
         for rule, by_mode in worst.items():
-            apart = by_mode[bad] == "fail" and by_mode[good] == "pass"
+            apart = by_mode[bad] == proven_by[rule] and by_mode[good] == "pass"
             said = "separated" if apart else "NOT separated"
             print(f"  review.{rule:<28}{by_mode[bad]:>10} / {by_mode[good]:<10}{said}")
         shared = sorted(failing[bad] & failing[good])  # what both twins fail: their stack, not the defect
