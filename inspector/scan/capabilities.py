@@ -57,18 +57,17 @@ class Evidence:
 
 _SAYS: dict[str, re.Pattern[str]] = {
     "shell": rx(
-        r"\b(?:run|runs|running|execute|executes|executing|exec|invoke|invokes|spawn|spawns)\s+(?:an?\s+|any\s+"
+        r"(?<!-)\b(?:run|runs|running|execute|executes|executing|exec|invoke|invokes|spawn|spawns)\s+(?:an?\s+|any\s+"
         r"|the\s+|arbitrary\s+|one\s+or\s+more\s+|given\s+)?(?:shell|terminal|system|bash|zsh|powershell|cmd|console"
         r"|command[\s-]line|cli|os|[\w.-]+\s+cli|kubectl|docker|git|npm|aws|gcloud|az)?\s*commands?\b"
-        r"|\b(?:shell|bash|zsh|powershell|terminal)\s+(?:command|script|session)s?\b|\bin\s+a\s+(?:shell|terminal)\b"
-        r"|\bsubprocess(?:es)?\b|\bspawns?\s+(?:a\s+)?process(?:es)?\b"
+        r"|\bin\s+a\s+(?:shell|terminal)\b|\b(?:spawns?|starts?|runs?)\s+(?:a\s+)?(?:sub)?process(?:es)?\b"
     ),
     "code": rx(
         r"\b(?:run|runs|running|execute|executes|executing|evaluate|evaluates|evaluating|eval|interpret|interprets)"
         r"\s+(?:an?\s+|any\s+|the\s+|arbitrary\s+|given\s+|user[\s-]supplied\s+)?(?:python|javascript|js|typescript"
         r"|node(?:\.js)?|ruby|perl|php|lua|r|julia|bash|shell|sql-free)?\s*(?:code|scripts?|snippets?|programs?"
         r"|expressions?)\b(?!\s+(?:review|quality|style|coverage))"
-        r"|\b(?:python|javascript|js|node(?:\.js)?|ruby|php)\s+(?:code|scripts?|snippets?|repl|interpreter|sandbox)\b"
+        r"|\b(?:python|javascript|js|node(?:\.js)?|ruby|php)\s+(?:repl|interpreter|sandbox)\b"
         r"|\b(?:repl|code\s+interpreter|notebook\s+cells?|jupyter\s+(?:kernel|cell)s?)\b|\beval\s*\("
     ),
     "file-write": rx(
@@ -87,11 +86,13 @@ _SAYS: dict[str, re.Pattern[str]] = {
         r"|\bprintenv\b|\bos\.environ\b|\bprocess\.env\b(?!\.)"
     ),
     "network": rx(
-        r"\b(?:fetch|fetches|fetching|download|downloads|crawl|crawls|scrape|scrapes|browse|browses|navigate"
-        r"|navigates|request|requests|ping|pings|post|posts|visit|visits)\s+(?:a\s+|an\s+|the\s+|any\s+|arbitrary\s+"
-        r"|given\s+|remote\s+)?(?:web\s*)?(?:urls?|uris?|web\s*pages?|websites?|pages?\s+from\s+the\s+(?:web|internet)"
-        r"|hosts?|http\s+(?:endpoints?|resources?))\b"
-        r"|\bhttps?\s+(?:requests?|calls?)\b|\binternet\s+access\b|\bfrom\s+the\s+(?:internet|web)\b"
+        r"\b(?:fetch|fetches|fetching|download(?!\s+(?:urls?|links?)\b)|downloads|crawl|crawls|scrape|scrapes|browse"
+        r"|browses|navigate|navigates|request|requests|ping|pings|post|posts|visit|visits)\s+(?:a\s+|an\s+|the\s+"
+        r"|any\s+|arbitrary\s+|given\s+|remote\s+)?(?:web\s*)?(?:urls?|uris?|web\s*pages?|websites?"
+        r"|pages?\s+from\s+the\s+(?:web|internet)|hosts?|http\s+(?:endpoints?|resources?))\b"
+        r"|\b(?:make|makes|making|send|sends|sending|perform|performs|issue|issues|execute|executes)\s+(?:an?\s+|any\s+"
+        r"|arbitrary\s+)?(?:custom\s+)?https?\s+(?:requests?|calls?)\b|\binternet\s+access\b"
+        r"|\bfrom\s+the\s+(?:internet|web)\b"
         r"|\b(?:send|sends|sending)\s+(?:an?\s+|the\s+)?(?:e-?mails?|sms|text\s+messages?|webhooks?|slack\s+messages?"
         r"|https?\s+requests?)\b"
     ),

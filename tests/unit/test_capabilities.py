@@ -47,6 +47,12 @@ LOOKALIKES = [
     tool("login", "Start the sign-in.", url="The URL the user should open in their browser"),
     tool("search_notes", "Search notes. The server never runs shell commands.", query="Words"),
     tool("sequentialthinking", "A tool for dynamic problem-solving through thoughts.", thought="Your thinking step"),
+    # what real servers say of a URL, code or a command they only hand back (issue 37, measured on public servers)
+    tool("get_backup_url", "Get the download URL for a backup, requesting an export first if none exists yet."),
+    tool("configure", "Configure the server.", max_body="Maximum size of the HTTP request body in bytes"),
+    tool("generate_dal", "Generate Python code for a data access layer to interact with your tables."),
+    tool("ddev_init", "Provides copy-paste shell commands to initialize DDEV for an app."),
+    tool("dump_command", "Get a ready-to-run command that dumps a MySQL database via SSH."),
 ]
 
 
