@@ -53,6 +53,12 @@ HEADLESS_HOST = (
 )
 
 
+def has_display() -> bool:
+    """Whether a browser window can open here: on Linux, only with a graphical display (webbrowser would start a
+    text browser in the terminal instead)."""
+    return not sys.platform.startswith("linux") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def find() -> str | None:
     """A Chromium on PATH, or None."""
     return next((found for name in CHROMIUMS if (found := shutil.which(name))), None)
@@ -91,8 +97,8 @@ def profile() -> Iterator[str]:
 def open_window(url: str, proxy: str, ports: tuple[int, ...], profile_dir: str) -> Launch:
     """The reviewer's browser on `url`: a confined Chromium window when one is installed, else the default browser
     through `webbrowser` (and a note saying what that cannot promise)."""
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        return Launch(None, HEADLESS_HOST, opened=False)  # webbrowser would start a text browser in the terminal
+    if not has_display():
+        return Launch(None, HEADLESS_HOST, opened=False)
     browser = find()
     if browser is None:
         webbrowser.open(url)

@@ -93,6 +93,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         own = [DEFAULT, *own]  # no command: the review app
     args = parser(own[0]).parse_args(own)
     args.server_command = server_command
+    args.own_argv = own  # its own arguments as given (`tui --web` runs the app again with them)
     return args
 
 

@@ -72,9 +72,9 @@ def become_subreaper() -> bool:
     return _adopting
 
 
-def die_with_parent() -> None:
-    """In the child, before exec: SIGKILL when mcp-review dies."""
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """In a child (a server, before exec; the app `tui --web` serves, itself): `sig` when its parent dies."""
+    _prctl(PR_SET_PDEATHSIG, sig)
 
 
 @dataclass(frozen=True)
@@ -188,6 +188,12 @@ def _alive(pid: int) -> bool:
     return state[state.rindex(b")") + 2 : state.rindex(b")") + 3] != b"Z"
 
 
+def children() -> set[int]:
+    """This process's children still running (a zombie has ended)."""
+    me = os.getpid()
+    return {pid for pid, parent in _parents().items() if parent == me and _alive(pid)}
+
+
 def register(pid: int, token: str) -> None:
     _live[pid] = token
 
@@ -209,10 +215,8 @@ def reap_strays(*, everything: bool = True) -> None:
             _live.pop(pid, None)
     if not _adopting:
         return
-    me = os.getpid()
-    for pid, parent in _parents().items():
-        if parent == me and pid not in _live:
-            kill_tree(pid, None)
+    for pid in children() - set(_live):
+        kill_tree(pid, None)
 
 
 @atexit.register
