@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -21,20 +20,11 @@ from typing import Any
 
 import pytest
 
+from tests.browser import chromium_or_skip as chromium
 from tests.support import fixture_argv
-from tests.thirdparty import APPS_BIN, REQUIRE_ENV, require
+from tests.thirdparty import APPS_BIN, require
 
 SERVE = 20.0  # seconds the command may take; the page is done in about 2
-
-
-def chromium() -> str:
-    found = shutil.which("chromium")
-    if found is None:
-        msg = "chromium is not installed: run scripts/test-deps (as root it installs Debian's package)"
-        if os.environ.get(REQUIRE_ENV) == "1":
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
-    return found
 
 
 def preview(
