@@ -137,8 +137,14 @@ class Page:
             await self.send("Input.dispatchKeyEvent", type="keyUp", key=ch)
 
     async def press(self, name: str) -> None:
-        key, code, vk, text = KEYS[name]
+        """A named key (KEYS), or ctrl+LETTER."""
+        if name.startswith("ctrl+"):
+            letter = name[5:]
+            key, code, vk, text = letter, f"Key{letter.upper()}", ord(letter.upper()), ""
+        else:
+            key, code, vk, text = KEYS[name]
         down: dict[str, Any] = {"key": key, "code": code, "windowsVirtualKeyCode": vk}
+        down |= {"modifiers": 2} if name.startswith("ctrl+") else {}
         await self.send("Input.dispatchKeyEvent", type="keyDown", **down, **({"text": text} if text else {}))
         await self.send("Input.dispatchKeyEvent", type="keyUp", **down)
 

@@ -13,9 +13,12 @@ added here is what textual-serve leaves to whoever runs it:
   (`guard`) refuses every request whose first path segment is not the secret (403) before any handler of
   textual-serve runs. A path, not a query parameter: textual-serve builds every URL the page uses (the websocket,
   its scripts) from its router, which puts a sub-application's prefix in each, so they all carry the secret.
+  One door more: a file the app delivers (Textual's "Save screenshot" in a browser) is fetched by textual-serve's
+  page at `/download/<key>` of the origin, without the prefix; such a request is let through while `key` (128
+  random bits the app made, sent only to its page) names a delivery in progress, and refused otherwise.
 - Nothing from another host: textual-serve's page links a stylesheet on fonts.googleapis.com, which `guard`
   drops from the page (its own copy of the font is served with it), and a Content-Security-Policy holds the page
-  to this address.
+  to this address; a delivered file (an SVG shown inline, with the server's text in it) runs nothing.
 - The URL is printed and opened in the browser when there is one, through a file that redirects to it (as Jupyter
   does): a browser started with the URL in its argv would show the secret to every local user (`ps`).
 - Ctrl+C (or SIGTERM) quits each app as its own `q` would, so it saves its state and ends the server under review;
@@ -40,6 +43,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from aiohttp import web
+from textual_serve.download_manager import DownloadManager
 from textual_serve.server import Server
 
 from mcp_review import preview_browser
@@ -50,6 +54,8 @@ QUIT_SECONDS = 10.0  # how long the apps get to quit on Ctrl+C before they are k
 FONTS = re.compile(rb'<link[^>]*href="https://fonts\.googleapis\.com/[^"]*"[^>]*>')
 NO_ICON = b'<link rel="icon" href="data:," />'  # else the browser asks for /favicon.ico, without the secret
 REFUSED = "403: this address needs the secret path that mcp-review printed\n"
+DOWNLOAD = re.compile(r"/download/([0-9a-f]{32})$")  # textual.js's address for a delivery; Textual's keys: uuid4().hex
+DELIVERED = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox"
 
 
 def app_command(argv: Sequence[str]) -> str:
@@ -78,17 +84,28 @@ def csp(port: int) -> str:
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def guard(secret: str, port: int, sessions: set[asyncio.Task[object]]) -> Callable[..., Awaitable[web.StreamResponse]]:
-    """The middleware in front of textual-serve: the secret first, then its handler; the page stripped of what
-    would reach another host. Each request in flight is kept in `sessions` (a websocket's lasts as long as its
-    app), so that shutting down can end them."""
+def guard(
+    secret: str, port: int, sessions: set[asyncio.Task[object]], downloads: DownloadManager
+) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """The middleware in front of textual-serve: the secret first (or the key of a delivery in progress), then its
+    handler; the page stripped of what would reach another host. Each request in flight is kept in `sessions` (a
+    websocket's lasts as long as its app), so that shutting down can end them."""
     prefix = secret.encode()
+
+    async def delivering(path: str) -> bool:
+        if not (found := DOWNLOAD.match(path)):
+            return False
+        try:
+            await downloads.get_download_metadata(found[1])
+        except KeyError:
+            return False
+        return True
 
     @web.middleware
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
-        first = request.path.split("/", 2)[1].encode()
-        if not hmac.compare_digest(first, prefix):  # in constant time: the secret is not guessed a byte at a time
-            return web.Response(status=403, text=REFUSED, headers={"Cache-Control": "no-store"})
+        given = hmac.compare_digest(request.path.split("/", 2)[1].encode(), prefix)  # in constant time
+        if not given and not await delivering(request.path):
+            return web.Response(status=403, text=REFUSED)
         task = asyncio.current_task()
         assert task is not None
         sessions.add(task)
@@ -102,13 +119,21 @@ def guard(secret: str, port: int, sessions: set[asyncio.Task[object]]) -> Callab
             and response.content_type == "text/html"
         ):
             response.body = FONTS.sub(NO_ICON, response.body)  # the page textual-serve renders from its template
-        if not response.prepared:
-            response.headers["Content-Security-Policy"] = csp(port)
-            response.headers["Referrer-Policy"] = "no-referrer"
-            response.headers["Cache-Control"] = "no-store"
         return response
 
     return check
+
+
+def policy(port: int) -> Callable[[web.Request, web.StreamResponse], Awaitable[None]]:
+    """The headers of every answer, set as it is sent (a delivery streams: its handler has sent them by the time
+    a middleware would see it): the page's policy, or none at all for a delivered file."""
+
+    async def headers(request: web.Request, response: web.StreamResponse) -> None:
+        response.headers["Content-Security-Policy"] = DELIVERED if DOWNLOAD.search(request.path) else csp(port)
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Cache-Control"] = "no-store"
+
+    return headers
 
 
 def listen(port: int) -> socket.socket:
@@ -138,8 +163,10 @@ async def _serve(sock: socket.socket, argv: Sequence[str], browser: bool) -> Non
     secret = secrets.token_urlsafe(24)
     sessions: set[asyncio.Task[object]] = set()
     server = _Quiet(app_command(argv), host="127.0.0.1", port=port, title="mcp-review")
-    root = web.Application(middlewares=[guard(secret, port, sessions)])
+    root = web.Application(middlewares=[guard(secret, port, sessions, server.download_manager)])
     root.add_subapp(f"/{secret}/", await server._make_app())
+    root.router.add_get("/download/{key}", server.handle_download)  # where textual.js asks for a delivered file
+    root.on_response_prepare.append(policy(port))
     runner = web.AppRunner(root, handle_signals=False, access_log=None)
     await runner.setup()
     await web.SockSite(runner, sock, shutdown_timeout=QUIT_SECONDS).start()

@@ -7,6 +7,7 @@ Each test runs the real command in a process of its own against a fixture server
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import select
@@ -63,6 +64,15 @@ def interrupt(proc: subprocess.Popen[str]) -> str:
 DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1 itself, whatever *_proxy says
 
 
+async def until(page, expression: str, seconds: float = 20.0):
+    """The value of `expression` in the page once it has one."""
+    patience = Patience(seconds)
+    while not (value := await page.evaluate(expression)):
+        assert not patience.spent(), f"{expression}: nothing within {patience}"
+        await asyncio.sleep(0.2)
+    return value
+
+
 def status(url: str) -> int:
     try:
         with DIRECT.open(url) as r:
@@ -83,6 +93,18 @@ async def test_the_app_in_chromium_reads_keys_and_ctrl_c_ends_it_and_the_server(
             await page.type("/delete")
             shown = await page.wait_for("1 of 4")
             assert "notes_delete" in shown and "notes_save" not in shown
+            await page.evaluate("window.open = (u) => { window.__opened = u; }")  # where the page opens a delivery
+            await page.press("escape")
+            await page.press("ctrl+p")
+            await page.wait_for("Search for commands")
+            await page.type("screenshot")
+            await page.wait_for("Save an SVG")
+            await page.press("enter")  # Textual delivers the SVG to the browser, at /download/<key> of the origin
+            delivered = await until(page, "window.__opened || null")
+            with DIRECT.open(delivered) as r:
+                assert r.headers["Content-Type"].startswith("image/svg+xml") and b"notes_delete" in r.read()
+                assert r.headers["Content-Security-Policy"].endswith("sandbox")  # the server's text in it runs nothing
+            assert status(delivered) == 403, "a delivery's key opens it once, while it is delivered"
             png = await page.screenshot(tmp_path / "web.png")
             assert png.startswith(b"\x89PNG") and len(png) > 10_000  # a picture of the app, not a blank page
             assert page.requested() and all(u.replace("ws://", "http://").startswith(url) for u in page.requested())
@@ -109,6 +131,7 @@ async def test_a_request_without_the_secret_is_refused_and_starts_no_app():
             f"/{wrong}/ws",
             f"/{secret}x/",
             f"/{secret[:-1]}/",
+            "/download/" + "0" * 32,  # no delivery of that key
         ):
             assert status(origin + path) == 403, path
         async with aiohttp.ClientSession() as http:
