@@ -32,10 +32,11 @@ START = 20.0  # reference seconds for the command to print its address
 STOP = 30.0  # reference seconds for Ctrl+C to end the apps, their servers and the command
 
 
-def serve(*argv: str) -> tuple[subprocess.Popen[str], str]:
-    """`mcp-review ARGV` (with --web --no-browser) in its own process, and the address it printed."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [PYTHON, "-m", "mcp_review", *argv, "--web", "--no-browser", "--", *GOOD]
+def serve(*argv: str, browser: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """`mcp-review ARGV --web` in its own process, and the address it printed; `--no-browser` unless `browser`
+    (the environment that says which browser to open)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(browser or {})}
+    cmd = [PYTHON, "-m", "mcp_review", *argv, "--web", *([] if browser else ["--no-browser"]), "--", *GOOD]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert proc.stdout is not None
     patience, said = Patience(START), ""
@@ -118,10 +119,21 @@ async def test_the_app_in_chromium_reads_keys_and_ctrl_c_ends_it_and_the_server(
     assert not [p for p in running if procs._alive(p)], "the app and the server under review ended with it"
 
 
-async def test_a_request_without_the_secret_is_refused_and_starts_no_app():
-    proc, url = serve()  # no command: `mcp-review --web` is the app's
+async def test_a_request_without_the_secret_is_refused_and_starts_no_app(tmp_path):
+    opened = tmp_path / "opened"  # the browser webbrowser starts (BROWSER): its argv, then the page it was given
+    record = tmp_path / "browser"
+    record.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {opened}.argv\ncat "${{1#file://}}" > {opened}\n')
+    record.chmod(0o700)
+    # no command: `mcp-review --web` is the app's
+    proc, url = serve(browser={"BROWSER": f"{record} %s", "DISPLAY": ":0", "WAYLAND_DISPLAY": ""})
     try:
         origin, secret = re.fullmatch(r"(http://127\.0\.0\.1:\d+)/([^/]+)/", url).groups()
+        patience = Patience(START)
+        while not (opened.exists() and opened.read_text()):
+            assert not patience.spent(), "no browser was opened"
+            await asyncio.sleep(0.1)
+        assert secret not in Path(f"{opened}.argv").read_text(), "the secret is in no process's argv (ps)"
+        assert f'url={url}"' in opened.read_text(), "the browser is sent on to the address from a file"
         wrong = "x" * len(secret)
         for path in (
             "/",
