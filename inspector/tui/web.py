@@ -49,7 +49,7 @@ from textual_serve.server import Server
 from mcp_review import preview_browser
 from mcp_review.connection import procs
 
-SERVED = "--served"  # the option the app is run with under textual-serve (hidden from --help)
+SERVED = "--served"  # cli/app.py's hidden option: the app run under textual-serve, which ignores --web
 QUIT_SECONDS = 10.0  # how long the apps get to quit on Ctrl+C before they are killed
 FONTS = re.compile(rb'<link[^>]*href="https://fonts\.googleapis\.com/[^"]*"[^>]*>')
 NO_ICON = b'<link rel="icon" href="data:," />'  # else the browser asks for /favicon.ico, without the secret
