@@ -16,7 +16,8 @@ from mcp_review.catalog import Item
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
-from mcp_review.rules.util import input_schema, properties, rejected
+from mcp_review.rules.proof import refused
+from mcp_review.rules.util import input_schema, properties
 
 SEED = "001"
 OBJECT_OPERATION = re.compile(r"^([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)$")
@@ -289,7 +290,7 @@ def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
         ok = isinstance(data, dict) and isinstance(data.get("ok"), bool) and "result" in data
         if ok and isinstance(data.get("issues"), list):
             return ctx.passed(tool, "{ok, result, issues}", [record.seq])
-        state = "failed" if rejected(record) else "returned"
+        state = "failed" if refused(record) else "returned"
         return ctx.fail(tool, f"{state} without the {{ok, result, issues}} envelope", [record.seq])
 
-    return ctx.samples("the result envelope", judge)
+    return ctx.samples("the result envelope", judge, refusals=True)

@@ -13,7 +13,8 @@ from mcp_review.catalog import Item
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
-from mcp_review.rules.util import input_schema, invalid_arguments, properties, rejected, walk_schema
+from mcp_review.rules.proof import outcome, refused
+from mcp_review.rules.util import input_schema, invalid_arguments, properties, walk_schema
 
 SEED = "004"
 
@@ -52,8 +53,10 @@ async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
         if isinstance(record, Finding):
             yield record
             continue
-        if rejected(record):
-            yield ctx.passed(tool, f"an unknown field was refused ({record.outcome})", [record.seq])
+        if blocked := await ctx.not_the_point(tool, record, "whether an unknown field is refused"):
+            yield blocked
+        elif refused(record):
+            yield ctx.passed(tool, f"an unknown field was refused ({outcome(record).quote()})", [record.seq])
         else:
             yield ctx.fail(
                 tool, "additionalProperties: false, yet a call with an unknown field succeeded", [record.seq]

@@ -13,6 +13,7 @@
     foreign_token_env = "OTHER_TOKEN"        # review.audience-validated: env var with a token for another resource
     narrow_token_env = "NARROW_TOKEN"        # review.resource-server-metadata: env var with a token lacking a scope
     probe = ["security"]                     # active probes with canaries: security, security-all (or --probe)
+    calls_per_tool = 16                      # calls one rule may make to one tool (or --calls-per-tool)
     max_tools_list_tokens = 5000             # `mcp-review diff`: the tools array's budget (cl100k_base tokens)
     max_tool_tokens = 600                    # `mcp-review diff`: one tool's budget
     max_token_growth_percent = 10            # `mcp-review diff`: growth of the tools array (default 10)
@@ -68,6 +69,7 @@ OPTION_KEYS = {
     "foreign_token_env": str,
     "narrow_token_env": str,
     "probe": list,
+    "calls_per_tool": int,  # calls one rule may make to one tool (rules.context.Options.calls_per_tool)
     "max_tools_list_tokens": int,  # `mcp-review diff`'s cost budgets (mcp_review.diff.TokenBudget)
     "max_tool_tokens": int,
     "max_token_growth_percent": float,

@@ -93,6 +93,7 @@ class Asked:
     ignore: tuple[str, ...] = ()
     calls: str | None = None
     probe: tuple[str, ...] = ()
+    calls_per_tool: int | None = None
     baseline: str | None = None
     budget: float | None = None
     no_pins: bool = False  # neither ./mcp-review.lock nor a baseline: they pin one server, not each of a fleet
@@ -291,6 +292,10 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
     config, set_by = resolved.config, resolved.set_by
     options = config.build_options(asked.calls, asked.probe, env)
     options.preview = asked.preview
+    if asked.calls_per_tool is not None:
+        if asked.calls_per_tool < 1:
+            raise PlanError("--calls-per-tool: at least 1")
+        options.calls_per_tool = asked.calls_per_tool
     calls_from = Source(FLAG, "--calls") if asked.calls else _from(set_by, "policy") or DEFAULT
     probes_from = tuple(s for s in (Source(FLAG, "--probe") if asked.probe else None, _from(set_by, "probe")) if s)
     tokens = tuple(

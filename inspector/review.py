@@ -203,6 +203,9 @@ class Review:
     changes: dict[str, Any] | None = None  # the diff against mcp-review.lock (mcp_review.diff), when one exists
     decisions: dict[str, Any] | None = None  # where the config came from, what it asked, what a change adds
     eras: dict[str, Any] | None = None  # `check --era both`: each era's verdict and the rules that differ (eras.py)
+    # what the calls reached: `callsPerTool`, per tool and parameter the values the server's own text offers and
+    # those sent (`offered`), and per probe rule and tool the payloads that budget left out (`leftOut`)
+    reach: dict[str, Any] | None = None
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
     def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
@@ -317,6 +320,8 @@ class Review:
             out["decisions"] = self.decisions
         if self.eras is not None:
             out["eras"] = self.eras
+        if self.reach is not None:
+            out["reach"] = self.reach
         return out
 
     def save(self, path: str | Path) -> None:
@@ -367,6 +372,7 @@ class Review:
             changes=data.get("changes"),
             decisions=data.get("decisions"),
             eras=data.get("eras"),
+            reach=data.get("reach"),
         )
         review.apply_waivers()
         return review

@@ -88,7 +88,7 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         clean = f"{len(mine)} result(s) scanned: nothing hidden, leaked or steering"
         return verdict(ctx, tool, (fails, warns), cited or [r.seq for r in mine], clean)
 
-    async for finding in ctx.samples("what its results say", judge):
+    async for finding in ctx.samples("what its results say", judge, refusals=True, every=True):
         yield finding
 
 

@@ -10,11 +10,11 @@ from mcp_review.checks.review.common import SEED, named_tools
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
+from mcp_review.rules.proof import outcome
 from mcp_review.rules.util import (
     VERBS,
     input_schema,
     properties,
-    rejected,
     words,
 )
 
@@ -52,7 +52,7 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield second
             continue
         assert not isinstance(first, Finding)
-        if first.result is not None and first.result == second.result and not rejected(first):
+        if first.result is not None and first.result == second.result and outcome(first).accepted:
             yield ctx.warn(
                 tool,
                 "takes no input and returned the same result twice: if it is static data, it belongs in a "

@@ -12,6 +12,7 @@ from mcp_review.checks.review.common import HINTS, SEED, named_tools
 from mcp_review.review import STATUSES, Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
+from mcp_review.rules.proof import outcome
 from mcp_review.rules.util import (
     DESTROY_WORDS,
     WRITE_WORDS,
@@ -19,7 +20,6 @@ from mcp_review.rules.util import (
     acts_outward,
     invalid_arguments,
     missing_lookup,
-    rejected,
     result_json,
     result_text,
     words,
@@ -47,15 +47,16 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
     Spec: 2025-06-18 (structured content)
 
     Known false positives: the fails are exact for the one generated call (a non-object outputSchema, no
-    structuredContent, a schema violation at a JSON path). A call that did not succeed (the generated arguments may
-    be meaningless to a correct tool, or it timed out) only warns, with nothing compared. A tool that returns JSON
-    text on purpose without an outputSchema warns: the seed's SHOULD.
+    structuredContent, a schema violation at a JSON path). The call is made with the values the tool's text offers
+    until one is accepted; a tool that refuses them all (an error, `isError`, or a refusal in plain text:
+    `rules.proof`) shows no result to compare and is blocking, never judged. A tool that returns JSON text on
+    purpose without an outputSchema warns: the seed's SHOULD.
 
     Passes: structuredContent conforms and a text block mirrors it, or unstructured content without an outputSchema.
     Fails: an outputSchema that is not an object schema, a result without structuredContent, structuredContent that
-    violates the outputSchema. Warns: the call did not succeed, JSON text without an outputSchema, no text block
-    carrying the same JSON. Blocking: a tool with an outputSchema that may not be called (`--calls read-only` or
-    consent).
+    violates the outputSchema. Warns: JSON text without an outputSchema, no text block carrying the same JSON.
+    Blocking: a tool with an outputSchema that may not be called (`--calls read-only` or consent), a call with no
+    answer, and a tool that refused every call.
 
     n/a before 2025-06-18 (no structured output). Validation is offline: an outputSchema that refers to a remote
     schema, or whose $refs form a cycle, leaves the result unverified (blocking), never fetched.
@@ -81,13 +82,15 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
             else:
                 yield ctx.passed(tool, "declares no outputSchema (not called: structured results unverified)")
             continue
-        record = await ctx.try_call(tool, ctx.arguments(tool), "whether structuredContent conforms", share="answer")
-        if isinstance(record, Finding):
-            yield record
+        what = "whether structuredContent conforms"
+        made = await ctx.answers(tool, what)
+        if isinstance(made, Finding):
+            yield made
             continue
+        record = made[-1]
         result = record.result if isinstance(record.result, dict) else None
-        if result is None or record.is_error:
-            yield ctx.warn(tool, f"the probe call did not succeed ({record.outcome}): nothing to compare", [record.seq])
+        if result is None or not outcome(record).accepted:
+            yield ctx.refused(tool, what, made)
             continue
         if schema is None:
             data = result_json(result)
@@ -200,8 +203,16 @@ async def _invalid(ctx: CheckContext, tool: Item, what: str, args: Json) -> Find
     said = f"invalid arguments ({what}) -> {record.outcome}"
     seed = "seed 003 (pinned to MCP 2025-06-18) says malformed arguments MUST be JSON-RPC errors"
     sep = f"MCP {ctx.revision} makes input validation errors isError results (SEP-1303)"
-    if not rejected(record):
+    got = outcome(record)
+    if got.accepted:
         return ctx.fail(tool, f"accepted invalid arguments ({what}) as a success", [record.seq])
+    if got.channel == "text":
+        return ctx.fail(
+            tool,
+            f"refused invalid arguments ({what}) only in plain text ({got.quote()}), as a success: {seed}, and "
+            "a client reads a success as one",
+            [record.seq],
+        )
     if record.error is not None:
         note = f"; {sep}" if ctx.revision_at_least("2025-11-25") else ""
         return ctx.passed(tool, f"{said}, as seed 003 says{note}", [record.seq])

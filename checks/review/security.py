@@ -13,7 +13,8 @@ from mcp_review.diff import Diff
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
-from mcp_review.rules.util import invalid_arguments, rejected
+from mcp_review.rules.proof import outcome
+from mcp_review.rules.util import invalid_arguments
 
 
 @rule(
@@ -26,7 +27,8 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     What it checks: call: every callable tool with constrained arguments gets each kind of invalid argument object
     (a wrong type for the first required property, that property missing, an unknown field under
-    `additionalProperties: false`); each must be rejected (JSON-RPC error or isError). manual: per-call
+    `additionalProperties: false`); each must be rejected (a JSON-RPC error, isError, or a refusal in plain text:
+    `rules.proof`; which channel it should have come on is review.error-channel-correct's question). manual: per-call
     authorization lives in the handler; a reviewer attests it. n/a for a tool that takes no constrained arguments.
 
     Why: seed 003 arguments-validated-and-authorized: a client can send anything, whatever the schema says; the
@@ -35,8 +37,8 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     Known false positives: the wrong-type value is 12345 for a property typed string or not typed at all: when the
     property also admits numbers (`["string", "integer"]`, an `anyOf` with a number) the object is valid, and a tool
-    that rightly accepts it fails. A call that timed out or lost its connection carries neither an error nor
-    `isError` and counts as accepted (fail). The manual part never fails by itself.
+    that rightly accepts it fails. A call that timed out or lost its connection is no answer: blocking, never
+    accepted. The manual part never fails by itself.
 
     Passes: every invalid object rejected (and the manual part attested). Fails: any invalid call that succeeded, or
     a reviewer attests missing authorization. Blocking: tools that may not be called, and the manual part.
@@ -65,7 +67,7 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
                 silent = record
                 break
             seqs.append(record.seq)
-            if not rejected(record):
+            if outcome(record).accepted:
                 accepted.append(what)
         if silent is not None and not accepted:
             yield silent

@@ -249,5 +249,5 @@ async def task_unsolicited(ctx: CheckContext) -> AsyncIterator[Finding]:
             return ctx.passed(tool, "a call without the tasks extension -> -32021", [record.seq])
         return ctx.passed(tool, f"a call that asked for no task -> {record.outcome}, not a task", [record.seq])
 
-    async for finding in ctx.samples("a call that asks for no task", judge):
+    async for finding in ctx.samples("a call that asks for no task", judge, refusals=True):
         yield finding

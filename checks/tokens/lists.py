@@ -10,7 +10,8 @@ from mcp_review.checks.tokens.common import SEED, named_tools
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
-from mcp_review.rules.util import input_schema, properties, rejected, result_json, words
+from mcp_review.rules.proof import outcome, refused
+from mcp_review.rules.util import input_schema, properties, result_json, words
 
 LISTY = re.compile(r"^(list|search|find|query|browse)$")
 
@@ -68,9 +69,13 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield record
             continue
         data = result_json(record.result)
-        if rejected(record):
+        if blocked := await ctx.not_the_point(tool, record, "whether limit 1000 is clamped"):
+            yield blocked
+        elif refused(record):
             yield ctx.fail(
-                tool, f"limit 1000 was rejected ({record.outcome}): out-of-range limits are clamped", [record.seq]
+                tool,
+                f"limit 1000 was rejected ({outcome(record).quote()}): out-of-range limits are clamped",
+                [record.seq],
             )
         elif not (isinstance(data, dict) and {"items", "next_cursor", "total"} <= set(data)):
             yield ctx.fail(tool, "the result is not {items, next_cursor, total}", [record.seq])
@@ -117,7 +122,9 @@ async def field_selection(ctx: CheckContext) -> AsyncIterator[Finding]:
         items = data.get("items") if isinstance(data, dict) else None
         rows = items if isinstance(items, list) else [data]
         extra = sorted({k for row in rows if isinstance(row, dict) for k in row if k != "id" and not k.startswith("_")})
-        if rejected(record) or not isinstance(data, dict | list):
+        if blocked := await ctx.not_the_point(tool, record, "whether `fields` is honoured"):
+            yield blocked
+        elif refused(record) or not isinstance(data, dict | list):
             yield ctx.fail(tool, f"fields: ['id'] gave no JSON result ({record.outcome})", [record.seq])
         elif extra:
             yield ctx.fail(tool, f"fields: ['id'] still returned {', '.join(extra[:6])}", [record.seq])

@@ -11,7 +11,6 @@ from mcp_review.checks.tokens.common import SEED
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
-from mcp_review.rules.util import rejected
 
 
 @rule("tokens.transport", modes=("probe",), source=f"{SEED} §6 Transport")
@@ -74,12 +73,12 @@ def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
     Why: seed 000 §7: respond() stamps `_meta.request_id` into every success value so a failure report can be traced
     to the server's logs; a wrapper that strips it loses that.
 
-    Known false positives: a sample call that timed out is not read as failed and fails as an envelope without
-    request_id. The id is looked for inside the JSON payload (seed 000's envelope), not in the MCP result's own
-    `_meta`: an id placed there fails. A failed sample call only warns.
+    Known false positives: the id is looked for inside the JSON payload (seed 000's envelope), not in the MCP
+    result's own `_meta`: an id placed there fails. A refused sample call (an error, `isError`, or a refusal in
+    plain text) has no success envelope to read: it is blocking, never a fail.
 
-    Passes: `_meta.request_id` present. Fails: a success without it. Warns: the sample call failed (no success
-    envelope to read). Blocking: tools that may not be called.
+    Passes: `_meta.request_id` present. Fails: a success without it. Blocking: tools that may not be called, a
+    sample call with no answer, and a tool that refused every sample call (the values its text offers included).
 
     To verify when blocking: `--calls read-only` for a tool annotated readOnlyHint: true (and openWorldHint: false),
     `--calls all` (the reviewer's consent) for any other; with an allow-list, add the tool to calls.allow in
@@ -88,10 +87,6 @@ def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
 
     def judge(tool: Item, record: CallRecord, data: Any) -> Finding:
         meta = data.get("_meta") if isinstance(data, dict) else None
-        if rejected(record):
-            return ctx.warn(
-                tool, f"the sample call failed ({record.outcome}): no success envelope to read", [record.seq]
-            )
         if isinstance(meta, dict) and meta.get("request_id"):
             return ctx.passed(tool, "success envelope has _meta.request_id", [record.seq])
         return ctx.fail(tool, "success envelope without _meta.request_id", [record.seq])

@@ -19,7 +19,7 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
     """What a review runs and with what: `check` and `tui` take the same; `fleet` (not `one_server`) passes them on
     to each check but for `--baseline` (it pins one server) and `--budget` (its own: each server's)."""
     from mcp_review.calls import POLICIES
-    from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
+    from mcp_review.rules.arguments import CALLS_PER_TOOL, CALLS_SEND, PROBES_SEND
     from mcp_review.rules.core import DEFAULT_PACKS, PACKS
 
     policies = "; ".join(f"{name}: {lets}" for name, lets in POLICIES.items())
@@ -36,8 +36,17 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
         action="append",
         default=[],
         choices=["security", "security-all"],
-        help="active probes with canaries (opt-in): security (parameters chosen by name and schema), "
-        f"security-all (every string parameter); tools are called only as --calls allows; {PROBES_SEND}",
+        help="active probes with canaries (opt-in): security (every string a tool takes, the payload shaped for "
+        "what it carries, within --calls-per-tool), security-all (the same without that budget); tools are called "
+        f"only as --calls allows; {PROBES_SEND}",
+    )
+    p.add_argument(
+        "--calls-per-tool",
+        type=int,
+        metavar="N",
+        help=f"calls one rule may make to one tool (default {CALLS_PER_TOOL}): the values the tool's own text "
+        "offers (each sent once) and a probe's payloads; what it leaves out is said in the finding and the "
+        "review's coverage (`calls_per_tool` under [options] in mcp-review.toml)",
     )
     p.add_argument(
         "--preview",

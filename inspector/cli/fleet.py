@@ -31,6 +31,7 @@ FORWARDED = {  # option -> how it goes on to each `check`
     "ignore": "--ignore",
     "calls": "--calls",
     "probe": "--probe",
+    "calls_per_tool": "--calls-per-tool",
     "review_config": "--review-config",
     "base": "--base",
     "era": "--era",

@@ -16,7 +16,7 @@ from typing import Any
 from mcp_review import __version__, claims
 from mcp_review.connection.pairing import ANSWERS
 from mcp_review.report import changes, eras
-from mcp_review.report.common import cell, clip, code, fence_for
+from mcp_review.report.common import cell, clip, code, fence_for, reach_lines
 from mcp_review.review import STATUSES, Attestation, Finding, Review, Waiver
 from mcp_review.text import visible
 
@@ -337,6 +337,7 @@ def _coverage(review: Review) -> list[str]:
     called = sorted({c["tool"] for c in review.coverage})
     not_called = [t for t in review.tools if t not in called]
     out = ["## Review coverage", "", f"{len(called)} of {len(review.tools)} tools called."]
+    out += [line for said in reach_lines(review.reach) for line in ("", said)]
     if review.coverage:
         out += ["", "| tool | purpose | consent | outcome | ms |", "|---|---|---|---|---:|"]
         out += [

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from mcp_review.report import changes, eras
-from mcp_review.report.common import cell, code
+from mcp_review.report.common import cell, code, reach_lines
 from mcp_review.report.markdown import (
     SIGN_OFF,
     exchange,
@@ -241,6 +241,7 @@ def _coverage(review: Review) -> list[str]:
         )
         line += " (consent: " + _tally(c["consent"] for c in review.coverage) + ")"
     out = ["## Review coverage", "", line + "."]
+    out += [line for said in reach_lines(review.reach) for line in ("", said)]
     if not_called:
         out += ["", "Not called: " + _listed([code(t, NAME) for t in not_called[:SUBJECTS]], len(not_called))]
     return [*out, ""]

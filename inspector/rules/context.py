@@ -26,6 +26,7 @@ from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireLog
 from mcp_review.costs import Costs
 from mcp_review.review import NEEDS_REVIEWER, Attestation, Fact, Finding, Status
+from mcp_review.rules.arguments import CALLS_PER_TOOL
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 
@@ -64,10 +65,27 @@ class Options:
     probe_timeout: float | None = None  # seconds per probe request; None: the review's --timeout
     foreign_token: str | None = None  # review.audience-validated: a real token issued for another resource
     narrow_token: str | None = None  # review.resource-server-metadata: a real token without a scope the server needs
-    probe: frozenset[str] = frozenset()  # active probes allowed: "security" (by name), "security-all" (every string)
+    probe: frozenset[str] = frozenset()  # active probes allowed: "security" (within calls_per_tool), "security-all"
+    # calls one rule may make to one tool: the variants of its arguments (each value the server's text offers) and
+    # a probe's payloads (`--calls-per-tool`, `calls_per_tool` in mcp-review.toml; the review's coverage says it)
+    calls_per_tool: int = CALLS_PER_TOOL
     rules: frozenset[str] | None = None  # the ids of the rules this run selected (None: not known)
     preview: bool = False  # apps.preview: run each app page in headless Chromium (--preview)
     server_json: str | None = None  # the server's registry server.json (review.server-json), as the plan found it
+
+
+@dataclass
+class Outage:
+    """The server died or dropped the session while a rule ran (the runner saw it after the rule, and reconnected
+    or could not): what review.survives-probes fails for."""
+
+    rule: str  # the rule that was running
+    what: str  # "closed the connection", "dropped the session"
+    failure: str  # what the connection said
+    last: str  # ", after tools/call run_ping" (the last request it sent), or ""
+    evidence: list[int]  # that request and the note the runner wrote when it saw the loss
+    reconnected: bool
+    why: str = ""  # why no fresh connection could be opened
 
 
 def _progress_seen(_params: object) -> None:
@@ -118,6 +136,9 @@ class CheckContext:
         )
         self.costs = costs or Costs(snapshot)  # the snapshot's token costs, counted once for every rule and the lock
         self.task_runs: dict[str, Any] = {}  # tool name -> its run as a task (mcp_review.tasks.TaskRun), shared
+        self.left_out: dict[str, dict[str, int]] = {}  # probe rule -> tool -> payloads its calls_per_tool left out
+        self.outages: list[Outage] = []  # the server died or dropped the session under a rule (review.survives-probes)
+        self.reconnect = True  # the runner may open a fresh connection after an outage (not the app's session)
         # issuer -> (its metadata, the exchanges that fetched it), as review.resource-server-metadata discovered it:
         # spec.deprecated-features reads it after every other rule (dynamic client registration)
         self.authorization_servers: dict[str, tuple[dict[str, Any], list[int]]] = {}
@@ -147,6 +168,14 @@ class CheckContext:
         from mcp_review.rules.arguments import call_arguments
 
         return call_arguments(tool, self.area() if consent_reason(tool) else None)
+
+    def variants(self, tool: Item) -> list[dict[str, Any]]:
+        """Argument sets that send, together, every value the server's text offers for `tool`'s parameters
+        (mcp_review.rules.arguments.argument_variants), the first being `arguments(tool)`; at most `calls_per_tool`."""
+        from mcp_review.rules.arguments import argument_variants
+
+        area = self.area() if consent_reason(tool) else None
+        return argument_variants(tool, area, self.options.calls_per_tool)
 
     def for_rule(self, rule: Stamp) -> CheckContext:
         """The context one rule runs with: the same review state (session, the call gate and its calls),
@@ -285,28 +314,92 @@ class CheckContext:
         any that calls with the same arguments for an answer: `share="answer"`)."""
         return await self.call(tool, self.arguments(tool), purpose="sample result", share="answer")
 
+    async def answers(self, tool: Item, what: str, *, every: bool = False) -> list[CallRecord] | Finding:
+        """Sample calls of `tool` with its argument `variants` (shared by every rule that reads answers) until the
+        server accepts one (`rules.proof.outcome`), or with all of them (`every`: each value its text offers is
+        sent once, for a rule that reads every answer); a `blocking` finding when it may not be called or the first
+        call got no answer."""
+        from mcp_review.rules.proof import outcome
+
+        if self.may_call(tool) is not None:
+            return self.blocking_call(tool, what)
+        made: list[CallRecord] = []
+        for arguments in self.variants(tool):
+            record = await self.call(tool, arguments, purpose="sample result", share="answer")
+            assert record is not None
+            if record.failure:
+                return made or (self.unanswered(tool, record, what) or self.blocking(tool, what))
+            made.append(record)
+            if not every and outcome(record).accepted:
+                break
+        return made
+
+    async def accepted(self, tool: Item) -> CallRecord | None:
+        """The first sample call of `tool` the server accepted (`answers`), or None: the control a refusal of
+        other arguments is read against (a tool that refuses everything refused nothing in particular)."""
+        from mcp_review.rules.proof import outcome
+
+        made = await self.answers(tool, "ordinary arguments")
+        return None if isinstance(made, Finding) else next((r for r in made if outcome(r).accepted), None)
+
+    async def not_the_point(self, tool: Item, record: CallRecord, what: str) -> Finding | None:
+        """`blocking` when `record`'s call was refused and so was every call of `tool` with ordinary arguments:
+        the refusal is not about `what` (the unknown field, the limit), so it proves nothing about it; None when
+        the call was accepted, or the tool accepts ordinary arguments (the refusal is then `what`'s)."""
+        from mcp_review.rules.proof import outcome
+
+        got = outcome(record)
+        if got.accepted or await self.accepted(tool) is not None:
+            return None
+        return self.blocking(
+            tool,
+            f"{what}: refused with {got.quote()}, and so was every call with ordinary arguments (the values its "
+            "text offers): the refusal is not about this, so it proves nothing; a call it accepts would decide it",
+            [record.seq],
+        )
+
     async def run_task(self, tool: Item, arguments: Any) -> TaskRun | None:
         """`tool` run as a task through the gate (kept as a call), then one more tasks/get once it ended; None when
         the policy does not allow the call."""
         made = await self.gate.run_task(tool, arguments, purpose="task run", deadline=self.probe_timeout, recheck=True)
         return None if made is None else made[1]
 
-    async def samples(self, what: str, judge: Judge) -> AsyncIterator[Finding]:
-        """For every named tool, `judge(tool, its sample call record, the result's JSON or None)`; a blocking
-        finding instead when the tool may not be called or the call got no answer. Rules that judge results
-        return this."""
+    async def samples(
+        self, what: str, judge: Judge, *, refusals: bool = False, every: bool = False
+    ) -> AsyncIterator[Finding]:
+        """For every named tool, `judge(tool, its first accepted sample call, the result's JSON or None)` (`answers`:
+        the variants of its arguments until one is accepted; `every`: all of them); a blocking finding instead when
+        the tool may not be called, the call got no answer, or (unless the judge reads `refusals` too) every call
+        was refused: a refused call shows nothing of what the tool returns. Rules that judge results return this."""
+        from mcp_review.rules.proof import outcome
         from mcp_review.rules.util import result_json
 
         for tool in self.snapshot.tools:
             if not tool.name:
                 continue
-            if self.may_call(tool) is not None:
-                yield self.blocking_call(tool, what)
+            made = await self.answers(tool, what, every=every)
+            if isinstance(made, Finding):
+                yield made
                 continue
-            record = await self.sample_call(tool)
-            assert record is not None
-            blocked = self.unanswered(tool, record, what)
-            yield blocked if blocked else judge(tool, record, result_json(record.result))
+            record = next((r for r in made if outcome(r).accepted), made[-1])
+            if refusals or outcome(record).accepted:
+                yield judge(tool, record, result_json(record.result))
+            else:
+                yield self.refused(tool, what, made)
+
+    def refused(self, tool: Item, what: str, made: list[CallRecord]) -> Finding:
+        """`blocking`: every call of `tool` was refused, which shows neither what it does nor that it would not;
+        says the last refusal and what would decide it."""
+        from mcp_review.rules.proof import outcome
+
+        tried = f"all {len(made)} calls (with the values its text offers) were" if len(made) > 1 else "the call was"
+        return self.blocking(
+            tool,
+            f"{what}: {tried} refused, the last with {outcome(made[-1]).quote()}: a refused call proves neither "
+            "what the tool does nor that it would not; a call it accepts would decide it (arguments that name "
+            "something real; for a tool confined to a root, a path inside it)",
+            [r.seq for r in made],
+        )
 
     def blocking_call(self, tool: Item, what: str) -> Finding:
         return self.blocking(tool, f"{what} needs a call: {self.may_call(tool)}")

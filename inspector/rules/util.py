@@ -184,6 +184,12 @@ def walk_schema(schema: Any, path: str = "") -> Iterator[tuple[str, Json]]:
                 yield from walk_schema(sub, f"#{key}/{name}")
 
 
+def is_string(schema: Json) -> bool:
+    """A schema whose type is string, or a type list with string in it."""
+    kind = schema.get("type")
+    return kind == "string" or (isinstance(kind, list) and "string" in kind)
+
+
 def is_typed(schema: Json) -> bool:
     return any(k in schema for k in TYPED_KEYS)
 
@@ -298,11 +304,6 @@ def result_json(result: Any) -> Any:
         except ValueError:
             return None
     return None
-
-
-def rejected(record: Any) -> bool:
-    """A call that did not succeed: a JSON-RPC error or an isError result."""
-    return record.error is not None or record.is_error
 
 
 # reading verbs only: "open" and "load" may act (launch an app, download a model) on whatever they are given

@@ -50,6 +50,26 @@ rule = "review.rug-pull-mitigation"
 reason = "first release: nothing to compare yet"
 by = "bob"
 expires = 2099-01-01
+
+[[waive]]
+rule = "review.paths-confined"
+reason = "search_notes finds nothing for any query: read in the source"
+by = "bob"
+
+[[waive]]
+rule = "review.commands-not-injected"
+reason = "search_notes finds nothing for any query: read in the source"
+by = "bob"
+
+[[waive]]
+rule = "review.code-not-executed"
+reason = "search_notes finds nothing for any query: read in the source"
+by = "bob"
+
+[[waive]]
+rule = "review.templates-inert"
+reason = "search_notes finds nothing for any query: read in the source"
+by = "bob"
 """
 
 
@@ -83,13 +103,13 @@ def test_config_attestations_waivers_and_baseline_make_it_pass(tmp_path):
     out = check("--out", "review.md", "--", *EXEMPLARY, cwd=tmp_path)
     assert out.returncode == 0, out.stderr + (tmp_path / "review.md").read_text()[:3000]
     md = (tmp_path / "review.md").read_text()
-    # search_notes takes the command payloads quietly (an empty search): not proven either way, so a warn, never a pass
-    assert "**Verdict: ⚠️ PASS_WITH_WARNINGS**  ·  1 warn" in md
-    assert "### review.commands-not-injected (1)" in md and "without refusing it and showed no effect" in md
+    # search_notes takes the probes' payloads quietly (an empty search): neither proven nor ruled out, so blocking
+    # (never a pass) until the reviewer waives it
+    assert "**Verdict: ✅ PASS**  ·  5 waived" in md, md[:2000]
     assert "(attested pass) | server | alice | every handler checks the caller's scope" in md
     assert "attested by alice: every handler checks the caller's scope" in (tmp_path / "review.full.md").read_text()
     assert (tmp_path / "baseline.json").is_file(), "the first --baseline run pins the definitions"
-    assert "mcp-review: PASS_WITH_WARNINGS: wrote review.md and review.full.md" in out.stderr
+    assert "mcp-review: PASS: wrote review.md and review.full.md" in out.stderr
     assert "probes send paths into that canary directory" in out.stderr, "the consent says what probes send"
     assert "each request takes" not in out.stderr, "a server that answers at once is not called slow (connection.pace)"
     second = check("-q", "--format", "json", "--", *EXEMPLARY, cwd=tmp_path)
