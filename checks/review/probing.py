@@ -1,14 +1,21 @@
-"""The course every active probe rule (checks/review/probes.py) shares: which parameters, which calls, what proves.
+"""The course every active probe rule (checks/review/probes.py) shares: which strings, which calls, what proves.
 
-A probe sets one string parameter at a time to a payload; the other arguments are the rule's valid ones
-(`ctx.arguments`: values the tool names, paths inside the review's canary area for a tool that may write). Each
-answer is read four ways, in this order:
-- proven: the canary's effect shows (`Proved` says which effect): `fail`, with the call's exchange;
-- refused: a JSON-RPC error or `isError: true`;
-- kept as text: the reply carries the payload back verbatim, so it was not interpreted (for probes where an echo
-  can prove that; an echoed path proves nothing);
-- taken: none of these. The tool accepted the payload and showed no effect: neither proven nor ruled out, so the
-  tool's finding is a `warn` that says what would settle it, never a `pass`.
+With the reviewer's consent (`--probe security`) every string of a tool the calling policy lets mcp-review call
+is a carrier (checks/review/carriers.py: chosen by what it carries, the payload shaped to stay valid for it),
+within `calls_per_tool` calls per tool and probe (every carrier gets its first payload before any gets a second;
+what the budget left out is said, in the finding and the review's coverage; `--probe security-all` lifts the
+budget). The other arguments are the review's valid ones, and in turn each set of values the tool's own text
+offers (`ctx.variants`: an enum member, an example, a value its description lists), so a code path behind a
+named value is taken too. Each call is decided by `rules.proof.decide`, never by its refusal:
+- proven: the canary's effect shows (a token in the reply, a canary touched, a request at the listener): `fail`,
+  with the call's exchange;
+- kept: the payload's random marker came back as text, without the effect: not interpreted;
+- refused: the tool refused the payload itself (it accepts the same call with ordinary arguments, or the refusal
+  quotes the value);
+- undecided: taken without effect, or refused for a reason that is not the payload ("unknown service 'x'"):
+  neither proven nor ruled out, so the tool's finding is `blocking`, saying what would decide it.
+A probe whose effect is seen outside the reply (a request at the listener, a file written) is decided by its
+absence too: the effect was looked for where it would show.
 """
 
 from __future__ import annotations
@@ -18,16 +25,17 @@ import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mcp_review.calls import CallRecord, consent_reason
 from mcp_review.canary import CanaryArea
 from mcp_review.catalog import Item
+from mcp_review.checks.review.carriers import Carrier, carriers, document, in_area, in_url, is_secret, placed, ranked
 from mcp_review.checks.review.common import named_tools
 from mcp_review.review import Finding
-from mcp_review.rules.arguments import is_path
 from mcp_review.rules.context import CheckContext
-from mcp_review.rules.util import input_schema, properties, rejected, words
+from mcp_review.rules.proof import Decision, decide, outcome
+from mcp_review.rules.util import Json, words
 
 PROBE_MODES = ("security", "security-all")
 OS_ERROR = re.compile(
@@ -37,36 +45,39 @@ OS_ERROR = re.compile(
 )
 REFUSAL = re.compile(r"outside|not allowed|denied|forbidden|escap|not permitted|refus|invalid path|travers", re.I)
 STOPS = " '\"`\n\t(<[{,="
+LISTED = 8  # carriers a blocking finding names
 
 
 @dataclass(frozen=True)
 class Payload:
-    value: str  # what the parameter is set to
+    value: str  # what the carrier is set to (shaped for it by the probe's `shape`)
     proof: str  # what only the unsafe behaviour can produce (in the reply, at the listener, on disk)
     effect: str = ""  # what a failing call did, when it differs from the probe's `effect`
     planted: str = ""  # the canary file or directory (or write target) the payload leads to, if any
+    markers: tuple[str, ...] = ()  # random parts of the value: back in a reply without the proof, it was kept as text
+    in_band: bool = True  # its effect shows only in the reply (False: on disk, at the listener, looked for there)
 
 
 @dataclass(frozen=True)
 class Probe:
     what: str  # the injection, as a finding names it
     effect: str  # what a failing call did, as a finding says it
-    names: tuple[str, ...] = ()  # parameter name words that make a parameter a candidate
+    names: tuple[str, ...] = ()  # parameter name words that make a carrier fit (ranked first)
     formats: tuple[str, ...] = ()  # schema formats that do
-    paths: bool = False  # parameters that name files or directories (rules.arguments.is_path) are candidates
-    widen: bool = True  # `--probe security-all` sets every string parameter, not only those chosen by name
-    echo_is_inert: bool = True  # the payload coming back verbatim shows it was kept as text
-    settles: str = ""  # what would settle a payload that was taken without effect (a warn says it)
-    needs_refusal: bool = True  # False: taking the payload quietly is the safe outcome
+    paths: bool = False  # file and directory parameters fit (rules.arguments.is_path)
+    keys: tuple[str, ...] = ()  # keys of a JSON document a payload is set to
+    settles: str = ""  # what would decide a payload that was taken without effect
+    secrets_only: bool = False  # only strings that hold a secret by what they are carry it; any answer but the
+    # proof is the safe outcome (a secret taken quietly is what should happen)
 
 
 Proved = Callable[[CallRecord, Payload], Awaitable[str | bool | None]]  # the effect shown (True: the probe's)
-Payloads = Callable[[], list[Payload]]  # fresh canaries for each parameter
+Payloads = Callable[[], list[Payload]]  # fresh canaries for each carrier
 
 
 @dataclass(frozen=True)
 class Canaries:
-    """What a probe's plant gives it: fresh payloads per parameter, and what proves one took effect. `settle`, for
+    """What a probe's plant gives it: fresh payloads per carrier, and what proves one took effect. `settle`, for
     an effect that may come after the answer (a fetch the server defers): awaited once, after every tool's calls,
     it returns when each call has had its time, and `proved` is asked again for each call that showed nothing. One
     wait for the rule, not one per call (a server that fetches nothing cost 3 s per URL parameter)."""
@@ -77,53 +88,70 @@ class Canaries:
 
 
 @dataclass(frozen=True)
-class Attempt:
-    """One probe call that showed no effect when it was answered."""
+class Shot:
+    """One planned probe call: a payload, shaped, set to one carrier, the other arguments those of variant `base`."""
 
-    param: str
+    carrier: Carrier
     payload: Payload
+    value: str
+    base: int = 0
+    arguments: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class Attempt:
+    """One probe call that showed no effect when it was answered, and what it was decided as."""
+
+    shot: Shot
     record: CallRecord
+    decision: Decision
+
+
+@dataclass
+class Tried:
+    """A tool's probe calls: those that showed no effect, and what the budget left out."""
+
+    quiet: list[Attempt] = field(default_factory=list)
+    planned: int = 0
+    sent: int = 0
+
+    @property
+    def pending(self) -> list[Attempt]:
+        """The calls whose effect may still come after their answer: accepted, through a string that fits the
+        probe or carries a URL (a deferred fetch of a URL handed in as a `name` is not waited for)."""
+        return [
+            a
+            for a in self.quiet
+            if (a.shot.carrier.rank == 0 or a.shot.carrier.shape == "url") and outcome(a.record).accepted
+        ]
 
 
 Plant = Callable[[CheckContext], AbstractAsyncContextManager[Canaries]]  # planted only once the probe may run
 
 
-def is_string(schema: dict[str, object]) -> bool:
-    kind = schema.get("type")
-    return kind == "string" or (isinstance(kind, list) and "string" in kind)
-
-
-def fits(probe: Probe, tool: Item, name: str, schema: dict[str, object]) -> bool:
-    if schema.get("format") in probe.formats or (probe.paths and is_path(tool, name, schema)):
+def fits(probe: Probe, tool: Item, carrier: Carrier) -> bool:
+    """Does the carrier's name or schema say it is what this probe aims at (a path, a URL, a command)?"""
+    name = str(carrier.path[-1])
+    if carrier.schema.get("format") in probe.formats or (probe.paths and carrier.shape == "path"):
         return True
     return bool(set(words(name)) & set(probe.names)) or name.lower() in probe.names
 
 
-def candidates(ctx: CheckContext, probe: Probe) -> list[tuple[Item, list[str]]]:
-    """Every tool with the string parameters this probe would set: chosen by name and format, or all of them."""
-    every = probe.widen and "security-all" in ctx.options.probe
+def candidates(ctx: CheckContext, probe: Probe) -> list[tuple[Item, list[Carrier]]]:
+    """Every tool with the strings that could carry this probe's payload, ranked (see carriers.py)."""
     out = []
     for tool in named_tools(ctx):
-        params = [
-            name
-            for name, schema in properties(input_schema(tool)).items()
-            if is_string(schema)
-            and (every or (fits(probe, tool, name, schema) and (probe.paths or not is_path(tool, name, schema))))
-        ]
-        if params:
-            out.append((tool, params))
+        found = carriers(tool)
+        if probe.secrets_only:
+            found = [c for c in found if len(c.path) == 1 and is_secret(tool, str(c.path[0]), c.schema)]
+        if found:
+            out.append((tool, ranked(tool, found, {c.name for c in found if fits(probe, tool, c)})))
     return out
 
 
 def reply_text(record: CallRecord) -> str:
     """Everything a call brought back (result and JSON-RPC error), as one string to look for a canary in."""
     return json.dumps([record.result, record.error], ensure_ascii=False)
-
-
-def echoed(record: CallRecord, value: str) -> bool:
-    """Did the reply carry `value` back verbatim (as JSON text or inside a JSON string)?"""
-    text = reply_text(record)
-    return value in text or json.dumps(value, ensure_ascii=False)[1:-1] in text
 
 
 async def in_reply(record: CallRecord, payload: Payload) -> str | bool | None:
@@ -166,17 +194,11 @@ async def run_probe(ctx: CheckContext, probe: Probe, plant: Plant) -> AsyncItera
     The canaries are planted (a file, a listener) only when some tool is probed, and removed after."""
     found = candidates(ctx, probe)
     if not found:
-        yield ctx.na(None, f"no tool takes a string parameter that could carry {probe.what}")
+        takes = "a secret (a password, an API key, an access token)" if probe.secrets_only else "a string"
+        yield ctx.na(None, f"no tool takes {takes}: nothing could carry {probe.what}")
         return
     if not probing(ctx):
-        params = [f"{tool.name}.{p}" for tool, ps in found for p in ps]
-        calls = "all" if any(consent_reason(tool) for tool, _ in found) else "read-only"
-        yield ctx.blocking(
-            None,
-            f"{len(params)} parameter(s) could carry {probe.what} ({', '.join(params[:8])}): run with "
-            f"--probe security and --calls {calls} to prove or rule it out with a canary",
-            [tool.seq for tool, _ in found],
-        )
+        yield _unconsented(ctx, probe, found)
         return
     for tool, _ in found:
         if ctx.may_call(tool) is not None:
@@ -185,43 +207,158 @@ async def run_probe(ctx: CheckContext, probe: Probe, plant: Plant) -> AsyncItera
     if not allowed:
         return
     async with plant(ctx) as canaries:
-        undecided: list[tuple[Item, Finding, list[Attempt]]] = []
+        undecided: list[tuple[Item, Finding, Tried]] = []
         for tool, params in allowed:
-            finding, quiet = await probe_tool(ctx, probe, tool, params, canaries)
-            if canaries.settle is None or finding.status == "fail":
+            finding, tried = await probe_tool(ctx, probe, tool, params, canaries)
+            if canaries.settle is None or finding.status == "fail" or not tried.pending:
                 yield finding
-            else:  # a pass, a warn, or blocking on a later call: an earlier call's effect may still show
-                undecided.append((tool, finding, quiet))
+            else:  # a pass, or blocking on a later call: an earlier call's effect may still show
+                undecided.append((tool, finding, tried))
         if undecided:
             assert canaries.settle is not None
             await canaries.settle()
-            for tool, finding, quiet in undecided:
-                yield await _late(ctx, probe, tool, quiet, canaries.proved) or finding
+            for tool, finding, tried in undecided:
+                yield await _late(ctx, probe, tool, tried, canaries.proved) or finding
 
 
-async def _late(ctx: CheckContext, probe: Probe, tool: Item, quiet: list[Attempt], proved: Proved) -> Finding | None:
+def _unconsented(ctx: CheckContext, probe: Probe, found: list[tuple[Item, list[Carrier]]]) -> Finding:
+    """One blocking finding for the server: which strings could carry the payload, and what would prove it."""
+    listed = sorted(((c.rank, f"{tool.name}.{c.name}") for tool, cs in found for c in cs), key=lambda r: r[0])
+    names = [name for _, name in listed]
+    more = f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
+    calls = "all" if any(consent_reason(tool) for tool, _ in found) else "read-only"
+    return ctx.blocking(
+        None,
+        f"{len(names)} string(s) of {len(found)} tool(s) could carry {probe.what} ({', '.join(names[:LISTED])}{more}): "
+        f"run with --probe security and --calls {calls} to prove or rule it out with a canary",
+        [tool.seq for tool, _ in found],
+    )
+
+
+async def _late(ctx: CheckContext, probe: Probe, tool: Item, tried: Tried, proved: Proved) -> Finding | None:
     """The fail of the first call whose effect showed after its answer, if one did."""
-    for attempt in quiet:
-        if effect := await proved(attempt.record, attempt.payload):
-            return _proven(ctx, probe, tool, attempt, effect)
+    for attempt in tried.pending:
+        if effect := await proved(attempt.record, attempt.shot.payload):
+            return _proven(ctx, probe, tool, attempt.shot, attempt.record, effect)
     return None
 
 
-def _proven(ctx: CheckContext, probe: Probe, tool: Item, attempt: Attempt, effect: str | bool) -> Finding:
+def _proven(ctx: CheckContext, probe: Probe, tool: Item, shot: Shot, record: CallRecord, effect: str | bool) -> Finding:
     said = probe.effect if effect is True else effect
-    shown = _shown(attempt.payload.value, 100)
-    return ctx.fail(tool, f"{attempt.param!r} = {shown!r} {said}: {probe.what}", [attempt.record.seq])
+    return ctx.fail(tool, f"{shot.carrier.name!r} = {_shown(shot.value, 100)!r} {said}: {probe.what}", [record.seq])
 
 
-def confined(ctx: CheckContext, probe: Probe, tool: Item, param: str, value: str) -> str:
-    """The value a probe sends: a payload of another class (a command, a template) set to a path parameter of a tool
-    that may write goes inside the canary area, after a traversal to it, so a tool that writes where the value
-    leads writes there and nowhere else; the injection itself is still in the value."""
-    schema = properties(input_schema(tool)).get(param, {})
-    if probe.paths or consent_reason(tool) is None or not is_path(tool, param, schema):
-        return value
-    area = ctx.area()
-    return f"{area.traversal(area.root / 'scratch')}/{value}"
+def shape(ctx: CheckContext, probe: Probe, carrier: Carrier, payload: Payload) -> list[str]:
+    """The values that set `payload` to `carrier`, valid for what it carries (carriers.py): after each prefix its
+    text shows, then as it is; none the carrier's schema refuses."""
+    from mcp_review.localschema import validate
+
+    value = payload.value
+    if carrier.shape == "json":
+        value = document(carrier, value, probe.keys)
+    elif carrier.shape == "url" and not probe.paths and not value.startswith("http"):
+        value = in_url(value)
+    elif carrier.shape == "url" and probe.paths and payload.planted:
+        value = f"file://{payload.planted}"
+    elif carrier.shape == "path" and not probe.paths:
+        value = in_area(ctx.area(), value)
+    shaped = [p + value for p in carrier.prefixes] + [value]
+    return [v for v in shaped if validate(v, carrier.schema).ok]
+
+
+def plan(
+    ctx: CheckContext, probe: Probe, tool: Item, carriers_: list[Carrier], canaries: Canaries, bases: list[Json]
+) -> tuple[list[Shot], int]:
+    """The calls in the order they are made and how many were planned in all. Per carrier: its first payload with
+    each variant of the other arguments (`bases`: every value the tool's text offers is sent once), then its other
+    payloads, the variants in turn; across carriers, every carrier's first call before any carrier's second. At most
+    `calls_per_tool` are made unless `--probe security-all`; the same arguments are never sent twice."""
+    queues: list[list[Shot]] = []
+    for carrier in carriers_:
+        values = [(p, v) for p in canaries.payloads() for v in shape(ctx, probe, carrier, p)]
+        order = [(values[0], b) for b in range(len(bases))] if values else []
+        order += [(pv, j % len(bases)) for j, pv in enumerate(values[1:], 1)]
+        queues.append([Shot(carrier, p, v, b, placed(bases[b], carrier, v, tool)) for (p, v), b in order])
+    seen: set[str] = set()
+    shots = []
+    for i in range(max((len(q) for q in queues), default=0)):
+        for queue in queues:
+            if i < len(queue) and (key := json.dumps(queue[i].arguments, sort_keys=True, default=str)) not in seen:
+                seen.add(key)
+                shots.append(queue[i])
+    every = "security-all" in ctx.options.probe
+    return (shots if every else shots[: max(ctx.options.calls_per_tool, 1)]), len(shots)
+
+
+async def probe_tool(
+    ctx: CheckContext, probe: Probe, tool: Item, found: list[Carrier], canaries: Canaries
+) -> tuple[Finding, Tried]:
+    """Send each planned payload (the other arguments valid, in turn each set of values its text offers); the first
+    effect seen fails; a call neither proven nor decided safe makes the tool's finding blocking."""
+    bases = ctx.variants(tool)
+    shots, planned = plan(ctx, probe, tool, found, canaries, bases)
+    tried = Tried(planned=planned)
+    if not shots:
+        said = f"its strings take no {probe.what} payload their schema accepts (a pattern, a length)"
+        return ctx.na(tool, said), tried
+    control: dict[int, CallRecord | None] = {}  # base -> the same call without a payload (asked on a refusal)
+    for shot in shots:
+        which = shot.base
+        record = await ctx.try_call(tool, shot.arguments, f"{probe.what} through {shot.carrier.name!r}")
+        if isinstance(record, Finding):
+            return record, tried
+        tried.sent += 1
+        if effect := await canaries.proved(record, shot.payload):
+            return _proven(ctx, probe, tool, shot, record, effect), tried
+        if probe.secrets_only:
+            decision = Decision("kept", "taken without echo")
+        else:
+            if outcome(record).refused and which not in control:
+                control[which] = await _ordinary(ctx, tool, bases[which])
+            decision = decide(
+                record,
+                None,
+                markers=shot.payload.markers if shot.carrier.shape != "path" or not probe.paths else (),
+                named=(shot.value, shot.payload.planted, shot.payload.proof, *shot.payload.markers),
+                ordinary=control.get(which),
+            )
+            if decision.kind == "undecided" and not shot.payload.in_band and not outcome(record).refused:
+                decision = Decision("kept", "no effect where it would show")
+        tried.quiet.append(Attempt(shot, record, decision))
+    return _judged(ctx, probe, tool, tried), tried
+
+
+async def _ordinary(ctx: CheckContext, tool: Item, base: dict[str, object]) -> CallRecord | None:
+    """The call of `base` without a payload (the review's sample call of it, shared), when it was answered."""
+    record = await ctx.call(tool, base, purpose="sample result", share="answer")
+    return record if record is not None and not record.failure else None
+
+
+def _judged(ctx: CheckContext, probe: Probe, tool: Item, tried: Tried) -> Finding:
+    """The tool's finding once no call proved anything: pass when every call was decided safe, else blocking."""
+    left = tried.planned - tried.sent
+    budget = (
+        f"; {left} more payload(s) left out by the budget of {ctx.options.calls_per_tool} calls per tool "
+        "(--calls-per-tool, or --probe security-all)"
+        if left > 0
+        else ""
+    )
+    if left > 0:
+        ctx.left_out.setdefault(ctx.rule.id if ctx.rule else "", {})[tool.name or ""] = left
+    open_ = [a for a in tried.quiet if not a.decision.safe]
+    seqs = [a.record.seq for a in tried.quiet]
+    if open_:
+        listed = "; ".join(f"{a.shot.carrier.name}={_shown(a.shot.value, 40)!r}: {a.decision.said}" for a in open_[:3])
+        more = f" and {len(open_) - 3} more" if len(open_) > 3 else ""
+        return ctx.blocking(
+            tool,
+            f"{probe.what} is neither proven nor ruled out: {listed}{more}; {probe.settles}{budget}",
+            [a.record.seq for a in open_],
+        )
+    shown = ", ".join(f"{a.shot.carrier.name}={_shown(a.shot.value, 40)!r}" for a in tried.quiet[:3])
+    more = f" and {len(tried.quiet) - 3} more" if len(tried.quiet) > 3 else ""
+    how = "" if probe.secrets_only else "; each refused, kept as text or without effect where it would show"
+    return ctx.passed(tool, f"no canary effect ({probe.what}){how}: {shown}{more}{budget}", seqs)
 
 
 def _shown(value: str, limit: int = 60) -> str:
@@ -229,40 +366,3 @@ def _shown(value: str, limit: int = 60) -> str:
     so the path it leads to stays readable."""
     value = re.sub(r"(?:\.\./){2,}", lambda climb: f"(../)x{len(climb.group(0)) // 3}", value)
     return value if len(value) <= limit else f"{value[:limit]}…"
-
-
-async def probe_tool(
-    ctx: CheckContext, probe: Probe, tool: Item, params: list[str], canaries: Canaries
-) -> tuple[Finding, list[Attempt]]:
-    """Set each parameter to each payload in turn (the other arguments valid); the first effect seen fails;
-    a payload taken without refusal, echo or effect makes the tool's finding a warn. With it, every call that
-    showed no effect (for `Canaries.settle`)."""
-    tried: list[str] = []
-    quiet: list[Attempt] = []
-    taken: list[tuple[str, int | None]] = []
-    base = ctx.arguments(tool)
-    for param in params:
-        for payload in canaries.payloads():
-            value = confined(ctx, probe, tool, param, payload.value)
-            record = await ctx.try_call(tool, {**base, param: value}, f"{probe.what} through {param!r}")
-            if isinstance(record, Finding):
-                return record, quiet
-            attempt = Attempt(param, payload, record)
-            if effect := await canaries.proved(record, payload):
-                return _proven(ctx, probe, tool, attempt, effect), quiet
-            quiet.append(attempt)
-            tried.append(f"{param}={_shown(payload.value, 40)!r}")
-            kept = probe.echo_is_inert and echoed(record, payload.value)
-            if probe.needs_refusal and not rejected(record) and not kept:
-                taken.append((f"{param}={_shown(payload.value, 40)!r}", record.seq))
-    if taken:
-        listed = ", ".join(t for t, _ in taken[:3]) + (f" and {len(taken) - 3} more" if len(taken) > 3 else "")
-        return ctx.warn(
-            tool,
-            f"took {listed} without refusing it and showed no effect: {probe.what} is neither proven nor "
-            f"ruled out; {probe.settles}",
-            [s for _, s in taken],
-        ), quiet
-    shown = ", ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
-    how = "; each refused or kept as text" if probe.needs_refusal else ""
-    return ctx.passed(tool, f"no canary effect ({probe.what}){how}: {shown}", [a.record.seq for a in quiet]), quiet

@@ -1,8 +1,10 @@
-"""Active probes (issue 11): canaries prove a vulnerability by its effect, and only with the reviewer's consent.
+"""Active probes (issues 11, 37): canaries prove a vulnerability by its effect, and only with the reviewer's consent.
 
 The rules of checks/review/probes.py run for real (`run_check` over stdio) against the twins of
 tests/servers/twins.py: the same tools written unsafely and safely. Without `--probe security` nothing is
-called; with `--calls none` nothing may be; with both, the vulnerable twin fails and the hardened one passes.
+called; with `--calls none` nothing may be; with both, the vulnerable twin fails and the hardened one never does.
+Every string of a tool is a carrier, so each probe reaches every tool: the one the twin's defect is in fails,
+the others never do (a refusal that proves nothing, such as the hardened login's, is blocking, not a pass).
 """
 
 from __future__ import annotations
@@ -104,39 +106,48 @@ def test_no_payload_carries_its_own_proof():
     assert len(template_payloads()) == 5 and len(command_payloads()) == 5 and len(code_payloads()) == 5
 
 
+def by_subject(run: Run, rule: str) -> dict[str | None, Finding]:
+    return {f.subject: f for f in findings(run)[rule]}
+
+
 @pytest.mark.parametrize("rule", RULES)
 def test_the_twins_get_different_verdicts(rule):
-    bad, good = findings(VULNERABLE)[rule], findings(HARDENED)[rule]
+    bad, good = by_subject(VULNERABLE, rule), by_subject(HARDENED, rule)
     subject, fragment = EXPECT[rule]
-    assert [(f.status, f.subject) for f in bad] == [("fail", subject)] and fragment in bad[0].message, describe(bad)
-    assert [(f.status, f.subject) for f in good] == [("pass", subject)], describe(good)
-    assert bad[0].evidence and good[0].evidence, "a proof cites the call's exchange, and so does a pass"
-    assert "no canary effect" in good[0].message, "a pass names what was tried"
-    assert verdict_of(bad) == "FAIL" and verdict_of(good) == "PASS"
+    assert bad[subject].status == "fail" and fragment in bad[subject].message, describe([*bad.values()])
+    assert good[subject].status == "pass", describe([*good.values()])
+    assert bad[subject].evidence and good[subject].evidence, "a proof cites the call's exchange, and so does a pass"
+    assert "no canary effect" in good[subject].message, "a pass names what was tried"
+    assert not [f for f in good.values() if f.status in ("fail", "warn")], describe([*good.values()])
+    assert verdict_of([*bad.values()]) == "FAIL" and verdict_of([good[subject]]) == "PASS"
 
 
 @pytest.mark.parametrize("rule", RULES)
 def test_without_probe_each_rule_blocks_once_on_the_server(rule):
+    """One blocking finding for the server, naming the strings that could carry the payload: never n/a."""
     items = findings(UNPROBED)[rule]
     assert len(items) == 1 and items[0].status == "blocking" and items[0].subject is None, describe(items)
     assert "run with --probe security and --calls " in items[0].message and items[0].evidence
+    assert f"{EXPECT[rule][0]}." in items[0].message, "it names the strings that could carry it"
 
 
 @pytest.mark.parametrize("rule", RULES)
 def test_a_tool_that_may_not_be_called_is_blocking(rule):
     items = findings(UNCALLABLE)[rule]
     assert items and all(f.status == "blocking" and "needs a call" in f.message for f in items), describe(items)
-    assert {f.subject for f in items} == {EXPECT[rule][0]}
+    assert {f.subject for f in items} == ({"login"} if rule == "review.secrets-not-echoed" else TOOLS)
 
 
 @pytest.mark.parametrize("rule", RULES)
-def test_security_all_probes_every_string_parameter(rule):
-    """Every tool takes a string: each is probed (the secret echo rule stays with secret-named parameters)."""
+def test_every_string_is_a_carrier_and_security_all_lifts_the_budget(rule):
+    """Every tool takes a string: each is probed by `--probe security` already (the secret echo rule only where a
+    parameter holds a secret); `security-all` sends what the budget of calls per tool left out."""
     items = findings(EVERY)[rule]
     subject = EXPECT[rule][0]
-    assert [f.subject for f in items if f.status == "fail"] == [subject], describe(items)
-    probed = {f.subject for f in items}
+    assert subject in [f.subject for f in items if f.status == "fail"], describe(items)
+    probed = {f.subject for f in findings(VULNERABLE)[rule]}
     assert probed == ({subject} if rule == "review.secrets-not-echoed" else TOOLS), describe(items)
+    assert all("left out by the budget" not in f.message for f in items), describe(items)
 
 
 def test_probe_in_the_review_config(tmp_path):
@@ -145,6 +156,8 @@ def test_probe_in_the_review_config(tmp_path):
     loaded = load_config(config, set(), {"review"})
     assert loaded.build_options("all").probe == {"security"}
     assert loaded.build_options("all", ["security-all"]).probe == {"security", "security-all"}
+    config.write_text('[options]\nprobe = ["security"]\ncalls_per_tool = 3\n')
+    assert load_config(config, set(), {"review"}).build_options("all").calls_per_tool == 3
     config.write_text('[options]\nprobe = ["everything"]\n')
     with pytest.raises(ConfigFileError, match=r"options\.probe: expected a list of security, security-all"):
         load_config(config, set(), {"review"})
@@ -156,6 +169,7 @@ def test_the_probe_flag_of_check():
     failed = {f["rule"] for f in json.loads(out.stdout)["findings"] if f["status"] == "fail"}
     assert out.returncode == 1 and failed >= set(RULES), out.stderr
     assert check("--probe", "everything", "--", *twin).returncode == 2
+    assert check("--calls-per-tool", "0", "--", *twin).returncode == 2, "a budget of no call is a usage error"
 
 
 def test_an_error_proves_traversal_only_when_the_system_answered_for_a_path_built_into_the_area():

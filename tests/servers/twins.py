@@ -92,7 +92,7 @@ def fetch_url(url: str) -> str:
         return "queued: the page will be fetched shortly"
     if not VULNERABLE:
         if not public_address(url):
-            raise ToolError("refused: only public http(s) addresses")
+            raise ToolError(f"refused: {url!r} is not a public http(s) address")
         return "fetched (this fixture does not go on the network)"
     try:
         return _fetch(url)  # defect: any URL, loopback included
