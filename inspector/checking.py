@@ -17,19 +17,20 @@ from mcp_review import baseline, lock
 from mcp_review.catalog import ServerSnapshot, take_snapshot
 from mcp_review.connection.channel import Budget
 from mcp_review.connection.egress import EgressRefused
-from mcp_review.connection.errors import ConnectionFailed
+from mcp_review.connection.errors import ConnectionFailed, HttpError, RequestTimeout
 from mcp_review.connection.pace import Slow, slow_note
 from mcp_review.connection.session import Session, headless_handlers
-from mcp_review.connection.wire import WireLog
+from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.costs import Costs, review_tokens
 from mcp_review.diff import Diff, TokenBudget, diff
 from mcp_review.review import Attestation, Finding, Review, Waiver, settle
-from mcp_review.rules.context import CheckContext, Options
+from mcp_review.rules.context import CheckContext, Options, Outage
 from mcp_review.rules.core import Rule, select
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 from mcp_review.untrusted import CUT
 
+PING_SECONDS = 10.0  # at most this long for the `ping` that asks whether an HTTP session outlived a rule
 ORDER = {"static": 0, "baseline": 0, "manual": 0, "call": 1, "probe": 2, "observe": 3}
 # (rules done, rules in all, the rule starting now or None at the end, every finding so far, what makes every
 # request slow or None: `slowness`)
@@ -85,6 +86,7 @@ async def run_rules(
             findings.append(one.blocking(None, f"could not run: the server connection was lost ({gone})"))
             continue
         produced: list[Finding] = []  # what the rule decided before it stopped is kept (see `settle`)
+        began = len(ctx.wire.entries)
         try:
             async for finding in rule.run(one):
                 produced.append(finding)
@@ -93,9 +95,63 @@ async def run_rules(
         except Exception as e:  # a rule bug must not end the review: say so, block the rule
             produced.append(one.blocking(None, f"rule error: {type(e).__name__}: {e}"))
         findings += produced or [one.na(None, "nothing to check on this server")]
+        if not ctx.unreachable:
+            await outlived(ctx, rule, began)
     if progress:
         progress(len(ordered), len(ordered), None, findings, slowness(ctx.session))
     return findings
+
+
+async def outlived(ctx: CheckContext, rule: Rule, began: int) -> None:
+    """After a rule: did the server die or drop the session while it ran? The review's connection failed (a stdio
+    server exited, an event stream ended), or, over HTTP after a rule that opened probe connections of its own (a
+    second SSE stream, a bogus session), a `ping` on it is refused. Recorded for review.survives-probes with the
+    last request the rule sent (wire entries from `began`), then a fresh connection (stdio: a fresh process;
+    HTTP: a fresh session) so the rules after it run; the app's own session is left to the app (`ctx.reconnect`)."""
+    session = ctx.session
+    failure: Exception | None = session.failure
+    what, pinged = "closed the connection", len(ctx.wire.entries)
+    if failure is None and ctx.is_http and "probe" in rule.modes and session.channel is not None:
+        try:
+            await session.request("ping", timeout=min(ctx.probe_timeout, PING_SECONDS))
+        except RequestTimeout:
+            return  # slow is not gone: the rules after it will say so
+        except HttpError as e:
+            failure, what = e, "dropped the session"
+        except Exception as e:  # whatever the connection raises, the server is not answering on it
+            failure, what = e, "stopped answering"
+    if failure is None:
+        return
+    sent = [(e, _asked(e)) for e in ctx.wire.entries[began:pinged]]
+    sent = [(e, asked) for e, asked in sent if asked]
+    last = f", after {sent[-1][1]} (wire #{sent[-1][0].seq})" if sent else ""
+    conn = session.channel.conn if session.channel is not None else 0
+    again = "reconnecting" if ctx.reconnect else "the app reconnects its own session"
+    note = ctx.wire.line("note", conn, f"mcp-review: the connection was lost while {rule.id} ran ({failure}); {again}")
+    cited = [*([sent[-1][0].seq] if sent else []), *(e.seq for e in ctx.wire.entries[pinged : note.seq - 1]), note.seq]
+    outage = Outage(rule.id, what, str(failure), last, cited, reconnected=False)
+    if not ctx.reconnect:
+        outage.why = "this is the app's session: reconnect it there"
+    else:
+        try:
+            await session.open()
+            outage.reconnected = True
+        except Exception as e:  # a server that cannot be reached again: the rules after it cannot run
+            outage.why = str(e) or type(e).__name__
+    ctx.outages.append(outage)
+    if not outage.reconnected:
+        ctx.unreachable = f"the server {what} while {rule.id} ran and could not be reached again ({outage.why})"
+
+
+def _asked(entry: WireEntry) -> str | None:
+    """What a wire entry asked of the server, as an outage names it: a JSON-RPC request's method, or an HTTP request
+    that carries none (the GET of a second event stream, a DELETE); None for anything else."""
+    if entry.direction == "send" and entry.method:
+        return entry.method
+    info = entry.http or {}
+    if entry.direction == "http" and info.get("method") and info.get("method") != "POST":
+        return f"{info['method']} {str(info.get('url', ''))[:120]}"
+    return None
 
 
 def slowness(session: Session) -> Slow | None:
@@ -191,7 +247,9 @@ async def review_session(
     if outer is None:  # the app's session lives on: this run gets a budget of its own
         session.budget = run_budget(plan, session.timeout)
     try:
-        return await _review(session, snapshot, plan, rules, options, progress, unreachable, costs or Costs(snapshot))
+        return await _review(
+            session, snapshot, plan, rules, options, progress, unreachable, costs or Costs(snapshot), outer is not None
+        )
     finally:
         session.budget = outer
 
@@ -205,6 +263,7 @@ async def _review(
     progress: Progress | None,
     unreachable: str | None,
     costs: Costs,
+    reconnect: bool,
 ) -> Review:
     counter = TokenCounter()
     target = session.target
@@ -223,6 +282,7 @@ async def _review(
         pin_to=pin_to,
         changes=lock_diff(plan, snapshot, costs) if not unreachable else None,
     )
+    ctx.reconnect = reconnect
     try:
         findings = await run_rules(ctx, rules, plan, progress)
     finally:
@@ -244,12 +304,22 @@ async def _review(
         packs=sorted({r.pack for r in rules}),
         changes=ctx.changes.to_json() if ctx.changes else None,
         decisions=plan.decisions,
+        reach=reach(ctx) if ctx.calls else None,
     )
     if pin_to and not unreachable:
         baseline.save(pin_to, snapshot)
     review.apply_waivers()
     review.exchanges = evidence_entries(session.wire, findings)
     return review
+
+
+def reach(ctx: CheckContext) -> dict[str, Any]:
+    """What the review's calls reached (`Review.reach`): the budget per tool, the values each tool's own text
+    offers and which of them a call sent, and what each probe's budget left out."""
+    from mcp_review.rules.arguments import offered_coverage
+
+    offered = offered_coverage(list(ctx.snapshot.tools), [c.to_json() for c in ctx.calls])
+    return {"callsPerTool": ctx.options.calls_per_tool, "offered": offered, "leftOut": ctx.left_out}
 
 
 def lock_diff(plan: CheckPlan, snapshot: ServerSnapshot, costs: Costs) -> Diff | None:

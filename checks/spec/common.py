@@ -6,9 +6,13 @@ from mcp_review.connection.errors import HttpError, RequestTimeout
 from mcp_review.connection.probe import ProbeResult
 from mcp_review.connection.protocol import modern_headers
 from mcp_review.connection.transport import Outgoing
+from mcp_review.review import Fact
 from mcp_review.rules.context import CheckContext
 
 SEED = "002"
+# Streamable HTTP answered a request from a foreign Origin: spec.http-transport's fail, which
+# review.browser-origins-refused (every HTTP transport, CORS too) finds as well
+FOREIGN_ORIGIN = Fact("spec.http-transport", "a request with a foreign Origin is answered")
 BOGUS_VERSION = "1999-01-01"  # a protocol version no server supports
 
 # Where the specification states each requirement the rules below cite, per revision: the file and line under

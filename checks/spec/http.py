@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_review.checks.spec.common import BOGUS_VERSION, SEED, stated
+from mcp_review.checks.spec.common import BOGUS_VERSION, FOREIGN_ORIGIN, SEED, stated
 from mcp_review.connection.probe import Prober, ProbeResult
 from mcp_review.connection.protocol import LEGACY_VERSIONS, META, MODERN
 from mcp_review.review import Finding
@@ -45,6 +45,9 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     DNS-rebinding attacks from a browser, on local servers above all; a client calls tools in parallel.
 
     Spec: Streamable HTTP ≥2025-03-26 (HT-02, HT-04, HT-09..HT-14); 2026-07-28 (HM-01, HM-04, HM-08)
+
+    One fact, one fail: a foreign Origin answered is review.browser-origins-refused's finding too (it checks every
+    HTTP transport, and CORS); its fail for that fact alone is n/a "settled by" this one.
 
     Known false positives: none known for a probe that got no answer: it proves nothing, so the rule is
     blocking (not failed) when nothing else failed, and says which probes went unanswered. A server behind a
@@ -128,9 +131,11 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     bad_origin = await _first_contact(ctx, evil)
     want_403 = ctx.revision_at_least("2025-11-25")
     status = bad_origin.status
+    origin = False
     if heard(bad_origin, "a foreign Origin") and ((want_403 and status != 403) or (status or 0) < 400):
         said = f"Origin http://{FOREIGN} -> HTTP {status}" + (", not 403" if want_403 else ", not rejected")
         fails.add(said, bad_origin.seq)
+        origin = (status or 0) < 400  # answered: the fact review.browser-origins-refused finds too
     rebound = await _first_contact(ctx, {"Host": foreign, "Origin": f"http://{foreign}"})
     if heard(rebound, "a DNS-rebinding request") and not 400 <= (rebound.status or 0) < 500:
         said = f"a DNS-rebinding request (Host {foreign}, Origin http://{foreign}) -> HTTP {rebound.status}"
@@ -141,7 +146,7 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     unproven = f"no answer in time to: {silent.text()}" if silent else ""
     if fails:
         said = "; ".join(filter(None, (fails.text(), unproven)))
-        yield ctx.fail(None, said, fails.seqs + silent.seqs)
+        yield ctx.fail(None, said, fails.seqs + silent.seqs, fact=FOREIGN_ORIGIN if origin else None)
         if warns:
             yield ctx.warn("SHOULD", warns.text(), warns.seqs)
     elif silent:

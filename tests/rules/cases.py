@@ -34,6 +34,22 @@ HARDENED = Run(("twins", "hardened"), options=PROBED)
 VULNERABLE = Run(("twins", "vulnerable"), options=PROBED)
 CONFINED_WRITER = Run(("writer", "confined"), options=PROBED)  # tests/servers/writer.py: files and code
 NAIVE_WRITER = Run(("writer", "naive"), options=PROBED)
+# tests/servers/sinks.py: sinks behind names that say nothing of them (carriers chosen by effect)
+REVIEW = ("review",)  # the packs of a run that proves rules of pack review only
+SINKS_HARDENED = Run(("sinks", "hardened"), options=PROBED, packs=REVIEW)
+SINKS_VULNERABLE = Run(("sinks", "vulnerable"), options=PROBED, packs=REVIEW)
+# tests/servers/offered.py: defects behind the values the server's own text offers
+OFFERED_HARDENED = Run(("offered", "hardened"), calls="read-only", options=PROBED, packs=REVIEW)
+OFFERED_VULNERABLE = Run(("offered", "vulnerable"), calls="read-only", options=PROBED, packs=REVIEW)
+# tests/servers/guarded.py: refusals (isError, plain text) that prove nothing, and the twin that acts
+GUARDED = ("review", "tokens")  # the probes, and tokens.destructive-elicitation
+GUARDED_REFUSES = Run(("guarded", "refuses"), options=PROBED, packs=GUARDED)
+GUARDED_PLAIN = Run(("guarded", "plain"), options=PROBED, packs=GUARDED)
+GUARDED_ACTS = Run(("guarded", "acts"), options=PROBED, packs=GUARDED)
+# tests/servers/fragile.py: a server that stays up, one a probe takes down (stdio: the review reconnects)
+STEADY = Run(("fragile", "steady"), options=PROBED, packs=REVIEW)
+CRASHES = Run(("fragile", "crash-on-payload"), options=PROBED, packs=REVIEW)
+SSE_OPEN = Run(("good", "--unsafe-origin", "--cors-any"), http="--sse", era="legacy", packs=REVIEW)  # CORS *
 
 
 PROFILES = {"exemplary": EXEMPLARY, "domain": DOMAIN, "designed": DESIGNED}
@@ -60,7 +76,6 @@ LAUNCHED = {
 ALSO: dict[str, tuple[str, ...]] = {
     "duplicate-tool": ("spec.tool-names",),  # the spec wants tool names unique too
     "lax-fields": ("review.arguments-validated-and-authorized",),  # it sends the same unknown field
-    "flat-arguments": ("review.commands-not-injected",),  # blocking on a top-level string until --probe security
     "string-icon": ("spec.wire-schema",),  # the schema wants an icon object too
     "bad-task-support": ("spec.wire-schema",),  # the schema's enum of taskSupport values
     "misnamed-notification": ("spec.wire-schema",),  # the camel-case name is no notification the schema defines
@@ -88,8 +103,13 @@ CASES.update(
     }
 )
 PROBES = ("paths-confined", "commands-not-injected", "urls-confined", "templates-inert", "secrets-not-echoed")
-CASES.update({f"review.{probe}": (HARDENED, VULNERABLE) for probe in PROBES})
-CASES["review.code-not-executed"] = (CONFINED_WRITER, NAIVE_WRITER)
+# Every string is probed: the good fixture is one whose every tool decides every payload (refused as itself, or kept
+# as text); the twins' hardened login refuses any password alike, which proves nothing (test_probes.py says so).
+CASES.update({f"review.{probe}": (SINKS_HARDENED, VULNERABLE) for probe in PROBES})
+CASES["review.secrets-not-echoed"] = (GUARDED_PLAIN, VULNERABLE)  # unlock refuses without the passphrase
+CASES["review.code-not-executed"] = (SINKS_HARDENED, NAIVE_WRITER)
+CASES["review.browser-origins-refused"] = (SSE, SSE_OPEN)
+CASES["review.survives-probes"] = (STEADY, CRASHES)
 CASES["review.injection-safe"] = (DOMAIN, defect_run("attested-fail"))  # manual only: the probes above prove it
 FAILS_AS = {
     "spec.tool-names": "warn",  # the naming guidance is a SHOULD (2025-11-25 server/tools.mdx:219-224)
@@ -148,6 +168,8 @@ SERVER_WIDE = {
     "registry.list-budget": "cl100k_base tokens, over the ceiling of 3500",
     "review.audience-validated": "a random string was accepted (HTTP 200)",
     "review.error-channel-correct": "calling a tool that does not exist succeeded",
+    "review.browser-origins-refused": "GET of the event stream with Origin http://evil.example -> HTTP 200",
+    "review.survives-probes": "closed the connection while review.commands-not-injected ran, after tools/call",
     "review.no-token-passthrough": "attested by test: fixture attests fail",
     "review.resource-server-metadata": "no protected-resource metadata with authorization_servers",
     "review.rug-pull-mitigation": "definitions changed within one session: search_notes",
@@ -366,4 +388,8 @@ TRAPS = {
     # service labels, template variables; Solana addresses next to "token" in a result
     "review.descriptions-grounded": (CLEAN, "pass"),
     "review.results-safe": (CLEAN, "pass"),
+    # every write outside its root refused (isError): a refusal proves neither an act nor that it would ask
+    "tokens.destructive-elicitation": (CONFINED_WRITER, "blocking"),
+    # "Unknown format 'x'" in plain text, without isError, is a refusal, never a payload taken quietly (a warn)
+    "review.templates-inert": (GUARDED_PLAIN, "blocking"),
 }

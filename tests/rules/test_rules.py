@@ -157,11 +157,16 @@ def test_findings_cite_their_wire_evidence(run):
 
 
 def test_a_server_that_dies_mid_run_yields_a_review():
+    """What was verified before the crash is kept; each call that took the server down is blocking, saying why; the
+    outage is a finding naming the rule, and the review goes on with a fresh process (which the next call kills
+    again: each rule that does so is named)."""
     review = review_of(Run(("profiled", "dies")))
     statuses = {f.status for f in review.findings}
     assert "pass" in statuses, "what was verified before the crash is kept"
-    lost = [f for f in review.findings if f.status == "blocking" and "connection" in f.message]
+    lost = [f for f in review.findings if f.status == "blocking" and "got no answer (server exited" in f.message]
     assert lost, "the rest is blocking, saying why"
+    died = [f for f in review.findings if f.rule == "review.survives-probes" and f.status == "fail"]
+    assert len(died) > 1 and all("the review reconnected and went on" in f.message for f in died), died
     assert review.verdict in ("FAIL", "BLOCKED")
 
 

@@ -5,7 +5,8 @@ python SERVER.py --http --port P    # Streamable HTTP at http://127.0.0.1:P/mcp
 python SERVER.py --sse --port P     # legacy HTTP+SSE at http://127.0.0.1:P/sse
 
 Defects of the HTTP transports: --unsafe-origin (no Origin checks), --also-sse (Streamable HTTP that also serves
-the legacy SSE transport at /sse), --sticky-sessions (a DELETE is answered 200 but the session lives on).
+the legacy SSE transport at /sse), --sticky-sessions (a DELETE is answered 200 but the session lives on),
+--cors-any (every answer carries `Access-Control-Allow-Origin: *`, and a CORS preflight is allowed from anywhere).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import warnings
 from typing import Any
 
 
-def serve(server: Any, argv: list[str] | None = None) -> None:
+def serve(server: Any, argv: list[str] | None = None, wrap: Any = None) -> None:
+    """Serve `server` as the command line says; `wrap`, when given, wraps the HTTP app (a fixture's own defect)."""
     from mcp.shared.exceptions import MCPDeprecationWarning
 
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
@@ -28,6 +30,7 @@ def serve(server: Any, argv: list[str] | None = None) -> None:
     p.add_argument("--unsafe-origin", action="store_true", help="defect: no Host/Origin (DNS rebinding) checks")
     p.add_argument("--also-sse", action="store_true", help="defect: legacy HTTP+SSE at /sse beside /mcp")
     p.add_argument("--sticky-sessions", action="store_true", help="defect: DELETE answered 200, session kept")
+    p.add_argument("--cors-any", action="store_true", help="defect: Access-Control-Allow-Origin: * on every answer")
     p.add_argument("--auth", metavar="TOKEN", help="require this bearer token; serve RFC 9728 metadata")
     args, _ = p.parse_known_args(argv)
     if args.http or args.sse:
@@ -41,8 +44,12 @@ def serve(server: Any, argv: list[str] | None = None) -> None:
             app.router.routes += server.sse_app(host="127.0.0.1", **kw).routes  # /sse and /messages/ beside /mcp
         if args.sticky_sessions:
             app = StickySessions(app)
+        if args.cors_any:
+            app = AnyOrigin(app)
         if args.auth:
             app = BearerGate(app, args.auth, f"http://127.0.0.1:{args.port}")
+        if wrap is not None:
+            app = wrap(app)
         uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
         return
     import anyio
@@ -70,6 +77,31 @@ class StickySessions:
             await BearerGate._reply(send, 200, b"", [])
             return
         await self.app(scope, receive, send)
+
+
+class AnyOrigin:
+    """ASGI middleware: CORS open to every origin, as `cors()` with no options makes it in Express."""
+
+    ALLOW = ((b"access-control-allow-origin", b"*"),)
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] == "OPTIONS":
+            allowed = [(b"access-control-allow-methods", b"GET,POST,DELETE"), (b"access-control-allow-headers", b"*")]
+            await BearerGate._reply(send, 204, b"", [*self.ALLOW, *allowed])
+            return
+
+        async def opened(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.ALLOW]}
+            await send(message)
+
+        await self.app(scope, receive, opened)
 
 
 class BearerGate:
