@@ -16,7 +16,7 @@ from mcp_review.checks.spec.common import FOREIGN_ORIGIN
 from mcp_review.connection.errors import ConnectionFailed
 from mcp_review.connection.http import HttpExchange
 from mcp_review.connection.probe import Prober
-from mcp_review.connection.session import CLIENT_INFO, LATEST_LEGACY
+from mcp_review.connection.protocol import CLIENT_INFO, LATEST_LEGACY
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule

@@ -117,6 +117,7 @@ def test_the_coverage_says_which_offered_values_were_sent():
 
 
 # ------------------------------------------------------------------------------------------ proof, not refusal
+@pytest.mark.quick
 def test_a_refusal_in_any_channel_is_read_as_one():
     def reply(text: str, is_error: bool = False) -> CallRecord:
         result = {"content": [{"type": "text", "text": text}], "isError": is_error}
@@ -136,6 +137,7 @@ def test_a_refusal_in_any_channel_is_read_as_one():
     assert text_refusal("Echo: Error: x", {"message": "Error: x"}) is None, "an echo of what was sent is no refusal"
 
 
+@pytest.mark.quick
 def test_a_refusal_proves_nothing_unless_it_is_the_payload_s():
     def call(text: str, arguments: dict[str, str]) -> CallRecord:
         result = {"content": [{"type": "text", "text": text}], "isError": True}
