@@ -114,6 +114,8 @@ class Tried:
     quiet: list[Attempt] = field(default_factory=list)
     planned: int = 0
     sent: int = 0
+    live: set[int] = field(default_factory=set)  # bases (variants of the other arguments) the tool accepted
+    dead: set[int] = field(default_factory=set)  # bases it refused without a payload too
 
     @property
     def pending(self) -> list[Attempt]:
@@ -155,7 +157,9 @@ def reply_text(record: CallRecord) -> str:
 
 
 async def in_reply(record: CallRecord, payload: Payload) -> str | bool | None:
-    return (payload.effect or True) if payload.proof in reply_text(record) else None
+    """The probe's effect when its proof is in the reply, in any case (a tool that upper-cases what it returns
+    still shows the joined token; the proof is random, so no reply carries it by chance)."""
+    return (payload.effect or True) if payload.proof.lower() in reply_text(record).lower() else None
 
 
 def joined_outside(record: CallRecord, area: CanaryArea) -> str | None:
@@ -302,7 +306,12 @@ async def probe_tool(
         said = f"its strings take no {probe.what} payload their schema accepts (a pattern, a length)"
         return ctx.na(tool, said), tried
     control: dict[int, CallRecord | None] = {}  # base -> the same call without a payload (asked on a refusal)
-    for shot in shots:
+    sent: set[str] = set()
+    for planned_shot in shots:
+        shot = _rebased(planned_shot, tried, bases, tool)
+        if (key := json.dumps(shot.arguments, sort_keys=True, default=str)) in sent:
+            continue
+        sent.add(key)
         which = shot.base
         record = await ctx.try_call(tool, shot.arguments, f"{probe.what} through {shot.carrier.name!r}")
         if isinstance(record, Finding):
@@ -310,11 +319,17 @@ async def probe_tool(
         tried.sent += 1
         if effect := await canaries.proved(record, shot.payload):
             return _proven(ctx, probe, tool, shot, record, effect), tried
+        if outcome(record).accepted:
+            tried.live.add(which)
         if probe.secrets_only:
             decision = Decision("kept", "taken without echo")
         else:
             if outcome(record).refused and which not in control:
-                control[which] = await _ordinary(ctx, tool, bases[which])
+                control[which] = ordinary = await _ordinary(ctx, tool, bases[which])
+                if ordinary is None or not outcome(ordinary).accepted:
+                    tried.dead.add(which)  # refused whatever the payload: later payloads go with a live base
+                else:
+                    tried.live.add(which)
             decision = decide(
                 record,
                 None,
@@ -326,6 +341,15 @@ async def probe_tool(
                 decision = Decision("kept", "no effect where it would show")
         tried.quiet.append(Attempt(shot, record, decision))
     return _judged(ctx, probe, tool, tried), tried
+
+
+def _rebased(shot: Shot, tried: Tried, bases: list[Json], tool: Item) -> Shot:
+    """`shot` with the other arguments of a base the tool accepted, when its own base was refused whatever the
+    payload ("Unknown format 'x'"): the payload then reaches the code a refused call never does."""
+    if shot.base not in tried.dead or not tried.live:
+        return shot
+    live = min(tried.live)
+    return Shot(shot.carrier, shot.payload, shot.value, live, placed(bases[live], shot.carrier, shot.value, tool))
 
 
 async def _ordinary(ctx: CheckContext, tool: Item, base: dict[str, object]) -> CallRecord | None:
@@ -345,7 +369,7 @@ def _judged(ctx: CheckContext, probe: Probe, tool: Item, tried: Tried) -> Findin
     )
     if left > 0:
         ctx.left_out.setdefault(ctx.rule.id if ctx.rule else "", {})[tool.name or ""] = left
-    open_ = [a for a in tried.quiet if not a.decision.safe]
+    open_ = [a for a in tried.quiet if not a.decision.safe and a not in _moot(tried)]
     seqs = [a.record.seq for a in tried.quiet]
     if open_:
         listed = "; ".join(f"{a.shot.carrier.name}={_shown(a.shot.value, 40)!r}: {a.decision.said}" for a in open_[:3])
@@ -359,6 +383,21 @@ def _judged(ctx: CheckContext, probe: Probe, tool: Item, tried: Tried) -> Findin
     more = f" and {len(tried.quiet) - 3} more" if len(tried.quiet) > 3 else ""
     how = "" if probe.secrets_only else "; each refused, kept as text or without effect where it would show"
     return ctx.passed(tool, f"no canary effect ({probe.what}){how}: {shown}{more}{budget}", seqs)
+
+
+def _moot(tried: Tried) -> list[Attempt]:
+    """The calls refused for a reason that is not the payload (the same call without it is refused alike) whose
+    carrier another call reached (its payload accepted, or refused as the payload's own): their other arguments
+    were refused ("Unknown format 'x'"), and the values the tool's text offers reached the code they would."""
+    reached = {a.shot.carrier.path for a in tried.quiet if a.decision.safe or outcome(a.record).accepted}
+    return [
+        a
+        for a in tried.quiet
+        if a.decision.kind == "undecided"
+        and a.shot.base in tried.dead
+        and outcome(a.record).refused
+        and a.shot.carrier.path in reached
+    ]
 
 
 def _shown(value: str, limit: int = 60) -> str:

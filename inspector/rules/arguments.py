@@ -12,8 +12,9 @@ Values from descriptions are identifier-like only (no spaces, slashes, shell or 
 can quote `rm -rf build`, and a value it names is never a command or a path. They are used only for tools that
 claim to be read-only or whose name and description say nothing of deleting and that do not send (`may_use_named`).
 Each distinct value the server's text offers for a parameter (its enum, examples, default, the values its
-description lists) is sent once across the review's calls (`argument_variants`), within the calls a rule may make
-to one tool; the review's coverage says which were sent (`offered_coverage`).
+description lists; for a parameter whose own text offers none, those the tool's description names) is sent once
+across the review's calls (`argument_variants`), within the calls a rule may make to one tool; the review's
+coverage says which were sent (`offered_coverage`).
 """
 
 from __future__ import annotations
@@ -175,6 +176,16 @@ def described_values(tool: Item, name: str, schema: Json) -> list[str]:
     return out
 
 
+def tool_values(tool: Item, schema: Json) -> list[str]:
+    """The values the tool's description quotes or lists (`Render a text as 'plain' or 'upper'`) that `schema`
+    accepts: offered, after their own, to each string parameter whose own text offers nothing, since the
+    description does not say which parameter they are for (a tool that answers "Unknown format 'x'" to every other
+    value is reached only with one of them)."""
+    description = tool.get("description")
+    named = named_values(description) if isinstance(description, str) else []
+    return [v for v in named if _fits(v, schema)]
+
+
 def described_value(tool: Item, name: str, schema: Json) -> str | None:
     """The first of `described_values`, or None."""
     return next(iter(described_values(tool, name, schema)), None)
@@ -192,14 +203,16 @@ def inert(value: Any) -> bool:
 def offered_values(tool: Item, name: str, schema: Json) -> list[Any]:
     """Every distinct value the server's own text offers for one parameter, in order: its `examples`, `enum`,
     `example`, `default` and `const`, then (for a tool that `may_use_named`) the values its description or the
-    tool's names; only `inert` ones, and only those the schema accepts."""
+    tool's names near it, else, when it has none of its own, every value the tool's description names
+    (`tool_values`); only `inert` ones, and only those the schema accepts."""
     values: list[Any] = []
     for key in ("examples", "enum"):
         listed = schema.get(key)
         values += listed if isinstance(listed, list) else []
     values += [schema[key] for key in ("example", "default", "const") if key in schema]
     if may_use_named(tool) and is_string(schema) and not carries_json(name, schema):
-        values += described_values(tool, name, schema)
+        own = described_values(tool, name, schema)
+        values += own or ([] if _has_own_value(schema) else tool_values(tool, schema))
     out: list[Any] = []
     for value in values:
         if inert(value) and not any(value == v and type(value) is type(v) for v in out) and _fits(value, schema):

@@ -173,7 +173,7 @@ def decide(
         if quotes or (ordinary is not None and _differs(record, ordinary)):
             return Decision("refused", got.quote())
         return Decision("undecided", f"refused for a reason that is not the payload: {got.quote()}")
-    if any(m and m in shown for m in markers):
+    if any(m and m.lower() in shown.lower() for m in markers):  # in any case: an upper-casing tool kept it too
         return Decision("kept", "came back as text")
     return Decision("undecided", "taken without refusal, echo or effect")
 

@@ -116,6 +116,23 @@ def test_the_coverage_says_which_offered_values_were_sent():
     assert "Values the server's own text offers: 6 of 6 sent" in shown, shown
 
 
+@pytest.mark.quick
+def test_values_the_tool_s_description_names_are_offered_to_parameters_that_offer_none():
+    from mcp_review.catalog import Item
+    from mcp_review.rules.arguments import offered_values
+
+    schema = {
+        "type": "object",
+        "properties": {"format": {"type": "string"}, "text": {"type": "string"}, "mode": {"enum": ["a", "b"]}},
+    }
+    raw = {"name": "render", "description": "Render a text as 'plain' or 'upper'.", "inputSchema": schema}
+    tool = Item("tool", raw, seq=1, page=0, index=0)
+    props = schema["properties"]
+    assert offered_values(tool, "format", props["format"]) == ["plain", "upper"]
+    assert offered_values(tool, "text", props["text"]) == ["plain", "upper"], "which parameter is not said"
+    assert offered_values(tool, "mode", props["mode"]) == ["a", "b"], "a parameter's own values come alone"
+
+
 # ------------------------------------------------------------------------------------------ proof, not refusal
 @pytest.mark.quick
 def test_a_refusal_in_any_channel_is_read_as_one():
@@ -167,6 +184,10 @@ def test_a_confined_server_that_refuses_every_write_fails_nothing(run):
     assert "inside its own root" in said and "Access denied" in said, said
     warned = [f for f in review_of(run).findings if f.status == "warn" and f.rule.startswith("review.t")]
     assert not warned, describe(warned)  # no template warn where nothing was evaluated
+    # render answers "Unknown format 'x'" to all but the formats its description names: the probes reach its text
+    # with them (a call refused alike without the payload is sent again with a format it accepts) and decide it
+    for rule in ("review.commands-not-injected", "review.templates-inert", "review.code-not-executed"):
+        assert status(run, rule)["render"] == "pass", describe(findings(run)[rule])
 
 
 def test_the_twin_that_acts_fails_by_its_effects():
