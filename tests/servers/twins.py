@@ -95,7 +95,7 @@ def fetch_url(url: str) -> str:
             raise ToolError(f"refused: {url!r} is not a public http(s) address")
         return "fetched (this fixture does not go on the network)"
     try:
-        return _fetch(url)  # defect: any URL, loopback included
+        return _fetch(url)  # defect: any URL, loopback and file:// included (urllib reads local files)
     except (OSError, ValueError) as e:
         raise ToolError(f"fetch failed: {e}") from e
 
