@@ -81,6 +81,8 @@ CASES = [
     Case("guarded plain", ("guarded", "plain"), _e(), packs=GUARDED),
     Case("guarded plain http", ("guarded", "plain"), _e(), http="--http", packs=GUARDED),
     Case("fragile crash-on-payload", ("fragile", "crash-on-payload"), _e("review.survives-probes/")),
+    Case("fragile crash-on-payload http", ("fragile", "crash-on-payload"), _e("review.survives-probes/"),
+         http="--http"),
     Case("fragile crash-on-second-stream", ("fragile", "crash-on-second-stream"), _e("review.survives-probes/"),
          http="--sse"),
     Case("fragile drop-on-second-stream", ("fragile", "drop-on-second-stream"), _e("review.survives-probes/"),

@@ -86,7 +86,7 @@ async def run_rules(
             findings.append(one.blocking(None, f"could not run: the server connection was lost ({gone})"))
             continue
         produced: list[Finding] = []  # what the rule decided before it stopped is kept (see `settle`)
-        began = len(ctx.wire.entries)
+        began, called = len(ctx.wire.entries), len(ctx.gate.calls)
         try:
             async for finding in rule.run(one):
                 produced.append(finding)
@@ -96,22 +96,25 @@ async def run_rules(
             produced.append(one.blocking(None, f"rule error: {type(e).__name__}: {e}"))
         findings += produced or [one.na(None, "nothing to check on this server")]
         if not ctx.unreachable:
-            await outlived(ctx, rule, began)
+            await outlived(ctx, rule, began, called)
     if progress:
         progress(len(ordered), len(ordered), None, findings, slowness(ctx.session))
     return findings
 
 
-async def outlived(ctx: CheckContext, rule: Rule, began: int) -> None:
+async def outlived(ctx: CheckContext, rule: Rule, began: int, called: int) -> None:
     """After a rule: did the server die or drop the session while it ran? The review's connection failed (a stdio
     server exited, an event stream ended), or, over HTTP after a rule that opened probe connections of its own (a
-    second SSE stream, a bogus session), a `ping` on it is refused. Recorded for review.survives-probes with the
-    last request the rule sent (wire entries from `began`), then a fresh connection (stdio: a fresh process;
+    second SSE stream, a bogus session) or one of whose calls got no answer (`called`: the gate's calls before
+    it; an HTTP server that died leaves no connection to fail, only requests), a `ping` on it is refused. Recorded
+    for review.survives-probes with the rule's first call that got no answer, else the last request it sent (wire
+    entries from `began`), then a fresh connection (stdio: a fresh process;
     HTTP: a fresh session) so the rules after it run; the app's own session is left to the app (`ctx.reconnect`)."""
     session = ctx.session
     failure: Exception | None = session.failure
     what, pinged = "closed the connection", len(ctx.wire.entries)
-    if failure is None and ctx.is_http and "probe" in rule.modes and session.channel is not None:
+    unanswered = any(record.failure for record in ctx.gate.calls[called:])
+    if failure is None and ctx.is_http and ("probe" in rule.modes or unanswered) and session.channel is not None:
         try:
             await session.request("ping", timeout=min(ctx.probe_timeout, PING_SECONDS))
         except RequestTimeout:
@@ -124,6 +127,8 @@ async def outlived(ctx: CheckContext, rule: Rule, began: int) -> None:
         return
     sent = [(e, _asked(e)) for e in ctx.wire.entries[began:pinged]]
     sent = [(e, asked) for e, asked in sent if asked]
+    if lost := _first_lost(ctx, called):  # the call that took it down: the first one with no answer
+        sent = [lost]
     last = f", after {sent[-1][1]} (wire #{sent[-1][0].seq})" if sent else ""
     conn = session.channel.conn if session.channel is not None else 0
     again = "reconnecting" if ctx.reconnect else "the app reconnects its own session"
@@ -141,6 +146,18 @@ async def outlived(ctx: CheckContext, rule: Rule, began: int) -> None:
     ctx.outages.append(outage)
     if not outage.reconnected:
         ctx.unreachable = f"the server {what} while {rule.id} ran and could not be reached again ({outage.why})"
+
+
+def _first_lost(ctx: CheckContext, called: int) -> tuple[WireEntry, str] | None:
+    """The request of the rule's first call that got no answer (`called`: the gate's calls before the rule), as an
+    outage names it: `tools/call lookup, which got no answer (Server disconnected ...)`; None when every call had
+    one."""
+    for record in ctx.gate.calls[called:]:
+        if record.failure:
+            for entry in ctx.wire.entries[record.span[0] : record.span[1]]:
+                if entry.direction == "send" and entry.method == "tools/call":
+                    return entry, f"tools/call {record.tool}, which got no answer ({record.failure[:160]})"
+    return None
 
 
 def _asked(entry: WireEntry) -> str | None:

@@ -144,10 +144,11 @@ def survives_probes(ctx: CheckContext) -> Iterator[Finding]:
     """The server stays up and keeps its session while the review probes it.
 
     What it checks: observe: after every rule the runner looks at the review's connection (and, over HTTP, after
-    each rule that opened probe connections, asks `ping`): a connection lost (a stdio server that exited, an event
-    stream that ended) or a session the server dropped (a `ping` refused) is recorded with the rule that was
-    running, and the review reconnects (stdio: a fresh process; HTTP: a fresh session) and goes on. Each such
-    outage fails, naming the rule and what it sent last.
+    each rule that opened probe connections or made a call that got no answer, asks `ping`): a connection lost (a
+    stdio server that exited, an event stream that ended, an HTTP server that no longer answers) or a session the
+    server dropped (a `ping` refused) is recorded with the rule that was running, and the review reconnects (stdio:
+    a fresh process; HTTP: a fresh session) and goes on. Each such outage fails, naming the rule and the call that
+    got no answer (else the last request it sent).
 
     Why: seed 003 injection-safe and MCP's lifecycle: a server that a malformed value, an odd header or a second
     connection takes down is down for every client (a TypeScript SDK server that crashes when a second SSE stream

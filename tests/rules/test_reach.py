@@ -43,6 +43,7 @@ BUDGETED = Run(("sinks", "vulnerable"), options=(*PROBED, ("calls_per_tool", 2))
 HTTP_OPEN = Run(("good", "--unsafe-origin", "--cors-any"), http="--http", era="legacy", packs=("review", "spec"))
 SSE_DROPS = Run(("fragile", "drop-on-second-stream"), http="--sse", era="legacy", packs=REVIEW)
 SSE_CRASHES = Run(("fragile", "crash-on-second-stream"), http="--sse", era="legacy", packs=REVIEW)
+HTTP_CRASHES = Run(("fragile", "crash-on-payload"), http="--http", options=PROBED, packs=REVIEW)
 
 
 def by_subject(run: Run, rule: str) -> dict[str | None, Finding]:
@@ -218,6 +219,16 @@ def test_a_server_that_dies_under_a_probe_is_named_and_the_review_goes_on():
     assert "the review reconnected and went on" in died[0].message
     later = findings(CRASHES)["review.secrets-not-echoed"] + findings(CRASHES)["review.urls-confined"]
     assert later and not [f for f in later if "could not" in f.message], describe(later)
+
+
+def test_a_server_that_dies_under_a_probe_over_http_is_named_by_the_call_that_took_it_down():
+    """Over Streamable HTTP a dead server leaves no connection to fail, only requests: the call with no answer is
+    what the review names, and the rules after it say why they could not run."""
+    (died,) = [f for f in findings(HTTP_CRASHES)["review.survives-probes"] if f.status == "fail"]
+    assert "while review.commands-not-injected ran, after tools/call lookup, which got no answer" in died.message
+    assert "no fresh connection" in died.message, died.message
+    later = findings(HTTP_CRASHES)["review.secrets-not-echoed"]
+    assert later and all("while review.commands-not-injected ran" in f.message for f in later), describe(later)
 
 
 def test_a_dropped_sse_session_is_named_and_a_fresh_one_goes_on():
