@@ -65,10 +65,12 @@ CASES = [
     Case("writer confined", ("writer", "confined"), _e()),
     Case("sinks vulnerable", ("sinks", "vulnerable"), _e(
         "review.paths-confined/open_document", "review.paths-confined/read_documents",
-        "review.commands-not-injected/apply_config", "review.commands-not-injected/update_settings")),
+        "review.commands-not-injected/apply_config", "review.commands-not-injected/update_settings",
+        "review.code-not-executed/calculate")),
     Case("sinks vulnerable http", ("sinks", "vulnerable"), _e(
         "review.paths-confined/open_document", "review.paths-confined/read_documents",
-        "review.commands-not-injected/apply_config", "review.commands-not-injected/update_settings"), http="--http"),
+        "review.commands-not-injected/apply_config", "review.commands-not-injected/update_settings",
+        "review.code-not-executed/calculate"), http="--http"),
     Case("sinks hardened", ("sinks", "hardened"), _e()),
     Case("offered vulnerable", ("offered", "vulnerable"), _e(
         "review.results-safe/check_service", "review.templates-inert/export_report",

@@ -40,6 +40,7 @@ CODE = (
     "['{a}', '{b}'].join('')",  # JavaScript, evaluated: the last expression is the value
     "console.log(['{a}', '{b}'].join(''))",  # JavaScript, run as a program
     "puts ['{a}', '{b}'].join",  # Ruby
+    "'{a}' + '{b}'",  # an expression in Python, JavaScript and Ruby alike: its value, for an eval() that returns it
 )
 TEMPLATES = ("{{{{7*{n}}}}}", "${{7*{n}}}", "#{{7*{n}}}", "<%= 7*{n} %>")
 
@@ -222,18 +223,20 @@ async def code_not_executed(ctx: CheckContext) -> AsyncIterator[Finding]:
     What it checks: with `--probe security`, every string a tool takes (a parameter, a string in an array or a
     nested object; by what it carries, not its name: checks/review/carriers.py) of every tool the calling policy
     allows is set in turn to a Python program (`import sys; sys.stdout.write('A' + 'B')`), a Python expression
-    (`print(''.join(['A', 'B']))`), a JavaScript expression and program (`['A', 'B'].join('')`, `console.log(...)`)
-    and a Ruby one, where A and B are random halves of a token, shaped for what the string carries (a JSON
-    document's values, after a prefix its text shows). Strings named like code, script, expression, eval, program or
-    snippet go first. Only running the code joins them: the whole token AB in the reply fails; A or B back without
-    it shows the code was kept as text. None of them touches a file, a process or the network.
+    (`print(''.join(['A', 'B']))`), a JavaScript expression and program (`['A', 'B'].join('')`, `console.log(...)`),
+    a Ruby one, and `'A' + 'B'` (an expression in all three, whose value an `eval` returns: a calculator built on
+    `eval` computes it, one that parses arithmetic refuses a string), where A and B are random halves of a token,
+    shaped for what the string carries (a JSON document's values, after a prefix its text shows). Strings named
+    like code, script, expression, eval, program or snippet go first. Only running the code joins them: the whole
+    token AB in the reply fails; A or B back without it shows the code was kept as text. None of them touches a
+    file, a process or the network.
 
     Why: seed 003 injection-safe: arguments MUST NOT be evaluated as code. A tool that runs what it is handed runs
     whatever a prompt injection writes, with the server's rights.
 
     Known false positives: a tool whose purpose is running code (a notebook, a sandbox, a REPL) runs it by design
     and fails: the finding is true; waive it when running code is the tool's job and it is sandboxed. A language not
-    among the five (SQL, Lua, a shell) is not proven; shells are covered by review.commands-not-injected.
+    among these (SQL, Lua, a shell) is not proven; shells are covered by review.commands-not-injected.
 
     Passes: every payload was refused (as the payload's own refusal) or came back as text. Fails: a reply carried
     the joined token. Blocking: without `--probe security` (one finding for the server), a call neither proven nor

@@ -103,7 +103,7 @@ def test_no_payload_carries_its_own_proof():
     """An echo of the input can never pass for the effect: the proof is not in what is sent."""
     for payload in command_payloads() + template_payloads() + code_payloads():
         assert payload.proof not in payload.value
-    assert len(template_payloads()) == 5 and len(command_payloads()) == 5 and len(code_payloads()) == 5
+    assert len(template_payloads()) == 5 and len(command_payloads()) == 5 and len(code_payloads()) == 6
 
 
 def by_subject(run: Run, rule: str) -> dict[str | None, Finding]:

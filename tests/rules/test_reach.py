@@ -63,6 +63,8 @@ def test_a_sink_behind_any_name_is_found(run):
     assert commands["apply_config"].status == commands["update_settings"].status == "fail", describe(
         [*commands.values()]
     )
+    code = by_subject(run, "review.code-not-executed")["calculate"]  # an eval() without builtins still evaluates
+    assert code.status == "fail" and "'expression' = " in code.message, code.message
     proof = commands["apply_config"].evidence
     (sent,) = [c for c in review_of(run).coverage if c["seq"] in proof and c["tool"] == "apply_config"]
     document = json.loads(sent["arguments"]["config_json"])

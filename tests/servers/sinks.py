@@ -5,17 +5,21 @@ and the vulnerable twin passes them to one anyway:
 - `open_document(document_name)` opens the name as a file under its library (joined as text: `..` climbs out);
 - `read_documents(names)` the same for each name of a list;
 - `apply_config(config_json)` parses a JSON object and runs its 'hook' in a shell;
-- `update_settings(key, value)` stores a setting, and runs the value of `backup_command` in a shell.
+- `update_settings(key, value)` stores a setting, and runs the value of `backup_command` in a shell;
+- `calculate(expression)` computes with Python's `eval` (no builtins: a "sandbox" that still evaluates any
+  expression, strings included).
 The hardened twin resolves names inside its library and refuses the rest, stores the configuration and settings,
-and runs nothing; both echo what they stored, so the payload comes back as text. No annotations beyond read-only
+computes only arithmetic (parsed, never evaluated: it refuses anything else, quoting it), and runs nothing; both echo what they stored, so the payload comes back as text. No annotations beyond read-only
 for the readers: by MCP's defaults the others need `--calls all`. Kept harmless: the library is a temporary
 directory removed at exit; the shell only runs what a probe sends (printf).
 """
 
 from __future__ import annotations
 
+import ast
 import atexit
 import json
+import operator
 import shutil
 import subprocess
 import sys
@@ -95,6 +99,28 @@ def update_settings(
     SETTINGS[key] = value
     ran = _shell(value) if VULNERABLE and key == "backup_command" else ""
     return f"{key} = {value!r}" + (f"; backup said: {ran}" if ran else "")
+
+
+ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def _arithmetic(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
+        return ARITHMETIC[type(node.op)](_arithmetic(node.left), _arithmetic(node.right))
+    raise ValueError("not arithmetic")
+
+
+@mcp.tool(title="Calculate", annotations=READS)
+def calculate(expression: Annotated[str, Field(description="An arithmetic expression, e.g. 2+3")]) -> str:
+    """Compute an arithmetic expression. Use when the user asks for a sum or a product."""
+    try:
+        if VULNERABLE:
+            return str(eval(expression, {"__builtins__": {}}))  # defect: any expression is evaluated
+        return str(_arithmetic(ast.parse(expression, mode="eval").body))
+    except (ValueError, SyntaxError, TypeError, NameError, ZeroDivisionError, AttributeError) as e:
+        raise ToolError(f"cannot compute {expression!r}: {e}") from e
 
 
 if __name__ == "__main__":
