@@ -36,14 +36,35 @@ from tests.rules.cases import (
 )
 from tests.rules.runs import RULES, Run, describe, findings, review_of
 
-SINKS_HTTP = Run(("sinks", "vulnerable"), http="--http", options=PROBED, packs=REVIEW)
-GUARDED_HTTP = Run(("guarded", "plain"), http="--http", options=PROBED, packs=GUARDED)
+CALLING = tuple(rule for rule, r in RULES.items() if "call" in r.modes and r.pack == "review")
+INJECTIONS = ("review.paths-confined", "review.commands-not-injected", "review.code-not-executed")
+# the HTTP twins of stdio runs prove the same over another transport: only the rules they assert on, fewer calls
+SINKS_HTTP = Run(("sinks", "vulnerable"), http="--http", options=PROBED, packs=REVIEW, only=INJECTIONS)
+GUARDED_HTTP = Run(
+    ("guarded", "plain"),
+    http="--http",
+    options=(*PROBED, ("calls_per_tool", 6)),
+    packs=GUARDED,
+    only=(*CALLING, "tokens.destructive-elicitation"),
+)
 UNCONSENTED = Run(("sinks", "vulnerable"), packs=REVIEW)  # --calls all, no --probe
 BUDGETED = Run(("sinks", "vulnerable"), options=(*PROBED, ("calls_per_tool", 2)), packs=REVIEW)
-HTTP_OPEN = Run(("good", "--unsafe-origin", "--cors-any"), http="--http", era="legacy", packs=("review", "spec"))
+HTTP_OPEN = Run(
+    ("good", "--unsafe-origin", "--cors-any"),
+    http="--http",
+    era="legacy",
+    packs=("review", "spec"),
+    only=("review.browser-origins-refused", "spec.http-transport"),
+)
 SSE_DROPS = Run(("fragile", "drop-on-second-stream"), http="--sse", era="legacy", packs=REVIEW)
 SSE_CRASHES = Run(("fragile", "crash-on-second-stream"), http="--sse", era="legacy", packs=REVIEW)
-HTTP_CRASHES = Run(("fragile", "crash-on-payload"), http="--http", options=PROBED, packs=REVIEW)
+HTTP_CRASHES = Run(
+    ("fragile", "crash-on-payload"),
+    http="--http",
+    options=PROBED,
+    packs=REVIEW,
+    only=("review.commands-not-injected", "review.secrets-not-echoed", "review.survives-probes"),
+)
 
 
 def by_subject(run: Run, rule: str) -> dict[str | None, Finding]:
@@ -177,8 +198,7 @@ def test_a_refusal_proves_nothing_unless_it_is_the_payload_s():
 @pytest.mark.parametrize("run", [GUARDED_REFUSES, GUARDED_PLAIN, GUARDED_HTTP], ids=["isError", "plain", "http"])
 def test_a_confined_server_that_refuses_every_write_fails_nothing(run):
     # the rules that judge what a call did (the tokens pack's other call rules read seed 000's shapes of a success)
-    calling = {rule for rule, r in RULES.items() if "call" in r.modes and r.pack == "review"}
-    calling.add("tokens.destructive-elicitation")
+    calling = {*CALLING, "tokens.destructive-elicitation"}
     failed = {(f.rule, f.subject) for f in review_of(run).findings if f.status == "fail" and f.rule in calling}
     assert failed <= {("review.error-channel-correct", None)}, failed  # the seed's channel for unknown tools
     asked = status(run, "tokens.destructive-elicitation")
