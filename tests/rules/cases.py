@@ -47,8 +47,12 @@ GUARDED_REFUSES = Run(("guarded", "refuses"), options=PROBED, packs=GUARDED)
 GUARDED_PLAIN = Run(("guarded", "plain"), options=PROBED, packs=GUARDED)
 GUARDED_ACTS = Run(("guarded", "acts"), options=PROBED, packs=GUARDED)
 # tests/servers/fragile.py: a server that stays up, one a probe takes down (stdio: the review reconnects)
-STEADY = Run(("fragile", "steady"), options=PROBED, packs=REVIEW)
-CRASHES = Run(("fragile", "crash-on-payload"), options=PROBED, packs=REVIEW)
+# only the probes that take it down, and two after them: each further probe with a separator costs a fresh process
+OUTLIVED = tuple(
+    f"review.{r}" for r in ("commands-not-injected", "secrets-not-echoed", "urls-confined", "survives-probes")
+)
+STEADY = Run(("fragile", "steady"), options=PROBED, packs=REVIEW, only=OUTLIVED)
+CRASHES = Run(("fragile", "crash-on-payload"), options=PROBED, packs=REVIEW, only=OUTLIVED)
 SSE_OPEN = Run(("good", "--unsafe-origin", "--cors-any"), http="--sse", era="legacy", packs=REVIEW)  # CORS *
 
 
