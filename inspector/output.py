@@ -16,6 +16,7 @@ Files are written whole and atomically: a crash never leaves half a review behin
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -110,10 +111,11 @@ def guard_streams() -> None:
         sys.stderr = SafeStream(sys.stderr)
 
 
-def write_text(path: str | Path, text: str | Iterable[str]) -> None:
+def write_text(path: str | Path, text: str | Iterable[str], compress: bool = False) -> None:
     """Write a file that mcp-review produces (a review, an export, the wire log, saved state): secrets
     masked, written to a temporary file beside it and moved into place. `text` may come in blocks (a big
-    review, streamed); each is masked on its own, so a block must never split a secret."""
+    review, streamed); each is masked on its own, so a block must never split a secret. `compress`: gzip
+    (level 1, no timestamp: the same text gives the same bytes), for the app's saved state."""
     import tempfile  # here: the command line guards its streams with this module before a server starts
 
     target = Path(path)
@@ -121,9 +123,15 @@ def write_text(path: str | Path, text: str | Iterable[str]) -> None:
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
-            for block in [text] if isinstance(text, str) else text:
-                f.write(scrub(block))
+        with os.fdopen(fd, "wb") as out:
+            sink: Any = out
+            if compress:
+                import gzip
+
+                sink = gzip.GzipFile(fileobj=out, mode="wb", compresslevel=1, mtime=0)
+            with io.TextIOWrapper(sink, encoding="utf-8", errors="replace") as f:  # closes `sink`: gzip's end
+                for block in [text] if isinstance(text, str) else text:
+                    f.write(scrub(block))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -382,33 +382,6 @@ def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
-def review_file(target: dict[str, Any], folder: Path | None = None, server: str | None = None) -> Path:
-    """Where the app keeps a server's review: the reviewer's state directory (never the checkout under review,
-    whose files its author wrote), named after the server (its config entry's name, else `server`: the name it
-    gives itself, else its command or URL), keyed by the target and the working directory it was reviewed from."""
-    import hashlib
-
-    from mcp_review.trust import state_dir
-
-    fields = {k: target.get(k) for k in ("kind", "command", "args", "url", "name", "source")}
-    key = json.dumps({**fields, "cwd": str(Path.cwd().resolve())}, sort_keys=True)
-    label = str(target.get("name") or server or Path(str(target.get("command") or target.get("url") or "server")).name)
-    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in label)[:40]
-    where = folder or state_dir() / "reviews"
-    return where / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.review.json"
-
-
-def find_review(path: Path) -> Path | None:
-    """The review saved for `path`'s key (`review_file`), under its name or an older one (the command's)."""
-    if path.is_file():
-        return path
-    key = path.name.rsplit("-", 1)[-1]
-    try:
-        return next((p for p in sorted(path.parent.glob(f"*-{key}")) if p.is_file()), None)
-    except OSError:
-        return None
-
-
 def load_review(path: Path) -> Review | None:
     try:
         return Review.from_json(json.loads(path.read_text(encoding="utf-8")))

@@ -5,7 +5,8 @@ nothing here imports Textual, so it is tested without a screen (tests/integratio
 Files are written off the app's loop (a key waits for whatever runs there): saving the review, rendering and writing
 its exports (and the export dialog's preview), and reading, building and writing `mcp-review.lock` run in one thread
 of the workspace's, in the order asked, and each returns a `concurrent.futures.Future` the app turns into a message
-when it is done.
+when it is done. The review saved before is read back in a thread of its own (`reopen`), while the server starts and
+lists; it is the working review once the server it is of has answered, and no save starts before it is read.
 """
 
 from __future__ import annotations
@@ -17,19 +18,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from mcp_review import claims, lock
+from mcp_review import claims, lock, saved
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import CheckPlan
 from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.costs import Costs, review_tokens
 from mcp_review.diff import Diff, diff
-from mcp_review.output import write_text
 from mcp_review.plan import chosen_in_app
 from mcp_review.report.formats import Format, write
-from mcp_review.report.json import chunks as review_chunks
 from mcp_review.report.locate import repository_root
-from mcp_review.review import Attestation, Review, Waiver, find_review, load_review, review_file
+from mcp_review.review import Attestation, Review, Waiver
 from mcp_review.rules.context import Options
 from mcp_review.rules.core import DEFAULT_PACKS, Rule, load_rules, select
 from mcp_review.targets import Target
@@ -51,6 +50,20 @@ class Jobs(Protocol):
     def submit(self, job: Job) -> None: ...
 
     def stop(self) -> None: ...
+
+
+@dataclass
+class Reopening:
+    """The review saved before, being read (`Workspace.reopen`): how far, for the status line and the Overview."""
+
+    path: Path
+    future: concurrent.futures.Future[Review | None]
+    done: int = 0
+    total: int = 0
+
+    def said(self) -> str:
+        far = f": {self.done:,} of {self.total:,} findings" if self.total else ""
+        return f"reopening the review saved before{far}"
 
 
 @dataclass
@@ -122,7 +135,11 @@ class Workspace:
         self.requests: RequestPolicy = "auto"
         self.unattended: Counter[tuple[str, str]] = Counter()  # (method, answer) the policy gave in the current run
         self.restored = False  # the review came back from an earlier session (its proof is the saved exchanges)
+        self.reopening: Reopening | None = None  # the review saved before, being read
+        self.kept_aside: str | None = None  # why a review read back was not this server's (said once)
+        self._read: Review | None = None  # the review read back, until the server it is of answers
         self._files = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="workspace-files")
+        self._reader = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="workspace-reopen")
         self._pending: concurrent.futures.Future[Path | None] | None = None  # a save queued, not started yet
 
     @property
@@ -130,7 +147,7 @@ class Workspace:
         """The review of this server, saved after every change and loaded when it connects again: named after the
         server (its config entry, else the name it gives itself), keyed by the target (`review_file`)."""
         name = self.snapshot.server_name if self.snapshot is not None else None
-        return review_file(self.target.public(), self.state_dir, name)
+        return saved.review_file(self.target.public(), self.state_dir, name)
 
     @property
     def options(self) -> Options:
@@ -143,19 +160,66 @@ class Workspace:
         self.snapshot = None
 
     def connected(self, snapshot: ServerSnapshot, costs: Costs | None = None) -> bool:
-        """The server answered (`costs`: the snapshot's, as the connection counted them); True when a review saved
-        before (this server's) came back with it."""
+        """The server answered (`costs`: the snapshot's, as the connection counted them); True when the review saved
+        before (this server's) is read already and becomes the working one (else `reopened` says so later)."""
         self.snapshot, self.failure = snapshot, None
         self.costs = costs or Costs(snapshot)
-        if self.review is not None:
+        return self._adopt()
+
+    def reopen(self, progress: Callable[[], None] | None = None) -> Reopening | None:
+        """Read the review saved for this server, if any, in a thread of its own (a key waits for nothing): found by
+        what starts the server, before it has answered. `progress` is called from that thread as it reads."""
+        found = saved.find_review(self.review_path, self.target.public())
+        if found is None or self.review is not None:
+            return None
+
+        def read() -> Review | None:
+            def step(done: int, total: int) -> None:
+                state.done, state.total = done, total
+                if progress is not None:
+                    progress()
+
+            return saved.read(found, step)
+
+        state = self.reopening = Reopening(found, concurrent.futures.Future())  # before the reader reports
+        state.future = self._reader.submit(read)
+        return state
+
+    def reopened(self, state: Reopening) -> bool:
+        """`state`'s review is read: True when it becomes the working review now (its server has answered)."""
+        if state is not self.reopening:  # another server replaced this one meanwhile
             return False
-        found = find_review(self.review_path)  # under another name too (saved before it was named after the server)
-        if found is not None and (saved := load_review(found)) is not None:
-            self.review = saved  # the same server reviewed before: its findings and decisions come back
-            self.call_log = [c for c in saved.coverage if c.get("purpose") == "reviewer"]
-            self.restored = True
-            return True
-        return False
+        self.reopening = None
+        self._read = None if state.future.exception() else state.future.result()
+        return self._adopt()
+
+    def _adopt(self) -> bool:
+        """The review read back becomes the working one once the server has answered, if it is that server's
+        (the file is found by what starts the server: another server started the same way keeps its own)."""
+        read, snapshot = self._read, self.snapshot
+        if read is None or snapshot is None or self.review is not None:
+            return False
+        self._read = None
+        named = read.server.get("name")
+        if named and named != snapshot.server_name:
+            self.kept_aside = f"the review saved for this command is of {named}, not {snapshot.server_name}: not shown"
+            return False
+        self.review = read  # the same server reviewed before: its findings and decisions come back
+        made_meanwhile = self.call_log
+        self.call_log = [c for c in read.coverage if c.get("purpose") == "reviewer"] + made_meanwhile
+        self.restored = True
+        return True
+
+    def elsewhere(self) -> concurrent.futures.Future[saved.Elsewhere | None]:
+        """A review of a server of this name saved under another key (made from another folder, or started another
+        way), looked for in the files thread when this server has none."""
+        assert self.snapshot is not None
+        return self._files.submit(saved.elsewhere, self.review_path, self.target.public(), self.snapshot.server_name)
+
+    def waiting(self) -> str | None:
+        """What a decision, a run or an export waits for (None: nothing): the review saved before, being read, is
+        the one they go into."""
+        return f"{self.reopening.said()}: a moment" if self.reopening is not None else None
 
     def decided_on(self) -> Review:
         """The review a decision or an export goes into: this one, or before any checklist run one without
@@ -190,6 +254,7 @@ class Workspace:
             self.connection.stop()
         self.connection, self.target, self.wire = connection, target, wire
         self.review, self.call_log, self.restored = None, [], False
+        self.reopening, self._read, self.kept_aside = None, None, None
         self.plan = chosen_in_app(self.plan, "target", "chosen in the app (ctrl+o)")
 
     def log_in(self, bearer: str) -> None:
@@ -271,17 +336,16 @@ class Workspace:
         pending = self._pending
         if pending is not None and not pending.running() and not pending.done() and review is self.review:
             return pending
-        future: concurrent.futures.Future[Path | None] = self._files.submit(self._write, path, review)
+        future: concurrent.futures.Future[Path | None] = self._files.submit(self._write, path, review, self.reopening)
         if review is self.review:
             self._pending = future
         return future
 
     @staticmethod
-    def _write(path: Path, review: Review) -> Path | None:
-        # streamed in blocks, each masked on its own: masking 100 MB (10,000 tools) as one string held the
-        # interpreter for 0.15-0.25 s a pass
-        write_text(path, review_chunks(review))
-        return path
+    def _write(path: Path, review: Review, reopening: Reopening | None) -> Path | None:
+        if reopening is not None:  # the file being read is never written over before it is read
+            concurrent.futures.wait([reopening.future])
+        return saved.write(path, review)  # compact, and the state directory pruned (`mcp_review.saved`)
 
     def render(self, fmt: Format[Review], review: Review) -> concurrent.futures.Future[str]:
         """`review` as `fmt`, rendered in the files thread (the export dialog's preview)."""
@@ -336,5 +400,7 @@ class Workspace:
             self.review.changes = changes.to_json()
 
     def close(self) -> None:
-        """Wait for the files being written (the app quits)."""
+        """Wait for the files being written (the app quits); a review still being read is left (daemon-like: the
+        reader only reads)."""
+        self._reader.shutdown(wait=False, cancel_futures=True)
         self._files.shutdown(wait=True)

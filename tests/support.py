@@ -158,3 +158,11 @@ def listed(tools: list[Any], prompts: list[Any] = ()) -> ServerSnapshot:  # type
         items = [Item(kind, raw, 1, 1, i, _problems(kind, raw)) for i, raw in enumerate(raws)]
         snapshot.lists[kind] = Listing(spec, items)
     return snapshot
+
+
+def saved_text(path: Path) -> str:
+    """The text of a review the app saved (gzip of JSON lines, `mcp_review.saved`): what a secret or a decision would
+    be found in; empty before it is written."""
+    import gzip
+
+    return gzip.decompress(path.read_bytes()).decode() if path.is_file() else ""

@@ -42,6 +42,7 @@ from mcp_review.tui.panes.primitives import PrimitivesPane
 from mcp_review.tui.panes.skills import SkillsPane
 from mcp_review.tui.panes.tools import ToolsPane
 from mcp_review.tui.previewing import Previewer
+from mcp_review.tui.reopening import Reopener
 from mcp_review.tui.screen import TABS, ReviewScreen
 from mcp_review.tui.settings import keep_theme
 from mcp_review.tui.switching import Switcher
@@ -106,6 +107,7 @@ class ReviewApp(ClosedScreensApp):
         self.caller = Caller(self, ws, self.status)  # the reviewer's tool calls
         self.previewer = Previewer(self, ws, self.caller, self._called)  # `b`: an app in the reviewer's browser
         self.exporter = Exporter(self, ws)  # `e`: rendered and written off the loop
+        self.reopener = Reopener(self, ws)  # the review saved before, read while the server starts
         self._slow_said = False  # this run's slow server was notified (ChecksProgress.slow)
         self._told: object = None  # the connection whose wait a notification said over a server's dialog
 
@@ -120,6 +122,7 @@ class ReviewApp(ClosedScreensApp):
         self.asker.on_aside = self._aside
         self.set_interval(0.1, self.main.flush_wire)
         self.switcher.reconnect()
+        self.reopener.start()
         for line in self.notices:
             self.notify(line, title="refused", severity="warning", timeout=30, markup=False)  # the file's own words
 
@@ -187,16 +190,16 @@ class ReviewApp(ClosedScreensApp):
         ws = self.workspace
         if self.switcher.adopt(message):
             self.main.forget()
+            self.main.query_one(OverviewPane).elsewhere = None
+            self.reopener.start()  # this server's own saved review
         if message.source is not ws.connection:  # a session replaced meanwhile
             return
         remember_target(ws.target)  # only servers that answered, the one named on the command line too
         snap = message.snapshot
-        if ws.connected(snap, message.costs):  # this server's review, saved before
-            self.checklist.show(ws.review)
-            self.calls.show(ws.call_log, ws.target)
-            assert ws.review is not None
-            made = f"reviewed {ws.review.created}" if ws.review.verdict != "NOT_CHECKED" else "not checked yet"
-            self.notify(f"the review saved before came back: {made}, its evidence as recorded then", markup=False)
+        if ws.connected(snap, message.costs):  # this server's review, saved before, read already
+            self._show_restored()
+        elif ws.reopening is None:
+            self._not_restored()
         self.sub_title = (  # the server's identity stays in the header; the status line says what happens
             f"{one_line(snap.server_name, 40)} {one_line(snap.server_version or '', 20)} · {snap.revision}"
         )
@@ -205,6 +208,58 @@ class ReviewApp(ClosedScreensApp):
             f"{snap.revision} ({snap.era} era) · {ws.target.kind} · {plural(len(snap.tools), 'tool')}"
         )
         self._show_snapshot()
+
+    def _show_restored(self) -> None:
+        ws = self.workspace
+        assert ws.review is not None
+        self.checklist.show(ws.review, self.reopener.order_of(ws.review))
+        self.calls.show(ws.call_log, ws.target)
+        made = f"reviewed {ws.review.created}" if ws.review.verdict != "NOT_CHECKED" else "not checked yet"
+        self.notify(f"the review saved before came back: {made}, its evidence as recorded then", markup=False)
+        if ws.call_log and ws.call_log[-1] not in ws.review.coverage:  # calls made while it was read
+            self.saved(ws.save(), say=False)
+        self._show_snapshot()
+
+    @on(msg.Reopening)
+    def show_reopening(self, message: msg.Reopening) -> None:
+        """How far the review saved before is read: in the Overview's verdict line, and the status line until the
+        server has answered."""
+        said = message.state.said()
+        self.main.query_one(OverviewPane).pending = said
+        if self.workspace.snapshot is None:
+            self.status(f"connecting… · {said}")
+        self._show_overview()
+
+    @on(msg.Reopened)
+    def show_reopened(self, message: msg.Reopened) -> None:
+        ws = self.workspace
+        self.main.query_one(OverviewPane).pending = None
+        if ws.reopened(message.state):
+            self._show_restored()
+            return
+        if message.state.future.exception() is None and message.state.future.result() is None:
+            self.notify(f"the review saved at {message.state.path} could not be read", severity="warning")
+        if ws.snapshot is not None:
+            self._not_restored()
+        self._show_overview()
+
+    def _not_restored(self) -> None:
+        """The server answered and no review of its own came back: why (one saved for another server started the
+        same way), and a review of its name saved from elsewhere, looked for off the loop."""
+        ws = self.workspace
+        if ws.kept_aside is not None:
+            self.notify(ws.kept_aside, severity="warning", markup=False)
+            ws.kept_aside = None
+        if ws.review is None:
+            ws.elsewhere().add_done_callback(lambda found: self.post_message(msg.Elsewhere(found.result())))
+
+    @on(msg.Elsewhere)
+    def show_elsewhere(self, message: msg.Elsewhere) -> None:
+        """A review of this server's name saved from another folder (or started another way): said where."""
+        if message.found is not None and self.workspace.review is None:
+            self.main.query_one(OverviewPane).elsewhere = message.found.said()
+            self.notify(message.found.said(), timeout=15, markup=False)
+            self._show_overview()
 
     def _show_snapshot(self) -> None:
         """The overview and the tools, with what the review found in them."""
@@ -337,6 +392,9 @@ class ReviewApp(ClosedScreensApp):
         ws = self.workspace
         if ws.snapshot is None and ws.review is None:
             self.notify("not connected", severity="warning")
+            return
+        if (waiting := ws.waiting()) is not None:
+            self.notify(waiting, markup=False)
             return
         if ws.review is None:  # before any run: the token report and the calls (NOT_CHECKED), saved as it is made
             self.saved(ws.save(ws.decided_on()), say=False)

@@ -43,6 +43,9 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
     if ws.snapshot is None or ws.connection is None:
         shell.notify("not connected", severity="warning")
         return
+    if (waiting := ws.waiting()) is not None:  # the run's review is merged with the one being read
+        shell.notify(waiting, markup=False)
+        return
     plan = ws.run_plan(only)
     rules = ws.rules(plan)
     callers = [r.id for r in rules if "call" in r.modes]

@@ -169,3 +169,25 @@ class LockCompared(Message):
 
     result: LockDiff
     pinned: int | None = None  # approvals written, when it was pinned
+
+
+@dataclass
+class Reopening(Message):
+    """The review saved before is being read (`Workspace.reopen`): how far it is (tui/reopening.py)."""
+
+    state: Any  # workspace.Reopening
+
+
+@dataclass
+class Reopened(Message):
+    """The review saved before is read (or could not be): the Checklist's order of its findings made off the loop."""
+
+    state: Any  # workspace.Reopening
+    order: tuple[list[Finding], list[str]] | None
+
+
+@dataclass
+class Elsewhere(Message):
+    """A review of a server of this name saved under another key (`Workspace.elsewhere`), or None."""
+
+    found: Any  # saved.Elsewhere | None

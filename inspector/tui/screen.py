@@ -86,7 +86,7 @@ class ReviewScreen(Screen[None]):
             CallsPane: (log,),
             PrimitivesPane: (counter,),
             SkillsPane: (counter,),
-            ChecklistPane: (log, self.ws.decided_on),
+            ChecklistPane: (log, self.ws.decided_on, self.ws.waiting),
             WirePane: (log, counter),
             LogsPane: (log,),
             ChangesPane: (self.ws,),

@@ -3,13 +3,13 @@ it writes (the review, mcp-review.lock) is read back from disk."""
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from mcp_review import saved
 from mcp_review.catalog import ServerSnapshot, take_snapshot
 from mcp_review.checking import CheckPlan
 from mcp_review.connection.session import Session
@@ -34,7 +34,7 @@ def surface(version: str) -> Target:
 def review_of(ws: Workspace) -> Review:
     finding = Finding("review.annotations-set", "review", "fail", "create_note has no annotations")
     return Review(
-        server={"name": "notes"},
+        server={"name": ws.snapshot.server_name if ws.snapshot else "notes"},
         target=ws.target.public(),
         revision=None,
         era=None,
@@ -66,14 +66,19 @@ async def test_the_review_and_the_calls_are_saved_off_the_calling_thread_and_com
     assert ws.connected(snapshot) is False, "nothing saved yet"
     ws.review = review_of(ws)
     ws.called({"tool": "notes_get", "arguments": {}, "purpose": "reviewer", "outcome": "ok"})
-    saved = ws.save()
+    future = ws.save()
     assert any(t.name.startswith("workspace-files") for t in threading.enumerate()), "written by the files thread"
-    assert saved.result(30) == ws.review_path
+    assert future.result(30) == ws.review_path
     ws.close()  # waits for what is being written
-    written = json.loads(ws.review_path.read_text())
-    assert [c["tool"] for c in written["coverage"] if c.get("purpose") == "reviewer"] == ["notes_get"]
+    written = saved.read(ws.review_path)
+    assert written is not None and [c["tool"] for c in written.coverage if c.get("purpose") == "reviewer"] == [
+        "notes_get"
+    ]
 
     again = Workspace(target, state_dir=tmp_path, export_dir=tmp_path)
+    state = again.reopen()  # found by what starts the server, before it answers
+    assert state is not None and state.future.result(30) is not None
+    assert again.reopened(state) is False, "not the working review before its server answered"
     assert again.connected(snapshot) is True, "the same server's review came back"
     assert again.review is not None and [f.rule for f in again.review.findings] == ["review.annotations-set"]
     assert [c["tool"] for c in again.call_log] == ["notes_get"]

@@ -12,6 +12,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 
+from mcp_review import saved
 from mcp_review.report import render
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
@@ -84,8 +85,8 @@ async def test_approve_one_a_class_and_pin(folder):
         # saved the moment they were made, before any checklist run
         def saved_approvals() -> set[str]:
             path = app.workspace.review_path
-            data = json.loads(path.read_text()) if path.is_file() else {}
-            return {c["key"] for c in (data.get("changes") or {}).get("changes", []) if c.get("approval")}
+            review = saved.read(path) if path.is_file() else None
+            return {c["key"] for c in ((review and review.changes) or {}).get("changes", []) if c.get("approval")}
 
         await until(pilot, lambda: saved_approvals() == {"notes_share", "notes_tag", "notes_get"})
 

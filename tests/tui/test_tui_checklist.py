@@ -15,6 +15,7 @@ from mcp_review.targets import demo_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.checklist import ChecklistPane
+from tests.support import saved_text
 from tests.tui_pilot import run_checks, until
 
 
@@ -129,7 +130,7 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
         assert waived and waived[0].waiver.by == "carol"
         status = app.main.query_one("#status")
         await until(pilot, lambda: "saved to" in str(status.render()))  # written off the app's loop, then said
-        assert "known demo defect" in app.workspace.review_path.read_text(), "on disk while the app runs"
+        assert "known demo defect" in saved_text(app.workspace.review_path), "on disk while the app runs"
     assert app.workspace.review_path.is_file()
 
     again = ReviewApp(demo_target(), state_dir=tmp_path)

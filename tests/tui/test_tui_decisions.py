@@ -18,7 +18,7 @@ from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.dialogs import ConfirmScreen, DecisionScreen, ExportScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.checklist import ChecklistPane
-from tests.support import fixture_argv
+from tests.support import fixture_argv, saved_text
 from tests.tui_pilot import run_checks, show_tab, until
 
 
@@ -75,7 +75,7 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
         app.main.query_one("#checks", Grid).focus()
         # a note on the review, before any run, without filtering the table down to nothing: saved at once
         await decide(pilot, "N", "first look: notes server")
-        await until(pilot, lambda: path.is_file() and "first look" in path.read_text())
+        await until(pilot, lambda: "first look" in saved_text(path))
         assert "first look: notes server" in str(app.main.query_one("#overview", Static).render())
         # an export before a run: the token report and the calls, said to be unchecked
         await export(pilot, "before.md")
@@ -97,7 +97,7 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
         await decide(pilot, "w", "pagination is not needed for 4 tools", expires="2099-01-31")
         assert app.workspace.review.counts().get("warn") is None
         assert "until 2099-01-31" in detail(app)
-        await until(pilot, lambda: "2099-01-31" in path.read_text())
+        await until(pilot, lambda: "2099-01-31" in saved_text(path))
         status = app.main.query_one("#status", Static)  # one line: a long path is cut, never wrapped out of sight
         await until(pilot, lambda: f"saved to {path.parent}"[:60] in status.render_line(0).text)
         created = app.workspace.review.created

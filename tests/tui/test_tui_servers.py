@@ -13,7 +13,7 @@ from textual.widgets import Input, Static
 from mcp_review.targets import demo_target, stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
-from tests.support import fixture_argv
+from tests.support import fixture_argv, saved_text
 from tests.tui_pilot import find_and_call, run_checks, show_tab, until
 
 
@@ -160,5 +160,5 @@ async def test_review_over_streamable_http_with_a_bearer_that_never_shows(tmp_pa
             await pilot.pause()
             detail = str(app.main.query_one("#wire-detail", Static).render())
             assert "request_headers" in detail and token not in detail
-        assert token not in app.workspace.review_path.read_text(), "nor in the saved review"
+        assert token not in saved_text(app.workspace.review_path), "nor in the saved review"
         assert all(token not in json.dumps(e.to_json()) for e in app.main.wire_log.entries)

@@ -189,6 +189,10 @@ class ChangesPane(TabPane):
         self._ask(shown, chosen)
 
     def _ask(self, shown: Any, changes: list[Any]) -> None:
+        if (waiting := self.ws.waiting()) is not None:  # the approval goes into the review being read
+            self.notify(waiting, markup=False)
+            return
+
         def decided(values: dict[str, str] | None) -> None:
             if not values:
                 return

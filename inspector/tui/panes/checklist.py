@@ -118,11 +118,21 @@ class ChecklistPane(FilteredPane):
         Binding("p", "rerun('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
     ]
 
-    def __init__(self, wire_log: WireView, decided_on: Callable[[], Review], *, title: str, id: str) -> None:
-        """`decided_on`: the review a decision goes into before any checklist run (`Workspace.decided_on`)."""
+    def __init__(
+        self,
+        wire_log: WireView,
+        decided_on: Callable[[], Review],
+        waiting: Callable[[], str | None],
+        *,
+        title: str,
+        id: str,
+    ) -> None:
+        """`decided_on`: the review a decision goes into before any checklist run (`Workspace.decided_on`);
+        `waiting`: what it waits for meanwhile (the review saved before, being read: `Workspace.waiting`)."""
         super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.wire_log = wire_log  # shows the evidence a finding cites
         self.decided_on = decided_on
+        self.waiting = waiting
         self.review: Review | None = None
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.order: tuple[list[Finding], list[str]] | None = None  # see `_order`
@@ -344,6 +354,9 @@ class ChecklistPane(FilteredPane):
         finding = None if on_review else self.highlighted()
         if finding is None and not on_review:
             self.notify("highlight a finding, or N for a note on the review", severity="warning")
+            return
+        if self.review is None and (waiting := self.waiting()) is not None:
+            self.notify(waiting, markup=False)
             return
 
         def decided(values: dict[str, str] | None) -> None:

@@ -68,6 +68,8 @@ class OverviewPane(TabPane):
         super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.counter = counter
         self.drift: Text | None = None  # how far the server drifted from the lock (`show_drift`)
+        self.pending: str | None = None  # how far the review saved before is read (tui/reopening.py)
+        self.elsewhere: str | None = None  # a review of this server's name saved from elsewhere, when it has none
         self.shown: tuple[ServerSnapshot, Target, Costs, Review | None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -100,8 +102,12 @@ class OverviewPane(TabPane):
         if review is not None and review.verdict != "NOT_CHECKED":
             out.append(f"verdict: {review.verdict}" + (f" · reviewed {review.created}\n" if review.created else "\n"))
             out.append_text(repository_lines(review))
+        elif self.pending is not None:
+            out.append(f"verdict: {self.pending}… (every key works meanwhile)\n")
         else:
             out.append("verdict: not checked yet (r runs the checklist)\n")
+            if self.elsewhere is not None:
+                out.append(f"{self.elsewhere}\n", style="dim")
         if self.drift is not None:
             out.append_text(self.drift)
             out.append("\n")
