@@ -286,6 +286,7 @@ async def _review(
     target = session.target
     pinned = baseline.load(plan.baseline) if plan.baseline else None
     pin_to = plan.baseline if plan.baseline and not pinned else None
+    notes = list(snapshot.notes)  # a new list: the snapshot's own is not the review's to change
     ctx = CheckContext(
         target=target,
         session=session,
@@ -297,7 +298,7 @@ async def _review(
         unreachable=unreachable,
         pinned=pinned,
         pin_to=pin_to,
-        changes=lock_diff(plan, snapshot, costs) if not unreachable else None,
+        changes=lock_diff(plan, snapshot, costs, notes) if not unreachable else None,
     )
     ctx.reconnect = reconnect
     try:
@@ -317,7 +318,7 @@ async def _review(
         coverage=[c.to_json() for c in ctx.calls],
         tools=[t.key for t in snapshot.tools],
         tokens=review_tokens(snapshot, costs.of(counter.encoding)),
-        notes=[*snapshot.notes, *filter(None, [session.asked.note()])],  # a new list: the snapshot keeps its own
+        notes=[*notes, *filter(None, [session.asked.note()])],  # the snapshot's, the lock's, the server's asks
         packs=sorted({r.pack for r in rules}),
         changes=ctx.changes.to_json() if ctx.changes else None,
         decisions=plan.decisions,
@@ -339,11 +340,16 @@ def reach(ctx: CheckContext) -> dict[str, Any]:
     return {"callsPerTool": ctx.options.calls_per_tool, "offered": offered, "leftOut": ctx.left_out}
 
 
-def lock_diff(plan: CheckPlan, snapshot: ServerSnapshot, costs: Costs) -> Diff | None:
-    """The live server against the lock the plan names (None without one)."""
+def lock_diff(plan: CheckPlan, snapshot: ServerSnapshot, costs: Costs, said: list[str]) -> Diff | None:
+    """The live server against the lock the plan names (None without one, or with another server's: why is
+    appended to `said`, the review's notes)."""
     if not plan.lock:
         return None
-    return diff(lock.load(plan.lock), lock.build(snapshot, costs=costs), plan.diff_budget)
+    pinned = lock.load(plan.lock)
+    if (other := lock.other_server(pinned, snapshot.server_name)) is not None:
+        said.append(f"{other} (`mcp-review diff {plan.lock} --other-server` compares them anyway)")
+        return None
+    return diff(pinned, lock.build(snapshot, costs=costs), plan.diff_budget)
 
 
 def evidence_entries(wire: WireLog, findings: Sequence[Finding]) -> dict[int, dict[str, object]]:

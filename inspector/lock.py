@@ -211,6 +211,17 @@ def load(path: str | Path) -> Lock:
     return parse(data, str(path))
 
 
+def other_server(pinned: Lock, name: str | None) -> str | None:
+    """Why `pinned` is not the lock of the server named `name` (its serverInfo name), or None when it is (or it
+    names no server: a lock written by hand). A lock beside one server's code is never compared with, nor written
+    over by, another server's surface without the reviewer's word: the diff would be every item."""
+    theirs = pinned.server.get("name")
+    if not isinstance(theirs, str) or not theirs or theirs == name:
+        return None
+    version = pinned.server.get("version")
+    return f"{pinned.source or LOCK_NAME} pins {theirs}{f' {version}' if version else ''}, not {name}: not compared"
+
+
 def find_lock(cwd: Path | None = None) -> Path | None:
     """./mcp-review.lock, found where `mcp-review.toml` is looked for (the current directory)."""
     path = (cwd or Path()) / LOCK_NAME  # relative when found here: reviews name it as the reviewer knows it

@@ -68,12 +68,14 @@ class Reopening:
 
 @dataclass
 class LockDiff:
-    """The live server against `mcp-review.lock`: `diff` is None without a lock (or with one unreadable: `error`)."""
+    """The live server against `mcp-review.lock`: `diff` is None without a lock (or with one unreadable: `error`; or
+    with another server's, not compared without the reviewer's word: `other` says whose)."""
 
     snapshot: ServerSnapshot
     path: Path
     diff: Diff | None
     error: str | None = None
+    other: str | None = None
 
 
 def verdict_said(review: Review) -> str:
@@ -365,14 +367,16 @@ class Workspace:
     def lock_path(self) -> Path:
         return lock.find_lock(self.export_dir) or self.export_dir / lock.LOCK_NAME
 
-    def compare_lock(self) -> concurrent.futures.Future[LockDiff]:
+    def compare_lock(self, anyway: bool = False) -> concurrent.futures.Future[LockDiff]:
         """The live server against its lock, read and built in the files thread (every item in every encoding
-        takes a while on a big server: the lock reads them from `costs`, counted once)."""
+        takes a while on a big server: the lock reads them from `costs`, counted once). A lock of another server
+        is compared only `anyway` (the reviewer's word)."""
         assert self.snapshot is not None and self.costs is not None
-        return self._files.submit(self._compare, self.snapshot, self.costs, self.lock_path())
+        return self._files.submit(self._compare, self.snapshot, self.costs, self.lock_path(), anyway)
 
     def pin(self, approvals: list[lock.Approval]) -> concurrent.futures.Future[LockDiff]:
-        """Write the lock from the live server with `approvals`, then compare again (nothing changed, then)."""
+        """Write the lock from the live server with `approvals`, then compare again (nothing changed, then). Over
+        another server's lock only once the reviewer said so (the Changes tab asks)."""
         assert self.snapshot is not None and self.costs is not None
         snapshot, costs, path = self.snapshot, self.costs, self.lock_path()
 
@@ -386,11 +390,14 @@ class Workspace:
         return self._files.submit(pin)
 
     @staticmethod
-    def _compare(snapshot: ServerSnapshot, costs: Costs, path: Path) -> LockDiff:
+    def _compare(snapshot: ServerSnapshot, costs: Costs, path: Path, anyway: bool = False) -> LockDiff:
         if not path.is_file():
             return LockDiff(snapshot, path, None)
         try:
-            return LockDiff(snapshot, path, diff(lock.load(path), lock.build(snapshot, costs=costs)))
+            pinned = lock.load(path)
+            if not anyway and (other := lock.other_server(pinned, snapshot.server_name)) is not None:
+                return LockDiff(snapshot, path, None, other=other)
+            return LockDiff(snapshot, path, diff(pinned, lock.build(snapshot, costs=costs)))
         except lock.LockError as e:
             return LockDiff(snapshot, path, None, str(e))
 

@@ -159,6 +159,9 @@ def run(args: argparse.Namespace) -> int:
         review = asyncio.run(_run_check(args, target, plan, progress))
     except ValueError as e:  # unknown pack, or a lock that does not read
         raise UsageError(str(e)) from e
+    for note in review.notes:  # another server's lock beside this one is said, never compared silently
+        if plan.lock and note.startswith(f"{plan.lock} pins "):
+            print(f"mcp-review: {note}", file=sys.stderr)
     if line := claims.verdict_line(review):  # never a verdict read without whose decisions made it, or would
         print(f"mcp-review: {line}", file=sys.stderr)
 

@@ -46,6 +46,11 @@ def arguments(p: argparse.ArgumentParser) -> None:
         help="breaking, safety, behaviour, cost (over a budget), any, none; comma-separated (default breaking,safety)",
     )
     p.add_argument("--review-config", metavar="FILE", help="mcp-review.toml with the token budgets ([options])")
+    p.add_argument(
+        "--other-server",
+        action="store_true",
+        help="compare a lock that pins another server (its serverInfo name differs) anyway; without it, exit 2",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
             new = lock.build(asyncio.run(with_session(args, plan, _snapshot)))
     except lock.LockError as e:
         raise UsageError(str(e)) from e
+    other = lock.other_server(old, new.server.get("name"))
+    if other is not None and not args.other_server:  # every item would differ: said, not diffed
+        raise UsageError(f"{other} (--other-server compares them anyway)")
     inherited = [a for a in new.approvals if a in old.approvals]
     result = diff.diff(old, new, budget, inherited)
     document = result.to_json()

@@ -249,3 +249,23 @@ def test_a_change_cannot_approve_itself_only_the_bases_approvals_count(locks, tm
     document = json.loads(out.stdout)
     assert "decisionsThisChangeAdds" not in document and "decisions this change adds" not in out.stderr
     assert {c["approval"]["file"] for c in document["changes"] if c["approval"]} == {str(base)}
+
+
+def test_a_lock_of_another_server_is_said_and_never_compared_silently(locks, tmp_path):
+    """Issue 40: a folder holding one server's lock, another server reviewed beside it: `diff` refuses (exit 2) unless
+    told `--other-server`; `check` says so on stderr and in the review's notes, and exports no diff."""
+    data = json.loads(locks[0].read_text())
+    data["server"]["name"] = "another-server"
+    (tmp_path / "mcp-review.lock").write_text(json.dumps(data))
+    refused = cli("diff", "--", *V1, cwd=tmp_path)
+    said = "mcp-review.lock pins another-server 1.0.0, not surface-notes: not compared"
+    assert refused.returncode == 2 and said in refused.stderr and "--other-server" in refused.stderr
+    anyway = cli("diff", "--other-server", "--fail-on", "any", "--", *V1, cwd=tmp_path)
+    assert anyway.returncode == 0 and "no changes" in anyway.stdout, anyway.stderr
+    two = cli("diff", str(tmp_path / "mcp-review.lock"), str(locks[1]))
+    assert two.returncode == 2 and "pins another-server 1.0.0, not surface-notes" in two.stderr
+
+    out = cli("check", "--pack", "review", "--format", "json", "-q", "--", *V1, cwd=tmp_path)
+    review = json.loads(out.stdout)
+    assert "changes" not in review and said in out.stderr
+    assert any(said in note for note in review["notes"]) and rug_pull(review)["status"] == "blocking"

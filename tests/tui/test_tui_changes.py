@@ -16,7 +16,7 @@ from mcp_review import saved
 from mcp_review.report import render
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
-from mcp_review.tui.dialogs import DecisionScreen, PinScreen
+from mcp_review.tui.dialogs import ConfirmScreen, DecisionScreen, PinScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.changes import ChangesPane, side_by_side
 from tests.support import ROOT, fixture_argv
@@ -140,3 +140,29 @@ def test_changes_at_80x24(snap_compare, folder):
         await pilot.pause()
 
     assert snap_compare(v2_app(folder), run_before=changes, terminal_size=(80, 24))
+
+
+async def test_a_lock_of_another_server_is_said_and_neither_diffed_nor_pinned_without_the_reviewers_word(folder):
+    """Issue 40: beside the notes server's lock, another server (good.py) opened: the Changes tab and the Overview
+    say whose lock it is, P asks before pinning over it (no leaves the lock as it was), c compares anyway."""
+    app = ReviewApp(stdio_target(fixture_argv("good")), export_dir=folder, state_dir=folder)
+    app.animation_level = "none"
+    before = (folder / "mcp-review.lock").read_bytes()
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await opened(pilot)
+        summary = app.main.query_one("#changes-summary", Static)
+        said = "mcp-review.lock pins surface-notes 1.0.0, not good-server: not compared"
+        await until(pilot, lambda: said in str(summary.render()))
+        assert pane.diff is None and app.main.query_one("#changes", Grid).row_count == 0
+        assert said in str(app.main.query_one("#overview", Static).render())
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "A lock of another server" in " ".join(str(s.render()) for s in app.screen.query(Static))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        assert (folder / "mcp-review.lock").read_bytes() == before, "not pinned over without a yes"
+        await pilot.press("c")
+        await until(pilot, lambda: pane.diff is not None)
+        assert "of another server, compared at your word" in str(summary.render())
+        assert app.main.query_one("#changes", Grid).row_count > 0
+        assert (folder / "mcp-review.lock").read_bytes() == before

@@ -27,7 +27,7 @@ from mcp_review import lock
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.diff import Diff
 from mcp_review.text import one_line, visible
-from mcp_review.tui.dialogs import DecisionScreen, PinScreen
+from mcp_review.tui.dialogs import ConfirmScreen, DecisionScreen, PinScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import Decided, LockCompared
 from mcp_review.workspace import LockDiff, Workspace
@@ -65,6 +65,7 @@ class ChangesPane(TabPane):
             "A", "approve_class", "Approve class", id="approve-class", tooltip="Its whole class (not annotation flips)"
         ),
         Binding("P", "pin", "Pin lock", id="pin-lock", tooltip="Write mcp-review.lock from the live server, approved"),
+        Binding("c", "compare_anyway", "Compare anyway", id="compare-anyway", tooltip="With a lock of another server"),
     ]
     DEFAULT_CSS = """
     ChangesPane #changes { height: 45%; }
@@ -81,6 +82,8 @@ class ChangesPane(TabPane):
         self.compared: ServerSnapshot | None = None  # the snapshot `diff` is of (None: no answer yet)
         self.lock_path: Path | None = None
         self.approvals: list[lock.Approval] = []
+        self.other: str | None = None  # the lock is another server's: whose (`lock.other_server`)
+        self.anyway = False  # the reviewer said to compare it all the same (c)
 
     def compose(self) -> ComposeResult:
         yield Static("no lock yet: P pins mcp-review.lock from the live server", id="changes-summary")
@@ -101,7 +104,7 @@ class ChangesPane(TabPane):
                 if change.get("approval") and (change["kind"], change["key"], change["class"]) not in known:
                     self.approvals.append(lock.Approval.from_json(change["approval"]))
         if snapshot is not self.requested:
-            self.requested = snapshot
+            self.requested, self.anyway = snapshot, False
             self._answer(self.ws.compare_lock())
         elif self.compared is snapshot:
             self._refresh()
@@ -116,9 +119,12 @@ class ChangesPane(TabPane):
         if found.snapshot is not self.ws.snapshot:  # another server answered meanwhile
             return
         self.compared, self.diff, self.lock_path = found.snapshot, found.diff, found.path
+        if found.other is not None or not self.anyway:
+            self.other = found.other
         if message.pinned is not None and found.error is None:
-            self.approvals = []
+            self.approvals, self.other, self.anyway = [], None, False  # the lock is this server's now
             self.notify(f"pinned {found.path} with {message.pinned} approvals")
+        self.refresh_bindings()
         if found.error is not None:
             self.query_one("#changes-summary", Static).update(Text(one_line(found.error, 200)))
             self.query_one(Grid).show([], self.cells)
@@ -127,6 +133,11 @@ class ChangesPane(TabPane):
 
     def _refresh(self) -> None:
         summary = self.query_one("#changes-summary", Static)
+        if self.diff is None and self.other is not None:
+            said = f"{one_line(self.other, 200)} · c compares anyway · P pins this server over it (asks first)"
+            summary.update(Text(said, style="bold"))
+            self.query_one(Grid).show([], self.cells)
+            return
         if self.diff is None:
             summary.update("no mcp-review.lock here: P pins it from the live server")
             self.query_one(Grid).show([], self.cells)
@@ -135,6 +146,7 @@ class ChangesPane(TabPane):
         self.ws.record_changes(self.diff)
         counts = ", ".join(f"{n} {c}" for c, n in self.diff.to_json()["counts"].items() if n) or "no changes"
         where = self.lock_path.name if self.lock_path else "lock"
+        where += f" (of another server, compared at your word: {self.other})" if self.other else ""
         pending = self.pending()
         waiting = f" · {pending} approval{'s' if pending != 1 else ''} not in the lock yet (P pins)" if pending else ""
         summary.update(Text(f"{where} -> live: {counts}{waiting} · a approve · A class · P pin"))
@@ -205,9 +217,32 @@ class ChangesPane(TabPane):
 
         self.app.push_screen(DecisionScreen("approve", shown), decided)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """c is there only beside a lock of another server (in the footer too)."""
+        return action != "compare_anyway" or (self.other is not None and not self.anyway)
+
+    def action_compare_anyway(self) -> None:
+        """The lock is another server's: compare it with this one all the same (every item may differ)."""
+        if self.other is None or self.anyway or self.ws.snapshot is None:
+            return
+        self.anyway = True
+        self._answer(self.ws.compare_lock(anyway=True))
+
     def action_pin(self) -> None:
-        """Ask first (what is not approved, by class; a tick per breaking or safety change), then pin."""
+        """Ask first (what is not approved, by class; a tick per breaking or safety change), then pin; over
+        another server's lock, only once the reviewer said so."""
         if self.ws.snapshot is None:
+            return
+        if self.other is not None:
+            name = one_line(self.ws.snapshot.server_name, 60)
+            said = f"{self.other}. Pin {name} over it? That server's pins are replaced by this one's."
+
+            def over(yes: bool | None) -> None:
+                if yes:
+                    self.other = None  # the reviewer's word: this server's lock from now on
+                    self.action_pin()
+
+            self.app.push_screen(ConfirmScreen("A lock of another server", said, yes="Pin over it"), over)
             return
         changes = self.diff.changes if self.diff else []
         approved = [c.approval for c in changes if c.approval]

@@ -80,6 +80,9 @@ class OverviewPane(TabPane):
         """How far the live server drifted from `mcp-review.lock` (the Changes tab lists it)."""
         if found.error is not None:
             said = Text(f"lock: {one_line(found.error, 200)}", style="bold")
+        elif found.other is not None:
+            said = Text(f"lock: {one_line(found.other, 200)} ", style="bold")
+            said.append("(the Changes tab, 8: c compares anyway, P pins this server over it)", style="")
         elif found.diff is None:
             said = Text("lock: none pinned yet (P in the Changes tab pins mcp-review.lock)")
         elif not found.diff.changes:
