@@ -21,7 +21,7 @@ import binascii
 import json
 import shlex
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -133,6 +133,7 @@ class CallRecord:
     at: float = field(default_factory=time.time)
     span: tuple[int, int] = (0, 0)  # the wire entries recorded while it ran: `wire.entries[span[0]:span[1]]`
     reused_by: list[str] = field(default_factory=list)  # the other purposes it answered (`Share`), not called again
+    sent_invalid: list[str] = field(default_factory=list)  # the reviewer sent arguments the inputSchema refuses: why
 
     @property
     def is_error(self) -> bool:
@@ -156,6 +157,7 @@ class CallRecord:
             "latencyMs": round(self.latency_ms, 1),
             "seq": self.seq,
             **({"reusedBy": self.reused_by} if self.reused_by else {}),
+            **({"sentInvalid": self.sent_invalid} if self.sent_invalid else {}),  # on purpose: "Send anyway"
         }
 
 
@@ -168,6 +170,11 @@ def reply_tokens(record: CallRecord, wire: WireLog | None, counter: TokenCounter
         return counter.count_sent(entry.message, entry.size)
     kept = record.result if record.error is None else {"error": record.error}
     return None if kept is None else counter.count_sent(kept, 0)
+
+
+def outcome_said(call: dict[str, Any]) -> str:
+    """A call's outcome as coverage says it: with arguments sent invalid on purpose said first ("Send anyway")."""
+    return ("arguments invalid, sent on purpose: " if call.get("sentInvalid") else "") + str(call["outcome"])
 
 
 def refused_call(tool: str, arguments: Any) -> dict[str, Any]:
@@ -263,9 +270,12 @@ class CallGate:
         share: Share | None = None,
         timeout: float | None = None,
         on_progress: Callable[[Json], None] | None = None,
+        sent_invalid: Sequence[str] = (),
     ) -> CallRecord | None:
         """Call `tool` and record it; None when the policy does not allow it (`refusal` says what would). With
-        `share`, a call of that class with the same arguments made before answers instead, its record saying so."""
+        `share`, a call of that class with the same arguments made before answers instead, its record saying so.
+        `sent_invalid`: why the arguments do not match the tool's inputSchema, when the reviewer sends them anyway
+        (the same consent as any call; the record says they were sent invalid on purpose)."""
         if self.refusal(tool, consented) is not None:
             return None
         name = tool.name or ""
@@ -274,7 +284,7 @@ class CallGate:
             if purpose != made.purpose and purpose not in made.reused_by:
                 made.reused_by.append(purpose)
             return made
-        record = CallRecord(name, arguments, self.consent(tool), purpose)
+        record = CallRecord(name, arguments, self.consent(tool), purpose, sent_invalid=list(sent_invalid))
         if self._capped(record):
             return record
         began, first = time.monotonic(), len(self.session.wire.entries)
@@ -308,6 +318,7 @@ class CallGate:
         on_status: StatusCallback | None = None,
         started: Callable[[TaskDriver], None] | None = None,
         recheck: bool = False,
+        sent_invalid: Sequence[str] = (),
     ) -> tuple[CallRecord, TaskRun] | None:
         """Run `tool` as a task on the revision the server speaks and record it as a call; None when the policy does
         not allow it. `started` gets the driver (to cancel it); `recheck` asks tasks/get once more at
@@ -315,7 +326,7 @@ class CallGate:
         if self.refusal(tool, consented) is not None:
             return None
         name = tool.name or ""
-        record = CallRecord(name, arguments, self.consent(tool), purpose)
+        record = CallRecord(name, arguments, self.consent(tool), purpose, sent_invalid=list(sent_invalid))
         kind = flavour_for(self.session)
         driver = TaskDriver(self.session, self._request, name, arguments, kind, deadline=deadline, on_status=on_status)
         run = driver.state

@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import Any
 
 from mcp_review import __version__, claims
+from mcp_review.calls import outcome_said
 from mcp_review.connection.pairing import ANSWERS
 from mcp_review.report import changes, eras
 from mcp_review.report.common import cell, clip, code, fence_for, reach_lines
@@ -341,7 +342,8 @@ def _coverage(review: Review) -> list[str]:
     if review.coverage:
         out += ["", "| tool | purpose | consent | outcome | ms |", "|---|---|---|---|---:|"]
         out += [
-            f"| {cell(c['tool'], 60)} | {c['purpose']} | {c['consent']} | {cell(c['outcome'], 80)} | {c['latencyMs']} |"
+            f"| {cell(c['tool'], 60)} | {c['purpose']} | {c['consent']} | {cell(outcome_said(c), 120)} "
+            f"| {c['latencyMs']} |"
             for c in review.coverage[:200]
         ]
     if not_called:

@@ -57,16 +57,25 @@ class Caller:
         snapshot = self.ws.snapshot
         screen = CallScreen(tool.raw, arguments, declared(snapshot.era, snapshot.capabilities) if snapshot else None)
         self.app.push_screen(
-            screen, lambda args: None if args is None else self.consent_then_call(tool, args, act, screen.as_task)
+            screen,
+            lambda args: (
+                None if args is None else self.consent_then_call(tool, args, act, screen.as_task, screen.sent_invalid)
+            ),
         )
 
     def consent_then_call(
-        self, tool: Item, arguments: dict[str, Any], act: Act | None = None, as_task: bool = False
+        self,
+        tool: Item,
+        arguments: dict[str, Any],
+        act: Act | None = None,
+        as_task: bool = False,
+        sent_invalid: list[str] | None = None,
     ) -> None:
         """Consent when `tool` may have side effects; then the call (as a task when the reviewer chose it), or
         `act(arguments, consent)` (the app preview makes its own call, and opens without one when consent is
-        refused)."""
-        then = act or partial(self._call_or_refuse, tool, as_task=as_task)
+        refused). `sent_invalid`: why the arguments do not match the inputSchema, sent anyway on the reviewer's
+        word: the same consent as any call, and the record says so."""
+        then = act or partial(self._call_or_refuse, tool, as_task=as_task, sent_invalid=sent_invalid or [])
         reason = consent_reason(tool)
         if reason is None:
             then(arguments, "read-only")
@@ -82,15 +91,22 @@ class Caller:
             f"{one_line(tool.name or '', 80)} may have side effects: {reason}. Call it with these arguments?"
         )
         message.append("\n" + visible(json.dumps(arguments, indent=2, ensure_ascii=False), 4000), style="bold")
+        if sent_invalid:
+            message.append(f"\nsent as they are, though the inputSchema refuses them: {'; '.join(sent_invalid)}")
         self.app.push_screen(ConfirmScreen("Consent needed", message, back="Edit arguments"), decided)
 
     def _call_or_refuse(
-        self, tool: Item, arguments: dict[str, Any], consent: Consent | None, as_task: bool = False
+        self,
+        tool: Item,
+        arguments: dict[str, Any],
+        consent: Consent | None,
+        as_task: bool = False,
+        sent_invalid: list[str] | None = None,
     ) -> None:
         if consent is None:
             self.app.post_message(CallRefused(tool.name or "", arguments))
         else:
-            self._call(tool, arguments, consent, as_task)
+            self._call(tool, arguments, consent, as_task, sent_invalid or [])
 
     def edit_past(self, call: dict[str, Any]) -> None:
         """Enter on a past call opens the call editor with its arguments (when the server still has the tool)."""
@@ -126,7 +142,9 @@ class Caller:
         schema = tool.get("outputSchema") if tool else None
         self.app.push_screen(ResultScreen(result_text(record, schema, tokens, partial(status_style, self.app))))
 
-    def _call(self, tool: Item, arguments: dict[str, Any], consent: Consent, as_task: bool = False) -> None:
+    def _call(
+        self, tool: Item, arguments: dict[str, Any], consent: Consent, as_task: bool, sent_invalid: list[str]
+    ) -> None:
         name = tool.name or ""
         self.inputs_at_start = self.inputs
         self.started = time.monotonic()
@@ -158,6 +176,7 @@ class Caller:
                     deadline=TASK_WAIT,
                     on_status=status,
                     started=started,
+                    sent_invalid=sent_invalid,
                 )
             finally:
                 self.driver = None
@@ -170,7 +189,14 @@ class Caller:
             call = (
                 as_a_task(gate)
                 if as_task
-                else gate.call(tool, arguments, purpose="reviewer", consented=consented, on_progress=progress)
+                else gate.call(
+                    tool,
+                    arguments,
+                    purpose="reviewer",
+                    consented=consented,
+                    on_progress=progress,
+                    sent_invalid=sent_invalid,
+                )
             )
             task = asyncio.ensure_future(call)
             self.running = task

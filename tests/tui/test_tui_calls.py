@@ -11,7 +11,7 @@ from mcp_review.targets import demo_target, stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
 from tests.support import fixture_argv
-from tests.tui_pilot import call_with_consent, calling_everything, notifications, open_call, until
+from tests.tui_pilot import call_with_consent, calling_everything, notifications, open_call, show_tab, until
 
 
 async def test_call_a_read_only_tool_through_the_editor(tmp_path):
@@ -389,3 +389,37 @@ async def test_the_schema_form_posts_changed_and_never_touches_an_editor():
         app.query_one("#field-n", Input).value = "3"
         await pilot.pause()
     assert seen[-2:] == [({"n": 0}, False), ({"n": 3}, True)]
+
+
+async def test_schema_invalid_arguments_are_sent_anyway_behind_the_same_consent_and_recorded_so(tmp_path):
+    """Issue 40: the reviewer tests a server's own validation by hand: Call stays disabled for arguments the
+    inputSchema refuses, Send anyway sends them (not JSON never), after the same consent, and coverage says so."""
+    from textual.widgets import Button, TextArea
+
+    from mcp_review.tui.dialogs import ConfirmScreen, ResultScreen
+
+    app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "4")), state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        await open_call(pilot, app, "users_search_3")
+        screen = app.screen
+        screen.query_one(TextArea).text = '{"query": "carol", "limit": '
+        await pilot.pause()
+        assert screen.query_one("#send-anyway", Button).disabled, "not JSON: nothing to send"
+        screen.query_one(TextArea).text = '{"query": "carol", "limit": "five"}'
+        await pilot.pause()
+        problems = str(screen.query_one("#problems").render())
+        assert "'five' is not of type 'integer'" in problems and "Send anyway" in problems
+        assert screen.query_one("#call", Button).disabled and not screen.query_one("#send-anyway", Button).disabled
+        await pilot.click("#send-anyway")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))  # open-world: consent, as any call
+        assert "the inputSchema refuses them" in str(app.screen.query_one("#result Static").render())
+        await pilot.click("#yes")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        call = app.workspace.call_log[-1]
+        assert call["arguments"] == {"query": "carol", "limit": "five"} and call["consent"] == "reviewer"
+        assert any("'five' is not of type 'integer'" in p for p in call["sentInvalid"])
+        await pilot.press("escape")
+        await show_tab(pilot, app, "tab-calls")
+        table = app.main.query_one("#calls", Grid)
+        assert "arguments invalid, sent on purpose" in str(table.get_cell_at((0, 2)))

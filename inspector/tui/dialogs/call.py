@@ -45,6 +45,8 @@ class CallScreen(FormDialog):
         self.arguments = arguments
         self.tasks = tasks  # the tasks revision the server declares (mcp_review.tasks.Flavour), or None
         self.as_task = False
+        self.sent_invalid: list[str] = []  # why the arguments sent do not match the inputSchema ("Send anyway")
+        self.problems: list[str] = []  # why the arguments typed do not, now
 
     def compose(self) -> ComposeResult:
         name = one_line(str(self.tool.get("name")), 80)
@@ -59,6 +61,7 @@ class CallScreen(FormDialog):
                 if self.tasks:
                     yield Checkbox("as a task", id="as-task", tooltip=f"run it as a task ({self.tasks} tasks)")
                 yield Button("Cancel", id="cancel")
+                yield Button("Send anyway", id="send-anyway", variant="warning", disabled=True)
                 yield Button("Call", id="call", variant="primary")
 
     def draft_key(self) -> str:
@@ -72,8 +75,13 @@ class CallScreen(FormDialog):
     def _check(self) -> None:
         schema = self.tool.get("inputSchema")
         problems = argument_problems(self.query_one(TextArea).text, schema)
-        self.query_one("#problems", Static).update(Text("\n".join(problems) or schema_note(schema)))
+        # a JSON object the schema refuses may still be sent on purpose (a server's own validation tested by hand)
+        anyway = bool(problems) and not argument_problems(self.query_one(TextArea).text, None)
+        said = "\n".join(problems) + ("\nSend anyway sends them as they are (recorded so)" if anyway else "")
+        self.query_one("#problems", Static).update(Text(said or schema_note(schema)))
         self.query_one("#call", Button).disabled = bool(problems)
+        self.query_one("#send-anyway", Button).disabled = not anyway
+        self.problems = problems
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The task key exists only where the server declares tasks (the footer does not offer it elsewhere)."""
@@ -82,14 +90,15 @@ class CallScreen(FormDialog):
     def action_toggle_task(self) -> None:
         self.query_one("#as-task", Checkbox).toggle()
 
-    def submit(self) -> None:
-        if not self.query_one("#call", Button).disabled:
+    def submit(self, anyway: bool = False) -> None:
+        if not self.query_one("#send-anyway" if anyway else "#call", Button).disabled:
             self.as_task = bool(self.tasks) and self.query_one("#as-task", Checkbox).value
+            self.sent_invalid = list(self.problems) if anyway else []
             self.dismiss(strict_loads(self.query_one(TextArea).text or "{}"))
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "call":
-            self.submit()
+        if event.button.id in ("call", "send-anyway"):
+            self.submit(anyway=event.button.id == "send-anyway")
         elif event.button.id == "cancel":
             self.action_cancel()

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabPane
 
-from mcp_review.calls import call_command
+from mcp_review.calls import call_command, outcome_said
 from mcp_review.connection.wire import WireLog
 from mcp_review.targets import Target
 from mcp_review.text import one_line, visible
@@ -60,7 +60,7 @@ class CallsPane(TabPane):
         return (
             Text(one_line(str(call["tool"]), 50)),
             call["consent"],
-            Text(one_line(str(call["outcome"]), 40)),
+            Text(one_line(outcome_said(call), 40)),
             call["latencyMs"],
             Text(one_line(json.dumps(call["arguments"], ensure_ascii=False), 60)),
         )
@@ -72,9 +72,11 @@ class CallsPane(TabPane):
         if call is None:
             show_detail(self, "#call-detail", "")
             return
-        detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(str(call['outcome']), 200)}")
+        detail = Text(f"{one_line(str(call['tool']), 80)} · {call['consent']} · {one_line(outcome_said(call), 200)}")
         detail.append(f" · {call['latencyMs']} ms\n", style="bold")
         detail.append(visible(json.dumps(call["arguments"], indent=2, ensure_ascii=False), 20000) + "\n")
+        for problem in call.get("sentInvalid") or []:  # why the inputSchema refuses them, as the editor said
+            detail.append(f"invalid: {visible(str(problem), 400)}\n")
         wire, seq = self.wires.get(id(call)), call.get("seq")
         answer = wire.get(seq) if wire is not None and isinstance(seq, int) else None
         if seq is not None and answer is None:  # the same seq names another entry here
