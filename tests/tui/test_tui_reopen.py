@@ -99,3 +99,37 @@ async def test_a_review_made_from_another_folder_is_found_or_hinted_at(tmp_path,
         await until(pilot, lambda: "a review of this server's name was saved from" in overview(app))
         assert str(project) in overview(app) and app.workspace.review is None
         assert any("verdict PASS_WITH_WARNINGS" in m for m in notifications(heard))
+
+
+async def test_a_recent_server_started_by_a_relative_path_starts_again_from_another_folder(tmp_path, monkeypatch):
+    """Issue 40: a recent server is kept with the folder it started in, so a relative path in its command still
+    names the same server when the app runs elsewhere."""
+    import sys
+
+    from textual.widgets import DataTable
+
+    from mcp_review.targets import demo_target
+    from mcp_review.tui.dialogs import ConnectScreen
+    from mcp_review.tui.settings import load_settings
+    from tests.support import ROOT
+
+    monkeypatch.chdir(ROOT)
+    app = ReviewApp(stdio_target([sys.executable, "tests/servers/good.py"]), state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+    assert load_settings()["recent"][0]["cwd"] == str(ROOT)
+
+    monkeypatch.chdir(tmp_path)  # where tests/servers/good.py names nothing
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+        table = app.screen.query_one("#choices", DataTable)
+        assert str(table.get_cell_at((0, 1))) == f"recent · in {ROOT}"
+        table.focus()
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: app.workspace.snapshot is not None and app.workspace.snapshot.server_name == "good-server"
+        )
+        assert app.workspace.target.cwd == str(ROOT)

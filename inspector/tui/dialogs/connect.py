@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -25,11 +26,16 @@ Choice = tuple[str, str, dict[str, str]]  # label, where from, the form's values
 
 
 def known_servers() -> list[Choice]:
-    """The recent servers, then every server the usual config files name."""
+    """The recent servers (each started again in the folder it was started from), then every server the usual
+    config files name."""
     from mcp_review.configs import discover
 
     recent: list[Choice] = [
-        (r.get("what", ""), "recent", {"what": r.get("what", ""), "headers": r.get("headers", ""), "bearer": ""})
+        (
+            r.get("what", ""),
+            f"recent · in {r['cwd']}" if r.get("cwd") else "recent",
+            {"what": r.get("what", ""), "headers": r.get("headers", ""), "bearer": "", "cwd": r.get("cwd", "")},
+        )
         for r in load_settings().get("recent", [])
         if isinstance(r, dict)
     ]
@@ -58,17 +64,24 @@ def target_from_form(values: dict[str, str]) -> tuple[Target, str | None]:
                 raise ValueError(f"a header must look like K: V, got {pair!r}")
             headers[key.strip()] = value.strip()
         return http_target(what, headers=headers, bearer=values.get("bearer") or None), None
-    return stdio_target(shlex.split(what)), None
+    return stdio_target(shlex.split(what), cwd=values.get("cwd") or None), None  # a recent one: where it started
 
 
 def remember_recent(values: dict[str, str]) -> None:
     """A typed server goes first in the recent ones, without its bearer or credential headers; one whose
-    command line carries a secret is not remembered at all."""
+    command line carries a secret is not remembered at all. A command is kept with the folder it started in
+    (`cwd`, absolute), so a relative path in it starts the same server from any folder."""
     if "what" not in values or secret_arg_positions(shlex.split(values["what"])):
         return
     headers = "; ".join(p for p in values.get("headers", "").split(";") if not is_secret_header(p.split(":")[0]))
-    recent = [r for r in load_settings().get("recent", []) if isinstance(r, dict) and r.get("what") != values["what"]]
-    save_settings({"recent": [{"what": values["what"], "headers": headers.strip()}, *recent][:10]})
+    entry = {"what": values["what"], "headers": headers.strip()} | ({"cwd": values["cwd"]} if values.get("cwd") else {})
+    same = {"what": entry["what"], "cwd": entry.get("cwd")}
+    recent = [
+        r
+        for r in load_settings().get("recent", [])
+        if isinstance(r, dict) and {"what": r.get("what"), "cwd": r.get("cwd")} != same
+    ]
+    save_settings({"recent": [entry, *recent][:10]})
 
 
 def remember_target(target: Target) -> None:
@@ -77,7 +90,8 @@ def remember_target(target: Target) -> None:
     if target.demo or target.source:
         return
     what = target.url or shlex.join((target.command or "", *target.args))
-    remember_recent({"what": what, "headers": "; ".join(f"{k}: {v}" for k, v in target.headers.items())})
+    cwd = "" if target.url else str(Path(target.cwd or Path.cwd()).resolve())
+    remember_recent({"what": what, "headers": "; ".join(f"{k}: {v}" for k, v in target.headers.items()), "cwd": cwd})
 
 
 class ConnectScreen(Dialog[dict[str, str] | None]):
