@@ -207,6 +207,7 @@ class Review:
     # those sent (`offered`), and per probe rule and tool the payloads that budget left out (`leftOut`)
     reach: dict[str, Any] | None = None
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    reviewer: str | None = None  # who reviewed it in the app (the name its decisions offer), for the sign-off
 
     def __repr__(self) -> str:  # asyncio's Runner reprs a finished task's result: 100,000 findings made 170 MB
         return f"<Review {self.verdict} {len(self.findings)} findings>"
@@ -322,6 +323,8 @@ class Review:
             out["eras"] = self.eras
         if self.reach is not None:
             out["reach"] = self.reach
+        if self.reviewer:
+            out["reviewer"] = self.reviewer
         return out
 
     def save(self, path: str | Path) -> None:
@@ -373,6 +376,7 @@ class Review:
             decisions=data.get("decisions"),
             eras=data.get("eras"),
             reach=data.get("reach"),
+            reviewer=data.get("reviewer"),
         )
         review.apply_waivers()
         return review

@@ -149,17 +149,20 @@ def header(review: Review) -> list[str]:
     counts = review.counts()
     applied = review.repository_decisions()  # never a PASS read without whose waivers made it one
     claimed = claims.said(review)  # nor a FAIL without the repository's decisions that were not applied
+    said = [f"**Verdict: {ICONS[verdict]} {verdict}**", *(f"{counts[s]:,} {s}" for s in ORDER if s in counts)]
+    said += [f"with {cell(applied, 300)}"] if applied else []
+    said += [cell(claimed, 800)] if claimed else []
+    if verdict == "NOT_CHECKED":  # an export before any run: what it holds, and what would check it
+        said.append("no checklist ran: the token report and the calls made (`r` in the app, or `mcp-review check`)")
+    packs = f"Packs: {', '.join(review.packs)}" if review.packs else "No packs run"
     return [
         f"# MCP review: {cell(name, 80)} {cell(server.get('version') or '', 40)}".rstrip(),
         "",
-        f"**Verdict: {ICONS[verdict]} {verdict}**  ·  "
-        + "  ·  ".join(f"{counts[s]} {s}" for s in ORDER if s in counts)
-        + (f"  ·  with {cell(applied, 300)}" if applied else "")
-        + (f"  ·  {cell(claimed, 800)}" if claimed else ""),
+        "  ·  ".join(said),
         "",
         f"- Revision {code(review.revision, 60)} ({review.era} era), transport `{review.transport}`",
         f"- Target: {code(_target_label(review.target), 160)}",
-        f"- Packs: {', '.join(review.packs)}  ·  reviewed with mcp-review {__version__} on {review.created}",
+        f"- {packs}  ·  reviewed with mcp-review {__version__} on {review.created}",
         "",
     ]
 
@@ -246,14 +249,17 @@ def reviewer_notes(review: Review, rows: int | None = None, chars: int = 1000) -
     return [*out, *more(len(review.remarks[:rows]), len(review.remarks), "notes"), ""]
 
 
-SIGN_OFF = [
-    "## Sign-off",
-    "",
-    "- [ ] Blocking items verified or waived with a reason",
-    "- [ ] Failures fixed or waived with a reason",
-    "- Reviewer: ____________________  Date: ____________",
-    "",
-]
+def sign_off(review: Review) -> list[str]:
+    """The boxes a person ticks, with the reviewer's name when the app knows it (`Review.reviewer`)."""
+    who = cell(review.reviewer, 80) if review.reviewer else "____________________"
+    return [
+        "## Sign-off",
+        "",
+        "- [ ] Blocking items verified or waived with a reason",
+        "- [ ] Failures fixed or waived with a reason",
+        f"- Reviewer: {who}  Date: ____________",
+        "",
+    ]
 
 
 def render(review: Review) -> str:
@@ -290,14 +296,20 @@ def render(review: Review) -> str:
     out += _tokens(review)
     out += _coverage(review)
     passed = [f for f in review.findings if f.effective in ("pass", "n/a")]
+    out += (
+        [
+            "<details><summary>Passed and not applicable (" + str(len(passed)) + ")</summary>",
+            "",
+            *[f"- {f.effective} **{f.rule}** ({subject(f)}): {cell(f.message, 200)}" for f in passed],
+            "",
+            "</details>",
+            "",
+        ]
+        if passed
+        else []
+    )
     out += [
-        "<details><summary>Passed and not applicable (" + str(len(passed)) + ")</summary>",
-        "",
-        *[f"- {f.effective} **{f.rule}** ({subject(f)}): {cell(f.message, 200)}" for f in passed],
-        "",
-        "</details>",
-        "",
-        *SIGN_OFF,
+        *sign_off(review),
     ]
     return "\n".join(out)
 

@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from mcp_review.report import changes, eras
 from mcp_review.report.common import cell, code, reach_lines
 from mcp_review.report.markdown import (
-    SIGN_OFF,
     exchange,
     header,
     more,
@@ -25,6 +24,7 @@ from mcp_review.report.markdown import (
     repository_decisions,
     reviewer_notes,
     settles,
+    sign_off,
     subject,
     waivers_and_attestations,
     who_decided,
@@ -58,7 +58,7 @@ def render(review: Review, full: str | None = None) -> str:
         *_tokens(review),
         *_coverage(review),
         *_passed(review),
-        *SIGN_OFF,
+        *sign_off(review),
     ]
     shown: dict[str, str] = {}  # evidence already quoted -> the rule it is quoted under
     pointed = pointers(review)
@@ -263,4 +263,6 @@ def _passed(review: Review) -> list[str]:
         for status, counts in by_status.items()
         if counts
     ]
+    if not total:  # before any run: no empty block
+        return []
     return [f"<details><summary>Passed and not applicable ({total})</summary>", "", *lines, "", "</details>", ""]

@@ -22,6 +22,7 @@ from mcp_review.text import one_line
 from mcp_review.tui import messages as msg
 from mcp_review.tui.dialogs import ConfirmScreen, ExportScreen
 from mcp_review.tui.dialogs.export import export_name
+from mcp_review.tui.settings import reviewer
 from mcp_review.tui.shell import Shell
 from mcp_review.workspace import Workspace, verdict_said
 
@@ -35,6 +36,7 @@ class Exporter:
     def start(self) -> None:
         """The dialog at once; its preview when the files thread has rendered it."""
         review = self.workspace.decided_on()
+        review.reviewer = reviewer() or None  # the sign-off names who the app knows (as a decision dialog does)
         screen = ExportScreen(export_name(review.server.get("name")))
 
         def rendered(done: concurrent.futures.Future[str]) -> None:

@@ -82,6 +82,11 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
         await until(pilot, lambda: (tmp_path / "before.md").is_file())  # written off the app's loop
         before = (tmp_path / "before.md").read_text()
         assert "NOT_CHECKED" in before and "notes_search" in before
+        # issue 40: said whole, no empty pieces, and signed by whom the app knows (the note's author)
+        assert "NOT_CHECKED**  ·  no checklist ran" in before and "No packs run" in before
+        assert "**  ·\n" not in before and "Packs:   ·" not in before and "Passed and not applicable" not in before
+        who = app.workspace.review.remarks[0].by
+        assert who and f"- Reviewer: {who}  Date:" in before
 
         await run_checks(pilot, app)
         await highlight_finding(pilot, app, "spec.pagination")  # a warn: it can be waived too
