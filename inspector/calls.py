@@ -45,6 +45,10 @@ POLICIES: dict[Policy, str] = {  # what each lets the checks call, as every face
     "read-only": "tools annotated read-only and closed-world",
     "all": "every tool, side effects included: the reviewer's consent",
 }
+# The calls a run of the default packs makes per tool it may call (the review's valid arguments, schema-invalid ones
+# and a lookup of something missing; each shared by the rules that read it): 3, counted on tests/servers/many.py.
+# Probes add theirs. The app's run dialog multiplies it by the tools a policy lets the checks call.
+CALLS_PER_TOOL = 3
 Consent = Literal["read-only", "reviewer"]  # what one call was made on: no consent needed, or the reviewer's
 # What a call is for, where a recorded call answers it as well as a new one would: "answer" (the review's valid
 # arguments, to read what the tool returns) and "refusal" (schema-invalid arguments, to read how they are refused).
@@ -170,6 +174,32 @@ def reply_tokens(record: CallRecord, wire: WireLog | None, counter: TokenCounter
         return counter.count_sent(entry.message, entry.size)
     kept = record.result if record.error is None else {"error": record.error}
     return None if kept is None else counter.count_sent(kept, 0)
+
+
+def callable_tools(tools: Sequence[Item], policy: Policy, allow: Collection[str] | None = None) -> int:
+    """How many of `tools` a run's gate lets the checks call under `policy` (and the allow-list)."""
+    if policy == "none":
+        return 0
+    allowed = [t for t in tools if allow is None or t.name in allow]
+    return len(allowed) if policy == "all" else sum(consent_reason(t) is None for t in allowed)
+
+
+def estimate(tools: int, per_tool: float) -> str:
+    """A run's calls before it starts: tools it may call times calls per tool, and the cap when it would bite."""
+    if not tools:
+        return "no tool may be called: the rules that need a call stay blocking"
+    calls, cap = round(tools * per_tool), LIMITS.calls  # the run's gate's cap (`for_run`)
+    said = f"about {calls:,} calls ({tools:,} tools, {per_tool:.3g} each)"
+    if calls > cap:
+        said += f"; the run stops at {cap:,} (MCP_REVIEW_LIMITS calls): the rest stay blocking"
+    return said
+
+
+def per_tool(coverage: Sequence[dict[str, Any]]) -> float:
+    """Calls per tool a run made, from a review's coverage (the reviewer's own left out); CALLS_PER_TOOL without."""
+    made = [c for c in coverage if c.get("purpose") != "reviewer" and c.get("seq") is not None]
+    tools = {c.get("tool") for c in made}
+    return len(made) / len(tools) if tools else CALLS_PER_TOOL
 
 
 def outcome_said(call: dict[str, Any]) -> str:

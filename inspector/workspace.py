@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from mcp_review import claims, lock, saved
+from mcp_review import calls, claims, lock, saved
+from mcp_review.calls import Policy
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import CheckPlan
 from mcp_review.connection.session import Session
@@ -87,7 +88,7 @@ def verdict_said(review: Review) -> str:
 
 def summary(review: Review) -> str:
     """The verdict and how many findings have each status."""
-    counts = ", ".join(f"{n} {s}" for s, n in sorted(review.counts().items()))
+    counts = ", ".join(f"{n:,} {s}" for s, n in sorted(review.counts().items()))
     applied = review.repository_decisions()  # the repository's own waivers said beside the verdict they made
     return f"{verdict_said(review)} · {counts}" + (f" · with {applied}" if applied else "")
 
@@ -287,6 +288,13 @@ class Workspace:
             attestations=current(previous.attestations if previous else None, self.plan.attestations),
             lock=str(found) if (found := lock.find_lock(self.export_dir)) else None,  # the Changes tab's lock
         )
+
+    def call_estimate(self, policy: Policy) -> str:
+        """What a run under `policy` would call, before it starts (the run dialog says it): the tools it may call
+        times the calls per tool the last run made here (else the default packs' figure), and the cap if it bites."""
+        tools = self.snapshot.tools.items if self.snapshot is not None else []
+        made = calls.per_tool(self.review.coverage) if self.review is not None else calls.CALLS_PER_TOOL
+        return calls.estimate(calls.callable_tools(tools, policy, self.options.allow_tools), made)
 
     @staticmethod
     def rules(plan: CheckPlan) -> list[Rule]:

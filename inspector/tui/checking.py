@@ -123,7 +123,7 @@ def choose_checks(ws: Workspace, shell: Shell, why: str = "", only: str | None =
         shell.ask(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
 
     options = ws.options if ws.calls_chosen else replace(ws.options, calls="read-only")
-    shell.ask(RunScreen(ws.plan.packs, options, why, ws.plan.era == "both", ws.requests), chosen)
+    shell.ask(RunScreen(ws.plan.packs, options, why, ws.plan.era == "both", ws.requests, ws.call_estimate), chosen)
 
 
 QUIT = "the app quit while the checklist ran"

@@ -173,3 +173,30 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
 
         notes = render(again.workspace.review, "md").split("## Reviewer notes")[1]
         assert "ask upstream to drop the &lt;IMPORTANT&gt; block" in notes, "in the export, as inert text"
+
+
+async def test_the_run_dialog_estimates_the_calls_and_names_the_cap_when_it_would_bite(tmp_path, monkeypatch):
+    """Issue 40: tools the checks may call times the calls each takes, per policy as it is chosen; the call cap named
+    when the run would reach it (as 10,000 tools under `all` do: 30,000 calls against 20,000)."""
+    from dataclasses import replace
+
+    from textual.widgets import Select, Static
+
+    from mcp_review import calls
+    from mcp_review.targets import stdio_target
+    from mcp_review.tui.dialogs import RunScreen
+    from tests.support import fixture_argv
+
+    monkeypatch.setattr(calls, "LIMITS", replace(calls.LIMITS, calls=100))
+    app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "40")), state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        estimate = app.screen.query_one("#estimate", Static)
+        assert "no tool may be called" in str(estimate.render()), "none is read-only and closed-world"
+        app.screen.query_one("#calls", Select).value = "all"
+        await pilot.pause()
+        said = str(estimate.render())
+        assert "about 120 calls (40 tools, 3 each)" in said and "stops at 100 (MCP_REVIEW_LIMITS calls)" in said
+        assert app.screen.query_one("#run").region.bottom <= 24, "the buttons still fit at 80x24"

@@ -3,11 +3,12 @@ security probes may send canary payloads to the tools they may call, and under w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import cast
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -58,9 +59,12 @@ class RunScreen(Dialog[Choice | None]):
         why: str = "",
         both: bool = False,
         requests: RequestPolicy = "auto",
+        estimate: Callable[[Policy], str] | None = None,
     ) -> None:
+        """`estimate`: what a run would call under a policy (`Workspace.call_estimate`), said under the choice."""
         super().__init__()
         self.packs, self.options, self.why, self.both, self.requests = list(packs), options, why, both, requests
+        self.estimate = estimate
         # the widest probe allowed (a config may allow both): one choice here
         self.probe = next((p for p in ("security-all", "security") if p in options.probe), "off")
 
@@ -78,6 +82,8 @@ class RunScreen(Dialog[Choice | None]):
             yield Static(Text("tools the checks may call:"))
             # compact (one row each): at 80x24 the dialog and its buttons fit with the why line
             yield Select(CALLS, value=self.options.calls, allow_blank=False, compact=True, id="calls")
+            if self.estimate is not None:
+                yield Static(Text(self.estimate(self.options.calls), style="dim"), id="estimate")
             yield Static(Text(SENDS))
             yield Select(PROBES, value=self.probe, allow_blank=False, compact=True, id="probe")
             yield Static(Text("server requests during the run (roots, sampling, elicitation):"))
@@ -87,6 +93,11 @@ class RunScreen(Dialog[Choice | None]):
 
     def draft_key(self) -> str:
         return "run"
+
+    @on(Select.Changed, "#calls")
+    def _estimated(self, event: Select.Changed) -> None:
+        if self.estimate is not None:
+            self.query_one("#estimate", Static).update(Text(self.estimate(cast(Policy, str(event.value))), style="dim"))
 
     def submit(self) -> None:
         from mcp_review.rules.core import PACKS
