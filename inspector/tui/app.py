@@ -40,7 +40,7 @@ from mcp_review.tui.panes.checklist import ChecklistPane
 from mcp_review.tui.panes.overview import OverviewPane, plural
 from mcp_review.tui.panes.primitives import PrimitivesPane
 from mcp_review.tui.panes.skills import SkillsPane
-from mcp_review.tui.panes.tools import ToolsPane
+from mcp_review.tui.panes.tools import ToolsPane, worst_by_subject
 from mcp_review.tui.previewing import Previewer
 from mcp_review.tui.reopening import Reopener
 from mcp_review.tui.screen import TABS, ReviewScreen
@@ -196,7 +196,8 @@ class ReviewApp(ClosedScreensApp):
             return
         remember_target(ws.target)  # only servers that answered, the one named on the command line too
         snap = message.snapshot
-        if ws.connected(snap, message.costs):  # this server's review, saved before, read already
+        restored = ws.connected(snap, message.costs)  # this server's review, saved before, read already
+        if restored:
             self._show_restored()
         elif ws.reopening is None:
             self._not_restored()
@@ -207,18 +208,24 @@ class ReviewApp(ClosedScreensApp):
             f"{one_line(snap.server_name, 60)} {one_line(snap.server_version or '', 20)} · "
             f"{snap.revision} ({snap.era} era) · {ws.target.kind} · {plural(len(snap.tools), 'tool')}"
         )
-        self._show_snapshot()
+        self._show_snapshot(self._restored_worst() if restored else None)
 
     def _show_restored(self) -> None:
+        """The review saved before is the working one: the Checklist and the Calls tab show it (the caller shows
+        the rest, `_show_snapshot`, with `_restored_worst`)."""
         ws = self.workspace
         assert ws.review is not None
-        self.checklist.show(ws.review, self.reopener.order_of(ws.review))
+        shown = self.reopener.shown_of(ws.review)
+        self.checklist.show(ws.review, shown.order if shown else None)
         self.calls.show(ws.call_log, ws.target)
         made = f"reviewed {ws.review.created}" if ws.review.verdict != "NOT_CHECKED" else "not checked yet"
         self.notify(f"the review saved before came back: {made}, its evidence as recorded then", markup=False)
         if ws.call_log and ws.call_log[-1] not in ws.review.coverage:  # calls made while it was read
             self.saved(ws.save(), say=False)
-        self._show_snapshot()
+
+    def _restored_worst(self) -> dict[str, str] | None:
+        shown = self.reopener.shown_of(self.workspace.review)
+        return shown.worst if shown else None
 
     @on(msg.Reopening)
     def show_reopening(self, message: msg.Reopening) -> None:
@@ -236,6 +243,7 @@ class ReviewApp(ClosedScreensApp):
         self.main.query_one(OverviewPane).pending = None
         if ws.reopened(message.state):
             self._show_restored()
+            self._show_snapshot(self._restored_worst())
             return
         if message.state.future.exception() is None and message.state.future.result() is None:
             self.notify(f"the review saved at {message.state.path} could not be read", severity="warning")
@@ -261,14 +269,16 @@ class ReviewApp(ClosedScreensApp):
             self.notify(message.found.said(), timeout=15, markup=False)
             self._show_overview()
 
-    def _show_snapshot(self) -> None:
-        """The overview and the tools, with what the review found in them."""
+    def _show_snapshot(self, worst: dict[str, str] | None = None) -> None:
+        """The overview and the tools, with what the review found in them (`worst`: each subject's worst status,
+        when it was made off the loop already)."""
         ws = self.workspace
         if ws.snapshot is not None and ws.costs is not None:
             self._show_overview()
-            self.tools.show(ws.snapshot, ws.costs, ws.review)
+            worst = worst_by_subject(ws.review) if worst is None else worst
+            self.tools.show(ws.snapshot, ws.costs, ws.review, worst)
             self.main.query_one(PrimitivesPane).show(ws.snapshot, ws.costs, ws.review)
-            self.main.query_one(SkillsPane).show(ws.snapshot, ws.costs, ws.review)
+            self.main.query_one(SkillsPane).show(ws.snapshot, ws.costs, ws.review, worst)
             self.main.show_skills(ws.snapshot.skills is not None)
             self.main.query_one(ChangesPane).show()
 
@@ -362,7 +372,7 @@ class ReviewApp(ClosedScreensApp):
         self.workspace.reviewed(message.review)  # saved already, off the UI thread (checking.py)
         self.status(message.verdict, whole=True)  # whose decisions made the verdict, or would: never cut
         self.checklist.show(message.review, message.order, message.wire)
-        self.call_after_refresh(self._show_snapshot)  # after a frame: a key pressed meanwhile goes first
+        self.call_after_refresh(self._show_snapshot, message.worst)  # after a frame: a key pressed meanwhile goes first
 
     @on(msg.RerunAsked)
     def rerun(self, message: msg.RerunAsked) -> None:

@@ -31,6 +31,7 @@ from mcp_review.tui.dialogs import ConfirmScreen, RunScreen
 from mcp_review.tui.dialogs.run import Choice
 from mcp_review.tui.messages import ChecksDone, ChecksProgress, ChecksStarted
 from mcp_review.tui.panes.checklist import order_findings
+from mcp_review.tui.panes.tools import worst_by_subject
 from mcp_review.tui.shell import Shell
 from mcp_review.workspace import Workspace, summary
 
@@ -88,10 +89,13 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
         shell.status(f"every rule done · saving the review ({len(review.findings):,} findings)…")
         await asyncio.wrap_future(ws.save(review))  # 100,000 findings take seconds to write: the files thread
         shell.status(f"every rule done · review saved · ordering {len(review.findings):,} findings…")
-        # the Checklist's order and the verdict's counts: 0.3 s over 110,000 findings, not on the app's loop
-        order, verdict = await asyncio.to_thread(lambda: (order_findings(review.findings), summary(review)))
+        # the Checklist's order, each subject's worst status and the verdict's counts: 0.3 s, 0.1 s and 0.1 s over
+        # 110,000 findings, not on the app's loop
+        order, worst, verdict = await asyncio.to_thread(
+            lambda: (order_findings(review.findings), worst_by_subject(review), summary(review))
+        )
         gc.freeze()
-        shell.post_message(ChecksDone(review, order, verdict, session.wire))
+        shell.post_message(ChecksDone(review, order, worst, verdict, session.wire))
 
     ws.connection.submit(job)
 

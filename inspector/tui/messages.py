@@ -63,6 +63,7 @@ class ChecksProgress(Message):
 class ChecksDone(Message):
     review: Review
     order: tuple[list[Finding], list[str]]  # the Checklist's order of its findings (`order_findings`)
+    worst: dict[str, str]  # each subject's worst status, for the Tools and Skills tabs (`worst_by_subject`)
     verdict: str  # the verdict and the count of each status, for the status line
     wire: WireLog  # the wire log the findings' evidence is in
 
@@ -180,10 +181,11 @@ class Reopening(Message):
 
 @dataclass
 class Reopened(Message):
-    """The review saved before is read (or could not be): the Checklist's order of its findings made off the loop."""
+    """The review saved before is read (or could not be): what the screen shows of it made off the loop (the
+    Checklist's order of its findings, each subject's worst status: `tui.reopening.Shown`)."""
 
     state: Any  # workspace.Reopening
-    order: tuple[list[Finding], list[str]] | None
+    shown: Any  # tui.reopening.Shown | None
 
 
 @dataclass

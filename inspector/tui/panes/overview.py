@@ -102,8 +102,9 @@ class OverviewPane(TabPane):
         self.shown = (snap, target, costs, review)
         out = Text()
         out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
-        if review is not None and review.verdict != "NOT_CHECKED":
-            out.append(f"verdict: {review.verdict}" + (f" · reviewed {review.created}\n" if review.created else "\n"))
+        verdict = review.verdict if review is not None else None  # one pass over every finding, once
+        if review is not None and verdict != "NOT_CHECKED":
+            out.append(f"verdict: {verdict}" + (f" · reviewed {review.created}\n" if review.created else "\n"))
             out.append_text(repository_lines(review))
         elif self.pending is not None:
             out.append(f"verdict: {self.pending}… (every key works meanwhile)\n")

@@ -22,7 +22,6 @@ from mcp_review.tokens import TokenCounter
 from mcp_review.tui.grid import Cell, Grid
 from mcp_review.tui.messages import Fetch
 from mcp_review.tui.panes.table import show_detail
-from mcp_review.tui.panes.tools import worst_by_subject
 from mcp_review.tui.styles import status_style
 
 SHOWN_FILES = 20  # manifest entries in the detail; the rest are counted
@@ -44,9 +43,10 @@ class SkillsPane(TabPane):
         yield Grid(self.COLUMNS, flex="description", zebra_stripes=True, id="skills")
         yield Static(id="skill-detail")
 
-    def show(self, snapshot: ServerSnapshot, costs: Costs, review: Review | None = None) -> None:
+    def show(self, snapshot: ServerSnapshot, costs: Costs, review: Review | None, worst: dict[str, str]) -> None:
+        """The skills with their costs and worst findings (`worst_by_subject` of `review`, as the Tools tab's)."""
         self.snapshot, self.review = snapshot, review
-        self.worst = worst_by_subject(review)
+        self.worst = worst
         figures, skills = costs.counted(self.counter.encoding), snapshot.skills.skills if snapshot.skills else []
         self.tokens = dict(zip(map(id, skills), figures.skills, strict=True)) if figures else {}
         self.query_one(Grid).show(snapshot.skills.skills if snapshot.skills else [], self.cells)

@@ -44,16 +44,16 @@ def badges(tool: Any) -> Text:
 
 
 def worst_by_subject(review: Review | None) -> dict[str, str]:
-    """Each subject's worst status; a waived finding no longer counts against it."""
-    worst: dict[str, str] = {}
+    """Each subject's worst status; a waived finding no longer counts against it. One pass over every finding
+    (110,000 on 10,000 tools): made once per review shown, off the app's loop where it can be (`ChecksDone`,
+    `Reopened`), each status ranked by a dict look-up."""
+    ranks: dict[str, int] = {status: i for i, status in enumerate(STATUSES)}
+    passed, none = ranks["pass"], len(STATUSES)
+    worst: dict[str, int] = {}
     for f in review.findings if review else []:
-        if f.subject is None:
-            continue
-        status = f.effective if f.effective in STATUSES else "pass"
-        current = worst.get(f.subject)
-        if current is None or rank(status) < rank(current):
-            worst[f.subject] = status
-    return worst
+        if f.subject is not None and (at := ranks.get(f.effective, passed)) < worst.get(f.subject, none):
+            worst[f.subject] = at
+    return {subject: STATUSES[at] for subject, at in worst.items()}
 
 
 def searched(tool: Item) -> str:
@@ -118,12 +118,13 @@ class ToolsPane(FilteredPane):
         yield grid
         yield Static(id="tool-detail")
 
-    def show(self, snapshot: ServerSnapshot, costs: Costs, review: Review | None) -> None:
-        """The tools with their costs (the default encoding's, counted before the connection said it was up)."""
+    def show(self, snapshot: ServerSnapshot, costs: Costs, review: Review | None, worst: dict[str, str]) -> None:
+        """The tools with their costs (the default encoding's, counted before the connection said it was up) and
+        their worst findings (`worst_by_subject` of `review`, made once per review, not per keystroke)."""
         figures = costs.counted(self.counter.encoding)
         self.snapshot, self.costs, self.review = snapshot, costs, review
         self.tool_tokens = figures.tools if figures else [{"total": 0} for _ in snapshot.tools]
-        self.worst = worst_by_subject(review)  # once per review, not per keystroke (110,000 findings)
+        self.worst = worst
         self.texts = [searched(item) for item in snapshot.tools]
         apps = any(links(item) for item in snapshot.tools)
         if apps != self.apps:
