@@ -22,6 +22,7 @@ from mcp_review import claims
 from mcp_review.calls import refused_call
 from mcp_review.checking import CheckPlan
 from mcp_review.output import terminal_safe
+from mcp_review.rules.core import load_rules
 from mcp_review.targets import Target
 from mcp_review.text import one_line
 from mcp_review.themes import TCSS
@@ -123,6 +124,9 @@ class ReviewApp(ClosedScreensApp):
         self.set_interval(0.1, self.main.flush_wire)
         self.switcher.reconnect()
         self.reopener.start()
+        # Every pack's module imported in a thread while the server starts: on the loop, the first run's
+        # `load_rules` held every key for 0.66 s on a busy machine.
+        self.call_after_refresh(self.run_worker, load_rules, thread=True, group="rules", exit_on_error=False)
         for line in self.notices:
             self.notify(line, title="refused", severity="warning", timeout=30, markup=False)  # the file's own words
 
