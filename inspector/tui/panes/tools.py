@@ -122,14 +122,16 @@ class ToolsPane(FilteredPane):
         """The tools with their costs (the default encoding's, counted before the connection said it was up) and
         their worst findings (`worst_by_subject` of `review`, made once per review, not per keystroke)."""
         figures = costs.counted(self.counter.encoding)
+        listed = snapshot is not self.snapshot  # a review shown again on the same listing: its texts are made
         self.snapshot, self.costs, self.review = snapshot, costs, review
         self.tool_tokens = figures.tools if figures else [{"total": 0} for _ in snapshot.tools]
         self.worst = worst
-        self.texts = [searched(item) for item in snapshot.tools]
-        apps = any(links(item) for item in snapshot.tools)
-        if apps != self.apps:
-            self.apps = apps
-            self.refresh_bindings()
+        if listed:
+            self.texts = [searched(item) for item in snapshot.tools]
+            apps = any(links(item) for item in snapshot.tools)
+            if apps != self.apps:
+                self.apps = apps
+                self.refresh_bindings()
         self.refill(self.query_one(Input).value)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
