@@ -50,6 +50,8 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
             "each rule's status arrived as it finished"
         )
         assert app.main.query_one(ChecklistPane).live["review.descriptions-grounded"] == "fail"
+        # a probe's bare request (on session.channel) answered through the app's loop, as in `check`: not timed out
+        assert app.main.query_one(ChecklistPane).live["spec.request-meta"] == "pass"
 
 
 async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path):
