@@ -152,6 +152,7 @@ def _parse(f: io.TextIOBase, progress: Progress | None) -> Review | None:
         changes=doc.get("changes"),
         decisions=doc.get("decisions"),
         eras=doc.get("eras"),
+        reach=doc.get("reach"),
         reviewer=doc.get("reviewer"),
     )
     review.apply_waivers()

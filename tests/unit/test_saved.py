@@ -39,6 +39,7 @@ def review(findings: int) -> Review:
         findings=made,
         waivers=[Waiver("review.annotations-set", "known", "alice", subject="tool_1")],
         packs=["review", "spec"],
+        reach={"callsPerTool": 3, "offered": {}, "leftOut": {}},  # what the calls reached comes back too
         exchanges={1: {"seq": 1, "message": {"id": 1, "result": {"tools": []}}}, 2: {"seq": 2, "message": None}},
     )
     out.apply_waivers()
