@@ -37,6 +37,8 @@ STATED: dict[str, dict[str, str]] = {
     "server-info": {"2026-07-28": "basic/index.mdx:396"},  # every result's _meta SHOULD carry serverInfo
     "version-header": {"2026-07-28": "basic/transports/streamable-http.mdx:257"},  # header = _meta's, else -32020
     "modern-get": {"2026-07-28": "basic/transports/streamable-http.mdx:680"},  # a modern-only server: 405
+    "header-mismatch": {"2026-07-28": "basic/transports/streamable-http.mdx:582"},  # missing or unlike: 400 -32020
+    "header-case": {"2026-07-28": "basic/transports/streamable-http.mdx:574"},  # names case-insensitive, values not
     "streams": {  # the client MAY hold several streams; the server MUST NOT broadcast a message on more than one
         "2025-03-26": "basic/transports.mdx:151",
         "2025-06-18": "basic/transports.mdx:141",

@@ -11,13 +11,15 @@ from urllib.parse import urlsplit
 
 from mcp_review.checks.spec.common import BOGUS_VERSION, FOREIGN_ORIGIN, SEED, stated
 from mcp_review.connection.probe import Prober, ProbeResult
-from mcp_review.connection.protocol import LEGACY_VERSIONS, META, MODERN
+from mcp_review.connection.protocol import LEGACY_VERSIONS, META, MODERN, modern_meta
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
 
 FOREIGN = "evil.example"  # the attacker's host a DNS-rebinding page is served from
 CONCURRENT = 3  # POSTs sent at once (as the official conformance suite does)
+NO_TOOL = "mcp-review-no-such-tool"  # a tools/call body no server can run: what a server that lists no resource gets
+OTHER_NAME = "mcp-review-other-name"  # an Mcp-Name unlike the body's
 
 
 @rule("spec.http-transport", modes=("probe",), source=f"{SEED} Server & framework layer", transport="http")
@@ -27,8 +29,11 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     What it checks: probe (fresh connections): legacy era: the session id is visible ASCII; a session the server
     ended (after the client's DELETE was accepted) gets 404 (MUST); a session id never issued should get 404
     (warn); one without a session id gets 400 (SHOULD: warn); an invalid MCP-Protocol-Version gets 400
-    (>=2025-06-18); a notification POST gets 202. 2026-07-28: a request without Mcp-Method, and one whose
-    MCP-Protocol-Version header is not its `_meta`'s version (streamable-http.mdx:257-260), get 400 / -32020; GET
+    (>=2025-06-18); a notification POST gets 202. 2026-07-28: a request without Mcp-Method, one whose Mcp-Method
+    differs from its body's in case only (values are case-sensitive), one with an Mcp-Name unlike its body's or
+    none, and one whose MCP-Protocol-Version header is not its `_meta`'s version get 400 / -32020 (MUST,
+    streamable-http.mdx:582, :257); the header name written mcp-method or MCP-METHOD is served (MUST compare names
+    case-insensitively, :574); GET
     gets 405 (SHOULD: warn) on a server that serves 2026-07-28 only (streamable-http.mdx:680-684): one that
     answers a legacy `initialize` too is dual-era and serves GET as the legacy revisions say. Every era: a foreign
     Origin gets 403 (>=2025-11-25, any 4xx before); a DNS-rebinding request (the Host and the Origin both the
@@ -52,8 +57,10 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     Known false positives: none known for a probe that got no answer: it proves nothing, so the rule is
     blocking (not failed) when nothing else failed, and says which probes went unanswered. A server behind a
     gateway is judged by the gateway's status codes (a rate limiter that refuses the concurrent POSTs fails
-    them). A server that issues no session id skips the session checks. The MUSTs broken are the fail; the
-    SHOULDs broken are a warn of their own (subject SHOULD), never part of a fail.
+    them). A server that issues no session id skips the session checks. A 2026-07-28 server that lists no
+    resource has its Mcp-Name tried on a `tools/call` of a tool it lacks: an error other than -32020 there may be
+    the unknown tool's, so it is a warn (with the SHOULDs) saying a listed resource would show it. The MUSTs
+    broken are the fail; the SHOULDs broken are a warn of their own (subject SHOULD), never part of a fail.
 
     Passes: every check as the spec says. Fails: any MUST broken (listed). Warns: only SHOULDs broken.
     Notes: a foreign Host accepted. Blocking: a probe got no answer and nothing else failed.
@@ -78,9 +85,7 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     sid: str | None = None
     async with ctx.probe() as p:
         if ctx.era == "modern":
-            got = await p.modern("tools/list", headers={"Mcp-Method": ""}, omit=["Mcp-Method"])
-            if heard(got, "no Mcp-Method header") and (got.status != 400 or got.code != -32020):
-                fails.add(f"no Mcp-Method header -> HTTP {got.status} {got.code}, not 400 / -32020", got.seq)
+            await _standard_headers(ctx, p, (fails, warns), heard)
             meta = {"_meta": {f"{META}protocolVersion": BOGUS_VERSION}}  # the header says 2026-07-28
             got = await p.modern("server/discover", meta)
             if heard(got, "a header version unlike _meta's") and (got.status != 400 or got.code != -32020):
@@ -225,6 +230,44 @@ class Claims:
 
     def __bool__(self) -> bool:
         return bool(self.said)
+
+
+async def _standard_headers(ctx: CheckContext, p: Prober, claims: tuple[Claims, Claims], heard: Any) -> None:
+    """2026-07-28 (SEP-2243): a request whose Mcp-Method or Mcp-Name is missing or unlike its body gets 400 /
+    -32020, header values compared case-sensitively; header names match whatever their case. Mcp-Name is tried on
+    a `resources/read` of the first resource listed (a valid body: any other answer breaks the MUST); a server
+    that lists none gets a `tools/call` of a tool it does not have (nothing can run), where another error than
+    -32020 may be the unknown tool's (a warn). Not probed: an Mcp-Name in whitespace (RFC 9110 5.5), which the
+    transport never sends (egress.header_safe)."""
+    fails, warns = claims
+    must = f"a header missing or unlike the body MUST get 400 / -32020 ({stated('header-mismatch', ctx.revision)})"
+    case = stated("header-case", ctx.revision)
+
+    def refused(got: ProbeResult, what: str, valid: bool = True) -> None:
+        if not heard(got, what) or (got.status == 400 and got.code == -32020):
+            return
+        said = f"{what} -> HTTP {got.status} {got.code}"
+        if valid or got.result is not None:
+            fails.add(f"{said}: {must}", got.seq)
+        else:
+            warns.add(f"{said}: maybe the unknown tool's error; {must}, which a listed resource would show", got.seq)
+
+    refused(await p.modern("tools/list", headers={"Mcp-Method": ""}, omit=["Mcp-Method"]), "no Mcp-Method header")
+    got = await p.modern("tools/list", headers={"Mcp-Method": "TOOLS/LIST"})
+    refused(got, f"Mcp-Method TOOLS/LIST on a tools/list body (values are case-sensitive, {case})")
+    resource = next(iter(ctx.snapshot.resources), None)
+    method, key = ("resources/read", "uri") if resource else ("tools/call", "name")
+    params = {"uri": resource.key} if resource else {"name": NO_TOOL, "arguments": {}}
+    named = f"{method} of {params[key]!r}"
+    got = await p.modern(method, params, headers={"Mcp-Name": OTHER_NAME})
+    refused(got, f"Mcp-Name {OTHER_NAME} on a {named}", valid=resource is not None)
+    refused(await p.modern(method, params), f"no Mcp-Name on a {named}", valid=resource is not None)
+    for name in ("mcp-method", "MCP-METHOD"):
+        headers = {"MCP-Protocol-Version": MODERN, name: "server/discover"}
+        got = await p.request("server/discover", {"_meta": modern_meta()}, headers=headers)
+        if heard(got, f"header name {name}") and got.result is None:
+            said = f"{name}: server/discover -> HTTP {got.status} {got.code}, refused"
+            fails.add(f"{said}: header names MUST be compared case-insensitively ({case})", got.seq)
 
 
 def _init_params(revision: str) -> dict[str, Any]:

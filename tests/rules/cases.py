@@ -326,6 +326,13 @@ UTILITY_DEFECTS: dict[str, tuple[str, dict[Transport, str], str | None, str]] = 
         None,
         "with _meta 1999-01-01 -> HTTP 400 -32022, not",
     ),
+    "headers-loose": (
+        "spec.http-transport",
+        {"http": "modern"},
+        None,
+        "Mcp-Name mcp-review-other-name on a resources/read of 'test://watched-resource' -> HTTP 200 None",
+    ),
+    "headers-strict": ("spec.http-transport", {"http": "modern"}, None, "mcp-method: server/discover -> HTTP 400"),
 }
 UTILITY_FAILS_AS = {
     ("removed-served", "stdio"): "warn",  # over stdio the spec states no status: a warn

@@ -94,3 +94,27 @@ def test_no_spec_fail_says_should():
 def test_a_dual_era_server_is_not_told_a_modern_only_server_should_answer_get_405():
     items = findings(HTTP_MODERN)["spec.http-transport"]
     assert not [f for f in items if "405" in f.message], describe(items)
+
+
+@pytest.mark.parametrize(
+    ("mode", "claims"),
+    [
+        (
+            "headers-loose",
+            (
+                "Mcp-Method TOOLS/LIST on a tools/list body (values are case-sensitive",
+                "no Mcp-Name on a resources/read of 'test://watched-resource' -> HTTP 200",
+            ),
+        ),
+        ("headers-strict", ("MCP-METHOD: server/discover -> HTTP 400",)),
+    ],
+)
+def test_each_standard_header_defect_is_its_own_claim(mode, claims):
+    """The SEP-2243 defects planted together in one mode (one server start): each is named in the fail, and the
+    well-formed server (tests/servers/rawhttp.py checks every header) passes them all."""
+    rule = UTILITY_DEFECTS[mode][0]
+    (fail,) = [f for f in findings(utilities(mode, "modern", "http"))[rule] if f.status == "fail"]
+    assert all(claim in fail.message for claim in claims), fail.message
+    assert "MUST get 400 / -32020 (2026-07-28/basic/transports/streamable-http.mdx:582)" in fail.message or (
+        "MUST be compared case-insensitively (2026-07-28/basic/transports/streamable-http.mdx:574)" in fail.message
+    )

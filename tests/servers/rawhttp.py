@@ -15,7 +15,9 @@ JSON object, or with an event stream when its handler sent messages (progress) b
 Defects of the transport (`serve(..., defects)`, names): `any-host` (no Host check), `any-origin` (no Origin
 check), `serial` (a POST that comes while another is being answered gets 409; each tools/list holds its POST
 0.2 s, so that three sent at once meet), `any-version-header` (a 2026-07-28 MCP-Protocol-Version unlike the body's
-`_meta` is not refused), `unsupported-200` (-32022 answered with HTTP 200).
+`_meta` is not refused), `unsupported-200` (-32022 answered with HTTP 200), `loose-headers` (Mcp-Name not
+checked, Mcp-Method compared case-insensitively), `strict-headers` (the Mcp-* header names matched in their exact
+case).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 BAD_REQUEST = (-32602, -32020, -32021, -32022)  # 2026-07-28: protocol errors answered 400
 
 
-DEFECTS = ("any-host", "any-origin", "serial", "any-version-header", "unsupported-200")
+DEFECTS = ("any-host", "any-origin", "serial", "any-version-header", "unsupported-200", "loose-headers")
+DEFECTS += ("strict-headers",)
 
 
 def serve_argv(server: RawServer, argv: list[str], defects: frozenset[str] = frozenset()) -> None:
@@ -209,8 +212,16 @@ class Front:
                 }
                 if "any-version-header" in front.defects:
                     said.pop("MCP-Protocol-Version")
+                loose, strict = "loose-headers" in front.defects, "strict-headers" in front.defects
+                if loose:
+                    said.pop("Mcp-Name")
                 for header, value in said.items():
-                    if value is not None and (self.headers.get(header) or "").strip() != value:
+                    sent = self.headers.get(header) or ""
+                    if strict:
+                        sent = next((v for k, v in self.headers.items() if k == header), "")
+                    else:
+                        sent = sent.strip().lower() if loose else sent.strip()
+                    if value is not None and sent != (value.lower() if loose else value):
                         self.error(400, -32020, f"Header mismatch: {header} does not match the body", message["id"])
                         return True
                 return False

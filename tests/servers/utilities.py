@@ -32,7 +32,8 @@ Modes (the rule each fails in brackets):
   spec.tool-order warns).
 - over HTTP only: `serial-posts` (a POST while another is answered gets 409), `host-unchecked` (any Host, the
   Origin still checked), `origin-unchecked` (any Host, any Origin), `version-header-unchecked` (a 2026-07-28
-  MCP-Protocol-Version unlike the body's is served) [spec.http-transport].
+  MCP-Protocol-Version unlike the body's is served), `headers-loose` (Mcp-Name unchecked, Mcp-Method compared
+  case-insensitively), `headers-strict` (Mcp-* header names matched in their exact case) [spec.http-transport].
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ MODES = (
     "host-unchecked",
     "origin-unchecked",
     "version-header-unchecked",
+    "headers-loose",
+    "headers-strict",
 )
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
@@ -235,6 +238,8 @@ if __name__ == "__main__":
         "origin-unchecked": {"any-host", "any-origin"},
         "version-header-unchecked": {"any-version-header"},
         "version-sloppy": {"unsupported-200"},
+        "headers-loose": {"loose-headers"},
+        "headers-strict": {"strict-headers"},
     }
     front = frozenset().union(*(TRANSPORT.get(mode, ()) for mode in MODES_ASKED))
     serve_argv(build(MODES_ASKED), sys.argv, front)

@@ -104,7 +104,9 @@ SCENARIOS: dict[str, tuple[tuple[str, ...], str]] = {
     "caching": (("spec.wire-schema",), "ttlMs and cacheScope, which the 2026-07-28 schema requires"),
     "http-header-validation": (
         ("spec.http-transport",),
-        "a missing Mcp-Method, a version header unlike _meta's; not probed: a mismatched Mcp-Name, header name case",
+        "a missing Mcp-Method or Mcp-Name, one unlike the body's (a value's case too), the header name's case, a "
+        "version header unlike _meta's; not judged: an Mcp-Name in whitespace (RFC 9110 5.5: mcp-review's "
+        "transport never sends one)",
     ),
     "http-custom-header-server-validation": ((), "not judged: Mcp-Param-* mirrors of x-mcp-header arguments"),
     "tasks-lifecycle": (("spec.tasks", "spec.task-status"), f"{FIXTURE} (slow_compute, greet)"),
@@ -204,6 +206,9 @@ JUDGES: dict[str, Judge] = {
     "sep-2575-http-server-method-not-found-404": Judge("spec.unknown-method", None, "unknown method"),
     "sep-2575-http-server-error-jsonrpc-id": Judge("spec.response-ids", None, "without their request's id"),
     "sep-2575-http-server-header-mismatch-400": Judge("spec.http-transport", None, "with _meta 1999-01-01"),
+    "sep-2243-server-reject-invalid-headers": Judge("spec.http-transport", None, "MUST get 400 / -32020"),
+    "sep-2243-server-reject-error-code": Judge("spec.http-transport", None, "MUST get 400 / -32020"),
+    "sep-2243-header-name-case-insensitive": Judge("spec.http-transport", None, "compared case-insensitively"),
     "sep-2575-server-unsupported-version-error": Judge("spec.version-negotiation", None, "1999-01-01"),
     "sep-2575-http-server-unsupported-version-400": Judge("spec.version-negotiation", None, "MUST be 400"),
     "sep-2575-server-no-log-without-loglevel": Judge("spec.logging-level", None, "MUST NOT log"),

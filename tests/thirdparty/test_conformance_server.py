@@ -34,7 +34,7 @@ LEGACY, MODERN = ("--spec-version", "2025-11-25"), ("--requirements", "2026-07-2
 # answers), and a Host left unchecked is the Origin-checking server the suite passes too.
 LEGACY_DEFECTS = ("setlevel-refused", "subscribe-refused", "progress-backwards", "serial-posts", "origin-unchecked")
 MODERN_DEFECTS = ("meta-unchecked", "removed-served", "logs-unasked", "version-sloppy", "anonymous")
-MODERN_DEFECTS += ("version-header-unchecked", "completion-refused", "empty-contents", "shuffled")
+MODERN_DEFECTS += ("version-header-unchecked", "completion-refused", "empty-contents", "shuffled", "headers-loose")
 REMOVED = ("ping", "logging-setlevel", "resources-subscribe", "resources-unsubscribe")
 BROKEN_2025 = ("logging-set-level", "resources-subscribe", "resources-unsubscribe", "tools-call-with-progress")
 BROKEN_2025 += ("server-accepts-multiple-post-streams", "localhost-host-rebinding-rejected")
@@ -54,7 +54,8 @@ BROKEN_2026 = tuple(
     )
 )
 BROKEN_2026 += ("completion-complete", "sep-2164-no-empty-contents", "sep-2164-error-code")
-BROKEN_2026 += ("tools-list-deterministic-order",)
+BROKEN_2026 += ("tools-list-deterministic-order", "sep-2243-server-reject-invalid-headers")
+BROKEN_2026 += ("sep-2243-server-reject-error-code",)
 STATELESS = ("--scenario", "server-stateless", "--spec-version", "2026-07-28")
 RUNS: dict[str, tuple[Run, tuple[str, ...], tuple[str, ...]]] = {
     # run -> (the server and how mcp-review reviews it, the suite's selection, the checks both sides must fail)
@@ -68,6 +69,11 @@ RUNS: dict[str, tuple[Run, tuple[str, ...], tuple[str, ...]]] = {
         ("--scenario", "dns-rebinding-protection", *LEGACY),
         (),
     ),
+    "headers-strict": (  # header names matched in their exact case: the suite's one scenario that sends others
+        utilities("headers-strict", "modern", "http"),
+        ("--scenario", "http-header-validation", "--spec-version", "2026-07-28"),
+        ("sep-2243-header-name-case-insensitive",),
+    ),
     "sdk-2025-11-25": (HTTP_GOOD, LEGACY, ()),
     "sdk-2026-07-28": (HTTP_MODERN, MODERN, ()),
 }
@@ -77,6 +83,11 @@ STRENGTH = {
         "warn",
         "fail",
         "-32602 is a MUST: 2026-07-28/server/resources.mdx:404 (the suite: SHOULD)",
+    ),
+    "sep-2243-server-reject-error-code": (
+        "warn",
+        "fail",
+        "-32020 is a MUST: 2026-07-28/basic/transports/streamable-http.mdx:597 (the suite: warns)",
     ),
 }
 
