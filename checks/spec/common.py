@@ -44,6 +44,7 @@ STATED: dict[str, dict[str, str]] = {
         "2025-06-18": "basic/transports.mdx:141",
         "2025-11-25": "basic/transports.mdx:158",
     },
+    "priming": {"2025-11-25": "basic/transports.mdx:106"},  # SHOULD: an event stream begins with an id, no data
     "tool-names": {"2025-11-25": "server/tools.mdx:219", "2026-07-28": "server/tools.mdx:311"},
     "tool-order": {"2026-07-28": "server/tools.mdx:71"},  # SHOULD: the same order while the set is the same
     "tool-names-unique": {"2025-11-25": "server/tools.mdx:224", "2026-07-28": "server/tools.mdx:316"},

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from mcp_review.checks.spec.common import BOGUS_VERSION, FOREIGN_ORIGIN, SEED, stated
 from mcp_review.connection.probe import Prober, ProbeResult
 from mcp_review.connection.protocol import LEGACY_VERSIONS, META, MODERN, modern_meta
+from mcp_review.connection.wire import WireEntry
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
@@ -22,28 +23,28 @@ NO_TOOL = "mcp-review-no-such-tool"  # a tools/call body no server can run: what
 OTHER_NAME = "mcp-review-other-name"  # an Mcp-Name unlike the body's
 
 
-@rule("spec.http-transport", modes=("probe",), source=f"{SEED} Server & framework layer", transport="http")
+@rule("spec.http-transport", modes=("probe", "observe"), source=f"{SEED} Server & framework layer", transport="http")
 async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Sessions, `MCP-Protocol-Version`, 404 on an unknown session, Origin validation, content types, several POSTs.
 
     What it checks: probe (fresh connections): legacy era: the session id is visible ASCII; a session the server
-    ended (after the client's DELETE was accepted) gets 404 (MUST); a session id never issued should get 404
-    (warn); one without a session id gets 400 (SHOULD: warn); an invalid MCP-Protocol-Version gets 400
-    (>=2025-06-18); a notification POST gets 202. 2026-07-28: a request without Mcp-Method, one whose Mcp-Method
-    differs from its body's in case only (values are case-sensitive), one with an Mcp-Name unlike its body's or
-    none, and one whose MCP-Protocol-Version header is not its `_meta`'s version get 400 / -32020 (MUST,
-    streamable-http.mdx:582, :257); the header name written mcp-method or MCP-METHOD is served (MUST compare names
-    case-insensitively, :574); GET
-    gets 405 (SHOULD: warn) on a server that serves 2026-07-28 only (streamable-http.mdx:680-684): one that
-    answers a legacy `initialize` too is dual-era and serves GET as the legacy revisions say. Every era: a foreign
-    Origin gets 403 (>=2025-11-25, any 4xx before); a DNS-rebinding request (the Host and the Origin both the
-    attacker's, as a browser sends it after DNS rebinding and as the official conformance suite sends it) gets a
-    4xx (MUST validate the Origin to prevent DNS rebinding, 2025-11-25 basic/transports.mdx:78); three requests
-    POSTed at once on one session are each answered (every request POSTed MUST be answered with JSON or an event
-    stream, :101; a client MAY hold several streams, :158), and no message comes on two of their streams (MUST
-    NOT broadcast, :160). A foreign Host with no Origin is a note when accepted: the spec names no Host check.
-    Responses to requests are application/json or text/event-stream. n/a on stdio and legacy SSE. Each claim
-    cites its own exchanges, the failing ones first.
+    ended (after the client's DELETE was accepted) gets 404 (MUST); a session id never issued should get 404 (warn);
+    one without a session id gets 400 (SHOULD: warn); an invalid MCP-Protocol-Version gets 400 (>=2025-06-18); a
+    notification POST gets 202. 2026-07-28: a request without Mcp-Method, one whose Mcp-Method differs from its
+    body's in case only (values are case-sensitive), one with an Mcp-Name unlike its body's or none, and one whose
+    MCP-Protocol-Version header is not its `_meta`'s version get 400 / -32020 (MUST, streamable-http.mdx:582, :257);
+    the header name written mcp-method or MCP-METHOD is served (MUST compare names case-insensitively, :574); GET
+    gets 405 (SHOULD: warn) on a server that serves 2026-07-28 only (streamable-http.mdx:680-684): one that answers
+    a legacy `initialize` too is dual-era and serves GET as the legacy revisions say. Every era: a foreign Origin
+    gets 403 (>=2025-11-25, any 4xx before); a DNS-rebinding request (the Host and the Origin both the attacker's,
+    as a browser sends it after DNS rebinding and as the official conformance suite sends it) gets a 4xx (MUST
+    validate the Origin to prevent DNS rebinding, 2025-11-25 basic/transports.mdx:78); three requests POSTed at once
+    on one session are each answered (every request POSTed MUST be answered with JSON or an event stream, :101; a
+    client MAY hold several streams, :158), and no message comes on two of their streams (MUST NOT broadcast, :160);
+    2025-11-25: each event stream that answered a POST of the review (the rule runs after the tool calls: observe)
+    begins with a priming event, an event id and empty data (SHOULD, :106). A foreign Host with no Origin is a note
+    when accepted: the spec names no Host check. Responses to requests are application/json or text/event-stream.
+    n/a on stdio and legacy SSE. Each claim cites its own exchanges, the failing ones first.
 
     Why: seed 002 server layer; Streamable HTTP (HT-02, HT-04, HT-09..HT-14; 2026-07-28 HM-01, HM-04, HM-08):
     session ids and version headers keep one client's state apart from another's; Origin validation stops
@@ -54,13 +55,15 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     One fact, one fail: a foreign Origin answered is review.browser-origins-refused's finding too (it checks every
     HTTP transport, and CORS); its fail for that fact alone is n/a "settled by" this one.
 
-    Known false positives: none known for a probe that got no answer: it proves nothing, so the rule is
-    blocking (not failed) when nothing else failed, and says which probes went unanswered. A server behind a
-    gateway is judged by the gateway's status codes (a rate limiter that refuses the concurrent POSTs fails
-    them). A server that issues no session id skips the session checks. A 2026-07-28 server that lists no
-    resource has its Mcp-Name tried on a `tools/call` of a tool it lacks: an error other than -32020 there may be
-    the unknown tool's, so it is a warn (with the SHOULDs) saying a listed resource would show it. The MUSTs
-    broken are the fail; the SHOULDs broken are a warn of their own (subject SHOULD), never part of a fail.
+    Known false positives: none known for a probe that got no answer: it proves nothing, so the rule is blocking
+    (not failed) when nothing else failed, and says which probes went unanswered. A server behind a gateway is
+    judged by the gateway's status codes (a rate limiter that refuses the concurrent POSTs fails them). A server
+    that issues no session id skips the session checks. A 2026-07-28 server that lists no resource has its Mcp-Name
+    tried on a `tools/call` of a tool it lacks: an error other than -32020 there may be the unknown tool's, so it is
+    a warn (with the SHOULDs) saying a listed resource would show it. The MUSTs broken are the fail; the SHOULDs
+    broken are a warn of their own (subject SHOULD), never part of a fail. Not judged: the `retry` field (a SHOULD
+    only before a server closes a stream it has not ended, which the conformance suite provokes with a tool of its
+    own fixture), an Mcp-Name in whitespace (RFC 9110 5.5; mcp-review's transport never sends one).
 
     Passes: every check as the spec says. Fails: any MUST broken (listed). Warns: only SHOULDs broken.
     Notes: a foreign Host accepted. Blocking: a probe got no answer and nothing else failed.
@@ -133,6 +136,8 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
             tried.append(ex.seq)
             if ex.status != 202:
                 fails.add(f"a notification POST -> HTTP {ex.status}, not 202", ex.seq)
+    if ctx.era == "legacy" and ctx.revision_at_least("2025-11-25"):
+        _priming(ctx, warns, tried)
     bad_origin = await _first_contact(ctx, evil)
     want_403 = ctx.revision_at_least("2025-11-25")
     status = bad_origin.status
@@ -160,7 +165,9 @@ async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.warn(None, warns.text(), warns.seqs)
     else:
         yield ctx.passed(
-            None, "sessions, version header, Origin, concurrent POSTs and status codes as the spec says", tried
+            None,
+            "sessions, version header, Origin, concurrent POSTs, event streams and status codes as the spec says",
+            tried,
         )
     if host.status is not None and 200 <= host.status < 300:
         yield ctx.note(
@@ -268,6 +275,36 @@ async def _standard_headers(ctx: CheckContext, p: Prober, claims: tuple[Claims, 
         if heard(got, f"header name {name}") and got.result is None:
             said = f"{name}: server/discover -> HTTP {got.status} {got.code}, refused"
             fails.add(f"{said}: header names MUST be compared case-insensitively ({case})", got.seq)
+
+
+def _priming(ctx: CheckContext, warns: Claims, tried: list[int | None]) -> None:
+    """2025-11-25: each event stream that answers a POST of the review (its tool calls, these probes) begins with
+    a priming event, an id and empty data (SHOULD). Read from the wire (the transport records the events that
+    carry no message, connection/http.py SSE_KEPT): this rule runs after the calls for it."""
+    posts: set[int] = set()
+    streams: dict[int, int] = {}  # a POST answered with an event stream -> its status line
+    first: dict[int, WireEntry] = {}  # -> the first event or message that came on it
+    for entry in ctx.wire.entries:
+        ex, info = entry.exchange, entry.http or {}
+        if ex is None:
+            continue
+        if info.get("method") == "POST":
+            posts.add(ex)
+        elif "status" in info:
+            ctype = next(
+                (v for k, v in (info.get("response_headers") or {}).items() if k.lower() == "content-type"), ""
+            )
+            if ex in posts and "text/event-stream" in str(ctype):
+                streams[ex] = entry.seq
+        elif ex in streams and ex not in first and (entry.direction == "recv" or "event" in info):
+            first[ex] = entry
+    began = [first[ex] for ex in streams if ex in first]
+    unprimed = [e for e in began if not (e.http and e.http["event"]["id"] is not None and not e.http["event"]["data"])]
+    if unprimed:
+        said = f"{len(unprimed)} of {len(began)} event streams answering a POST began without a priming event"
+        should = f"the server SHOULD first send an event id with empty data ({stated('priming', ctx.revision)})"
+        warns.add(f"{said}: {should}", *(e.seq for e in unprimed[:3]))
+    tried += [e.seq for e in began[:3]]
 
 
 def _init_params(revision: str) -> dict[str, Any]:

@@ -60,7 +60,7 @@ async def sse_events(lines: AsyncIterator[str], limit: int = MAX_MESSAGE_BYTES) 
         if line == "":
             if ev.event == "dropped":
                 yield SseEvent("dropped", str(size))
-            elif data or ev.id is not None or ev.event != "message":
+            elif data or ev.id is not None or ev.retry is not None or ev.event != "message":
                 ev.data = "\n".join(data)
                 yield ev
             ev, data, size = SseEvent(), [], 0

@@ -27,6 +27,7 @@ from mcp_review.targets import Target
 from mcp_review.untrusted import safe_text
 
 BODY_SNIPPET = 2000  # characters of a failed response's body kept for the error
+SSE_KEPT = 3  # per stream: the events that carry no message (priming, `retry`), in the wire log for spec rules
 _EVENT_STREAM = Outgoing(headers={"Accept": "text/event-stream"}, omit=["Content-Type"])  # a GET for a stream
 
 
@@ -140,7 +141,12 @@ class HttpBase(Transport):
         delivered = False
         body: str | None = ""
         if "text/event-stream" in ctype:
+            kept = 0  # events without a message recorded (SSE_KEPT at most): a priming event, a retry field
             async for event in sse_events(self._lines(resp)):
+                if (event.retry is not None or not event.data.strip()) and kept < SSE_KEPT:
+                    kept += 1
+                    info = {"id": event.id, "retry": event.retry, "data": bool(event.data.strip())}
+                    self.wire.http(self.conn, exchange, {"event": info})
                 if event.event == "dropped":
                     self.note(f"dropped an event of over {MAX_MESSAGE_BYTES:,} characters")
                     self.on_dropped(for_id, "the server's event was too large")

@@ -333,6 +333,7 @@ UTILITY_DEFECTS: dict[str, tuple[str, dict[Transport, str], str | None, str]] = 
         "Mcp-Name mcp-review-other-name on a resources/read of 'test://watched-resource' -> HTTP 200 None",
     ),
     "headers-strict": ("spec.http-transport", {"http": "modern"}, None, "mcp-method: server/discover -> HTTP 400"),
+    "sse-unprimed": ("spec.http-transport", {"http": "legacy"}, None, "event streams answering a POST began without"),
 }
 UTILITY_FAILS_AS = {
     ("removed-served", "stdio"): "warn",  # over stdio the spec states no status: a warn
@@ -341,6 +342,7 @@ UTILITY_FAILS_AS = {
     ("shuffled", "stdio"): "warn",  # a deterministic order is a SHOULD
     ("shuffled", "http"): "warn",
     ("host-unchecked", "http"): "note",  # the spec names no Host check
+    ("sse-unprimed", "http"): "warn",  # the priming event is a SHOULD
 }
 
 

@@ -4,7 +4,8 @@ import, so a fixture starts in a tenth of a second.
 
 Every POST: a Host that is not 127.0.0.1, localhost or [::1] at this port gets 421, and a foreign Origin 403 (as
 the mcp SDK answers, Host first); a notification or a response is answered 202; a request is answered with one
-JSON object, or with an event stream when its handler sent messages (progress) before the answer.
+JSON object, or with an event stream when its handler sent messages (progress) before the answer (in the legacy
+era primed: an event id with empty data first, as 2025-11-25 asks).
 - Legacy era (2024-11-05 .. 2025-11-25): `initialize` opens a session (Mcp-Session-Id); every later POST needs
   it (400 without, 404 for one never issued or ended by DELETE); an MCP-Protocol-Version it does not support
   gets 400. GET is 405 (no stream of its own).
@@ -17,7 +18,7 @@ check), `serial` (a POST that comes while another is being answered gets 409; ea
 0.2 s, so that three sent at once meet), `any-version-header` (a 2026-07-28 MCP-Protocol-Version unlike the body's
 `_meta` is not refused), `unsupported-200` (-32022 answered with HTTP 200), `loose-headers` (Mcp-Name not
 checked, Mcp-Method compared case-insensitively), `strict-headers` (the Mcp-* header names matched in their exact
-case).
+case), `unprimed` (a legacy event stream without the priming event, an id and empty data, it begins with).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ BAD_REQUEST = (-32602, -32020, -32021, -32022)  # 2026-07-28: protocol errors an
 
 
 DEFECTS = ("any-host", "any-origin", "serial", "any-version-header", "unsupported-200", "loose-headers")
-DEFECTS += ("strict-headers",)
+DEFECTS += ("strict-headers", "unprimed")
 
 
 def serve_argv(server: RawServer, argv: list[str], defects: frozenset[str] = frozenset()) -> None:
@@ -194,6 +195,8 @@ class Front:
                 status = (404 if code == -32601 else 400 if code in refused else 200) if modern else 200
                 if before:
                     events = "".join(f"event: message\ndata: {json.dumps(m)}\n\n" for m in [*before, answer])
+                    if not (modern or "unprimed" in front.defects):  # 2025-11-25: an id and empty data first
+                        events = f"id: {secrets.token_hex(4)}\ndata:\n\n{events}"
                     self.reply(status, events.encode(), "text/event-stream", **extra)
                 else:
                     self.reply(status, json.dumps(answer).encode(), **extra)

@@ -7,7 +7,8 @@ resources (with `subscribe` before 2026-07-28, which subscribes through `subscri
 here), prompts, `logging` and `completions`, named as the official conformance suite's own
 fixture names them, so the suite's scenarios can run on it too: the tool `test_tool_with_progress` (progress
 0, 50, 100 of 100 when the call carries a progressToken), the tool `test_logging_tool` (one `notifications/message`
-at `info`, when the level allows: set by `logging/setLevel`, or a 2026-07-28 request's `logLevel`, else none), the resource `test://watched-resource`, the prompt
+at `info`, when the level allows: set by `logging/setLevel`, or a 2026-07-28 request's `logLevel`, else none), the
+tool `test_reconnection` (the same, so that its answer comes on an event stream), the resource `test://watched-resource`, the prompt
 `test_prompt_with_arguments` (arg1, arg2) whose arguments complete from a short list.
 
 Modes (the rule each fails in brackets):
@@ -33,7 +34,8 @@ Modes (the rule each fails in brackets):
 - over HTTP only: `serial-posts` (a POST while another is answered gets 409), `host-unchecked` (any Host, the
   Origin still checked), `origin-unchecked` (any Host, any Origin), `version-header-unchecked` (a 2026-07-28
   MCP-Protocol-Version unlike the body's is served), `headers-loose` (Mcp-Name unchecked, Mcp-Method compared
-  case-insensitively), `headers-strict` (Mcp-* header names matched in their exact case) [spec.http-transport].
+  case-insensitively), `headers-strict` (Mcp-* header names matched in their exact case), `sse-unprimed` (a legacy
+  event stream begins with no priming event: a SHOULD, a warn) [spec.http-transport].
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ MODES = (
     "version-header-unchecked",
     "headers-loose",
     "headers-strict",
+    "sse-unprimed",
 )
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
@@ -91,6 +94,12 @@ def build(modes: frozenset[str]) -> RawServer:
         title="Logging",
         annotations=READ_ONLY,
     )
+    reconnection = tool(  # the suite's server-sse-polling calls it: its answer comes on an event stream
+        "test_reconnection",
+        "Log one line at info level, then answer, on one event stream. Use to watch streams; returns a short text.",
+        title="Reconnection",
+        annotations=READ_ONLY,
+    )
     level = {"now": "info"}  # legacy: what logging/setLevel set
     resource = {
         "uri": WATCHED,
@@ -105,7 +114,7 @@ def build(modes: frozenset[str]) -> RawServer:
     }
 
     calls = {"count": 0}
-    tools = [reporter, logger]
+    tools = [reporter, logger, reconnection]
 
     def list_tools(params: dict[str, Any]) -> dict[str, Any]:
         if "shuffled" in modes:
@@ -120,7 +129,7 @@ def build(modes: frozenset[str]) -> RawServer:
         return text_result("logged")
 
     def call(params: dict[str, Any]) -> dict[str, Any]:
-        if params.get("name") == logger["name"]:
+        if params.get("name") in (logger["name"], reconnection["name"]):
             return log(params)
         if params.get("name") != reporter["name"]:
             raise RpcError(-32602, f"Unknown tool: {params.get('name')}")
@@ -240,6 +249,7 @@ if __name__ == "__main__":
         "version-sloppy": {"unsupported-200"},
         "headers-loose": {"loose-headers"},
         "headers-strict": {"strict-headers"},
+        "sse-unprimed": {"unprimed"},
     }
     front = frozenset().union(*(TRANSPORT.get(mode, ()) for mode in MODES_ASKED))
     serve_argv(build(MODES_ASKED), sys.argv, front)

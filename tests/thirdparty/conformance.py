@@ -80,9 +80,11 @@ SCENARIOS: dict[str, tuple[tuple[str, ...], str]] = {
     "elicitation-sep1034-defaults": (("spec.wire-schema",), f"{FIXTURE} (test_elicitation_sep1034_defaults){CALLS}"),
     "elicitation-sep1330-enums": (("spec.wire-schema",), f"{FIXTURE} (test_elicitation_sep1330_enums){CALLS}"),
     "server-sse-polling": (
-        (),
-        "not judged: the priming event and the retry field before a server closes an SSE stream (2025-11-25 "
-        "basic/transports.mdx:107-117); pending upstream",
+        ("spec.http-transport",),
+        "the priming event on every event stream that answers a POST (2025-11-25 basic/transports.mdx:106); not "
+        "judged: the retry field, a SHOULD before a server closes a stream it has not ended (:113), which the "
+        "suite provokes with its test_reconnection tool (and warns on any stream without retry), and the resumption "
+        "after Last-Event-ID",
     ),
     "server-sse-multiple-streams": (("spec.http-transport",), "three POSTs at once, each answered"),
     "resources-list": (("spec.capabilities", "spec.wire-schema"), ""),
@@ -206,6 +208,7 @@ JUDGES: dict[str, Judge] = {
     "sep-2575-http-server-method-not-found-404": Judge("spec.unknown-method", None, "unknown method"),
     "sep-2575-http-server-error-jsonrpc-id": Judge("spec.response-ids", None, "without their request's id"),
     "sep-2575-http-server-header-mismatch-400": Judge("spec.http-transport", None, "with _meta 1999-01-01"),
+    "server-sse-priming-event": Judge("spec.http-transport", ANY, "began without a priming event"),
     "sep-2243-server-reject-invalid-headers": Judge("spec.http-transport", None, "MUST get 400 / -32020"),
     "sep-2243-server-reject-error-code": Judge("spec.http-transport", None, "MUST get 400 / -32020"),
     "sep-2243-header-name-case-insensitive": Judge("spec.http-transport", None, "compared case-insensitively"),
