@@ -247,7 +247,8 @@ async def _standard_headers(ctx: CheckContext, p: Prober, claims: tuple[Claims, 
     -32020 may be the unknown tool's (a warn). Not probed: an Mcp-Name in whitespace (RFC 9110 5.5), which the
     transport never sends (egress.header_safe)."""
     fails, warns = claims
-    must = f"a header missing or unlike the body MUST get 400 / -32020 ({stated('header-mismatch', ctx.revision)})"
+    where = stated("header-mismatch", ctx.revision)
+    must = f"the answer to a header missing or unlike the body MUST be 400 / -32020 ({where})"
     case = stated("header-case", ctx.revision)
 
     def refused(got: ProbeResult, what: str, valid: bool = True) -> None:

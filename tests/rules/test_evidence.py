@@ -19,6 +19,7 @@ from tests.rules.cases import (
     HTTP_GOOD,
     HTTP_MODERN,
     HTTP_OPEN,
+    HTTP_PRIMED,
     LOOKALIKE,
     OFF_ORIGIN,
     PROTECTED,
@@ -167,7 +168,7 @@ def test_a_session_a_delete_did_not_end_fails_citing_the_delete_and_the_request_
     bad, lines = cited(STICKY, "spec.http-transport")
     assert bad.status == "fail" and "a session it ended (DELETE -> 200) -> HTTP 200, not 404" in bad.message
     assert [line.get("method") or line["status"] for line in lines] == ["DELETE", 200, "POST", 200]
-    good, lines = cited(HTTP_GOOD, "spec.http-transport")
+    good, lines = cited(HTTP_PRIMED, "spec.http-transport")
     assert good.status == "pass" and "DELETE" in [line.get("method") for line in lines]
 
 

@@ -115,6 +115,6 @@ def test_each_standard_header_defect_is_its_own_claim(mode, claims):
     rule = UTILITY_DEFECTS[mode][0]
     (fail,) = [f for f in findings(utilities(mode, "modern", "http"))[rule] if f.status == "fail"]
     assert all(claim in fail.message for claim in claims), fail.message
-    assert "MUST get 400 / -32020 (2026-07-28/basic/transports/streamable-http.mdx:582)" in fail.message or (
+    assert "MUST be 400 / -32020 (2026-07-28/basic/transports/streamable-http.mdx:582)" in fail.message or (
         "MUST be compared case-insensitively (2026-07-28/basic/transports/streamable-http.mdx:574)" in fail.message
     )
