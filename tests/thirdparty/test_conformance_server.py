@@ -11,7 +11,10 @@ run), all agreeing; one difference of strength (sep-2164-error-code: the suite w
 the suite costs about 1 s of CPU (node starting and loading its bundle), the whole of an era's scenarios in one.
 The same comparison on five real HTTP servers (server-everything, the TypeScript SDK's simpleStreamableHttp, mcp
 1.x FastMCP stateful and stateless, FastMCP 2+; each era the server speaks reviewed with --era pinned to the
-suite's revision): 73 of 73 pairs agree. With --era auto, 63 of 64: auto first asks server/discover, which
+suite's revision): 73 of 73 pairs agree. Since then (same day) three more checks are compared: SEP-2243's
+header validation (sep-2243-server-reject-invalid-headers and -error-code, a difference of strength in STRENGTH;
+sep-2243-header-name-case-insensitive) and the 2025-11-25 priming event (server-sse-priming-event, on the
+suite's pending server-sse-polling run alone): 10 runs, every pair agreeing. With --era auto, 63 of 64: auto first asks server/discover, which
 server-everything answers with "id": null, a spec.wire-schema fail (docs/examples/README.md judges it TRUE) that
 the suite, never sending that request in a 2025-11-25 run, cannot see.
 """
