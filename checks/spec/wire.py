@@ -210,6 +210,7 @@ def response_ids(ctx: CheckContext) -> Iterator[Finding]:
     from mcp_review.connection.pairing import is_answer
 
     wrong: list[tuple[str, list[int | None]]] = []
+    kinds: dict[str | None, int] = {}  # request method -> its first wrong answer's index in `wrong`
     twice: list[tuple[str, list[int | None]]] = []
     answers = 0
     for entry in ctx.wire.messages("recv"):
@@ -224,6 +225,7 @@ def response_ids(ctx: CheckContext) -> Iterator[Finding]:
             rid = json.dumps(element["id"])[:80]
             if link.state == "by-exchange":
                 said = f"#{entry.seq} answers {link.method} #{link.request} (on its POST) with id {rid}"
+                kinds.setdefault(link.method, len(wrong))
                 wrong.append((said, [entry.seq, link.request]))
             elif link.state == "unpaired":
                 wrong.append((f"#{entry.seq} carries id {rid}, which no request on its connection had", [entry.seq]))
@@ -231,6 +233,10 @@ def response_ids(ctx: CheckContext) -> Iterator[Finding]:
                 twice.append((f"#{entry.seq} answers {link.method} #{link.request} again", [entry.seq, link.request]))
     rev = ctx.revision
     if wrong:
+        # one answer per request method first, then the rest in wire order: a server that answers every error with
+        # another id shows each kind of request it broke, not five of the liveness pings a review sends between rules
+        firsts = set(kinds.values())
+        wrong = [wrong[i] for i in sorted(firsts)] + [w for i, w in enumerate(wrong) if i not in firsts]
         shown = "; ".join(said for said, _ in wrong[:ANSWER_IDS_SHOWN])
         more = f" (+{len(wrong) - ANSWER_IDS_SHOWN} more)" if len(wrong) > ANSWER_IDS_SHOWN else ""
         where = stated("response-id", rev) + (f", {stated('error-id', rev)}" if rev >= "2025-11-25" else "")
