@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 from mcp_review.checks.spec.common import SEED, ask, stated
@@ -282,7 +282,7 @@ def _became_task(ctx: CheckContext, request: Any) -> bool:
 
 
 @rule("spec.progress", modes=("observe",), source=f"{SEED} Notifications: progress")
-def progress(ctx: CheckContext) -> Iterator[Finding]:
+async def progress(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Progress notifications name only tokens of requests in flight, increase, and stop with the answer.
 
     What it checks: observe, over every connection of the review: every request mcp-review sent with a
@@ -290,8 +290,9 @@ def progress(ctx: CheckContext) -> Iterator[Finding]:
     A notification whose token no request of that connection carried, one that arrived on the same stream after
     the answer to its request, and one whose `progress` is not above the one before it for the same token on the
     same stream each fail (MUST, every revision: 2025-11-25 basic/utilities/progress.mdx:53, :60, :94). A server
-    that sends no progress passes: it MAY send none (progress.mdx:33). Blocking when no request carried a token
-    because no tool was called; n/a with no tool to call.
+    that sends no progress passes: it MAY send none (progress.mdx:33). When no other rule's call carried a token
+    (a run of the spec pack alone), it makes the sample call of the first tool the policy lets it call (shared with
+    any rule that reads answers). Blocking when no tool may be called; n/a with no tool to call.
 
     Why: seed 002 notifications; spec.md PG-01: clients draw progress bars from these notifications and drop a
     request's token when it is answered; a token from nowhere, a bar that goes back or an update after the answer
@@ -310,6 +311,10 @@ def progress(ctx: CheckContext) -> Iterator[Finding]:
     To verify when blocking: --calls read-only (a read-only tool) or --calls all, so the review calls a tool; each
     call carries a progressToken.
     """
+    if not any(_token(e.message) is not None for e in ctx.wire.messages("send")):
+        tool = next((t for t in ctx.snapshot.tools if ctx.may_call(t) is None), None)
+        if tool is not None:
+            await ctx.sample_call(tool)
     requests: dict[tuple[int, str], Any] = {}  # (connection, token as JSON) -> the request that carried it
     for entry in ctx.wire.messages("send"):
         token = _token(entry.message)
