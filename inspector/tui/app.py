@@ -68,7 +68,8 @@ class ReviewApp(ClosedScreensApp):
         Binding("ctrl+o", "connect", "Connect", id="connect", show=False, tooltip="From config files, recent, typed"),
         Binding("ctrl+r", "reconnect", "Reconnect", id="reconnect", show=False, tooltip="The same server again"),
         Binding("ctrl+l", "auth", "Auth", id="auth", show=False, tooltip="OAuth: metadata, token, log in again"),
-        Binding("x", "cancel_call", "Cancel call", id="cancel-call", show=False, tooltip="Tells the server to stop"),
+        # shown only while a call runs (`check_action`), at the footer's right edge where nothing clips it
+        Binding("x", "cancel_call", "Cancel call", id="cancel-call", tooltip="Tells the server to stop"),
         Binding("i", "answer_server", "Server asks", id="answer-server", tooltip="What the server asked, set aside"),
         Binding("escape", "hide_help_panel", "Close help", id="close-help", show=False),
         # a key per tab, as lazygit numbers its panels; the tab bar shows each number (both from screen.TABS)
@@ -334,9 +335,11 @@ class ReviewApp(ClosedScreensApp):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Escape belongs to the help panel only while it is shown; `i` is there while the server's requests are set
-        aside."""
+        aside, `x` only while a call runs."""
         if action == "answer_server":
             return self.asker.holding
+        if action == "cancel_call":
+            return self.caller.cancellable
         return action != "hide_help_panel" or bool(self.screen.query("HelpPanel"))
 
     # ------------------------------------------------------------------------------ the server's requests

@@ -114,6 +114,11 @@ class Caller:
         if tool is not None:
             self.edit(tool, call["arguments"])
 
+    @property
+    def cancellable(self) -> bool:
+        """A call or task runs: `x` cancels it (the footer shows it only then)."""
+        return self.ticker is not None
+
     def cancel(self) -> None:
         """A task is asked to cancel (tasks/cancel, and its last status kept); a plain call is abandoned."""
         if self.driver is not None:
@@ -126,6 +131,7 @@ class Caller:
         if self.ticker is not None:
             self.ticker.stop()
             self.ticker = None
+            self.app.refresh_bindings()  # `x` leaves the footer
 
     def show(self, record: CallRecord, main: Screen[Any]) -> None:
         """The call's outcome in the status line; its result (checked against the tool's output schema) in a
@@ -151,6 +157,7 @@ class Caller:
         self.progress = ""
         self._tick(name)
         self.ticker = self.app.set_interval(0.5, lambda: self._tick(name))
+        self.app.refresh_bindings()  # `x` joins the footer
 
         def progress(params: dict[str, Any]) -> None:
             total = f"/{params['total']}" if params.get("total") is not None else ""
@@ -216,4 +223,5 @@ class Caller:
 
     def _tick(self, name: str) -> None:
         elapsed = time.monotonic() - self.started
-        self.status(f"calling {one_line(name, 60)} · {elapsed:.1f} s{self.progress} · x to cancel")
+        # the key before the name and the progress: at 80 columns a long line is cut, never the way out
+        self.status(f"calling {one_line(name, 40)} · {elapsed:.1f} s · x to cancel{self.progress}")

@@ -84,6 +84,11 @@ class Grid(ScrollView, can_focus=True):
         Binding("home", "first", "First row", show=False),
         Binding("end", "last", "Last row", show=False),
         Binding("enter", "select", "Select", show=False),
+        # as in lazygit, less and vim (Harlequin's tables too)
+        Binding("j", "move(1)", "Down", show=False),
+        Binding("k", "move(-1)", "Up", show=False),
+        Binding("g", "first", "First row", show=False),
+        Binding("G", "last", "Last row", show=False),
     ]
 
     class GridMessage(Message):
@@ -199,7 +204,12 @@ class Grid(ScrollView, can_focus=True):
         self.move_cursor(self.cursor_row + by)
 
     def action_page(self, by: int) -> None:
-        self.move_cursor(self.cursor_row + by * max(1, self._visible_rows() - 1))
+        """A page down scrolls a page and the cursor with it, as `less` and lazygit do (moving only the cursor to
+        the screen's last row, the first PageDown showed nothing new)."""
+        step = by * max(1, self._visible_rows() - 1)
+        top = max(0, min(round(self.scroll_y) + step, len(self.rows) - self._visible_rows()))
+        self.scroll_to(y=top, animate=False, immediate=True)
+        self.move_cursor(self.cursor_row + step)  # where it was on the screen, unless the rows end first
 
     def action_first(self) -> None:
         self.move_cursor(0)

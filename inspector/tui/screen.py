@@ -65,11 +65,15 @@ class Tabbed(SteadyTabs):
 
 
 class ReviewScreen(Screen[None]):
-    # `?` at 80 columns: Textual's third of the width squeezed every description onto three lines, and its key
-    # panel's own cap (60) wrapped each one with its tooltip: 70 columns hold a key, its description and tooltip
+    # `?`: Textual splits the screen for its help, and at 80 columns the tab beside it was squeezed to 8 columns
+    # (its table redrawn that narrow, then back). On a layer of its own the panel lies over the tab, which keeps
+    # its width. 70 columns hold a key, its description and tooltip (Textual's third of the width wrapped each on
+    # three lines); on a narrower terminal it takes the width and its table wraps instead of clipping the keys.
     DEFAULT_CSS = """
-    ReviewScreen HelpPanel { width: 50%; min-width: 70; max-width: 80; }
-    ReviewScreen HelpPanel KeyPanel#keys-help { max-width: 100%; }
+    ReviewScreen { layers: default help; }
+    ReviewScreen HelpPanel { layer: help; width: 70; min-width: 0; max-width: 100%; background: $panel; }
+    ReviewScreen HelpPanel KeyPanel#keys-help { max-width: 100%; background: $panel; }
+    ReviewScreen HelpPanel BindingsTable { width: 100%; }
     """
     ready = False
 

@@ -164,7 +164,7 @@ async def drive(app: ReviewApp, out: Path, report: dict[str, Any], budget: float
                 await press(pilot, "escape")
             app.main.query_one("TabbedContent").active = "tab-calls"
             await pilot.pause(0.1)
-            for key in ("y", "j"):
+            for key in ("y", "Y"):
                 await press(pilot, key)
                 report["clipboard"].append(app.clipboard)
         app.action_export()  # through the dialog, as a reviewer does: it saves the review and previews it

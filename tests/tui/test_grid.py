@@ -71,6 +71,29 @@ async def test_the_cursor_stays_on_screen_and_the_pane_hears_every_move():
         assert app.heard[-1] == ("selected", 0)
 
 
+async def test_the_first_pagedown_scrolls_a_page_and_j_k_g_g_move_as_in_lazygit():
+    """PageDown scrolls the rows a page and the cursor with them (it used to move the cursor to the screen's last
+    row and show nothing new); j, k, g and G are down, up, first and last."""
+    app = GridApp(list(range(500)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        grid = app.query_one(Grid)
+        grid.focus()
+        page = grid.scrollable_content_region.height - 2  # the header is always drawn; a row stays for context
+        await pilot.press("pagedown")
+        assert round(grid.scroll_y) == page and grid.cursor_row == page, "the first PageDown shows new rows"
+        assert f" row{page + page} " in "\n".join(drawn(grid))
+        await pilot.press("j", "j", "k")
+        assert grid.cursor_row == page + 1
+        await pilot.press("pageup")
+        assert round(grid.scroll_y) == 0 and grid.cursor_row == 1
+        await pilot.press("G")
+        assert grid.cursor_row == 499 and " row499 " in "\n".join(drawn(grid))
+        await pilot.press("pagedown")
+        assert grid.cursor_row == 499, "past the end the cursor stays on the last row"
+        await pilot.press("g")
+        assert grid.cursor_row == 0 and round(grid.scroll_y) == 0
+
+
 async def test_a_click_on_a_header_names_its_column_and_a_second_click_on_a_row_selects_it():
     app = GridApp(list(range(50)))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -152,7 +152,7 @@ async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
     async with calling_everything(tmp_path, "trigger-long-running-operation", thirty_seconds, heard) as (app, pilot):
         await until(pilot, lambda: " · progress " in str(app.main.query_one("#status", Static).render()), 20)
         status = str(app.main.query_one("#status", Static).render())
-        assert "calling trigger-long-running-operation" in status and " s · progress " in status
+        assert "calling trigger-long-running-operation" in status and " s · x to cancel · progress " in status
         await pilot.press("x")  # a key on the main screen: the outcome comes as a notification
         await until(pilot, lambda: app.workspace.call_log, 20)
         assert app.screen is app.main and any("cancelled by the reviewer" in n for n in notifications(heard))
@@ -180,7 +180,7 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
         command = shlex.split(app.clipboard)
         assert command[:5] == ["mcp-review", "call", "search_notes", "--args", '{"query": "coffee"}']
         assert command[5] == "--" and command[-2:] == ["-m", "mcp_review.demo"]
-        await pilot.press("j")
+        await pilot.press("Y")
         assert json.loads(app.clipboard) == {"name": "search_notes", "arguments": {"query": "coffee"}}
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, CallScreen))

@@ -16,7 +16,7 @@ from mcp_review.tui import screen
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.checklist import ChecklistPane
-from tests.tui_pilot import run_checks, show_tab, until
+from tests.tui_pilot import run_checks, screen_text, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
 TABS = tuple(tab.id for tab in screen.TABS)  # declared once: the tab bar, the keys and their help read it
@@ -52,7 +52,7 @@ async def test_escape_leaves_a_filter_with_its_text_and_q_quits_again(tmp_path):
 async def test_question_mark_toggles_help_and_escape_closes_it(tmp_path):
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.workspace.snapshot is not None)
+        table = await tools_table(pilot, app)
         await pilot.press("question_mark")
         assert app.screen.query("HelpPanel")
         await pilot.press("question_mark")
@@ -60,6 +60,39 @@ async def test_question_mark_toggles_help_and_escape_closes_it(tmp_path):
         await pilot.press("question_mark")
         await pilot.press("escape")
         assert not app.screen.query("HelpPanel"), "so does Escape"
+        width = table.size.width
+        for size in ((80, 24), (60, 20)):  # the help lies over the tab, which keeps its width; no key is clipped
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            width = table.size.width
+            await pilot.press("question_mark")
+            await pilot.pause()
+            panel = app.screen.query_one("HelpPanel").region
+            shown = screen_text(app)
+            assert table.size.width == width and panel.right <= size[0], size
+            assert "  home g First row" in shown and "c Call Call the highlighted" in shown, size
+            await pilot.press("question_mark")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_footer_shows_each_tabs_keys_and_the_help_key_is_never_cut(tmp_path, size):
+    """At 80 columns every key of a tab is in the footer with `r`; at 60 too where they fit: `? Keys` stays at the
+    right edge on every tab (it read `? K`)."""
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    wanted = {
+        "tab-overview": ["^o Connect"],
+        "tab-calls": ["y Copy as CLI"],
+        "tab-checks": ["w Waive", "a Attest", "n Note", "u Re-run", "N Notes", "R Checks…"],
+    }
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        for tab in TABS[:-1]:  # the demo has no skills
+            await show_tab(pilot, app, tab)
+            await pilot.pause()
+            footer = screen_text(app).splitlines()[-1]
+            assert footer.rstrip().endswith("? Keys"), (tab, footer)
+            if size[0] >= 80:
+                assert all(key in footer for key in [*wanted.get(tab, []), "r Run checks"]), (tab, footer)
 
 
 async def test_sort_from_the_keyboard_shows_the_direction(tmp_path):
@@ -79,7 +112,7 @@ async def test_sort_from_the_keyboard_shows_the_direction(tmp_path):
         assert labels()[2] == "descr ▲"
 
 
-async def test_home_and_end_move_a_tables_cursor(tmp_path):
+async def test_home_end_g_and_g_move_a_tables_cursor(tmp_path):
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         table = await tools_table(pilot, app)
@@ -88,6 +121,12 @@ async def test_home_and_end_move_a_tables_cursor(tmp_path):
         assert table.cursor_row == table.row_count - 1
         await pilot.press("home")
         assert table.cursor_row == 0, "Home goes to the first row"
+        await pilot.press("G")
+        assert table.cursor_row == table.row_count - 1, "G, as in lazygit"
+        await pilot.press("k", "k", "j")
+        assert table.cursor_row == table.row_count - 2
+        await pilot.press("g")
+        assert table.cursor_row == 0
 
 
 async def test_a_key_per_tab_and_the_tab_keys_work_at_once(tmp_path):

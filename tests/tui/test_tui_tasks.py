@@ -8,7 +8,7 @@ from textual.widgets import Checkbox, Static
 from mcp_review.targets import stdio_target
 from mcp_review.tui.app import ReviewApp
 from tests.support import fixture_argv
-from tests.tui_pilot import notifications, open_call, until
+from tests.tui_pilot import notifications, open_call, screen_text, until
 
 
 def sent(app: ReviewApp, method: str) -> list:
@@ -39,8 +39,12 @@ async def test_the_task_status_shows_live_and_x_cancels_it(tmp_path):
         await pilot.press("ctrl+g", "ctrl+s")
         status = app.main.query_one("#status", Static)
         await until(pilot, lambda: " · task working: step " in str(status.render()))
+        shown = screen_text(app).splitlines()
+        assert "x to cancel" in shown[1], "at 80 columns the way out is drawn, the task's status after it"
+        assert "x Cancel call" in shown[-1], "and the footer has it, while the task runs"
         await pilot.press("x")
         await until(pilot, lambda: app.workspace.call_log)
+        await until(pilot, lambda: "x Cancel" not in screen_text(app).splitlines()[-1])  # nothing left to cancel
         assert app.workspace.call_log[-1]["outcome"] == "failed: cancelled by the reviewer (tasks/cancel sent)"
         assert len(sent(app, "tasks/cancel")) == 1
         assert any("cancelled by the reviewer" in n for n in notifications(heard))

@@ -28,7 +28,8 @@ class CallsPane(TabPane):
         # before the table's own Enter, so the footer names it
         Binding("enter", "again", "Call again", id="call-again", priority=True, tooltip="The highlighted call, edited"),
         Binding("y", "copy_cli", "Copy as CLI", id="copy-cli", tooltip="The highlighted call, as CLI"),
-        Binding("j", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
+        # not `j`: every table moves down with it
+        Binding("Y", "copy_json", "Copy as JSON", id="copy-json", show=False, tooltip="The highlighted call, as JSON"),
     ]
 
     def __init__(self, wire_log: WireView, *, title: str, id: str) -> None:

@@ -111,11 +111,11 @@ class ChecklistPane(FilteredPane):
         Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
         Binding("a", "attest", "Attest", id="attest", tooltip="Attest the highlighted manual rule"),
         Binding("n", "note", "Note", id="note", tooltip="A note on the highlighted finding"),
-        Binding(
-            "N", "review_notes", "Review notes", id="review-notes", show=False, tooltip="The review's notes; add one"
-        ),
-        Binding("u", "rerun('rule')", "Re-run rule", id="rerun-rule", show=False, tooltip="The highlighted finding's"),
+        # short words: at 80 columns the footer holds every one of them and `r`
+        Binding("u", "rerun('rule')", "Re-run", id="rerun-rule", tooltip="The highlighted finding's rule"),
+        Binding("N", "review_notes", "Notes", id="review-notes", tooltip="The review's notes; add one"),
         Binding("p", "rerun('pack')", "Re-run pack", id="rerun-pack", show=False, tooltip="Its whole pack"),
+        Binding("R", "app.choose_checks", "Checks…", id="checklist-choose-checks"),  # the app's, shown here
     ]
 
     def __init__(

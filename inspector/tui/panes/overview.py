@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabPane
 
@@ -64,6 +65,9 @@ def repository_lines(review: Review) -> Text:
 
 
 class OverviewPane(TabPane):
+    # the app's key, shown where a reviewer starts (and lands after a failed connection)
+    BINDINGS = [Binding("ctrl+o", "app.connect", "Connect", id="overview-connect")]
+
     def __init__(self, counter: TokenCounter, *, title: str, id: str) -> None:
         super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.counter = counter
