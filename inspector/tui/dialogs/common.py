@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 DIALOG_CSS = """
-ModalScreen { align: center middle; }
 #dialog { width: 90%; height: 90%; border: thick $primary; background: $surface; padding: 0 1; }
 #dialog.-small { height: auto; max-height: 90%; }
 #buttons { height: 3; align-horizontal: right; }
