@@ -127,10 +127,43 @@ async def test_without_a_lock_the_tab_says_how_to_pin(tmp_path):
         assert pane.diff.changes == []
 
 
-def test_side_by_side_highlights_only_the_changed_words():
-    old, new = side_by_side({"description": "List the newest notes."}, {"description": "List the recent notes."})
+def test_side_by_side_highlights_only_the_changed_words_and_keeps_lines_against_lines():
+    rows = side_by_side({"description": "List the newest notes."}, {"description": "List the recent notes."})
+    [(old, new)] = [(a, b) for a, b in rows if a.plain != b.plain]
     assert [old.plain[s.start : s.end] for s in old.spans if s.style] == ["newest"]
     assert [new.plain[s.start : s.end] for s in new.spans if s.style] == ["recent"]
+    before = {"annotations": {"readOnlyHint": True}, "description": "d", "name": "n"}
+    after = {"description": "d", "name": "n"}
+    rows = side_by_side(before, after)  # the lines the live side lacks face blanks: "description" faces itself
+    assert [(a.plain.strip(), b.plain.strip()) for a, b in rows][-3:] == [
+        ('"description": "d",', '"description": "d",'),
+        ('"name": "n"', '"name": "n"'),
+        ("}", "}"),
+    ]
+    assert ('"readOnlyHint": true', "") in [(a.plain.strip(), b.plain) for a, b in rows]
+
+
+async def test_a_change_reads_in_full_at_80_columns_and_enter_opens_it(folder):
+    """The table cuts "what changed" at 80 columns: the highlighted change's reasons are below it whole, and Enter
+    opens the change in full (reasons, then a unified diff of the definitions)."""
+    from mcp_review.tui.dialogs import ResultScreen
+    from tests.tui_pilot import screen_text
+
+    app = v2_app(folder)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = await opened(pilot)
+        app.main.query_one("#changes", Grid).move_cursor(row=row_of(pane, "notes_tag", "safety"))
+        await pilot.pause()
+        reason = next(c for c in pane.diff.changes if c.key == "notes_tag").reasons[0]
+        assert reason.startswith("now says: hidden-instruction") and len(reason) > 80
+        shown = " ".join(line.strip() for line in screen_text(app).splitlines())
+        assert reason[-30:] in shown, "the end of the reason is on the screen"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        body = app.screen.body.plain
+        assert reason in body and "--- in the lock" in body and "+++ live" in body
+        dialog = app.screen.query_one("#dialog").region
+        assert abs(dialog.x - (80 - dialog.right)) <= 1, "the dialog is in the middle, not flush left"
 
 
 def test_changes_at_80x24(snap_compare, folder):

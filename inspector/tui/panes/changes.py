@@ -1,10 +1,12 @@
 """The Changes tab: the live server against `mcp-review.lock`, every changed item with its class and token delta,
-the highlighted one's definition side by side (changed words highlighted); the reviewer approves a change (`a`)
-or every change of its class (`A`; a flipped safety annotation only one by one), with a note, and pins the
-lock again with the approvals (`P`), once a dialog listed what is not approved and the reviewer ticked each
-unapproved breaking or safety change. Approvals go into the review's diff (exported with it), which the app saves
-at once (`Decided`), checklist run or not; the summary says how many are not in the lock yet. The lock is read,
-built, compared and written by the workspace, off the app's loop: the result comes back as `LockCompared`."""
+the highlighted one's reasons whole and its definition side by side, line against line (changed words highlighted);
+Enter opens the change in full (its reasons, approval and a unified diff, to scroll and copy). The reviewer
+approves a change (`a`) or every change of its class (`A`; a flipped safety annotation only one by one), with a
+note, and pins the lock again with the approvals (`P`), once a dialog listed what is not approved and the
+reviewer ticked each unapproved breaking or safety change. Approvals go into the review's diff (exported with
+it), which the app saves at once (`Decided`), checklist run or not; the summary says how many are not in the
+lock yet. The lock is read, built, compared and written by the workspace, off the app's loop: the result comes
+back as `LockCompared`."""
 
 from __future__ import annotations
 
@@ -16,22 +18,25 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from rich import box
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import VerticalScroll
 from textual.widgets import Static, TabPane
 
 from mcp_review import lock
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.diff import Diff
 from mcp_review.text import one_line, visible
-from mcp_review.tui.dialogs import ConfirmScreen, DecisionScreen, PinScreen
+from mcp_review.tui.dialogs import ConfirmScreen, DecisionScreen, PinScreen, ResultScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import Decided, LockCompared
 from mcp_review.workspace import LockDiff, Workspace
 
+OLD_STYLE, NEW_STYLE = "bold white on red", "bold black on green"
 WORDS = re.compile(r"\s+|\w+|[^\w\s]")  # words, runs of blanks, single punctuation: what the diff highlights
 DEFINITION_CHARS = 20_000  # of each side's JSON shown (a hostile definition can be megabytes)
 
@@ -43,14 +48,59 @@ def definition_text(value: Any) -> str:
     return visible(text, DEFINITION_CHARS)
 
 
-def side_by_side(old: Any, new: Any) -> tuple[Text, Text]:
-    """Both definitions as text, the words only one side has highlighted (difflib over words)."""
-    a, b = WORDS.findall(definition_text(old)), WORDS.findall(definition_text(new))
+def changed_words(old: str, new: str) -> tuple[Text, Text]:
+    """Two lines as text, the words only one side has highlighted (difflib over words)."""
+    a, b = WORDS.findall(old), WORDS.findall(new)
     left, right = Text(), Text()
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        left.append("".join(a[i1:i2]), style="" if op == "equal" else "bold white on red")
-        right.append("".join(b[j1:j2]), style="" if op == "equal" else "bold black on green")
+        left.append("".join(a[i1:i2]), style="" if op == "equal" else OLD_STYLE)
+        right.append("".join(b[j1:j2]), style="" if op == "equal" else NEW_STYLE)
     return left, right
+
+
+def side_by_side(old: Any, new: Any) -> list[tuple[Text, Text]]:
+    """Both definitions line against line (difflib over lines): a line only one side has faces a blank, a changed
+    line its counterpart with the changed words highlighted. Each pair is a row of one table, so a line that wraps
+    on one side pushes both down (two texts side by side drifted apart at the first line one side lacked)."""
+    a, b = definition_text(old).splitlines(), definition_text(new).splitlines()
+    rows: list[tuple[Text, Text]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            rows.extend((Text(line), Text(line)) for line in a[i1:i2])
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            left, right = (a[i1 + k] if i1 + k < i2 else None), (b[j1 + k] if j1 + k < j2 else None)
+            if left is not None and right is not None:
+                rows.append(changed_words(left, right))
+            else:
+                rows.append((Text(left or "", style=OLD_STYLE), Text(right or "", style=NEW_STYLE)))
+    return rows
+
+
+def sides_table(rows: list[tuple[Text, Text]]) -> Table:
+    table = Table("in the lock", "live", box=box.MINIMAL, expand=True, padding=(0, 1), header_style="bold")
+    for column in table.columns:
+        column.ratio, column.overflow = 1, "fold"  # a long token wraps, never runs under the other side
+    for left, right in rows:
+        table.add_row(left, right)
+    return table
+
+
+def change_text(change: Any) -> Text:
+    """A change in full: what it is, every reason on a line of its own, tokens, approval, and a unified diff."""
+    out = Text()
+    out.append(f"{change.change_class} · {one_line(change.kind, 40)} {one_line(change.key, 200)}\n", style="bold")
+    for reason in change.reasons:
+        out.append(f"- {visible(reason, 4000, newlines=False)}\n")
+    out.append(f"tokens: {tokens_cell(change.tokens)}\n")
+    if change.approval:
+        out.append(f"approved by {one_line(change.approval.by, 80)}: {visible(change.approval.note, 2000)}\n")
+    elif change.flips_annotation:
+        out.append("a flipped safety annotation: approved on its own (a), never with its class\n")
+    old, new = definition_text(change.old).splitlines(), definition_text(change.new).splitlines()
+    for line in difflib.unified_diff(old, new, "in the lock", "live", lineterm="", n=3):
+        out.append(line + "\n", style=OLD_STYLE if line[:1] == "-" else NEW_STYLE if line[:1] == "+" else "")
+    return out
 
 
 def tokens_cell(delta: dict[str, int]) -> str:
@@ -60,6 +110,8 @@ def tokens_cell(delta: dict[str, int]) -> str:
 class ChangesPane(TabPane):
     COLUMNS = ("class", "item", "what changed", "tokens", "approved")
     BINDINGS = [
+        # before the table's own Enter, so the footer names it
+        Binding("enter", "open", "Open", id="open-change", priority=True, tooltip="The highlighted change in full"),
         Binding("a", "approve", "Approve", id="approve", tooltip="Approve the highlighted change, with a note"),
         Binding(
             "A", "approve_class", "Approve class", id="approve-class", tooltip="Its whole class (not annotation flips)"
@@ -69,9 +121,8 @@ class ChangesPane(TabPane):
     ]
     DEFAULT_CSS = """
     ChangesPane #changes { height: 45%; }
-    ChangesPane #change-sides { height: 1fr; }
-    ChangesPane #change-sides Static { width: 1fr; height: auto; padding: 0 1; }
-    ChangesPane #change-old { border-right: solid $primary; }
+    ChangesPane #change-detail { height: 1fr; }
+    ChangesPane #change-why { padding: 0 1; }
     """
 
     def __init__(self, ws: Workspace, *, title: str, id: str) -> None:
@@ -87,10 +138,12 @@ class ChangesPane(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static("no lock yet: P pins mcp-review.lock from the live server", id="changes-summary")
-        yield Grid(self.COLUMNS, flex="what changed", zebra_stripes=True, id="changes")
-        with Horizontal(id="change-sides"):
-            yield Static(id="change-old")
-            yield Static(id="change-new")
+        # at 80 columns "what changed" keeps what the others give way to (the detail below has it whole)
+        caps = {"item": 20, "approved": 10}
+        yield Grid(self.COLUMNS, flex="what changed", caps=caps, zebra_stripes=True, id="changes")
+        with VerticalScroll(id="change-detail"):
+            yield Static(id="change-why")  # the reasons whole: the table's column cuts them
+            yield Static(id="change-sides")
 
     def show(self) -> None:
         """The workspace's live server against its lock (in the folder mcp-review.toml is looked for), with the
@@ -168,9 +221,17 @@ class ChangesPane(TabPane):
     @on(Grid.RowHighlighted, "#changes")
     def _show_highlighted(self) -> None:
         change = self.highlighted()
-        old, new = side_by_side(change.old, change.new) if change else (Text(), Text())
-        self.query_one("#change-old", Static).update(old)
-        self.query_one("#change-new", Static).update(new)
+        why = Text("\n".join(visible(r, 4000, newlines=False) for r in change.reasons)) if change else Text()
+        self.query_one("#change-why", Static).update(why)
+        sides = sides_table(side_by_side(change.old, change.new)) if change else ""
+        self.query_one("#change-sides", Static).update(sides)
+
+    @on(Grid.RowSelected, "#changes")
+    def action_open(self) -> None:
+        """Enter: the change in full, to scroll and copy."""
+        change = self.highlighted()
+        if change is not None:
+            self.app.push_screen(ResultScreen(change_text(change), f"{change.kind} {change.key}"))
 
     def action_approve(self) -> None:
         change = self.highlighted()
