@@ -434,11 +434,11 @@ class ReviewApp(ClosedScreensApp):
 
     @on(msg.PreviewAsked)
     def preview_app(self, message: msg.PreviewAsked) -> None:
-        self.previewer.ask(message.tool)
+        self.previewer.ask(message.tool, message.headless)
 
     @on(msg.PreviewReady)
     def preview_ready(self, message: msg.PreviewReady) -> None:
-        self.previewer.ready(message.found)
+        self.previewer.ready(message.found, message.headless)
 
     @on(msg.CallAsked)
     def edit_call(self, message: msg.CallAsked) -> None:

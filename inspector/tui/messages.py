@@ -87,9 +87,11 @@ class CallAsked(Message):
 
 @dataclass
 class PreviewAsked(Message):
-    """`b` on an app tool or resource: the app in the reviewer's browser (tui/previewing.py)."""
+    """`b` on an app tool or resource: the app in the reviewer's browser; `B`: in a confined headless Chromium, and
+    what it did (tui/previewing.py)."""
 
     tool: Item | None
+    headless: bool = False
 
 
 @dataclass
@@ -97,6 +99,7 @@ class PreviewReady(Message):
     """The app to preview was read (and called), or why it could not be (a string)."""
 
     found: Any
+    headless: bool = False
 
 
 @dataclass

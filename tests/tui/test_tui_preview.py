@@ -20,6 +20,7 @@ from mcp_review.tui.dialogs import CallScreen, ConfirmScreen, ResultScreen
 from mcp_review.tui.grid import Grid
 from tests.support import fixture_argv
 from tests.tui.test_tui_app_page import open_app, until
+from tests.tui_pilot import notifications
 
 
 def session_of(url: str) -> Any:
@@ -102,3 +103,34 @@ async def test_b_on_the_app_resource_opens_it_through_the_tool_that_shows_it(tmp
         await until(pilot, lambda: bool(asked))
         assert (await asyncio.to_thread(session_of, asked[0][0]))["result"]["structuredContent"]["city"] == "Lisbon"
         app.previewer.stop()
+
+
+@pytest.mark.skipif(preview_browser.find() is None, reason="needs Chromium (scripts/test-deps installs it)")
+async def test_capital_b_runs_the_app_in_a_confined_headless_chromium_without_a_display(tmp_path, monkeypatch):
+    """No display: `b` serves the app and says `B` runs it here; `B` runs it in the confined headless Chromium of
+    `mcp-review app TOOL --headless` and shows what it did, no toast over that dialog."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    heard: list = []
+    app = ReviewApp(
+        stdio_target(fixture_argv("apps", "well-formed")), plan=CheckPlan(packs=["apps"]), state_dir=tmp_path
+    )
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24), message_hook=heard.append) as pilot:
+        await until(pilot, lambda: app.workspace.snapshot is not None)
+        await pilot.press("2")
+        await until(pilot, lambda: app.main.query_one("#tools", Grid).row_count > 0)
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await pilot.press("ctrl+s")  # read-only: no consent asked
+        await until(pilot, lambda: app.previewer.running is not None)
+        assert any("B runs it here in a confined headless Chromium" in n for n in notifications(heard))
+        app.previewer.stop()
+        await pilot.press("B")
+        await until(pilot, lambda: isinstance(app.screen, CallScreen))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), 60)
+        shown = app.screen.body.plain
+        assert "ui://weather/app.html in the host page at http://127.0.0.1:" in shown
+        assert "in a confined headless Chromium" in shown and "host:ui/notifications/tool-result" in shown
+        assert not app._notifications, "no toast lies over what the page did"

@@ -95,6 +95,8 @@ class ToolsPane(FilteredPane):
         Binding("c", "call", "Call", id="call-tool", tooltip="Call the highlighted tool (form or JSON)"),
         Binding("a", "app", "App", id="open-app", tooltip="The app resource this tool shows (Resources tab)"),
         Binding("b", "browser", "Browser", id="app-browser", tooltip="Its app in your browser (b again: close)"),
+        # no display needed: what `mcp-review app TOOL --headless` does, from the app
+        Binding("B", "browser(True)", "Headless", id="app-headless", tooltip="Its app in a confined headless Chromium"),
         Binding("s", "sort", "Sort", id="sort", tooltip="By the next column (its header shows ▲ or ▼)"),
         Binding("S", "sort(True)", "Reverse sort", id="reverse-sort", show=False, tooltip="The other way round"),
     ]
@@ -205,8 +207,8 @@ class ToolsPane(FilteredPane):
         else:
             self.notify("this tool names no app resource (_meta.ui.resourceUri, openai/outputTemplate)")
 
-    def action_browser(self) -> None:
-        self.post_message(PreviewAsked(self.highlighted()))
+    def action_browser(self, headless: bool = False) -> None:
+        self.post_message(PreviewAsked(self.highlighted(), headless))
 
     @on(Grid.HeaderSelected, "#tools")
     def sort_tools(self, event: Grid.HeaderSelected) -> None:
