@@ -96,7 +96,7 @@ class ToolsPane(FilteredPane):
         Binding("a", "app", "App", id="open-app", tooltip="The app resource this tool shows (Resources tab)"),
         Binding("b", "browser", "Browser", id="app-browser", tooltip="Its app in your browser (b again: close)"),
         # no display needed: what `mcp-review app TOOL --headless` does, from the app
-        Binding("B", "browser(True)", "Headless", id="app-headless", tooltip="Its app in a confined headless Chromium"),
+        Binding("B", "headless", "Headless", id="app-headless", tooltip="Its app in a confined headless Chromium"),
         Binding("s", "sort", "Sort", id="sort", tooltip="By the next column (its header shows ▲ or ▼)"),
         Binding("S", "sort(True)", "Reverse sort", id="reverse-sort", show=False, tooltip="The other way round"),
     ]
@@ -138,7 +138,7 @@ class ToolsPane(FilteredPane):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The app keys only for a server with an app: a server of plain tools keeps its footer to what it can do."""
-        return self.apps if action in ("app", "browser") else super().check_action(action, parameters)
+        return self.apps if action in ("app", "browser", "headless") else super().check_action(action, parameters)
 
     def jump(self, index: int) -> None:
         """Show every tool again and highlight this one."""
@@ -207,8 +207,11 @@ class ToolsPane(FilteredPane):
         else:
             self.notify("this tool names no app resource (_meta.ui.resourceUri, openai/outputTemplate)")
 
-    def action_browser(self, headless: bool = False) -> None:
-        self.post_message(PreviewAsked(self.highlighted(), headless))
+    def action_browser(self) -> None:
+        self.post_message(PreviewAsked(self.highlighted()))
+
+    def action_headless(self) -> None:
+        self.post_message(PreviewAsked(self.highlighted(), headless=True))
 
     @on(Grid.HeaderSelected, "#tools")
     def sort_tools(self, event: Grid.HeaderSelected) -> None:
