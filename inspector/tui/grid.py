@@ -52,7 +52,7 @@ def as_text(cell: Cell) -> Text:
     return Text(cell)
 
 
-class Grid(ScrollView, can_focus=True):
+class Grid(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows with a cursor: arrows, Page Up/Down, Home/End; Enter (or a click on the cursor's row) selects it;
     a click on a header says which column (the pane sorts)."""
 
@@ -76,6 +76,8 @@ class Grid(ScrollView, can_focus=True):
         }
     }
     """
+    # its own keys only (not the scroll container's ten, which `?` listed before the tab's at 80x24): j/k/g/G as in
+    # lazygit, less and vim (Harlequin's tables too), each beside the key it repeats (`?` puts them on one line)
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
@@ -84,7 +86,8 @@ class Grid(ScrollView, can_focus=True):
         Binding("home", "first", "First row", show=False),
         Binding("end", "last", "Last row", show=False),
         Binding("enter", "select", "Select", show=False),
-        # as in lazygit, less and vim (Harlequin's tables too)
+        Binding("left", "scroll_left", "Scroll left", show=False),
+        Binding("right", "scroll_right", "Scroll right", show=False),
         Binding("j", "move(1)", "Down", show=False),
         Binding("k", "move(-1)", "Up", show=False),
         Binding("g", "first", "First row", show=False),

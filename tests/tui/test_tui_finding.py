@@ -123,7 +123,9 @@ async def test_the_footer_says_more_keys_exist_and_they_fit_their_lines_at_80_co
         for tab in ("tab-checks", "tab-tools"):  # the tabs with the most keys in the footer
             await show_tab(pilot, app, tab)
             footer = screen_text(app).splitlines()[-1]
-            assert "? Keys" in footer and "q Quit" in footer, "the footer says where the other keys are, and fits"
+            # the Checklist's own keys and r fit, e and q give way; ? (at the right edge) says where they are
+            last = "q Quit" if tab == "tab-tools" else "r Run checks"
+            assert footer.rstrip().endswith("? Keys") and last in footer, "the footer says where the other keys are"
         await pilot.press("question_mark")
         await pilot.pause()
         shown = screen_text(app)
