@@ -346,7 +346,10 @@ async def test_the_call_form_survives_hostile_property_names_and_enum_values():
             "[/]": {"type": "boolean"},
             "ключ": {"enum": ["[/]", "[bold]x", "\x1b[31mred"]},
             "ok_name": {"type": "integer"},
+            "untouched": {"type": "boolean"},  # optional, never chosen: not sent (a checkbox sent false)
+            "must": {"type": "boolean"},  # required: a checkbox, sent as it is
         },
+        "required": ["must"],
     }
     sent: list[object] = []
     app = App()
@@ -356,13 +359,17 @@ async def test_the_call_form_survives_hostile_property_names_and_enum_values():
         form = app.screen.query_one(SchemaForm)
         assert app.screen.query_one("#field-ok_name", Input)
         app.screen.query_one(f"#{form.field_id('a b')}", Input).value = "x y"
-        app.screen.query_one(f"#{form.field_id('[/]')}", Checkbox).value = True
+        app.screen.query_one(f"#{form.field_id('[/]')}", Select).value = "true"  # optional: true, false or not sent
         app.screen.query_one(f"#{form.field_id('ключ')}", Select).value = '"[/]"'
+        app.screen.query_one("#field-must", Checkbox).value = True
         await pilot.pause()
-        assert json.loads(app.screen.query_one(TextArea).text) == {"a b": "x y", "[/]": True, "ключ": "[/]"}
+        untouched = app.screen.query_one("#field-untouched", Select)
+        assert untouched.prompt == "not sent" and untouched.is_blank()
+        wanted = {"a b": "x y", "[/]": True, "ключ": "[/]", "must": True}
+        assert json.loads(app.screen.query_one(TextArea).text) == wanted
         await pilot.press("ctrl+s")
         await pilot.pause()
-    assert sent == [{"a b": "x y", "[/]": True, "ключ": "[/]"}]
+    assert sent == [wanted]
 
 
 async def test_the_schema_form_posts_changed_and_never_touches_an_editor():

@@ -57,7 +57,7 @@ def form_value(kind: str, raw: Any) -> tuple[bool, Any]:
     """(present, value) from a form widget's value; empty means the argument is left out."""
     if kind == "boolean":
         return True, bool(raw)
-    if kind == "enum":
+    if kind in ("enum", "flag"):
         return (raw is not None and raw != Select.NULL), (strict_loads(raw) if isinstance(raw, str) else raw)
     text = str(raw or "").strip()
     if not text:
@@ -94,10 +94,16 @@ class SchemaForm(VerticalScroll):
         self.schema = schema if isinstance(schema, dict) else {}
         props = self.schema.get("properties")
         props = props if isinstance(props, dict) else {}
-        self.fields = {name: (sub, field_kind(sub)) for name, sub in props.items() if isinstance(sub, dict)}
         required = self.schema.get("required")
         self.required = set(required) if isinstance(required, list) else set()
+        self.fields = {name: (sub, self._kind(name, sub)) for name, sub in props.items() if isinstance(sub, dict)}
         self.values = values
+
+    def _kind(self, field: str, sub: dict[str, Any]) -> str:
+        """An optional boolean is a `flag`: true, false or not sent (a checkbox left alone sent `false`, an argument
+        the reviewer never chose)."""
+        kind = field_kind(sub)
+        return "flag" if kind == "boolean" and field not in self.required else kind
 
     def field_id(self, field: str) -> str:
         """A widget id for a property: its name when that is a valid id, else its position (names are the
@@ -114,10 +120,12 @@ class SchemaForm(VerticalScroll):
             value = self.values.get(field)
             if kind == "boolean":
                 yield Checkbox(Text(one_line(field, 60)), value=bool(value), id=self.field_id(field))
-            elif kind == "enum":
-                options = [(Text(label), json.dumps(v)) for label, v in enum_options(sub)]
+            elif kind in ("enum", "flag"):
+                choices = enum_options(sub) if kind == "enum" else [("true", True), ("false", False)]
+                options = [(Text(label), json.dumps(v)) for label, v in choices]
                 initial = json.dumps(value) if field in self.values else Select.NULL
-                yield Select(options, value=initial, id=self.field_id(field))
+                prompt = "not sent" if field not in self.required else "Select"
+                yield Select(options, value=initial, prompt=prompt, id=self.field_id(field))
             else:
                 shown = value if kind == "string" else json.dumps(value, ensure_ascii=False)
                 hint = next((f"{k}: {json.dumps(sub[k], ensure_ascii=False)}" for k in HINT_KEYS if k in sub), "")
@@ -136,7 +144,7 @@ class SchemaForm(VerticalScroll):
         bounds = [f"{k} {sub[k]}" for k in ("minimum", "maximum", "minLength", "maxLength", "format") if k in sub]
         parts = [
             one_line(field, 60),
-            kind + (" (JSON)" if kind == "json" else ""),
+            {"flag": "boolean", "json": "json (JSON)"}.get(kind, kind),
             "required" if field in self.required else "optional",
         ]
         choices = sub.get("anyOf") or sub.get("oneOf")
