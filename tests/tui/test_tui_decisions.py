@@ -102,6 +102,11 @@ async def test_decisions_before_and_after_a_run_are_kept_and_a_reopened_review_s
         await decide(pilot, "w", "pagination is not needed for 4 tools", expires="2099-01-31")
         assert app.workspace.review.counts().get("warn") is None
         assert "until 2099-01-31" in detail(app)
+        await pilot.press("w")  # on the waived finding: its waiver, to change
+        await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
+        given = {i.id: i.value for i in app.screen.query(Input)}
+        assert given["why"] == "pagination is not needed for 4 tools" and given["expires"] == "2099-01-31"
+        await pilot.press("escape")
         await until(pilot, lambda: "2099-01-31" in saved_text(path))
         status = app.main.query_one("#status", Static)  # one line: a long path is cut, never wrapped out of sight
         await until(pilot, lambda: f"saved to {path.parent}"[:60] in status.render_line(0).text)
@@ -208,3 +213,22 @@ async def test_the_roots_dialog_offers_the_servers_own_directories_and_says_what
         said = " ".join(str(s.render()) for s in app.screen.query("Static"))
         assert "replace the directories they were started with" in said
         assert json.loads(app.screen.query_one("#editor").text) == [{"uri": own.as_uri(), "name": "allowed"}]
+
+
+async def test_a_reason_typed_at_once_and_tab_keep_the_fields_apart():
+    """The dialog's first field takes the focus before any key is handled: keys typed as it opens (before a
+    frame is drawn) went nowhere, and the focus landing a frame later pulled Tab's move back into the reason."""
+    from types import SimpleNamespace
+
+    from textual.app import App
+
+    app: App[None] = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        finding = SimpleNamespace(rule="spec.pagination", subject="notes_search", message="no cursor")
+        await app.push_screen(DecisionScreen("waive", finding, who="carol"))
+        for key in [*"ok for now", "tab"]:
+            app.simulate_key(key)  # as the terminal driver posts them, before the dialog's first frame
+        await pilot.pause()
+        await pilot.press(*"2099-01-31")
+        assert app.screen.query_one("#why", Input).value == "ok for now"
+        assert app.screen.query_one("#expires", Input).value == "2099-01-31"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -34,20 +35,44 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
     AUTO_FOCUS = ""  # the first empty required field instead (`on_mount`)
     BINDINGS = [Binding("ctrl+s", "submit", "Save", id="decide")]
 
-    def __init__(self, kind: str, finding: Any, who: str | None = None, notes: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        kind: str,
+        finding: Any,
+        who: str | None = None,
+        notes: Sequence[str] = (),
+        given: dict[str, str] | None = None,
+    ) -> None:
         """`who`: the name offered (by default the one used last, else git's user.name, else $USER); the name
-        saved is remembered for the next decision. `notes`: the review's own notes so far (a note on the review)."""
+        saved is remembered for the next decision. `notes`: the review's own notes so far (a note on the review).
+        `given`: the decision made before (a waiver's who, why and expires), to change."""
         super().__init__()
-        self.kind, self.finding, self.who = kind, finding, reviewer() if who is None else who
+        self.given = given or {}
+        self.kind, self.finding = kind, finding
+        self.who = self.given.get("who") or (reviewer() if who is None else who)
         self.notes = list(notes)
+        self.typed = False  # a field changed by the reviewer since the dialog opened
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.call_after_refresh(self._focus_first_empty)  # after a draft is restored
+        # now, before any key is handled: a reason typed at once goes where it belongs, and Tab then reaches
+        # the expiry (focused after a frame, fast typing lost its first keys and the rest landed in the reason)
+        self._focus_first_empty()
+        first = self.focused
+        self.call_after_refresh(self._after_draft, first)
+
+    def _after_draft(self, first: object) -> None:
+        """A restored draft filled fields: the first empty one, unless the reviewer has typed or moved already."""
+        if self.focused is first and not self.typed:
+            self._focus_first_empty()
+
+    @on(Input.Changed)
+    def _typed(self) -> None:
+        self.typed = True  # a draft's restore changes fields quietly (`Dialog.restore`)
 
     def _focus_first_empty(self) -> None:
         empty = [i for i in self.query(Input) if i.id in REQUIRED and not i.value.strip()]
-        (empty[0] if empty else self.query_one("#why", Input)).focus()
+        self.set_focus(empty[0] if empty else self.query_one("#why", Input))  # at once (`focus()` waits a turn)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="-small"):
@@ -61,9 +86,12 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
                 yield Static(Text(one_line(self.finding.message, 300)))
             # each field keeps its name in its frame once it is filled (the placeholder is gone then)
             yield _named(Input(value=self.who, placeholder="who (required)", id="who"), "who")
-            yield _named(Input(placeholder=f"{PLACEHOLDERS[self.kind]} (required)", id="why"), self._label("why"))
+            why = Input(self.given.get("why", ""), placeholder=f"{PLACEHOLDERS[self.kind]} (required)", id="why")
+            yield _named(why, self._label("why"))
             if self.kind == "waive":
-                yield _named(Input(placeholder="expires (YYYY-MM-DD, optional)", id="expires"), "expires")
+                until = self.given.get("expires", "")
+                expires = Input(until, placeholder="expires (YYYY-MM-DD, optional)", id="expires")
+                yield _named(expires, "expires")
             elif self.kind == "attest":
                 yield Select([("pass: it holds", "pass"), ("fail: it does not", "fail")], value="pass", id="verdict")
             yield Static(id="problems")

@@ -332,7 +332,9 @@ class ChecklistPane(FilteredPane):
                 self.review.waive(Waiver(finding.rule, values["why"], values["who"], finding.subject, expires, "tui"))
                 self._decided()
 
-        self.app.push_screen(DecisionScreen("waive", finding), decided)
+        old = finding.waiver  # waived already: its waiver, to change (not a blank one over it)
+        given = {"who": old.by, "why": old.reason, "expires": str(old.expires or "")} if old is not None else None
+        self.app.push_screen(DecisionScreen("waive", finding, given=given), decided)
 
     def action_attest(self) -> None:
         finding = self.highlighted()
