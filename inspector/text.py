@@ -81,3 +81,8 @@ def visible(text: str, limit: int | None = None, *, newlines: bool = True, cut: 
 def one_line(text: str, limit: int = 120) -> str:
     """For a table cell: runs of line breaks and tabs become one space, the rest as `visible()`."""
     return visible(" ".join(part for part in _BREAKS.split(text) if part), limit, newlines=False)
+
+
+def plural(n: int, noun: str) -> str:
+    """`n` with its thousands separated and `noun` in the plural unless it is one: "1 tool", "25,003 tools"."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -24,7 +24,7 @@ from mcp_review.checking import CheckPlan
 from mcp_review.output import terminal_safe
 from mcp_review.rules.core import load_rules
 from mcp_review.targets import Target
-from mcp_review.text import one_line
+from mcp_review.text import one_line, plural
 from mcp_review.themes import TCSS
 from mcp_review.tui import messages as msg
 from mcp_review.tui.asking import Asker
@@ -38,7 +38,7 @@ from mcp_review.tui.exporting import Exporter
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
 from mcp_review.tui.panes.checklist import ChecklistPane
-from mcp_review.tui.panes.overview import OverviewPane, plural
+from mcp_review.tui.panes.overview import OverviewPane
 from mcp_review.tui.panes.primitives import PrimitivesPane
 from mcp_review.tui.panes.skills import SkillsPane
 from mcp_review.tui.panes.tools import ToolsPane, worst_by_subject

@@ -195,6 +195,9 @@ async def test_call_form_generated_from_the_schema(tmp_path):
     app = ReviewApp(stdio_target(fixture_argv("many", "--tools", "4")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
+        tools = app.main.query_one("#tools", Grid)
+        cells = {str(tools.get_cell_at((i, 0))): str(tools.get_cell_at((i, 5))) for i in range(tools.row_count)}
+        assert cells["users_search_3"].split() == ["RO", "OW"], "a read-only tool has no default D (nor I)"
         await open_call(pilot, app, "users_search_3")  # query (string), limit (1..100), three enum filters
         screen = app.screen
         assert screen.query_one("#field-limit", Input).placeholder == "default: 20", (

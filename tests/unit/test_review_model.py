@@ -65,3 +65,10 @@ def test_a_call_as_a_command_line_holds_no_secret():
     for secret in ("p4ssw0rd", "t0k3n-value", "b3arer-x"):
         assert secret not in line
     assert shlex.split(line)[-2:] == ["--url", "https://u:***@example.com/mcp?access_token=***&page=2"]
+
+
+def test_the_status_lines_counts_separate_thousands():
+    from mcp_review.workspace import summary
+
+    review = review_of(*[Finding(f"review.r{i}", "review", "blocking", "not verified", f"t{i}") for i in range(1003)])
+    assert "1,003 blocking" in summary(review)

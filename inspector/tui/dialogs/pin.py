@@ -14,7 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Checkbox, Static
 
 from mcp_review.diff import CLASSES
-from mcp_review.text import one_line
+from mcp_review.text import one_line, plural
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
 
@@ -46,7 +46,7 @@ class PinScreen(Dialog[bool | None]):
         with Vertical(id="dialog", classes="-small"):
             yield Static(Text(f"Pin {self.lock_name} from the live server?", style="bold"))
             said = f"{approved} approved; not approved: {unapproved_counts(self.changes)}"
-            yield Static(Text(f"{len(self.changes)} changes since the lock: {said}"))
+            yield Static(Text(f"{plural(len(self.changes), 'change')} since the lock: {said}"))
             if len(self.grave) > MAX_TICKS:
                 yield Static(Text(f"{len(self.grave)} breaking or safety changes are not approved: approve them first"))
             elif self.grave:

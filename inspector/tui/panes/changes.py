@@ -30,7 +30,7 @@ from textual.widgets import Static, TabPane
 from mcp_review import lock
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.diff import Diff
-from mcp_review.text import one_line, visible
+from mcp_review.text import one_line, plural, visible
 from mcp_review.tui.dialogs import ConfirmScreen, DecisionScreen, PinScreen, ResultScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import Decided, LockCompared
@@ -197,7 +197,7 @@ class ChangesPane(TabPane):
             return
         self.diff.approve(self.approvals)
         self.ws.record_changes(self.diff)
-        counts = ", ".join(f"{n} {c}" for c, n in self.diff.to_json()["counts"].items() if n) or "no changes"
+        counts = ", ".join(f"{n:,} {c}" for c, n in self.diff.to_json()["counts"].items() if n) or "no changes"
         where = self.lock_path.name if self.lock_path else "lock"
         where += f" (of another server, compared at your word: {self.other})" if self.other else ""
         pending = self.pending()
@@ -251,11 +251,12 @@ class ChangesPane(TabPane):
         chosen = [c for c in self.diff.of_class(change.change_class) if c.approval is None and not c.flips_annotation]
         flips = sum(c.flips_annotation and c.approval is None for c in self.diff.of_class(change.change_class))
         if flips:
-            self.notify(f"{flips} flipped safety annotations are approved one by one (a), not with their class")
+            flipped = plural(flips, "flipped safety annotation")
+            self.notify(f"{flipped} {'is' if flips == 1 else 'are'} approved one by one (a), not with their class")
         if not chosen:
             return
         shown = SimpleNamespace(
-            subject=f"{len(chosen)} changes",
+            subject=plural(len(chosen), "change"),
             rule=f"every {change.change_class} change",
             message=", ".join(c.key for c in chosen[:20]),
         )

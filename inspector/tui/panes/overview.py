@@ -18,7 +18,7 @@ from mcp_review.costs import Costs
 from mcp_review.encodings import ENCODINGS
 from mcp_review.review import Review
 from mcp_review.targets import Target
-from mcp_review.text import one_line, visible
+from mcp_review.text import one_line, plural, visible
 from mcp_review.tokens import ESTIMATES, TokenCounter
 from mcp_review.tui.dialogs.pin import unapproved_counts
 from mcp_review.workspace import LockDiff
@@ -26,10 +26,6 @@ from mcp_review.workspace import LockDiff
 TOP_TOOLS = 10  # the costliest tools named on the overview
 ERA_ROWS = 8  # `--era both`: the rules whose verdicts differ, named on the overview (the exports have all)
 CLAIM_ROWS = 8  # the repository's decisions not applied, listed on the overview (the exports have all)
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def era_lines(eras: dict[str, Any]) -> Text:

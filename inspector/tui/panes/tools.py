@@ -34,11 +34,14 @@ HINT_BADGES = (("readOnlyHint", "RO"), ("destructiveHint", "D"), ("idempotentHin
 
 
 def badges(tool: Any) -> Text:
-    """Annotation badges: bright when the server set the hint, dim when it is the spec default."""
+    """Annotation badges: bright when the server set the hint, dim when it is the spec default. A read-only tool
+    shows no default D or I: the spec gives them meaning only when readOnlyHint is false (a dim `RO D` read as a
+    contradiction); one the server set itself is shown, as it said it."""
     out, hints = Text(), effective_hints(tool)
+    read_only = hints["readOnlyHint"][0]
     for hint, label in HINT_BADGES:
         value, explicit = hints[hint]
-        if value:
+        if value and (explicit or not (read_only and hint in ("destructiveHint", "idempotentHint"))):
             out.append(f"{label} ", style="bold" if explicit else "dim")
     return out
 
