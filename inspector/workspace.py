@@ -33,6 +33,7 @@ from mcp_review.review import Attestation, Review, Waiver
 from mcp_review.rules.context import Options
 from mcp_review.rules.core import DEFAULT_PACKS, Rule, load_rules, select
 from mcp_review.targets import Target
+from mcp_review.text import one_line
 from mcp_review.tokens import TokenCounter
 
 D = TypeVar("D", Waiver, Attestation)
@@ -250,6 +251,13 @@ class Workspace:
 
     def lost(self, reason: str) -> None:
         self.failure = reason
+
+    def not_connected(self) -> str:
+        """Why a key that needs the server cannot act, and what to press (said by `r`, `e`, ...)."""
+        if self.failure is None:
+            return "not connected yet: wait for the server, or ctrl+o connects to another"
+        why = one_line(self.failure, 160)
+        return f"not connected: {why} · ctrl+r tries again, ctrl+o connects to another (the Overview says more)"
 
     def switch(self, connection: Jobs, target: Target, wire: list[WireEntry]) -> None:
         """Another server answered and becomes the working one, with its own review, wire and call history."""

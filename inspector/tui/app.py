@@ -408,7 +408,7 @@ class ReviewApp(ClosedScreensApp):
     def action_export(self) -> None:
         ws = self.workspace
         if ws.snapshot is None and ws.review is None:
-            self.notify("not connected", severity="warning")
+            self.notify(ws.not_connected(), severity="warning", markup=False)
             return
         if (waiting := ws.waiting()) is not None:
             self.notify(waiting, markup=False)

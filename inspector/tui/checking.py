@@ -42,7 +42,7 @@ def run_checks(ws: Workspace, shell: Shell, only: str | None = None) -> None:
     """Run the chosen packs with the chosen calling policy; `only` (a rule id or a pack) re-runs just that
     and merges its findings into the review. The Checklist shows every selected rule live meanwhile."""
     if ws.snapshot is None or ws.connection is None:
-        shell.notify("not connected", severity="warning")
+        shell.notify(ws.not_connected(), severity="warning", markup=False)
         return
     if (waiting := ws.waiting()) is not None:  # the run's review is merged with the one being read
         shell.notify(waiting, markup=False)

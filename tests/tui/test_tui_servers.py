@@ -40,6 +40,11 @@ async def test_a_server_that_fails_to_start_says_why(tmp_path):
         logs = app.main.query_one("#logs", Grid)
         lines = [str(logs.get_cell_at((i, 3))) for i in range(logs.row_count)]
         assert "fatal: missing config file /etc/crash-server.toml" in lines, "stderr has its own pane"
+        for key in ("r", "e"):  # keys that need the server say why they cannot act, and what to press
+            await pilot.press(key)
+            said = [n.message for n in app._notifications]
+            assert any("exited with code 3" in m and "ctrl+r tries again" in m for m in said), (key, said)
+            app.clear_notifications()
 
 
 async def test_hostile_server_at_scale_never_breaks_the_app(tmp_path):
