@@ -161,11 +161,17 @@ async def test_a_long_call_shows_progress_and_can_be_cancelled(tmp_path):
         assert sent and "cancelled by the reviewer" in sent[0]["params"]["reason"]
 
 
-async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
+async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path, monkeypatch):
+    """y and Y copy through the terminal (OSC 52) and say so; where the text cannot arrive (GNU screen, a tmux
+    without set-clipboard on), they say why instead of "copied"."""
     import shlex
 
+    from mcp_review.tui import clipboard
     from mcp_review.tui.dialogs import CallScreen, ResultScreen
 
+    monkeypatch.delenv("TMUX", raising=False)
+    monkeypatch.delenv("STY", raising=False)
+    clipboard.blocked.cache_clear()
     app = ReviewApp(demo_target(), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
@@ -177,11 +183,19 @@ async def test_call_history_copy_as_cli_and_json_and_rerun(tmp_path):
         assert calls.row_count == 1
         calls.focus()
         await pilot.press("y")
+        assert "copied the call as an mcp-review call command (through the terminal, OSC 52)" in [
+            n.message for n in app._notifications
+        ]
         command = shlex.split(app.clipboard)
         assert command[:5] == ["mcp-review", "call", "search_notes", "--args", '{"query": "coffee"}']
         assert command[5] == "--" and command[-2:] == ["-m", "mcp_review.demo"]
+        monkeypatch.setenv("STY", "4242.pts-0.host")
+        clipboard.blocked.cache_clear()
         await pilot.press("Y")
         assert json.loads(app.clipboard) == {"name": "search_notes", "arguments": {"query": "coffee"}}
+        said = [n.message for n in app._notifications][-1]
+        assert said.startswith("cannot reach your clipboard: GNU screen drops it")
+        clipboard.blocked.cache_clear()
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, CallScreen))
         assert json.loads(app.screen.query_one("#editor").text) == {"query": "coffee"}

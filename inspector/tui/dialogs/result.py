@@ -17,6 +17,7 @@ from textual.widgets import Button, Collapsible, Static
 from mcp_review.calls import CallRecord, describe_block
 from mcp_review.text import one_line, visible
 from mcp_review.tokens import Figure
+from mcp_review.tui.clipboard import copy_out
 from mcp_review.tui.dialogs.common import DIALOG_CSS, schema_note, schema_problems
 from mcp_review.tui.footer import Footer
 
@@ -77,8 +78,7 @@ class ResultScreen(ModalScreen[None]):
 
     @on(Button.Pressed, "#copy")
     def copy(self) -> None:
-        self.app.copy_to_clipboard(self.body.plain)
-        self.notify("copied")
+        copy_out(self.app, self.body.plain, "the text")
 
     @on(Button.Pressed, "#close")
     def close(self) -> None:

@@ -16,6 +16,7 @@ from mcp_review.calls import call_command, outcome_said
 from mcp_review.connection.wire import WireLog
 from mcp_review.targets import Target
 from mcp_review.text import one_line, visible
+from mcp_review.tui.clipboard import copy_out
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import CallChosen
 from mcp_review.tui.panes.table import show_detail
@@ -94,16 +95,14 @@ class CallsPane(TabPane):
         """The highlighted call as an `mcp-review call` command against the server."""
         call = self.highlighted()
         if call is not None and self.target is not None:
-            self.app.copy_to_clipboard(call_command(call, self.target))
-            self.notify("copied as an mcp-review call command")
+            copy_out(self.app, call_command(call, self.target), "the call as an mcp-review call command")
 
     def action_copy_json(self) -> None:
         call = self.highlighted()
         if call is not None:
-            self.app.copy_to_clipboard(
-                json.dumps({"name": call["tool"], "arguments": call["arguments"]}, ensure_ascii=False, allow_nan=False)
-            )
-            self.notify("copied as JSON")
+            named = {"name": call["tool"], "arguments": call["arguments"]}
+            said = json.dumps(named, ensure_ascii=False, allow_nan=False)
+            copy_out(self.app, said, "the call as JSON")
 
     @on(Grid.RowSelected, "#calls")
     def action_again(self) -> None:
