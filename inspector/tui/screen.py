@@ -36,21 +36,34 @@ class Tab(NamedTuple):
     pane: Callable[..., TabPane]  # a TabPane class, made with `title` and `id` (and what `compose` gives it)
     id: str
     title: str
+    short: str  # the tab bar's label where the titles do not fit, and shorter where those do not either
+    tiny: str
 
 
 # The tabs, in order: a tab's number is its place here. The tab bar's labels, the app's digit keys and their help
 # (the footer, `?`, the command palette) are made from this.
 TABS = (
-    Tab(OverviewPane, "tab-overview", "Overview"),
-    Tab(ToolsPane, "tab-tools", "Tools"),
-    Tab(CallsPane, "tab-calls", "Calls"),
-    Tab(PrimitivesPane, "tab-primitives", "Resources"),
-    Tab(ChecklistPane, "tab-checks", "Checklist"),
-    Tab(WirePane, "tab-wire", "Wire"),
-    Tab(LogsPane, "tab-logs", "Logs"),
-    Tab(ChangesPane, "tab-changes", "Changes"),
-    Tab(SkillsPane, "tab-skills", "Skills"),  # shown only for a server that declares skills (`show_skills`)
+    Tab(OverviewPane, "tab-overview", "Overview", "Overview", "Over"),
+    Tab(ToolsPane, "tab-tools", "Tools", "Tools", "Tool"),
+    Tab(CallsPane, "tab-calls", "Calls", "Calls", "Call"),
+    Tab(PrimitivesPane, "tab-primitives", "Resources", "Res", "Res"),
+    Tab(ChecklistPane, "tab-checks", "Checklist", "Checks", "Chk"),
+    Tab(WirePane, "tab-wire", "Wire", "Wire", "Wire"),
+    Tab(LogsPane, "tab-logs", "Logs", "Logs", "Logs"),
+    Tab(ChangesPane, "tab-changes", "Changes", "Changes", "Chg"),
+    Tab(SkillsPane, "tab-skills", "Skills", "Skills", "Skl"),  # only for a server that declares skills
 )
+
+
+def labels(width: int, skills: bool) -> list[str]:
+    """The tab bar's labels: the titles when every tab fits `width` (a space before each), else the short names,
+    else the tiny ones (9 tabs at 80 columns cut `9 Sk`, 8 at 60 ended at `7`); the number always leads."""
+    shown = [tab for tab in TABS if skills or tab.id != "tab-skills"]
+    for names in ([t.title for t in TABS], [t.short for t in TABS], [t.tiny for t in TABS]):
+        said = [f"{n} {name}" for n, name in enumerate(names, 1)]
+        if sum(len(s) + 1 for s, tab in zip(said, TABS, strict=True) if tab in shown) <= width:
+            break
+    return said
 
 
 class Tabbed(SteadyTabs):
@@ -106,6 +119,7 @@ class ReviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(TabbedContent).query_one(Tabs).can_focus = False
         self.query_one(TabbedContent).hide_tab("tab-skills")
+        self._label_tabs()
         self.reset_tails()
         self.ready = True  # every pane is mounted: the wire may be drawn
 
@@ -177,3 +191,18 @@ class ReviewScreen(Screen[None]):
             tabs.show_tab("tab-skills")
         else:
             tabs.hide_tab("tab-skills")
+        self.skills = declared
+        self._label_tabs()
+
+    skills = False  # the Skills tab is shown
+
+    def on_resize(self) -> None:
+        self._label_tabs()
+
+    def _label_tabs(self) -> None:
+        """Labels that fit the width (`labels`), set only when they change."""
+        tabs = self.query_one(TabbedContent)
+        for tab, label in zip(TABS, labels(self.size.width, self.skills), strict=True):
+            shown = tabs.get_tab(tab.id)
+            if shown.label_text != label:
+                shown.label = label

@@ -327,3 +327,26 @@ async def test_a_confirmation_is_answered_by_its_named_keys_and_never_by_enter_a
         await pilot.press(key)
         await pilot.pause()
         assert answers == ([] if answer is None else [answer])
+
+
+async def test_at_60x20_every_tab_label_the_tools_and_a_dialogs_fields_and_buttons_fit(tmp_path):
+    """At 60x20 the tab bar ended at `7`, the Tools table had 2 rows, and the Run and waive dialogs pushed their
+    buttons (or the reason) out of sight."""
+    from mcp_review.tui.dialogs import DecisionScreen
+
+    app = ReviewApp(demo_target(), state_dir=tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = await tools_table(pilot, app)
+        tabs = app.main.query_one(TabbedContent)
+        for tab in TABS[:-1]:  # the demo has no skills
+            assert tabs.get_tab(tab).region.right <= 60, tab
+        assert table.scrollable_content_region.height - 1 >= 4, "the Tools table shows 4 rows or more"
+        await run_checks(pilot, app)  # clicks the Run dialog's button: it is on the screen
+        await show_tab(pilot, app, "tab-checks")
+        app.main.query_one("#checks", Grid).move_cursor(row=finding_row(app, "review.descriptions-grounded"))
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, DecisionScreen))
+        await pilot.pause()
+        regions = {name: app.screen.query_one(f"#{name}").region for name in ("who", "why", "expires", "ok")}
+        assert all(r.bottom <= 20 and r.height > 0 for r in regions.values()), regions
+        assert regions["expires"].bottom <= regions["ok"].y, "the buttons cover no field"

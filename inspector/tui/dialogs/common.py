@@ -7,7 +7,7 @@ from typing import Any
 DIALOG_CSS = """
 #dialog { width: 90%; height: 90%; border: thick $primary; background: $surface; padding: 0 1; }
 #dialog.-small { height: auto; max-height: 90%; }
-#buttons { height: 3; align-horizontal: right; }
+#buttons { height: 3; align-horizontal: right; dock: bottom; }  /* never pushed out of a short terminal (60x20) */
 #editor { height: 1fr; min-height: 5; }
 #result { height: 1fr; }
 #problems { color: $error; height: auto; max-height: 3; overflow-y: auto; }

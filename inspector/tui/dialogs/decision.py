@@ -31,7 +31,16 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
     """A reviewer's decision on a finding: waive it (reason, who, optional expiry), attest a manual rule, or
     write a note (on the highlighted finding, or with no finding on the review as a whole)."""
 
-    DEFAULT_CSS = DIALOG_CSS + "#review-notes { height: auto; max-height: 6; }"
+    # at 60x20 a long finding pushed the reason under the buttons: the subject on one line, the finding on two lines
+    # that scroll (the Checklist's detail has it whole)
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    #review-notes { height: auto; max-height: 6; }
+    #decided-on { text-wrap: nowrap; text-overflow: ellipsis; }
+    #finding-message { height: auto; max-height: 2; overflow-y: auto; }
+    """
+    )
     AUTO_FOCUS = ""  # the first empty required field instead (`on_mount`)
     BINDINGS = [Binding("ctrl+s", "submit", "Save", id="decide")]
 
@@ -82,8 +91,8 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
                     yield Static(Text("\n".join(visible(n, 2000) for n in self.notes) or "none yet", style="italic"))
             else:
                 subject = one_line(self.finding.subject or "the server", 60)
-                yield Static(Text(f"{self.kind} {self.finding.rule} for {subject}", style="bold"))
-                yield Static(Text(one_line(self.finding.message, 300)))
+                yield Static(Text(f"{self.kind} {self.finding.rule} for {subject}", style="bold"), id="decided-on")
+                yield Static(Text(one_line(self.finding.message, 300)), id="finding-message")
             # each field keeps its name in its frame once it is filled (the placeholder is gone then)
             yield _named(Input(value=self.who, placeholder="who (required)", id="who"), "who")
             why = Input(self.given.get("why", ""), placeholder=f"{PLACEHOLDERS[self.kind]} (required)", id="why")
