@@ -11,7 +11,15 @@ from mcp_review.targets import demo_target, stdio_target
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
 from tests.support import fixture_argv
-from tests.tui_pilot import call_with_consent, calling_everything, notifications, open_call, show_tab, until
+from tests.tui_pilot import (
+    call_with_consent,
+    calling_everything,
+    notifications,
+    open_call,
+    screen_text,
+    show_tab,
+    until,
+)
 
 
 async def test_call_a_read_only_tool_through_the_editor(tmp_path):
@@ -233,6 +241,9 @@ async def test_call_form_generated_from_the_schema(tmp_path):
         # read-only, but it does not say openWorldHint: false: open-world by MCP's default, so it asks first
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert "open-world is MCP's default" in str(app.screen.query_one("#result Static").render())
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]  # the keys say the buttons' words: one vocabulary
+        assert all(k in footer for k in ("esc Edit arguments", "y Call it", "n Refuse")), footer
         await pilot.click("#yes")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert app.workspace.call_log[-1]["arguments"] == {"query": "carol", "limit": 5, "filter_1": "closed"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -34,6 +36,13 @@ class ConfirmScreen(ModalScreen[bool | None]):
             yes,
             back,
         )
+        # one vocabulary: the footer names each key with its button's word (it said Yes, No and Cancel under
+        # buttons saying Call it, Refuse and Edit arguments)
+        self.no = "Refuse" if back else "Cancel"
+        words = {"confirm-yes": yes, "confirm-no": self.no, "cancel": back or self.no}
+        keys = self._bindings.key_to_bindings
+        for key, bindings in keys.items():
+            keys[key] = [replace(b, description=words.get(b.id or "", b.description)) for b in bindings]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="-small"):
@@ -43,7 +52,7 @@ class ConfirmScreen(ModalScreen[bool | None]):
             with Horizontal(id="buttons"):
                 if self.back:
                     yield Button(self.back, id="back")
-                yield Button("Refuse" if self.back else "Cancel", id="no")
+                yield Button(self.no, id="no")
                 yield Button(self.yes, id="yes", variant="warning")
         yield Footer()  # its own keys, not the main screen's
 
