@@ -125,6 +125,10 @@ async def test_waive_attest_and_reopen_finds_them_saved(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.workspace.snapshot is not None)
         await run_checks(pilot, app)
+        await pilot.press("5")
+        app.main.query_one("#checks", Grid).move_cursor(row=0)  # a section's row: what its "seed 003" means
+        await pilot.pause()
+        assert "A seed is one of the numbered source checklists" in str(app.main.query_one("#check-detail").render())
         await decide(pilot, app, "w", "review.descriptions-grounded", "known demo defect")
         await decide(pilot, app, "a", "review.injection-safe", "no shell, SQL or path building in server.py")
         await decide(pilot, app, "n", "review.descriptions-grounded", "ask upstream to drop the <IMPORTANT> block")

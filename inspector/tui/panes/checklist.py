@@ -19,7 +19,7 @@ from mcp_review.connection.pairing import Link, State
 from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.review import WAIVABLE, Attestation, Finding, Remark, Review, Waiver, rank
 from mcp_review.rules.core import Rule
-from mcp_review.text import one_line, visible
+from mcp_review.text import one_line, plural, visible
 from mcp_review.tui.dialogs import DecisionScreen, ResultScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import ChecksProgress, Decided, RerunAsked
@@ -29,6 +29,10 @@ from mcp_review.tui.panes.wire import WireView
 from mcp_review.tui.styles import status_style
 
 NOT_RUN = "no checklist yet: r runs the checks, R chooses the packs"
+SEED_SAID = (  # a section's "seed 003" was never explained
+    "A seed is one of the numbered source checklists the rules were written from; `mcp-review rules RULE` shows a "
+    "rule's seed, why it exists and what it may flag wrongly."
+)
 PLACEHOLDER = "filter findings: status:fail, status:blocking… and/or any text"
 
 
@@ -212,8 +216,7 @@ class ChecklistPane(FilteredPane):
         the status column only ever holds a finding's status): nothing to waive or attest on it."""
         about = Text(one_line(section.source, 200), style="bold")
         if section.findings:
-            plural = "s" if section.findings != 1 else ""
-            about.append(f" · {section.findings} finding{plural}, worst {section.worst}", style="")
+            about.append(f" · {plural(section.findings, 'finding')}, worst {section.worst}", style="")
         style = status_style(self.app, section.worst) if section.worst else ""
         return Text("§", style=style), Text(section.pack, style="bold"), about
 
@@ -274,8 +277,8 @@ class ChecklistPane(FilteredPane):
                 style="dim",
             )
             return out
-        plural = "y" if len(kept) == 1 else "ies"
-        out.append(f"\nevidence: {len(kept)} wire entr{plural} recorded on {when} (saved with the review)\n", "bold")
+        ending = "y" if len(kept) == 1 else "ies"
+        out.append(f"\nevidence: {len(kept)} wire entr{ending} recorded on {when} (saved with the review)\n", "bold")
         # A view of the saved entries alone: their pairs and labels are looked up there, never in this session's
         # wire (whose seqs name other entries); a saved entry's HTTP lines are saved entries of their own.
         recorded = WireView()
@@ -292,7 +295,8 @@ class ChecklistPane(FilteredPane):
             detail = self.finding_text(row)
         elif isinstance(row, Section):
             detail = Text(f"{row.pack} · {one_line(row.source, 200)}\n", style="bold")
-            detail.append(f"{row.findings} findings below, the worst {row.worst}" if row.findings else "", style="dim")
+            detail.append(f"{plural(row.findings, 'finding')} below, the worst {row.worst}\n" if row.findings else "")
+            detail.append(SEED_SAID, style="dim")
         elif isinstance(row, Rule):  # while checks run
             detail = Text(f"{self.live.get(row.id, 'queued')} {row.id}\n", style="bold")
             detail.append(visible(row.summary, 2000))
