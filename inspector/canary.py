@@ -112,10 +112,11 @@ class CanaryArea:
 
 
 @contextlib.contextmanager
-def area() -> Iterator[CanaryArea]:
-    """A `CanaryArea` in a fresh temporary directory (under $TMPDIR), removed with all it holds when the block
-    ends, whatever a tool wrote into it."""
-    root = Path(tempfile.mkdtemp(prefix="mcp-review-canary-")).resolve()
+def area(under: Path | None = None) -> Iterator[CanaryArea]:
+    """A `CanaryArea` in a fresh temporary directory (under `under`, else $TMPDIR), removed with all it holds when the
+    block ends, whatever a tool wrote into it. A confined server sees only its review's scratch of the machine's
+    temporary directories (`mcp_review.sandbox`): its areas are made there."""
+    root = Path(tempfile.mkdtemp(prefix="mcp-review-canary-", dir=under)).resolve()
     try:
         yield CanaryArea(root)
     finally:

@@ -29,6 +29,9 @@
     by = "alice"
     expires = 2027-01-31                     # optional: after it the finding counts again
 
+    [confine]                                # the reviewer's own config only: see mcp_review.sandbox.allowed
+    allow_net = ["api.github.com"]
+
     [[attest]]                               # a person's verdict on a manual rule
     rule = "tokens.panic-isolation"
     by = "bob"
@@ -59,7 +62,7 @@ from mcp_review.review import Attestation, Waiver
 from mcp_review.rules.context import Options
 from mcp_review.trust import inside
 
-TOP_KEYS = {"packs", "ignore", "baseline", "options", "calls", "waive", "attest"}
+TOP_KEYS = {"packs", "ignore", "baseline", "options", "calls", "waive", "attest", "confine"}
 OPTION_KEYS = {
     "list_budget": int,
     "description_budget": int,
@@ -96,6 +99,7 @@ class ReviewConfig:
     allow: list[str] | None = None
     waivers: list[Waiver] = field(default_factory=list)
     attestations: list[Attestation] = field(default_factory=list)
+    confine: dict[str, Any] = field(default_factory=dict)  # [confine]: heeded only in the reviewer's own file
 
     def build_options(
         self, calls: str | None, probe: list[str] | tuple[str, ...] = (), env: Mapping[str, str] = os.environ
@@ -222,6 +226,13 @@ def load_config(
         cfg.policy = calls["policy"]
     if "allow" in calls:
         cfg.allow = _strings(f"{prefix}: calls.allow", calls["allow"])
+    if "confine" in data:
+        from mcp_review.sandbox.allowed import AllowanceError, checked
+
+        try:
+            cfg.confine = checked(data["confine"], f"{prefix}: [confine]")
+        except AllowanceError as e:
+            raise ConfigFileError(str(e)) from e
     for i, raw in enumerate(data.get("waive", [])):
         where = f"{prefix}: waive[{i}]"
         entry = _table(where, raw, WAIVE_KEYS, ("rule", "reason", "by"))

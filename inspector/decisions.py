@@ -139,6 +139,12 @@ def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
     out = Resolved(own, decisions={"configs": [vars(origin)], "base": base, "refused": [], "added": []})
     if own_origin:
         out.decisions["configs"].insert(0, vars(own_origin))
+    if repo.confine:  # trusted or not: what the code under review may reach is the reviewer's alone
+        out.refused.append(
+            f"{found} asks for [confine] {', '.join(sorted(repo.confine))}: refused, allowances come only from your "
+            "flags (--no-confine, --allow-net, --allow-read, --allow-write) or your own config"
+        )
+        repo.confine = {}
     if origin.who == "repository":
         asked = repo.grants()
         if asked:

@@ -10,6 +10,9 @@ config and lock) and returns one frozen record, the `Plan`:
   (`--allow-env`, `--allow-env-file`) and what it asked for and did not get, the token env vars a review
   config names (`foreign_token_env`, `narrow_token_env`);
 - permissions (`Permissions`): which tools checks may call (`--calls`, else a config's `[calls] policy`), the probes;
+- how a stdio server runs (`Confined`): confined unless `--no-confine`, observed with `--observe` (by default under
+  `--calls all` and `--probe`), with what `--allow-net`, `--allow-read`, `--allow-write` allow, or the standing
+  allowances of the reviewer's own config (`mcp_review.sandbox.allowed`), never the repository's;
 - the review config (`mcp_review.decisions`: waivers and attestations with their file and commit), the lock,
   and where the app keeps its saved reviews.
 
@@ -23,13 +26,14 @@ line and every export say who decided what. Nothing below this step reads the co
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_review import trust
-from mcp_review.targets import Target, demo_target, http_target, stdio_target
+from mcp_review.targets import Confinement, Target, demo_target, http_target, stdio_target
 
 if TYPE_CHECKING:  # the review's modules load only for a command that reviews: `list` starts its server sooner
     from mcp_review.calls import Policy
@@ -99,6 +103,11 @@ class Asked:
     no_pins: bool = False  # neither ./mcp-review.lock nor a baseline: they pin one server, not each of a fleet
     preview: bool = False
     server_json: str | None = None
+    no_confine: bool = False
+    observe: bool | None = None  # None: as the consent decides (observed under --calls all and --probe)
+    allow_net: tuple[str, ...] = ()
+    allow_read: tuple[str, ...] = ()
+    allow_write: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Asked:
@@ -133,6 +142,25 @@ class Permissions:
 
 
 @dataclass(frozen=True)
+class Confined:
+    """Who decided how a stdio server runs: confined or not, observed or not, each allowance."""
+
+    confine: Source = Source("default", "confined unless --no-confine")
+    observe: Source | None = None  # None: not decided yet (the consent decides it)
+    allowances: tuple[tuple[str, str, Source], ...] = ()  # (kind: net, read, write; what; who allowed it)
+
+    def to_json(self, spec: Confinement) -> dict[str, Any]:
+        out: dict[str, Any] = {"confine": spec.confine, **self.confine.to_json(), "observe": spec.observe}
+        if self.observe:
+            out["observeFrom"] = self.observe.to_json()
+        for kind in ("net", "read", "write"):
+            mine = [{"what": what, **who.to_json()} for k, what, who in self.allowances if k == kind]
+            if mine:
+                out[f"allow{kind.capitalize()}"] = mine
+        return out
+
+
+@dataclass(frozen=True)
 class Plan:
     """Everything a run uses, decided once, each piece with its provenance."""
 
@@ -149,6 +177,7 @@ class Plan:
     server_json_from: Source | None = None  # where the server's registry server.json came from (review.server-json)
     state_dir: Path = field(default_factory=lambda: trust.state_dir() / "reviews")
     notices: tuple[str, ...] = ()  # one line each, said before anything runs
+    confined: Confined = field(default_factory=Confined)  # who decided how a stdio server runs
 
     def provenance(self) -> dict[str, Any]:
         """Who decided each piece, as the review carries it (`decisions.provenance`) into every export."""
@@ -170,6 +199,8 @@ class Plan:
             },
             "state": {"who": "reviewer", "how": "state directory"},  # where, not said in a review
         }
+        if self.target is not None and self.target.kind == "stdio":
+            out["confinement"] = self.confined.to_json(self.target.confinement)
         if self.lock_from:
             out["lock"] = self.lock_from.to_json()
         if self.baseline_from:
@@ -188,10 +219,14 @@ def decide(asked: Asked, env: Mapping[str, str], *, target: bool = True, review:
         raise PlanError("--era both reviews the server under each era: only check and the app take it")
     built: Target | None = None
     target_from, secrets, notes = DEFAULT, Secrets(), list[str]()
+    confined = Confined()
     if target:
         built, target_from, secrets, notes = _target(asked, env)
         remember(built.secret_values())  # masked in every output from here on, errors included
-    plan = Plan(built, target_from, secrets, Permissions(), era=asked.era, notices=tuple(notes))
+        if built.kind == "stdio":
+            spec, confined, said = _confinement(asked, target_from)
+            built, notes = built.with_(confinement=spec), [*notes, *said]
+    plan = Plan(built, target_from, secrets, Permissions(), era=asked.era, notices=tuple(notes), confined=confined)
     return _with_review(plan, asked, env) if review else plan
 
 
@@ -270,6 +305,65 @@ def _configured(asked: Asked) -> tuple[Target, Source, Secrets, list[str]]:
     return chosen.target, source, secrets, [line for line in (note, chosen.withheld_line()) if line]
 
 
+def _confinement(asked: Asked, target_from: Source) -> tuple[Confinement, Confined, list[str]]:
+    """How the stdio server runs, from the flags and the reviewer's standing allowances; what to say about it."""
+    from mcp_review.sandbox.allowed import AllowanceError, standing
+
+    try:
+        mine, file = standing()
+    except AllowanceError as e:
+        raise PlanError(str(e)) from e
+    own = Source(FLAG, f"{file} [confine]") if file else DEFAULT
+    confine, confine_from = True, Confined().confine
+    if asked.no_confine:
+        confine, confine_from = False, Source(FLAG, "--no-confine")
+    elif mine.get("confine") is False:
+        confine, confine_from = False, own
+    observe, observe_from = False, None
+    if asked.observe is not None:
+        observe, observe_from = asked.observe, Source(FLAG, "--observe" if asked.observe else "--no-observe")
+    elif "observe" in mine:
+        observe, observe_from = bool(mine["observe"]), own
+    allowances: list[tuple[str, str, Source]] = []
+    for kind, flag, key in (("net", asked.allow_net, "allow_net"), ("read", asked.allow_read, "allow_read")):
+        allowances += [(kind, v, Source(FLAG, f"--allow-{kind}")) for v in flag]
+        allowances += [(kind, v, own) for v in mine.get(key, [])]
+    allowances += [("write", v, Source(FLAG, "--allow-write")) for v in asked.allow_write]
+    allowances += [("write", v, own) for v in mine.get("allow_write", [])]
+    paths = {k: tuple(_path(v) for kk, v, _ in allowances if kk == k) for k in ("read", "write")}
+    spec = Confinement(
+        confine=confine,
+        observe=observe,
+        allow_net=tuple(v for k, v, _ in allowances if k == "net"),
+        allow_read=paths["read"],
+        allow_write=paths["write"],
+        run=os.urandom(8).hex(),
+        named_paths=target_from.who != "repository",
+    )
+    notes = [] if confine else [f"the server runs unconfined, with your files and network ({confine_from.how})"]
+    return spec, Confined(confine_from, observe_from, tuple(allowances)), notes
+
+
+def _path(value: str) -> str:
+    return os.path.abspath(os.path.expanduser(value))
+
+
+def observed_by_consent(plan: Plan) -> Plan:
+    """`plan` with its server observed when the reviewer did not say (`--observe`): under `--calls all` and with
+    probes, where a tool's side effects are what the review is after."""
+    target = plan.target
+    if target is None or target.kind != "stdio" or plan.confined.observe is not None:
+        return plan
+    granted = plan.permissions
+    why = "--calls all" if granted.calls == "all" else "--probe" if granted.probes else None
+    if why is None:
+        return plan
+    spec = replace(target.confinement, observe=True)
+    return replace(
+        plan, target=target.with_(confinement=spec), confined=replace(plan.confined, observe=Source("default", why))
+    )
+
+
 # ------------------------------------------------------------------------------------------------ the review
 def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
     from mcp_review.checking import CheckPlan
@@ -318,6 +412,7 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         server_json_from=server_json_from,
         notices=(*plan.notices, *resolved.refused),
     )
+    plan = observed_by_consent(plan)
     check = CheckPlan(
         packs=list(asked.pack) or config.packs or list(DEFAULT_PACKS),
         ignore=[*config.ignore, *asked.ignore],

@@ -39,6 +39,30 @@ def masked_args(args: tuple[str, ...]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Confinement:
+    """How mcp-review runs a stdio server it starts (`mcp_review.sandbox`): confined by default (no network but
+    loopback, read-only files but a scratch, a home of canaries), observed when asked, with what the reviewer
+    allowed. Only the reviewer's flags and user-level config set the allowances (`mcp_review.plan`)."""
+
+    confine: bool = True
+    observe: bool = False
+    allow_net: tuple[str, ...] = ()  # hosts the reviewer named: the server then shares the machine's network
+    allow_read: tuple[str, ...] = ()  # paths the reviewer let it read (as they are, read-only)
+    allow_write: tuple[str, ...] = ()  # paths the reviewer let it change
+    run: str = ""  # the review these processes belong to: they share its canary home and scratch
+    named_paths: bool = True  # paths its command line names are readable (False: a repository's entry named them)
+
+    def public(self) -> dict[str, object]:
+        out: dict[str, object] = {"confine": self.confine, "observe": self.observe}
+        for key, value in (("allowNet", self.allow_net), ("allowRead", self.allow_read)):
+            if value:
+                out[key] = list(value)
+        if self.allow_write:
+            out["allowWrite"] = list(self.allow_write)
+        return out
+
+
+@dataclass(frozen=True)
 class Target:
     """One MCP server to review. Secrets (env values, bearer, credential headers) stay in here only."""
 
@@ -55,6 +79,7 @@ class Target:
     name: str | None = None  # the server's key in a config file
     source: str | None = None  # the config file it came from
     demo: bool = False  # the bundled demo server
+    confinement: Confinement = field(default_factory=Confinement)  # how a stdio server is run (mcp_review.sandbox)
 
     @property
     def is_http(self) -> bool:
@@ -116,6 +141,7 @@ class Target:
                 out["env"] = dict.fromkeys(sorted(self.env), "***")
             if self.cwd:
                 out["cwd"] = self.cwd
+            out["confinement"] = self.confinement.public()
         else:
             out["url"] = self.url
             if self.headers:

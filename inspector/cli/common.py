@@ -55,6 +55,19 @@ def target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     g.add_argument("--ca", metavar="FILE", help="CA bundle to verify TLS with")
     g.add_argument("--wire-log", metavar="FILE", help="save every message (JSONL, secrets masked)")
+    c = p.add_argument_group(
+        "confinement (a stdio server runs confined: no network, read-only files, a home of canaries)"
+    )
+    c.add_argument("--no-confine", action="store_true", help="run the server with your own rights, files and network")
+    c.add_argument(
+        "--observe",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="record what the server does: files, connections, programs (default: with --calls all or --probe)",
+    )
+    c.add_argument("--allow-net", action="append", default=[], metavar="HOST", help="let it reach HOST (repeatable)")
+    c.add_argument("--allow-read", action="append", default=[], metavar="PATH", help="let it read PATH (repeatable)")
+    c.add_argument("--allow-write", action="append", default=[], metavar="PATH", help="let it change PATH (repeatable)")
     g.add_argument("--debug", action="store_true", help="show tracebacks")
 
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcp_review import sandbox
 from mcp_review.targets import Target, child_env
 
 MARK = "MCP_REVIEW_SERVER"
@@ -84,29 +87,47 @@ class Launched:
     token: str  # its marker's value: it and everything it starts carry `MARK=token`
     process: subprocess.Popen[bytes] | None
     error: OSError | None = None
+    ran: sandbox.Ran | None = None  # how it runs: confined, observed (`mcp_review.sandbox`)
+    trace: sandbox.Trace | None = None  # what strace writes about it, when observed
 
 
 def launch(target: Target) -> Launched:
-    """Start `target`'s server: its own session and process group, marked, told to die with us, registered; its
-    environment is `child_env(target)`, what the plan let it have. No event loop is needed (asyncio's modules need
-    not even be loaded: `list` starts its server before them), so `connection.stdio` adopts the process later."""
+    """Start `target`'s server: its own session and process group, marked, told to die with us, registered, and
+    confined and observed as `target.confinement` asks and the machine allows (`mcp_review.sandbox`); its environment
+    is `child_env(target)`, what the plan let it have. No event loop is needed (asyncio's modules need not even be
+    loaded: `list` starts its server before them), so `connection.stdio` adopts the process later."""
     token = new_token()
+    env = {**child_env(target), MARK: token}
+    command = target.command or ""
+    if target.cwd and not os.path.isdir(target.cwd):
+        return Launched(token, None, FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), target.cwd))
+    if not _found(command, env, target.cwd):  # as Popen would say it, before a launcher hides it
+        return Launched(token, None, FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command))
+    prepared = sandbox.prepare(target, [command, *target.args], env)
     try:
         process = subprocess.Popen(  # as asyncio's create_subprocess_exec starts one; `stdio` makes the pipes streams
-            [target.command or "", *target.args],
+            prepared.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             bufsize=0,
-            env={**child_env(target), MARK: token},
+            env=env,
             cwd=target.cwd,
             start_new_session=True,  # its own process group: closing reaches grandchildren (npx -> node)
             preexec_fn=die_with_parent if CAN_PRCTL else None,
         )
     except OSError as e:
+        if prepared.trace is not None:
+            prepared.trace.close()
         return Launched(token, None, e)
     register(process.pid, token)
-    return Launched(token, process)
+    return Launched(token, process, ran=prepared.ran, trace=prepared.trace)
+
+
+def _found(command: str, env: dict[str, str], cwd: str | None) -> bool:
+    if "/" in command:
+        return os.path.exists(os.path.join(cwd or os.getcwd(), command))
+    return shutil.which(command, path=env.get("PATH")) is not None
 
 
 def _parents() -> dict[int, int]:

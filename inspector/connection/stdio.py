@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any, NoReturn
 
+from mcp_review import sandbox
 from mcp_review.connection import procs
 from mcp_review.connection.errors import CommandNotFound, ConnectionFailed, ServerExited
 from mcp_review.connection.transport import MAX_LINE_CHARS, MAX_MESSAGE_BYTES, PLAIN, Outgoing, Transport
@@ -116,6 +117,8 @@ class StdioTransport(Transport):
         self.token: str | None = None  # the server's marker (`procs.MARK`), once started
         self.failure: ConnectionFailed | None = None
         self.unread = 0  # bytes of stdout after the connection failed: drained and counted, not parsed
+        self.ran: sandbox.Ran | None = None  # how the server runs (confined, observed), once started
+        self._trace: sandbox.Trace | None = None  # what strace writes about it, read as it comes
 
     async def start(self) -> None:
         cmd = self.target.command or ""
@@ -131,11 +134,34 @@ class StdioTransport(Transport):
         await proc.adopt()
         self.proc = proc
         self.note(f"started pid {self.proc.pid}: {self.target.label()}")
+        if launched.ran is not None:
+            self.ran, self._trace = launched.ran, launched.trace
+            self.wire.launched(self.conn, launched.ran, self._observe if self._trace else None)
+            if self._trace is not None and self._trace.fd is not None:
+                asyncio.get_running_loop().add_reader(self._trace.fd, self._observe)
         self._tasks = [
             asyncio.create_task(self._guarded(self._read_stdout(), "the server's stdout")),
             asyncio.create_task(self._guarded(self._read_stderr(), "the server's stderr")),
             asyncio.create_task(self._guarded(self._watch_exit(), "the server process")),
         ]
+
+    def _observe(self) -> None:
+        """Record what strace has reported of the server so far."""
+        if self._trace is not None and self.ran is not None:
+            for event in self._trace.read():
+                self.wire.event(self.conn, event, self.ran.layout)
+
+    def _unobserve(self) -> None:
+        """The process has ended: record the rest of what it did, and stop reading its trace."""
+        trace, self._trace = self._trace, None
+        if trace is None or self.ran is None:
+            return
+        if trace.fd is not None:
+            with contextlib.suppress(RuntimeError, ValueError):  # the loop is closing
+                asyncio.get_running_loop().remove_reader(trace.fd)
+        for event in trace.close():
+            self.wire.event(self.conn, event, self.ran.layout)
+        self.wire.unobserved(self.conn)
 
     def _fail(self, failure: ConnectionFailed) -> None:
         """The connection is over: say why once, and let the channel fail everything pending."""
@@ -195,6 +221,7 @@ class StdioTransport(Transport):
             text = str(memoryview(line)[:end], "utf-8", "replace")  # one copy of a line that may be 32 MB
             del line
             if text.strip():
+                self._observe()  # what the server did before it answered is recorded before the answer
                 self._receive_text(text)
         await self._exited("closed stdout")
 
@@ -224,7 +251,14 @@ class StdioTransport(Transport):
         self.exit_code = self.proc.returncode
         if self.failure is None and not self.closing:
             self.note(f"server {how} (exit code {self.exit_code})")
-        self._fail(ServerExited(self.exit_code, list(self.stderr_tail)[-10:]))
+        self._fail(ServerExited(self.exit_code, list(self.stderr_tail)[-10:], self._confined_hint()))
+
+    def _confined_hint(self) -> str:
+        """What the confinement kept from a server that ended before it first answered (`Ran.hint`)."""
+        if self.ran is None or self.wire.answered_on(self.conn):
+            return ""
+        self._observe()
+        return self.ran.hint([e.event for e in self.wire.events({self.conn}) if e.event])
 
     async def send(self, payload: Any, how: Outgoing = PLAIN) -> None:
         assert self.proc and self.proc.stdin
@@ -288,6 +322,7 @@ class StdioTransport(Transport):
         await asyncio.gather(*self._tasks, return_exceptions=True)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), grace)
+        self._unobserve()
         proc.close()
         procs.unregister(proc.pid)
         self.exit_code = proc.returncode

@@ -3,10 +3,17 @@
 The log is the review's evidence. It is recorded already redacted: credential headers and every secret
 value the target carries (env values, bearer tokens) are masked before an entry is stored, so nothing
 derived from the log (the TUI, JSONL, exports) can leak them.
+
+What an observed server did (`mcp_review.sandbox`: a file opened, a program started, a connection attempted) is
+an entry too (direction "event"), recorded when strace reports it and always before the answer that followed it,
+attributed as it is recorded to the request it happened under: the last request sent on its connection before it,
+"during" that request or "after" its answer, or "start-up" before any. So a finding cites an event by its seq beside
+the exchange it belongs to, and the wire log and the saved review carry it, masked like the rest.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -18,9 +25,12 @@ from mcp_review.connection.pace import Pace
 from mcp_review.connection.pairing import Link, Pairing
 from mcp_review.definitions import Definitions
 from mcp_review.redact import Redactor
+from mcp_review.sandbox import Event, Layout, Ran
 from mcp_review.untrusted import MAX_STRING
 
-Direction = Literal["send", "recv", "stderr", "noise", "http", "note"]
+Direction = Literal["send", "recv", "stderr", "noise", "http", "note", "event"]
+MAX_EVENTS = 100_000  # observed events kept; past it only those outside the server's own and the system's trees
+MAX_NOTABLE = 100_000  # ... and past this many of those too, they are counted
 MAX_CHATTER = 50_000  # stderr and noise lines, and messages the server sends unasked, kept; more are counted
 WIRE_BUDGET = 128 * 1024 * 1024  # characters of received messages kept in full; after that, big strings are cut short
 MAX_ANSWERS = 4  # answers to one request shown beside it (a hostile server may answer one request 100,000 times)
@@ -59,6 +69,7 @@ class WireEntry:
     notes: list[str] | None = None  # what mcp-review changed in a received message (see `untrusted`)
     links: list[Link] | None = None
     answered: list[int] | None = None
+    event: dict[str, Any] | None = None  # what an observed server did (direction "event"), where, under which request
 
     @property
     def link(self) -> Link | None:
@@ -100,7 +111,7 @@ class WireEntry:
             "dir": self.direction,
             "conn": self.conn,
         }
-        for key in ("message", "text", "http", "exchange", "notes", "answered"):
+        for key in ("message", "text", "http", "exchange", "notes", "answered", "event"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -140,6 +151,12 @@ class WireLog:
     _pairing: Pairing = field(default_factory=Pairing)
     _by_exchange: dict[int, list[WireEntry]] = field(default_factory=dict)  # HTTP exchange -> its http lines
     _sent_in: dict[int, list[WireEntry]] = field(default_factory=dict)  # HTTP exchange -> what we sent in its body
+    runs: dict[int, Ran] = field(default_factory=dict)  # connection -> how its server process ran (stdio)
+    events_seen: int = 0  # events observed, kept or not
+    events_dropped: int = 0  # ... and not kept (past MAX_EVENTS)
+    _asked: dict[int, tuple[list[float], list[WireEntry]]] = field(default_factory=dict)  # conn -> our requests
+    _ready: dict[int, float] = field(default_factory=dict)  # conn -> when its server first answered a request
+    _observers: dict[int, Callable[[], None]] = field(default_factory=dict)  # conn -> reads its events so far
 
     def new_connection(self) -> int:
         self._conns += 1
@@ -167,6 +184,12 @@ class WireLog:
             self._by_exchange.setdefault(entry.exchange, []).append(entry)
         if entry.direction == "send" and entry.exchange is not None:
             self._sent_in.setdefault(entry.exchange, []).append(entry)
+        if entry.direction == "recv" and entry.conn not in self._ready and entry.link and entry.link.answers:
+            self._ready[entry.conn] = entry.t
+        if entry.direction == "send" and entry.method is not None and entry.rpc_id is not None:
+            times, asked = self._asked.setdefault(entry.conn, ([], []))
+            times.append(entry.t)
+            asked.append(entry)
         for listener in self._listeners:
             listener(entry)
         return entry
@@ -252,6 +275,70 @@ class WireLog:
         if "url" in info:
             info["url"] = self.redactor.text(info["url"])
         return self._entry("http", conn, http=info, exchange=exchange)
+
+    # --------------------------------------------------------------------------------------- observed events
+    def launched(self, conn: int, ran: Ran, observer: Callable[[], None] | None) -> None:
+        """Connection `conn`'s server runs as `ran` says; `observer` reads what strace has written of it so far."""
+        self.runs[conn] = ran
+        if observer is not None:
+            self._observers[conn] = observer
+        self.line("note", conn, ran.line())
+
+    def unobserved(self, conn: int) -> None:
+        """`conn`'s server has ended: all it did is recorded."""
+        self._observers.pop(conn, None)
+
+    def answered_on(self, conn: int) -> bool:
+        """Has `conn`'s server answered any request yet?"""
+        return conn in self._ready
+
+    def catch_up(self) -> None:
+        """Record every event observed so far (before a rule judges them)."""
+        for observer in list(self._observers.values()):
+            observer()
+
+    def event(self, conn: int, event: Event, layout: Layout) -> WireEntry | None:
+        """Record what `conn`'s server did, with where in its view a path is and the request it happened under."""
+        self.events_seen += 1
+        record = event.to_json()
+        if event.path and not event.path.startswith("/") and event.kind != "exec":  # unlink("x"): no directory named
+            record["path"] = f"{layout.cwd.rstrip('/')}/{event.path}"  # read against its working directory
+        for key, value in (("where", record.get("path")), ("toWhere", event.to)):
+            if value is not None and value.startswith("/"):
+                record[key] = layout.where(value)
+                if key == "where" and (secret := layout.secret(value)):
+                    record["secret"] = secret
+        quiet = record.get("where") in ("own", "system", "device") and event.kind == "read"
+        kept = self.events_seen - self.events_dropped
+        if (kept >= MAX_EVENTS and quiet) or kept >= MAX_EVENTS + MAX_NOTABLE:
+            self.events_dropped += 1
+            return None
+        record |= self._attributed(conn, event.t)
+        entry = WireEntry(seq=len(self.entries) + 1, t=event.t, direction="event", conn=conn)
+        entry.event = self.redactor.json(record)
+        return self._add(entry)
+
+    def _attributed(self, conn: int, t: float) -> dict[str, Any]:
+        """The request an event at `t` on `conn` happened under: the last one sent before it, and whether its
+        answer had come by then ("after") or not ("during"); "start-up" until the server first answered anything
+        (what it did before it read a request, and while it answered its first: the handshake)."""
+        times, asked = self._asked.get(conn, ([], []))
+        at = bisect.bisect_right(times, t)
+        if not at or t < self._ready.get(conn, float("inf")):
+            return {"phase": "start-up"}
+        request = asked[at - 1]
+        answers = [a for a in (self.get(seq) for seq in request.answered or []) if a is not None]
+        phase = "after" if answers and answers[0].t <= t else "during"
+        out: dict[str, Any] = {"phase": phase, "request": request.seq, "method": request.method}
+        params = request.message.get("params") if isinstance(request.message, dict) else None
+        if request.method == "tools/call" and isinstance(params, dict) and isinstance(params.get("name"), str):
+            out["tool"] = params["name"]
+        return out
+
+    def events(self, conns: set[int] | None = None) -> Iterator[WireEntry]:
+        for e in self.entries:
+            if e.direction == "event" and (conns is None or e.conn in conns):
+                yield e
 
     def get(self, seq: int) -> WireEntry | None:
         return self.entries[seq - 1] if 0 < seq <= len(self.entries) else None

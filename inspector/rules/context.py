@@ -26,7 +26,7 @@ from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireLog
 from mcp_review.costs import Costs
 from mcp_review.review import NEEDS_REVIEWER, Attestation, Fact, Finding, Status
-from mcp_review.rules.arguments import CALLS_PER_TOOL
+from mcp_review.sandbox import known_run
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 
@@ -93,15 +93,18 @@ def _progress_seen(_params: object) -> None:
 
 
 class Scratch:
-    """The review's one canary area, made when a call first needs it and removed by `close`."""
+    """The review's one canary area, made when a call first needs it and removed by `close`: in the scratch of the
+    review's confinement when its server runs confined (the only temporary directory it can see)."""
 
-    def __init__(self) -> None:
+    def __init__(self, target: Target) -> None:
         self._stack = contextlib.ExitStack()
         self._area: CanaryArea | None = None
+        self._target = target
 
     def area(self) -> CanaryArea:
         if self._area is None:
-            self._area = self._stack.enter_context(canary.area())
+            run = known_run(self._target.confinement.run) if self._target.kind == "stdio" else None
+            self._area = self._stack.enter_context(canary.area(run.scratch if run else None))
         return self._area
 
     def close(self) -> None:
@@ -151,7 +154,7 @@ class CheckContext:
         # the findings of the rules that ran before this one (the runner's list, shared by every rule's view): what a
         # probe or an observation proved, for a rule that names it (review.capability-* cite the probes' fails)
         self.earlier: list[Finding] = []
-        self._scratch = Scratch()  # shared by every rule's view: one canary area for the whole review
+        self._scratch = Scratch(target)  # shared by every rule's view: one canary area for the whole review
 
     def close(self) -> None:
         """Remove the review's canary area (and whatever tools wrote into it)."""

@@ -4,8 +4,10 @@ An earlier `review.injection-safe` sent `../../../../../../../../etc/passwd` to 
 as root overwrote the host's /etc/passwd. Here the deliberately vulnerable writer of tests/servers/writer.py
 (paths joined as text, writes, moves and deletes wherever they lead, runs any code) is reviewed with every rule,
 every call and every probe (`--pack all --calls all --probe security-all`), in a scratch tree that is watched:
-- the server runs in a mount namespace where / is read-only and only the scratch tree is writable (when this
-  machine allows it: CI runs as root), so anything it touched outside the scratch tree would have failed loudly;
+- the server runs confined, as mcp-review runs every stdio server (mcp_review.sandbox: / read-only, its canary areas
+  the only temporary directory it sees); where this machine cannot confine it, in a mount namespace of the test's
+  own where / is read-only and only the scratch tree is writable (when this machine allows it: CI runs as root), so
+  anything it touched outside the scratch tree would have failed loudly;
 - mcp-review's canary areas are made under the scratch tree ($TMPDIR), beside the server's workspace and a
   `precious` directory that the server could write but must not;
 - after the run, every file of the scratch tree outside the canary areas is byte for byte as it was, and the
@@ -38,9 +40,12 @@ def tree(base: Path) -> dict[str, str]:
 
 
 def confined(scratch: Path, argv: list[str]) -> list[str]:
-    """`argv` in a mount namespace where only `scratch` is writable, if this machine can make one; else as is."""
+    """`argv` in a mount namespace where only `scratch` is writable, if this machine can make one and mcp-review cannot
+    confine the server itself; else as is."""
+    from mcp_review.sandbox import confine
+
     unshare = shutil.which("unshare")
-    if unshare is None or os.geteuid() != 0:
+    if confine.unavailable() is None or unshare is None or os.geteuid() != 0:
         return argv
     trial = subprocess.run([unshare, "--mount", "true"], capture_output=True, timeout=10)
     if trial.returncode != 0:

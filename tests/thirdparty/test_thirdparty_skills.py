@@ -17,22 +17,28 @@ from mcp_review.checking import CheckPlan, run_check
 from mcp_review.review import Review
 from mcp_review.rules.context import Options
 from mcp_review.rules.core import DEFAULT_PACKS
-from mcp_review.targets import stdio_target
+from mcp_review.targets import Confinement, stdio_target
 from tests.thirdparty import make_skills, skills_argv
 
 pytestmark = pytest.mark.thirdparty
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """The server's argv, serving SKILLS from a fresh folder."""
-    return skills_argv(make_skills(tmp_path_factory.mktemp("skills")))
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("skills")
 
 
 @pytest.fixture(scope="module")
-def review(served: list[str]) -> Review:
+def served(folder: Path) -> list[str]:
+    """The server's argv, serving SKILLS from a fresh folder."""
+    return skills_argv(make_skills(folder))
+
+
+@pytest.fixture(scope="module")
+def review(served: list[str], folder: Path) -> Review:
     plan = CheckPlan(packs=list(DEFAULT_PACKS), options=Options(calls="read-only"))
-    return asyncio.run(run_check(stdio_target(served).with_(timeout=60.0), plan))
+    allowed = Confinement(allow_read=(str(folder),))  # its config names the skills' folder: the reviewer lets it read
+    return asyncio.run(run_check(stdio_target(served).with_(timeout=60.0, confinement=allowed), plan))
 
 
 def test_every_skills_rule_passes_on_a_public_skills_server(review: Review):
@@ -51,10 +57,10 @@ def test_its_only_fail_is_the_unknown_tool_answered_as_a_result(review: Review):
     assert {f.rule for f in review.findings if f.status == "fail"} == {"review.error-channel-correct"}
 
 
-def test_list_shows_each_skill_cost(served: list[str], tmp_path: Path):
+def test_list_shows_each_skill_cost(served: list[str], folder: Path, tmp_path: Path):
     from tests.integration.test_configs import cli
 
-    out = cli("list", "--format", "json", "--", *served)
+    out = cli("list", "--format", "json", "--allow-read", str(folder), "--", *served)
     assert out.returncode == 0, out.stderr
     skills = {s["uri"]: s for s in json.loads(out.stdout)["skills"]["skills"]}
     assert set(skills) == {"skill://pdf-notes/SKILL.md", "skill://release-notes/SKILL.md"}

@@ -223,7 +223,7 @@ CASES = [
     # mcp 2.x
     Case(
         "fetch-stdio",
-        stdio(lambda _: fetch_argv()),
+        lambda _request, _data: ["--allow-net", "127.0.0.1", "--", *fetch_argv()],  # the page it fetches: named
         "stdio",
         "modern",
         ("fetch",),
