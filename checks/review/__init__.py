@@ -5,4 +5,4 @@ The seed pins MCP 2025-06-18 for tools and primitives and 2025-11-25 for authori
 """
 
 from mcp_review.checks.review import primitives, contracts, results, security, content, probes, auth, skills  # noqa: F401, I001  (registers the rules, in the seed's order)
-from mcp_review.checks.review import declared, manifests, capabilities, endpoint  # noqa: F401
+from mcp_review.checks.review import declared, manifests, capabilities, endpoint, behaviour  # noqa: F401

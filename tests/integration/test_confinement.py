@@ -172,3 +172,5 @@ def test_the_review_records_how_the_server_ran(home: Path, tmp_path: Path):
     assert decided["confine"] is True and decided["who"] == "default"
     assert decided["allowRead"] == [{"what": str(tmp_path), "who": "reviewer", "how": "--allow-read"}]
     assert decided["observe"] is False, "no calls, no probes: not observed unless asked"
+    blocked = [f for f in review["findings"] if f["rule"] == "review.hosts-named"]
+    assert [f["status"] for f in blocked] == ["blocking"] and "unobserved" in blocked[0]["message"]

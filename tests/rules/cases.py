@@ -87,6 +87,8 @@ ALSO: dict[str, tuple[str, ...]] = {
     "bad-task-support": ("spec.wire-schema",),  # the schema's enum of taskSupport values
     "misnamed-notification": ("spec.wire-schema",),  # the camel-case name is no notification the schema defines
     "attested-fail": ("review.injection-safe",),  # every manual rule the server does not already fail takes it
+    "closed-world-connects": ("review.hosts-named",),  # a closed-world tool that connects reaches a host nobody named
+    "non-destructive-removes": ("review.read-only-verified",),  # search_notes is read-only too: a removal is a change
 }
 
 
@@ -169,6 +171,15 @@ EXPECT: dict[str, tuple[str | None, str]] = {
     "tokens.request-id": ("notes", "success envelope without _meta.request_id"),
     "tokens.smart-truncation": ("notes", "strings over 2048 bytes not truncated: items[0].body"),
     "tokens.tool-registration": ("notes", "'limit', 'options'] are not the canonical"),
+    # what the server does (checks/review/behaviour.py; the defects are tests/servers/behaving.py)
+    "review.secrets-read": ("delete_note", "opened a credential's canary while answering tools/call delete_note"),
+    "review.secrets-sent": ("delete_note", "(an SSH private key, a canary) showed in a line on stderr"),
+    "review.hosts-named": ("tools/list", "reached a host nobody named while answering tools/list"),
+    "review.no-shell-on-call": ("delete_note", "started a shell or interpreter"),
+    "review.writes-in-scratch": ("delete_note", "changed files outside its scratch"),
+    "review.read-only-verified": ("search_notes", "is annotated readOnlyHint: true, yet it changed files"),
+    "review.open-world-verified": ("search_notes", "is annotated openWorldHint: false, yet it reached a host"),
+    "review.destructive-verified": ("search_notes", "is annotated destructiveHint: false, yet it removed files"),
 }
 # The same for findings about the server itself (no subject): rule -> a fragment of the message.
 SERVER_WIDE = {
@@ -193,6 +204,7 @@ SERVER_WIDE = {
     "tokens.panic-isolation": "attested by test: fixture attests fail",
     "review.injection-safe": "attested by test: fixture attests fail",
     "tokens.transport": "the server is reviewed over the legacy HTTP+SSE transport",
+    "review.startup-quiet": "before its first answer it opened",
 }
 EXPECT.update({rule: (None, fragment) for rule, fragment in SERVER_WIDE.items()})
 

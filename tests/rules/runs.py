@@ -15,7 +15,7 @@ from mcp_review.checking import CheckPlan, run_check
 from mcp_review.review import STATUSES, Attestation, Finding, Review
 from mcp_review.rules.context import Options
 from mcp_review.rules.core import load_rules
-from mcp_review.targets import Target, http_target, stdio_target
+from mcp_review.targets import Confinement, Target, http_target, stdio_target
 from tests.oauth import login
 from tests.pace import slowness
 from tests.session import once
@@ -46,10 +46,13 @@ class Run:
 @contextlib.contextmanager
 def target_for(run: Run, baseline: Path) -> Iterator[Target]:
     """The run's server, reached with its timeout scaled by the machine's slowness (tests/pace.py): a loaded
-    machine answers later, and a late answer must not turn into a finding."""
+    machine answers later, and a late answer must not turn into a finding. A stdio server runs as `mcp-review check`
+    runs it: confined, and observed under --calls all and probes (mcp_review.plan.observed_by_consent)."""
     timeout = run.timeout * slowness()
     if run.http is None:
-        yield stdio_target(fixture_argv(*run.server) + list(run.extra_args)).with_(timeout=timeout)
+        observe = run.calls == "all" or any(key == "probe" for key, _ in run.options)
+        spec = Confinement(observe=observe, run=repr(run))
+        yield stdio_target(fixture_argv(*run.server) + list(run.extra_args)).with_(timeout=timeout, confinement=spec)
         return
     port = free_port()
     argv = fixture_argv(run.server[0], run.http, "--port", str(port), *run.server[1:])

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+from behaving import BEHAVIOURS
 from profiled import NOTES, check_args, designed, domain, exemplary
 from rawserver import Handler, RawServer, RpcError, text_result
 from wrapping import Json, add_tool, adjusted_args, dropping, edit_tool, listed, listing, rename, reshape, strict, wrap
@@ -390,11 +391,15 @@ def time_strings(server: RawServer) -> None:
     reshape(server, change)
 
 
+for _base, _rule, _fn in BEHAVIOURS:  # what the server does (behaving.py): on `exemplary`, which only answers
+    defect(exemplary, _rule)(_fn)
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:  # no defect named: list them, a line each: name, base profile, the rule it fails
         print("\n".join(f"{name} {base.__name__} {rule}" for name, (base, rule, _) in DEFECTS.items()))
         raise SystemExit(0)
-    base, _, add = DEFECTS[sys.argv[1]]
-    server = base()
-    add(server)
+    chosen = [DEFECTS[name] for name in sys.argv[1].split(",")]  # several, on one base: `a,b,c`
+    server = chosen[0][0]()
+    for _, _, add in chosen:
+        add(server)
     server.run()
