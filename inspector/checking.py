@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcp_review import baseline, lock
+from mcp_review import baseline, behaviour, lock
 from mcp_review.catalog import ServerSnapshot, take_snapshot
 from mcp_review.connection.channel import Budget
 from mcp_review.connection.egress import EgressRefused
@@ -327,7 +327,8 @@ async def _review(
     if pin_to and not unreachable:
         baseline.save(pin_to, snapshot)
     review.apply_waivers()
-    review.exchanges = evidence_entries(session.wire, findings)
+    review.behaviour = behaviour.summary(session.wire)
+    review.exchanges = evidence_entries(session.wire, findings, behaviour.shown(review.behaviour))
     return review
 
 
@@ -352,11 +353,14 @@ def lock_diff(plan: CheckPlan, snapshot: ServerSnapshot, costs: Costs, said: lis
     return diff(pinned, lock.build(snapshot, costs=costs), plan.diff_budget)
 
 
-def evidence_entries(wire: WireLog, findings: Sequence[Finding]) -> dict[int, dict[str, object]]:
-    """Every wire entry a finding cites, with the request/response and HTTP lines that go with it. A big message is
-    kept shortened (`_shortened`): a review cites what proves a finding, the wire log (`--wire-log`) holds it all."""
+def evidence_entries(
+    wire: WireLog, findings: Sequence[Finding], also: Sequence[int] = ()
+) -> dict[int, dict[str, object]]:
+    """Every wire entry a finding cites (and `also`: the events the Behaviour section shows), with the request/response
+    and HTTP lines that go with it. A big message is kept shortened (`_shortened`): a review cites what proves a
+    finding, the wire log (`--wire-log`) holds it all."""
     out: dict[int, dict[str, object]] = {}
-    for seq in sorted({s for f in findings for s in f.evidence}):
+    for seq in sorted({s for f in findings for s in f.evidence} | set(also)):
         for entry in wire.exchange_of(seq):
             if entry.seq not in out:
                 shown = entry.to_json()

@@ -210,9 +210,12 @@ class Plan:
         return out
 
 
-def decide(asked: Asked, env: Mapping[str, str], *, target: bool = True, review: bool = False) -> Plan:
+def decide(
+    asked: Asked, env: Mapping[str, str], *, target: bool = True, review: bool = False, observed: str | None = None
+) -> Plan:
     """The record of a run. `target`: the command talks to a server; `review`: it runs the checklist (check, the
-    app), so the review config, consent, the lock and the saved state are resolved too."""
+    app), so the review config, consent, the lock and the saved state are resolved too; `observed`: why this command
+    observes its server unless the reviewer said otherwise (the app: every call the reviewer makes is watched)."""
     from mcp_review.redact import remember
 
     if asked.era == "both" and not review:
@@ -227,6 +230,8 @@ def decide(asked: Asked, env: Mapping[str, str], *, target: bool = True, review:
             spec, confined, said = _confinement(asked, target_from)
             built, notes = built.with_(confinement=spec), [*notes, *said]
     plan = Plan(built, target_from, secrets, Permissions(), era=asked.era, notices=tuple(notes), confined=confined)
+    if observed:
+        plan = observe(plan, observed)
     return _with_review(plan, asked, env) if review else plan
 
 
@@ -348,20 +353,23 @@ def _path(value: str) -> str:
     return os.path.abspath(os.path.expanduser(value))
 
 
-def observed_by_consent(plan: Plan) -> Plan:
-    """`plan` with its server observed when the reviewer did not say (`--observe`): under `--calls all` and with
-    probes, where a tool's side effects are what the review is after."""
+def observe(plan: Plan, why: str) -> Plan:
+    """`plan` with its stdio server observed, by default for `why`, unless the reviewer said (`--observe`)."""
     target = plan.target
     if target is None or target.kind != "stdio" or plan.confined.observe is not None:
-        return plan
-    granted = plan.permissions
-    why = "--calls all" if granted.calls == "all" else "--probe" if granted.probes else None
-    if why is None:
         return plan
     spec = replace(target.confinement, observe=True)
     return replace(
         plan, target=target.with_(confinement=spec), confined=replace(plan.confined, observe=Source("default", why))
     )
+
+
+def observed_by_consent(plan: Plan) -> Plan:
+    """`plan` with its server observed when the reviewer did not say (`--observe`): under `--calls all` and with
+    probes, where a tool's side effects are what the review is after."""
+    granted = plan.permissions
+    why = "--calls all" if granted.calls == "all" else "--probe" if granted.probes else None
+    return observe(plan, why) if why else plan
 
 
 # ------------------------------------------------------------------------------------------------ the review

@@ -206,6 +206,7 @@ class Review:
     # what the calls reached: `callsPerTool`, per tool and parameter the values the server's own text offers and
     # those sent (`offered`), and per probe rule and tool the payloads that budget left out (`leftOut`)
     reach: dict[str, Any] | None = None
+    behaviour: dict[str, Any] | None = None  # what the server did (mcp_review.behaviour.summary), when started here
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     reviewer: str | None = None  # who reviewed it in the app (the name its decisions offer), for the sign-off
 
@@ -325,6 +326,8 @@ class Review:
             out["reach"] = self.reach
         if self.reviewer:
             out["reviewer"] = self.reviewer
+        if self.behaviour is not None:
+            out["behaviour"] = self.behaviour
         return out
 
     def save(self, path: str | Path) -> None:
@@ -377,6 +380,7 @@ class Review:
             eras=data.get("eras"),
             reach=data.get("reach"),
             reviewer=data.get("reviewer"),
+            behaviour=data.get("behaviour"),
         )
         review.apply_waivers()
         return review

@@ -28,7 +28,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.web and (args.port or args.no_browser):
         raise UsageError("--port and --no-browser go with --web")
-    plan = decide(args, review=True)  # with --web too: a wrong argument is said here, not in a browser
+    # with --web too: a wrong argument is said here, not in a browser
+    plan = decide(args, review=True, observed="the app (its Behaviour tab shows what each call does)")
     if args.web and not args.served:
         from mcp_review.tui import web
 

@@ -71,15 +71,15 @@ def target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def decide(args: argparse.Namespace, *, target: bool = True, review: bool = False) -> Plan:
+def decide(args: argparse.Namespace, *, target: bool = True, review: bool = False, observed: str | None = None) -> Plan:
     """The one record of what this run uses and who decided each piece (`mcp_review.plan`), from the parsed
     command line, the environment and the working directory's files; what it has to say (a client config's
-    withheld variables, a review config's refused grants) is said here, one line each."""
+    withheld variables, a review config's refused grants) is said here, one line each. `observed`: see `plan.decide`."""
     from mcp_review.plan import Asked, LoginExpired, PlanError
     from mcp_review.plan import decide as decided
 
     try:
-        plan = decided(Asked.of(args), os.environ, target=target, review=review)
+        plan = decided(Asked.of(args), os.environ, target=target, review=review, observed=observed)
     except PlanError as e:
         raise UsageError(str(e)) from e
     except LoginExpired as e:

@@ -12,6 +12,7 @@ from xml.etree import ElementTree as ET
 
 from mcp_review import __version__, claims
 from mcp_review.claims import line as claim_line
+from mcp_review.report.behaviour import properties as behaviour_properties
 from mcp_review.report.decided import lines as decided_lines
 from mcp_review.report.eras import properties as era_properties
 from mcp_review.review import Review
@@ -40,6 +41,7 @@ def render(review: Review) -> str:
     if said := claims.said(review):  # the repository's decisions not applied, each as the review lists it
         named.append(("mcp-review.claims", said))
         named += [("mcp-review.claim", claim_line(c)) for c in claims.of(review)]
+    named += behaviour_properties(review)
     properties = ET.SubElement(suite, "properties")
     for name, value in named:
         ET.SubElement(properties, "property", name=xml_text(name), value=xml_text(value))

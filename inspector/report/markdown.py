@@ -16,7 +16,7 @@ from typing import Any
 from mcp_review import __version__, claims
 from mcp_review.calls import outcome_said
 from mcp_review.connection.pairing import ANSWERS
-from mcp_review.report import changes, eras
+from mcp_review.report import behaviour, changes, eras
 from mcp_review.report.common import cell, clip, code, fence_for, reach_lines
 from mcp_review.review import STATUSES, Attestation, Finding, Review, Waiver
 from mcp_review.text import visible
@@ -291,6 +291,7 @@ def render(review: Review) -> str:
     out += repository_decisions(review)
     out += who_decided(review)
     out += eras.section(review)
+    out += behaviour.section(review)
     out += reviewer_notes(review)
     out += changes.section(review)
     out += _tokens(review)

@@ -14,7 +14,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from mcp_review.report import changes, eras
+from mcp_review.report import behaviour, changes, eras
 from mcp_review.report.common import cell, code, reach_lines
 from mcp_review.report.markdown import (
     exchange,
@@ -53,6 +53,7 @@ def render(review: Review, full: str | None = None) -> str:
         *repository_decisions(review, ROWS),
         *who_decided(review),
         *eras.section(review, ROWS),
+        *behaviour.section(review, ROWS),
         *reviewer_notes(review, ROWS, 300),
         *changes.section(review, ROWS),
         *_tokens(review),

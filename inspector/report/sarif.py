@@ -134,6 +134,8 @@ def run(review: Review, root: Path | None = None, skip: Path | None = None) -> d
             **({"verdictWithClaims": claims.verdict_with(review)} if claims.of(review) else {}),
             # --era both: each era's verdict and the rules whose verdicts differ (mcp_review.eras)
             **({"eras": review.eras} if review.eras is not None else {}),
+            # what the server did, observed while it ran confined (mcp_review.behaviour)
+            **({"behaviour": review.behaviour} if review.behaviour is not None else {}),
         },
     }
     if locator.base is not None:

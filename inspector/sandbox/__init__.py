@@ -26,7 +26,8 @@ from mcp_review.sandbox.observe import Trace
 from mcp_review.sandbox.strace import Event
 from mcp_review.targets import Target
 
-__all__ = ["Event", "Layout", "Prepared", "Ran", "Run", "Trace", "known_run", "prepare", "run_of"]
+__all__ = ["RUNS", "Event", "Layout", "Prepared", "Ran", "Run", "Trace", "known_run", "prepare", "run_of"]
+RUNS = "the server runs "  # how each process's note begins (`Ran.line`): the app's Behaviour tab shows it
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Ran:
         else:
             how = f"unconfined ({self.unconfined})"
         watched = "observed by strace" if self.observed else f"unobserved ({self.unobserved})"
-        return f"the server runs {how}, {watched}"
+        return f"{RUNS}{how}, {watched}"
 
     def hint(self, events: list[dict[str, Any]]) -> str:
         """For a confined server that ended before it answered: what the confinement kept from it (files it could

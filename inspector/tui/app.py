@@ -44,7 +44,7 @@ from mcp_review.tui.panes.skills import SkillsPane
 from mcp_review.tui.panes.tools import ToolsPane, worst_by_subject
 from mcp_review.tui.previewing import Previewer
 from mcp_review.tui.reopening import Reopener
-from mcp_review.tui.screen import TABS, ReviewScreen
+from mcp_review.tui.screen import TABS, ReviewScreen, tab_key
 from mcp_review.tui.settings import keep_theme
 from mcp_review.tui.switching import Switcher
 from mcp_review.workspace import Workspace, verdict_said
@@ -75,7 +75,7 @@ class ReviewApp(ClosedScreensApp):
         # a key per tab, as lazygit numbers its panels; the tab bar shows each number (both from screen.TABS)
         *(
             Binding(
-                f"{i}",
+                tab_key(i),
                 f"show_tab({tab.id!r})",
                 f"{tab.title} tab",
                 id=f"tab-{i}",

@@ -18,6 +18,7 @@ from textual.widgets import Header, Input, Static, TabbedContent, TabPane, Tabs
 
 from mcp_review.tui.closed import SteadyTabs
 from mcp_review.tui.footer import Footer
+from mcp_review.tui.panes.behaviour import BehaviourPane
 from mcp_review.tui.panes.calls import CallsPane
 from mcp_review.tui.panes.changes import ChangesPane
 from mcp_review.tui.panes.checklist import ChecklistPane
@@ -40,8 +41,8 @@ class Tab(NamedTuple):
     tiny: str
 
 
-# The tabs, in order: a tab's number is its place here. The tab bar's labels, the app's digit keys and their help
-# (the footer, `?`, the command palette) are made from this.
+# The tabs, in order: a tab's number is its place here (the tenth's key is 0: `tab_key`). The tab bar's labels, the
+# app's digit keys and their help (the footer, `?`, the command palette) are made from this.
 TABS = (
     Tab(OverviewPane, "tab-overview", "Overview", "Overview", "Over"),
     Tab(ToolsPane, "tab-tools", "Tools", "Tools", "Tool"),
@@ -52,7 +53,13 @@ TABS = (
     Tab(LogsPane, "tab-logs", "Logs", "Logs", "Logs"),
     Tab(ChangesPane, "tab-changes", "Changes", "Changes", "Chg"),
     Tab(SkillsPane, "tab-skills", "Skills", "Skills", "Skl"),  # only for a server that declares skills
+    Tab(BehaviourPane, "tab-behaviour", "Behaviour", "Behav", "Beh"),  # the tenth: its key is 0
 )
+
+
+def tab_key(number: int) -> str:
+    """The digit that shows tab `number` (1-based): 1 to 9, then 0."""
+    return str(number % 10)
 
 
 def labels(width: int, skills: bool) -> list[str]:
@@ -60,7 +67,7 @@ def labels(width: int, skills: bool) -> list[str]:
     else the tiny ones (9 tabs at 80 columns cut `9 Sk`, 8 at 60 ended at `7`); the number always leads."""
     shown = [tab for tab in TABS if skills or tab.id != "tab-skills"]
     for names in ([t.title for t in TABS], [t.short for t in TABS], [t.tiny for t in TABS]):
-        said = [f"{n} {name}" for n, name in enumerate(names, 1)]
+        said = [f"{tab_key(n)} {name}" for n, name in enumerate(names, 1)]
         if sum(len(s) + 1 for s, tab in zip(said, TABS, strict=True) if tab in shown) <= width:
             break
     return said
@@ -106,6 +113,7 @@ class ReviewScreen(Screen[None]):
             ChecklistPane: (log, self.ws.decided_on, self.ws.waiting),
             WirePane: (log, counter),
             LogsPane: (log,),
+            BehaviourPane: (log,),
             ChangesPane: (self.ws,),
         }
         yield Header()
@@ -113,7 +121,7 @@ class ReviewScreen(Screen[None]):
         yield Static(id="aside")  # the server's requests set aside (tui/asking.py): shown only while they wait
         with Tabbed():  # opens on its first tab (`closed.SteadyTabs`)
             for number, tab in enumerate(TABS, 1):
-                yield tab.pane(*made_with[tab.pane], title=f"{number} {tab.title}", id=tab.id)
+                yield tab.pane(*made_with[tab.pane], title=f"{tab_key(number)} {tab.title}", id=tab.id)
         yield Footer(compact=True)  # at 80 columns a tab's keys, then r, e, ? and q, still fit
 
     def on_mount(self) -> None:
@@ -161,11 +169,13 @@ class ReviewScreen(Screen[None]):
         batch = pending[:]  # in place: the session holds this list's append
         pending.clear()
         first, logs_first = len(self.wire_log.entries), len(self.wire_log.log_index)
+        events_first = len(self.wire_log.event_index)
         self.wire_log.add(batch)
         with contextlib.suppress(NoMatches):  # a last tick while the app closes: the panes are gone, the log is kept
             active = self.query_one(TabbedContent).active
             self.query_one(WirePane).show(first, shown=active == "tab-wire")
             self.query_one(LogsPane).show(logs_first, shown=active == "tab-logs")
+            self.query_one(BehaviourPane).show(events_first, shown=active == "tab-behaviour")
 
     @on(TabbedContent.TabActivated)
     def _draw_stale(self, event: TabbedContent.TabActivated) -> None:

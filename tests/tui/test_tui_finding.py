@@ -103,7 +103,7 @@ async def test_slash_searches_what_was_said_and_the_tools_arguments(tmp_path):
 
 
 async def test_the_palette_shows_each_commands_key_and_reaches_every_tab(tmp_path):
-    from mcp_review.tui.screen import TABS
+    from mcp_review.tui.screen import TABS, tab_key
 
     async with connected(tmp_path) as (app, pilot):
         commands = {c.title: c for c in app.get_system_commands(app.screen)}
@@ -111,7 +111,7 @@ async def test_the_palette_shows_each_commands_key_and_reaches_every_tab(tmp_pat
         assert commands["Filter"].help.startswith("/ · ")
         for number, tab in enumerate(TABS, 1):
             command = commands[f"{tab.title} tab"]
-            assert command.help.startswith(f"{number} · ")
+            assert command.help.startswith(f"{tab_key(number)} · ")
             await command.callback()
             await pilot.pause()
             shown = tab.id != "tab-skills"  # only for a server that declares skills: good.py does not

@@ -16,6 +16,7 @@ from mcp_review.tui import screen
 from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.checklist import ChecklistPane
+from mcp_review.tui.screen import tab_key
 from tests.tui_pilot import run_checks, screen_text, show_tab, until
 
 KEYS = {"question_mark": "?", "slash": "/"}
@@ -137,13 +138,13 @@ async def test_a_key_per_tab_and_the_tab_keys_work_at_once(tmp_path):
         await until(pilot, lambda: app.workspace.snapshot is not None)
         tabs = app.main.query_one(TabbedContent)
         assert [tabs.get_tab(tab.id).label_text for tab in screen.TABS] == [
-            f"{n} {tab.title}" for n, tab in enumerate(screen.TABS, 1)
+            f"{tab_key(n)} {tab.title}" for n, tab in enumerate(screen.TABS, 1)
         ], "the tab bar numbers the tabs as the keys do"
         assert [b.description for b in app.BINDINGS if b.id and b.id.startswith("tab-")] == [
             f"{tab.title} tab" for tab in screen.TABS
         ], "and the help says each key's tab"
         for key, tab in enumerate(TABS, 1):
-            await pilot.press(str(key))
+            await pilot.press(tab_key(key))
             if tab == "tab-skills":  # the demo declares no skills: their tab is hidden, and its key stays put
                 assert tabs.active == TABS[key - 2]
                 continue
@@ -276,7 +277,7 @@ async def test_the_readme_keymap_the_bindings_and_the_palette_agree(tmp_path):
         for key, tab in enumerate(TABS, 1):  # the footer shows the README's keys of each tab
             if tab == "tab-skills":  # hidden: the demo declares no skills (tests/tui/test_tui_skills.py shows it)
                 continue
-            await pilot.press(str(key))
+            await pilot.press(tab_key(key))
             shown = {KEYS.get(k, k) for k, a in app.screen.active_bindings.items() if a.binding.show and a.enabled}
             pane_name = tabs.get_tab(tab).label_text.split(" ", 1)[1]
             listed = {k for k, _a, where in readme_keymap() if where in (pane_name, "everywhere")}

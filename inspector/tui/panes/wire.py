@@ -15,8 +15,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
+from mcp_review.behaviour import said
 from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.report.markdown import item_of
+from mcp_review.sandbox import RUNS
 from mcp_review.text import one_line, visible
 from mcp_review.tokens import TokenCounter
 from mcp_review.tui.dialogs import ResultScreen
@@ -88,6 +90,8 @@ class WireView:
         self.bodies: dict[int, str] = {}  # entry -> what the filter searches: its row and its JSON, lower case
         self.info: list[tuple[str, str]] = []  # per entry: method or id, latency (see _info)
         self.log_index: list[int] = []  # the entries shown in the Logs pane: stderr, logs, what was dropped
+        self.event_index: list[int] = []  # the entries shown in the Behaviour pane: what the server was seen doing
+        self.runs_said: dict[int, str] = {}  # connection -> how its server runs, as its note says (`sandbox.Ran`)
         self.log_texts: list[str] = []  # what the Logs filter searches in each (made when first filtered)
         self.http_lines: dict[int, list[WireEntry]] = {}  # HTTP exchange -> its request and response lines
         self.texts: list[str] = []  # per entry, what the filter searches: the row as shown, lower case
@@ -107,6 +111,10 @@ class WireView:
             about_log = entry.direction == "note" and entry.conn == 0  # of no connection: what the log dropped
             if entry.direction == "stderr" or about_log or entry.method == "notifications/message":
                 self.log_index.append(len(self.entries) - 1)
+            elif entry.direction == "event":
+                self.event_index.append(len(self.entries) - 1)
+            elif entry.direction == "note" and (entry.text or "").startswith(RUNS):
+                self.runs_said[entry.conn] = entry.text or ""
 
     def _info(self, entry: WireEntry) -> tuple[str, str]:
         """(method or id, latency): for an answer, the method of the request it answers and the milliseconds
@@ -114,6 +122,8 @@ class WireView:
         what = self.labels.get(entry.seq) or entry.method or (f"id {entry.rpc_id}" if entry.rpc_id is not None else "")
         if entry.http:
             what = f"{entry.http.get('method', '')} {entry.http.get('status', '')}".strip()
+        elif entry.event is not None:
+            what = said(entry)
         elif entry.text:
             what = entry.text[:200]
         self.t0 = self.t0 or entry.t
@@ -170,7 +180,7 @@ class WireView:
             out.append(f"#{entry.seq} in the Wire tab)\n", style="dim")
             out.append(pretty(item[1], entry.size) + "\n")
         elif entry.http is None:
-            payload = entry.message if entry.message is not None else entry.text
+            payload = entry.message if entry.message is not None else entry.event or entry.text
             out.append((visible(payload, SHOWN) if isinstance(payload, str) else pretty(payload, entry.size)) + "\n")
         if entry.notes:
             out.append("mcp-review changed: " + visible("; ".join(entry.notes), 2000) + "\n", style="dim")
