@@ -228,7 +228,7 @@ def decide(
         remember(built.secret_values())  # masked in every output from here on, errors included
         if built.kind == "stdio":
             spec, confined, said = _confinement(asked, target_from)
-            built, notes = built.with_(confinement=spec), [*notes, *said]
+            built, notes = _packaged(built.with_(confinement=spec)), [*notes, *said]
     plan = Plan(built, target_from, secrets, Permissions(), era=asked.era, notices=tuple(notes), confined=confined)
     if observed:
         plan = observe(plan, observed)
@@ -347,6 +347,24 @@ def _confinement(asked: Asked, target_from: Source) -> tuple[Confinement, Confin
     )
     notes = [] if confine else [f"the server runs unconfined, with your files and network ({confine_from.how})"]
     return spec, Confined(confine_from, observe_from, tuple(allowances)), notes
+
+
+def _packaged(target: Target) -> Target:
+    """A target that names a package (`npm:NAME@VERSION`, `pypi:NAME==VERSION`, or `npx -y PKG` / `uvx PKG`),
+    installed into mcp-review's cache first (`mcp_review.packages`), as the command of what it installed."""
+    from mcp_review import packages
+
+    argv = [target.command or "", *target.args]
+    spec, rest = (packages.parse(argv[0]), argv[1:]) if packages.parse(argv[0]) else (None, [])
+    if spec is None and (fetched := packages.from_command(argv)) is not None:
+        spec, rest = fetched
+    if spec is None:
+        return target
+    try:
+        installed = packages.install(spec)
+    except packages.PackageError as e:
+        raise PlanError(f"{spec}: {e}") from e
+    return target.with_(command=installed.command, args=tuple(rest), package=installed.public())
 
 
 def _path(value: str) -> str:

@@ -10,7 +10,7 @@ import os
 import shlex
 import sys
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from mcp_review.redact import PLAIN_HEADERS, is_secret_header
 
@@ -80,6 +80,7 @@ class Target:
     source: str | None = None  # the config file it came from
     demo: bool = False  # the bundled demo server
     confinement: Confinement = field(default_factory=Confinement)  # how a stdio server is run (mcp_review.sandbox)
+    package: dict[str, Any] | None = None  # the package installed for review it runs (mcp_review.packages)
 
     @property
     def is_http(self) -> bool:
@@ -142,6 +143,8 @@ class Target:
             if self.cwd:
                 out["cwd"] = self.cwd
             out["confinement"] = self.confinement.public()
+            if self.package:
+                out["package"] = self.package
         else:
             out["url"] = self.url
             if self.headers:

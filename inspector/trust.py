@@ -48,6 +48,14 @@ def state_dir() -> Path:
     return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "mcp-review"
 
 
+def cache_dir() -> Path:
+    """What mcp-review keeps to reuse: the packages it installed for review (`mcp_review.packages`)."""
+    override = os.environ.get("MCP_REVIEW_CACHE_DIR")
+    if override:
+        return Path(override)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcp-review"
+
+
 def user_config() -> Path | None:
     """The reviewer's own review config, when there is one."""
     path = config_dir() / USER_CONFIG

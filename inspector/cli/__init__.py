@@ -91,6 +91,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         own, server_command = own[:i], own[i + 1 :]
     if not own or (own[0].startswith("-") and own[0] not in ("-h", "--help", "--version")):
         own = [DEFAULT, *own]  # no command: the review app
+    named = [a for a in own[1:] if a.startswith(("npm:", "pypi:"))]  # a package to review: `check npm:NAME@V`
+    if named and not server_command:
+        own, server_command = [a for a in own if a != named[0]], [named[0]]
     args = parser(own[0]).parse_args(own)
     args.server_command = server_command
     args.own_argv = own  # its own arguments as given (`tui --web` runs the app again with them)

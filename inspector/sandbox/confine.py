@@ -181,8 +181,11 @@ class Layout:
 
 
 def prefix(path: str) -> str:
-    """The install tree a program belongs to: `/x/bin/prog` -> `/x`; else its directory."""
+    """The install tree a program belongs to: `/x/bin/prog` -> `/x`, an npm prefix's `/x/node_modules/.bin/prog` ->
+    `/x`; else its directory."""
     parent = os.path.dirname(path)
+    if os.path.basename(parent) == ".bin" and os.path.basename(os.path.dirname(parent)) == "node_modules":
+        return os.path.dirname(os.path.dirname(parent))
     return os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent
 
 
@@ -253,7 +256,8 @@ def _hidden_roots() -> list[str]:
     """Every directory the server must not see (replaced by an empty one): homes, sockets, mounts, temporary
     directories, mcp-review's own config and state (its tokens), wherever they are."""
     roots = [r for r in HIDDEN_ROOTS if os.path.isdir(r) and not os.path.islink(r)]
-    for extra in (reviewers_home(), os.path.expanduser("~"), str(trust.config_dir()), str(trust.state_dir())):
+    mine = (trust.config_dir(), trust.state_dir(), trust.cache_dir())
+    for extra in (reviewers_home(), os.path.expanduser("~"), *map(str, mine)):
         real = os.path.realpath(extra)
         if os.path.isdir(real) and real != "/" and not any(under(real, r) for r in roots):
             roots.append(real)
