@@ -20,7 +20,16 @@ from pathlib import Path
 from mcp_review import canary
 from mcp_review.calls import CallRecord
 from mcp_review.checks.review.common import SEED
-from mcp_review.checks.review.probing import Canaries, Payload, Probe, in_reply, joined_outside, run_probe, tokens_only
+from mcp_review.checks.review.probing import (
+    Canaries,
+    Payload,
+    Probe,
+    in_reply,
+    joined_outside,
+    observed,
+    run_probe,
+    tokens_only,
+)
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
@@ -72,7 +81,7 @@ async def paths_confined(ctx: CheckContext) -> AsyncIterator[Finding]:
     so even a tool that writes can only write there. The effect fails: the file's token or the directory's entry in
     the reply, a file appearing at the written path, or an error in which the operating system answered for a path
     the server built into the canary area (`Not a directory: '/srv/ws/../../tmp/mcp-review-canary-…'`) without
-    refusing it.
+    refusing it, or, when the server is observed, its opening the canary (whatever it answered).
 
     Why: seed 003 injection-safe: arguments reaching paths MUST be confined; path traversal was among the most-filed
     MCP CVE classes in early 2026, and the parameter that reaches `open()` is as often a `document_name` as a
@@ -119,7 +128,13 @@ async def canary_paths(ctx: CheckContext) -> AsyncIterator[Canaries]:
     async def proved(record: CallRecord, payload: Payload) -> str | bool | None:
         touched = area.disturbed(Path(payload.planted))
         shown = await in_reply(record, payload) if payload.proof else None
-        return touched or shown or joined_outside(record, area)
+        return touched or shown or joined_outside(record, area) or opened(record, payload.planted)
+
+    def opened(record: CallRecord, planted: str) -> str | None:
+        """The canary opened by the server, as observed (it need not say so in its answer)."""
+        if not observed(ctx, record, lambda e: e.get("path") == planted and e.get("result") == "ok"):
+            return None
+        return f"opened the canary {'directory' if Path(planted).is_dir() else 'path'} (observed: {planted})"
 
     yield Canaries(payloads, proved)
 
@@ -279,6 +294,9 @@ async def urls_confined(ctx: CheckContext) -> AsyncIterator[Finding]:
     Why: seed 003 injection-safe: arguments reaching URLs MUST be validated; a server that fetches any URL it is
     handed reaches the networks behind it (cloud metadata, admin ports) for whoever writes the prompt.
 
+    A server mcp-review runs confined cannot reach this machine's loopback: when it is observed, its attempt to
+    connect to the listener's port proves it all the same.
+
     Known false positives: a server on another host cannot reach this machine's loopback and passes whatever it
     does. A tool whose purpose is fetching arbitrary URLs (a browser, a web fetcher meant for local development)
     fails by design: waive it when loopback access is intended.
@@ -305,9 +323,15 @@ async def listening(ctx: CheckContext) -> AsyncIterator[Canaries]:
         loop = asyncio.get_running_loop()
         settled = [loop.time()]  # when the last call answered has had `wait` seconds
 
-        async def requested(_: CallRecord, payload: Payload) -> bool:
+        async def requested(record: CallRecord, payload: Payload) -> str | bool:
             settled[0] = loop.time() + wait
-            return heard.received(payload.proof)
+            if heard.received(payload.proof):
+                return True
+            aimed = f"127.0.0.1:{heard.port}"  # confined, its own loopback refuses it; the attempt is the proof
+            tried = observed(ctx, record, lambda e: e.get("kind") == "connect" and e.get("address") == aimed)
+            return (
+                "tried to connect to the canary listener (observed: its confinement kept it there)" if tried else False
+            )
 
         async def settle() -> None:  # every call had `wait` seconds after its answer (the earlier ones more)
             await asyncio.sleep(max(0.0, settled[0] - loop.time()))

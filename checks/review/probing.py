@@ -178,6 +178,17 @@ def joined_outside(record: CallRecord, area: CanaryArea) -> str | None:
     return None
 
 
+def observed(ctx: CheckContext, record: CallRecord, matches: Callable[[dict[str, object]], bool]) -> bool:
+    """Did the observed server do what `matches` picks (an event, `mcp_review.behaviour`) while it answered, or
+    right after, the call of `record`? Proof by effect from the same record the behaviour rules read."""
+    reply = ctx.wire.get(record.seq) if record.seq else None
+    asked = reply.link.request if reply is not None and reply.link is not None else None
+    if reply is None or asked is None:
+        return False
+    ctx.wire.catch_up()
+    return any(e.event.get("request") == asked and matches(e.event) for e in ctx.wire.events({reply.conn}) if e.event)
+
+
 def probing(ctx: CheckContext) -> bool:
     """Did the reviewer opt in to active probes (`--probe security` or `security-all`)?"""
     return bool(set(PROBE_MODES) & ctx.options.probe)

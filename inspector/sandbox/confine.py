@@ -238,16 +238,20 @@ def own_trees(target: Target, env: dict[str, str]) -> list[str]:
 def named_paths(target: Target) -> list[str]:
     """The existing paths the server's command line names (an argument, the value of `--opt=VALUE` or `NAME=VALUE`,
     an environment value it is given) that the confinement would hide: they are the server's to read, as whoever wrote
-    the command line meant (only the reviewer: `Confinement.named_paths`)."""
+    the command line meant (only the reviewer: `Confinement.named_paths`). Never the reviewer's home, a folder that
+    holds it, or a hidden root itself (/tmp, /home): those only --allow-read shows."""
     base = target.cwd or os.getcwd()
     hidden = _hidden_roots()
+    home = reviewers_home()
     out = []
     for arg in [*target.args, *target.env.values()]:
         value = arg.split("=", 1)[1] if "=" in arg and not arg.startswith("/") else arg  # --opt=V, NAME=V
         if not value or value.startswith("-") or len(value) > 4096:
             continue
         path = os.path.realpath(os.path.join(base, os.path.expanduser(value)))
-        if path != "/" and any(under(path, r) for r in hidden) and os.path.exists(path):
+        if path in hidden or under(home, path):  # a home itself, or what holds one: only --allow-read shows it
+            continue
+        if any(under(path, r) for r in hidden) and os.path.exists(path):
             out.append(path)
     return list(dict.fromkeys(out))
 

@@ -9,6 +9,7 @@ machine cannot confine (no bubblewrap, no user namespaces) and fail there under 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -174,3 +175,31 @@ def test_the_review_records_how_the_server_ran(home: Path, tmp_path: Path):
     assert decided["observe"] is False, "no calls, no probes: not observed unless asked"
     blocked = [f for f in review["findings"] if f["rule"] == "review.hosts-named"]
     assert [f["status"] for f in blocked] == ["blocking"] and "unobserved" in blocked[0]["message"]
+
+
+def test_probes_are_proven_by_what_the_confined_server_did(home: Path):
+    """peek opens a traversal's canary and answers only "peeked"; fetch requests the listener's URL, which its own
+    loopback refuses: neither answer shows anything, the observed events prove both."""
+    from mcp_review.checking import CheckPlan, run_check
+    from mcp_review.rules.context import Options
+
+    target = stdio_target([PYTHON, str(SERVERS / "behaves.py")]).with_(
+        confinement=Confinement(observe=True, run="probes"), timeout=20
+    )
+    options = Options(calls="all", probe=frozenset({"security"}))
+    plan = CheckPlan(packs=["review"], options=options)
+    review = asyncio.run(run_check(target, plan))
+    found = {(f.rule, f.subject): (f.status, f.message) for f in review.findings}
+    status, said = found[("review.paths-confined", "peek")]
+    assert status == "fail" and "(observed: " in said and "opened the canary path" in said, said
+    status, said = found[("review.urls-confined", "fetch")]
+    assert status == "fail" and "tried to connect to the canary listener (observed" in said, said
+
+
+def test_a_path_the_command_names_is_shown_but_never_the_home_itself(home: Path):
+    """A reviewer's command line (or --env) naming a file under a hidden root shows it read-only; naming the home
+    itself, or a folder that holds it, does not: only --allow-read shows that."""
+    (home / "data").mkdir()
+    args = (str(home), str(home.parent), f"--root={home / 'data'}", str(home / "nothing-here"))
+    target = stdio_target([PYTHON, *args], env={"WIPE": str(home), "DATA": str(home / "data")})
+    assert confine.named_paths(target) == [str(home / "data")]

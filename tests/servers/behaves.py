@@ -11,6 +11,10 @@ One tool, `act(what, path?, host?, port?)`, run in the server's process, answeri
   for five minutes; answers its pid as the server sees it;
 - `wipe-home`: `rm -rf ~` as a shell would; answers what is left of the home. Only when $BEHAVES_MAY_WIPE names that
   very home (the tests give the server a temporary one), whatever else protects it.
+
+Two more tools are vulnerable in a way only their behaviour shows, for the probes' proof by effect: `peek(path)`
+opens the path joined to its root as text (a traversal reaches anything) and answers only "peeked"; `fetch(url)`
+requests any URL it is handed and answers only "fetched" or "not fetched".
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import subprocess
 import sys
 from typing import Any
 
-from rawserver import RawServer, text_result, tool
+from rawserver import RawServer, RpcError, text_result, tool
 
 
 def act(args: dict[str, Any]) -> str:
@@ -55,17 +59,44 @@ def act(args: dict[str, Any]) -> str:
     return f"unknown act {what!r}"
 
 
+def peek(args: dict[str, Any]) -> str:
+    with contextlib.suppress(OSError), open(os.path.join(os.getcwd(), str(args.get("path"))), "rb") as f:
+        f.read(16)
+    return "peeked"
+
+
+def fetch(args: dict[str, Any]) -> str:
+    import urllib.request
+
+    try:
+        urllib.request.urlopen(str(args.get("url")), timeout=2).close()  # any URL: the defect
+    except (OSError, ValueError):
+        return "not fetched"
+    return "fetched"
+
+
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": True}
+TOOLS = {
+    "act": (act, tool("act", "Does what it is told, in the server's process (a test instrument).",
+                      {k: {"type": "string"} for k in ("what", "path", "host", "port")}, ["what"])),
+    "peek": (peek, tool("peek", "Peek at a file of the working directory.", {"path": {"type": "string"}}, ["path"],
+                        annotations=READ_ONLY)),
+    "fetch": (fetch, tool("fetch", "Fetch a URL.", {"url": {"type": "string", "format": "uri"}}, ["url"],
+                          annotations=READ_ONLY)),
+}  # fmt: skip
+
+
 def main() -> None:
     server = RawServer("behaves", {"tools": {}})
-    definition = tool(
-        "act",
-        "Does what it is told, in the server's process (a test instrument).",
-        {k: {"type": "string"} for k in ("what", "path", "host", "port")},
-        ["what"],
-    )
-    server.handlers["tools/list"] = lambda _p: {"tools": [definition]}
-    server.handlers["tools/call"] = lambda p: text_result(act(p.get("arguments") or {}))
+    server.handlers["tools/list"] = lambda _p: {"tools": [definition for _, definition in TOOLS.values()]}
+    server.handlers["tools/call"] = call
     server.run()
+
+
+def call(params: dict[str, Any]) -> dict[str, Any]:
+    if params.get("name") not in TOOLS:
+        raise RpcError(-32602, f"Unknown tool: {params.get('name')}")
+    return text_result(TOOLS[str(params["name"])][0](params.get("arguments") or {}))
 
 
 if __name__ == "__main__":
