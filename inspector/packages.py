@@ -206,12 +206,13 @@ def _own_wheel(name: str, wheels: Path) -> Path:
 
 
 def _relocated(venv: Path, was: Path) -> None:
-    """A venv moved after it was made: its scripts' `#!` lines still name where it was made."""
+    """A venv moved after it was made: its scripts still name where it was made (in their `#!` line, or, for a long
+    path, in the `exec` line of the shell trampoline pip writes instead)."""
     for script in (venv / "bin").iterdir():
         if script.is_file() and not script.is_symlink():
             data = script.read_bytes()
-            if data.startswith(b"#!") and str(was).encode() in data.split(b"\n", 1)[0]:
-                script.write_bytes(data.replace(str(was).encode(), str(venv).encode(), 1))
+            if data.startswith(b"#!") and str(was).encode() in data[:4096]:
+                script.write_bytes(data.replace(str(was).encode(), str(venv).encode()))
     cfg = venv / "pyvenv.cfg"
     cfg.write_text(cfg.read_text(encoding="utf-8").replace(str(was), str(venv)), encoding="utf-8")
 
