@@ -13,6 +13,7 @@ import json
 import os
 import re
 import socket
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -236,22 +237,32 @@ def canaries(wire: WireLog) -> dict[str, tuple[str, list[str]]]:
     return out
 
 
+_seen: dict[int, tuple[weakref.ref[WireLog], int, list[Sighting]]] = {}  # id(log) -> (the log, its length, found)
+
+
 def sightings(wire: WireLog) -> list[Sighting]:
-    """Every entry of the log that carries a canary's value (in any encoding the redactor knows: base64, hex...)."""
+    """Every entry of the log that carries a canary's value (in any encoding the redactor knows: base64, hex...).
+    One pass with every canary at once; only an entry that holds one is asked which (kept per log and length:
+    two rules and the review's section ask)."""
+    cached = _seen.get(id(wire))
+    if cached is not None and cached[0]() is wire and cached[1] == len(wire.entries):
+        return cached[2]
     found = canaries(wire)
     finders = [(path, what, Redactor(values)) for path, (what, values) in found.items() if values]
-    if not finders:
-        return []
-    out = []
-    for entry in wire.entries:
+    out: list[Sighting] = []
+    anyone = Redactor([v for _, (_, values) in found.items() for v in values])
+    for entry in wire.entries if finders else ():
         text, where = _carried(entry)
-        if not text:
+        if not text or not anyone.needed(text):
             continue
         for path, what, finder in finders:
             if finder.needed(text):
                 link = entry.link
                 asked = link.request if link and link.answers else request(entry)
                 out.append(Sighting(entry.seq, path, what, where, asked))
+    if len(_seen) > 64:  # the logs of earlier reviews in one process (the app, a test run)
+        _seen.clear()
+    _seen[id(wire)] = (weakref.ref(wire), len(wire.entries), out)
     return out
 
 
