@@ -317,6 +317,7 @@ def test_each_defect_server_answers_as_its_base():
     listed = subprocess.run(fixture_argv("defects"), capture_output=True, text=True, timeout=30, check=True)
     names = [line.split()[0] for line in listed.stdout.splitlines()]  # name, base profile, rule
     declared = (SERVERS / "defects.py").read_text(encoding="utf-8").count("\n@defect(")
+    declared += (SERVERS / "behaving.py").read_text(encoding="utf-8").count("\n@behaviour(")  # defects.py adds them
     assert len(set(names)) == len(names) == declared and "cursor-loop" in names, "each @defect listed once"
     for name in names:
         with talk(fixture_argv("defects", name)) as t:
