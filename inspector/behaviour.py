@@ -66,7 +66,9 @@ def blocking_reason(wire: WireLog) -> str | None:
     why = unobserved(wire)
     if why is None:
         return None
-    return f"{why}: run with --observe (strace; on Linux) to see what it does"
+    not_asked = any((r.unobserved or "").startswith("not asked") for r in wire.runs.values())
+    fix = "run with --observe to see what it does" if not_asked else "observing it needs strace, on Linux"
+    return f"{why}: {fix}"
 
 
 # -------------------------------------------------------------------------------------------------- an event

@@ -84,9 +84,22 @@ def decide(args: argparse.Namespace, *, target: bool = True, review: bool = Fals
         raise UsageError(str(e)) from e
     except LoginExpired as e:
         raise Failure(str(e)) from e
-    for line in plan.notices:
+    for line in (*plan.notices, *_unavailable(plan)):
         print(f"mcp-review: {line}", file=sys.stderr)
     return plan
+
+
+def _unavailable(plan: Plan) -> list[str]:
+    """One line each when this machine cannot confine or observe the stdio server as the plan asks."""
+    from mcp_review.sandbox import confine, observe
+
+    spec = plan.target.confinement if plan.target is not None and plan.target.kind == "stdio" else None
+    out = []
+    if spec is not None and spec.confine and (why := confine.unavailable()):
+        out.append(f"the server runs unconfined, with your files and network: {why}")
+    if spec is not None and spec.observe and (why := observe.unavailable()):
+        out.append(f"the server runs unobserved (its behaviour rules are blocking): {why}")
+    return out
 
 
 def launch(plan: Plan) -> Launched | None:

@@ -16,7 +16,6 @@ read at, and nothing piles up on disk.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import itertools
 import os
@@ -61,6 +60,8 @@ class Trace:
     """One server process's strace output, read as events."""
 
     def __init__(self, folder: Path, launcher: str | None) -> None:
+        import fcntl  # here: POSIX only, and a trace is made only where strace runs (Linux)
+
         self.path = folder / f"trace-{os.getpid()}-{next(_counter)}"
         os.mkfifo(self.path, 0o600)
         self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
