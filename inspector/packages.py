@@ -102,6 +102,13 @@ def from_command(argv: list[str]) -> tuple[Spec, list[str]] | None:
     return None
 
 
+def named(argv: list[str]) -> tuple[Spec, list[str]] | None:
+    """(the package, the arguments of its program) a server's command line names: a package target
+    (`npm:NAME@VERSION ARGS`, `pypi:NAME==VERSION ARGS`) or a command that fetches its package (`from_command`)."""
+    spec = parse(argv[0]) if argv else None
+    return (spec, argv[1:]) if spec is not None else from_command(argv)
+
+
 def install(spec: Spec) -> Package:
     """`spec` installed into the cache (reused when that version is there already)."""
     cache = trust.cache_dir() / "packages" / spec.registry

@@ -228,7 +228,7 @@ def decide(
         remember(built.secret_values())  # masked in every output from here on, errors included
         if built.kind == "stdio":
             spec, confined, said = _confinement(asked, target_from)
-            built, notes = _packaged(built.with_(confinement=spec)), [*notes, *said]
+            built, notes = packaged(built.with_(confinement=spec)), [*notes, *said]
     plan = Plan(built, target_from, secrets, Permissions(), era=asked.era, notices=tuple(notes), confined=confined)
     if observed:
         plan = observe(plan, observed)
@@ -349,17 +349,32 @@ def _confinement(asked: Asked, target_from: Source) -> tuple[Confinement, Confin
     return spec, Confined(confine_from, observe_from, tuple(allowances)), notes
 
 
-def _packaged(target: Target) -> Target:
+def confined_like(target: Target, current: Target, *, named_paths: bool) -> Target:
+    """`target`, a stdio server the reviewer chose in the app (ctrl+o), run as they decided for `current`, the one
+    it replaces: confined unless they said --no-confine, observed (the app watches every call) unless they said
+    --no-observe, with the same allowances (or, after an HTTP server, their own config's standing ones); in a run
+    of its own (its own canaries). `named_paths`: the paths its command line names are shown to it (not for a
+    project's config entry: `_confinement`)."""
+    if target.kind != "stdio":
+        return target
+    if current.kind == "stdio":
+        spec = current.confinement
+    else:
+        spec, decided, _ = _confinement(Asked(), DEFAULT)
+        spec = replace(spec, observe=spec.observe or decided.observe is None)
+    return target.with_(confinement=replace(spec, run=os.urandom(8).hex(), named_paths=named_paths))
+
+
+def packaged(target: Target) -> Target:
     """A target that names a package (`npm:NAME@VERSION`, `pypi:NAME==VERSION`, or `npx -y PKG` / `uvx PKG`),
-    installed into mcp-review's cache first (`mcp_review.packages`), as the command of what it installed."""
+    installed into mcp-review's cache first (`mcp_review.packages`), as the command of what it installed; any other
+    target as it is. The install may take minutes: the app runs it in a thread."""
     from mcp_review import packages
 
-    argv = [target.command or "", *target.args]
-    spec, rest = (packages.parse(argv[0]), argv[1:]) if packages.parse(argv[0]) else (None, [])
-    if spec is None and (fetched := packages.from_command(argv)) is not None:
-        spec, rest = fetched
-    if spec is None:
+    found = packages.named([target.command or "", *target.args]) if target.kind == "stdio" else None
+    if found is None:
         return target
+    spec, rest = found
     try:
         installed = packages.install(spec)
     except packages.PackageError as e:

@@ -8,6 +8,7 @@ so nothing leaves this machine even unconfined; without one they are left out.""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from mcp_review.rules.context import Options
 from mcp_review.targets import Confinement, stdio_target
 from tests.rules.cases import ONE_DEFECT
 from tests.rules.runs import MANUAL, RULES, worst
-from tests.support import fixture_argv
+from tests.support import PYTHON, SERVERS, fixture_argv, run_cli
 
 BEHAVIOUR = sorted(r for r in RULES if RULES[r].fn.__module__.endswith(".behaviour"))
 NETWORK = ("phones-home", "closed-world-connects")
@@ -72,3 +73,27 @@ def test_unobserved_every_rule_is_blocking_never_a_pass(tmp_path: Path):
     said = {f.message for f in reviewed.findings if f.rule in BEHAVIOUR}
     assert any("ran unconfined (--no-confine) and unobserved" in m and "--observe" in m for m in said), said
     assert os.environ.get("HOME") != str(tmp_path)
+
+
+def test_where_this_machine_cannot_confine_or_observe_one_line_says_so_and_nothing_passes(tmp_path: Path):
+    """No bubblewrap and no strace on PATH (as on another OS, or a container without them): `check` says before the
+    server starts that it runs unconfined and unobserved, and why; the review records it; every behaviour rule is
+    blocking, naming what would observe it."""
+    out = tmp_path / "review.json"
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = run_cli(
+        "check", "-q", "--pack", "review", "--calls", "all", "--format", "json", "--out", str(out),
+        "--", PYTHON, str(SERVERS / "behaves.py"),
+        env={"PATH": str(empty), "HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode in (1, 3), done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("mcp-review: the server runs")]
+    assert len(said) == 2 and "unconfined" in said[0] and "bubblewrap is not installed" in said[0], done.stderr
+    assert "unobserved" in said[1] and "strace is not installed" in said[1]
+    data = json.loads(out.read_text())
+    (ran,) = data["behaviour"]["processes"]
+    assert not ran["confined"] and not ran["observed"] and "bubblewrap" in ran["unconfinedBecause"]
+    found = {f["rule"]: f for f in data["findings"] if f["rule"] in BEHAVIOUR}
+    assert {r: f["status"] for r, f in found.items()} == dict.fromkeys(BEHAVIOUR, "blocking")
+    assert all("observing it needs strace" in f["message"] for f in found.values())

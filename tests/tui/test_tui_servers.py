@@ -136,6 +136,8 @@ async def test_connect_to_another_server_retry_after_a_failure_and_recent_target
             pilot, lambda: app.workspace.snapshot is not None and app.workspace.snapshot.server_name == "good-server"
         )
         assert app.workspace.failure is None and app.main.query_one("#tools", Grid).row_count == 4
+        chosen = app.workspace.target.confinement  # as the reviewer decided for the demo (plan.confined_like)
+        assert chosen.confine and chosen.run and chosen.run != demo_target().confinement.run, "a run of its own"
         recent = [r["what"] for r in load_settings()["recent"]]
         assert recent == [good], "servers that answered; not the demo, not the one that failed"
         await pilot.press("ctrl+o")

@@ -14,7 +14,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
-from mcp_review.configs import ConfigError
+from mcp_review.configs import ConfigError, reviewers_own
+from mcp_review.plan import PlanError, confined_like, packaged
 from mcp_review.redact import is_secret_header, remember
 from mcp_review.targets import Target, http_target, secret_arg_positions, stdio_target
 from mcp_review.text import one_line
@@ -89,9 +90,18 @@ def remember_target(target: Target) -> None:
     demo, nor one from a config file (listed from there anyway)."""
     if target.demo or target.source:
         return
-    what = target.url or shlex.join((target.command or "", *target.args))
+    what = target.url or shlex.join((_package_target(target) or target.command or "", *target.args))
     cwd = "" if target.url else str(Path(target.cwd or Path.cwd()).resolve())
     remember_recent({"what": what, "headers": "; ".join(f"{k}: {v}" for k, v in target.headers.items()), "cwd": cwd})
+
+
+def _package_target(target: Target) -> str | None:
+    """The package target (`npm:NAME@VERSION`) of a server installed for review: remembered as that, not as the
+    program in the cache, so choosing it again installs (or finds) that version and says what it is."""
+    if not target.package:
+        return None
+    sep = "@" if target.package["registry"] == "npm" else "=="
+    return f"{target.package['registry']}:{target.package['name']}{sep}{target.package['version']}"
 
 
 class ConnectScreen(Dialog[dict[str, str] | None]):
@@ -166,6 +176,28 @@ def ask_target(app: App[Any], current: Target, then: Callable[[Target], None]) -
         if target.is_http and not target.bearer and not values.get("bearer"):
             target = with_stored_token(app, target)
         remember(target.secret_values())  # masked from here on: in saved settings, messages, the screen
-        then(target)  # remembered as recent once it has answered
+        own = not values.get("config") or reviewers_own(Path(values["config"]))
+        start(app, confined_like(target, current, named_paths=own), then)
 
     app.push_screen(ConnectScreen(known_servers(), typed), chosen)
+
+
+def start(app: App[Any], target: Target, then: Callable[[Target], None]) -> None:
+    """`then(target)`, after the package it names (`npm:NAME@VERSION`, `npx -y PKG`...) is installed into
+    mcp-review's cache (`plan.packaged`), in a thread: an install may take minutes, and the app goes on meanwhile."""
+    from mcp_review.packages import named
+
+    if target.kind != "stdio" or named([target.command or "", *target.args]) is None:
+        then(target)
+        return
+
+    def install() -> None:
+        try:
+            installed = packaged(target)
+        except PlanError as e:
+            app.call_from_thread(app.notify, str(e), severity="error", markup=False)
+            return
+        app.call_from_thread(then, installed)
+
+    app.notify(f"installing {one_line(target.label(), 80)} into mcp-review's cache first…", markup=False)
+    app.run_worker(install, thread=True, group="package", exit_on_error=False)
