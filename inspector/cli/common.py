@@ -55,6 +55,12 @@ def target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     g.add_argument("--ca", metavar="FILE", help="CA bundle to verify TLS with")
     g.add_argument("--wire-log", metavar="FILE", help="save every message (JSONL, secrets masked)")
+    confinement_options(p)
+    g.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def confinement_options(p: argparse.ArgumentParser) -> None:
+    """How a stdio server runs (`mcp_review.plan`): the commands that start one, and `fleet`, which passes them on."""
     c = p.add_argument_group(
         "confinement (a stdio server runs confined: no network, read-only files, a home of canaries)"
     )
@@ -68,7 +74,6 @@ def target_options(p: argparse.ArgumentParser) -> None:
     c.add_argument("--allow-net", action="append", default=[], metavar="HOST", help="let it reach HOST (repeatable)")
     c.add_argument("--allow-read", action="append", default=[], metavar="PATH", help="let it read PATH (repeatable)")
     c.add_argument("--allow-write", action="append", default=[], metavar="PATH", help="let it change PATH (repeatable)")
-    g.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
 def decide(args: argparse.Namespace, *, target: bool = True, review: bool = False, observed: str | None = None) -> Plan:

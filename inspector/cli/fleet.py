@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_review.cli.check import review_options
-from mcp_review.cli.common import UsageError, out_option, outs
+from mcp_review.cli.common import UsageError, confinement_options, out_option, outs
 
 if TYPE_CHECKING:
     from mcp_review.fleet.aggregate import Row
@@ -38,6 +38,9 @@ FORWARDED = {  # option -> how it goes on to each `check`
     "ca": "--ca",
     "allow_env": "--allow-env",
     "allow_env_file": "--allow-env-file",
+    "allow_net": "--allow-net",
+    "allow_read": "--allow-read",
+    "allow_write": "--allow-write",
 }
 
 
@@ -82,6 +85,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help=f"each server's: its check may wait on it this long (default {BUDGET:g}); stopped at 2 x this + 15 s",
     )
+    confinement_options(p)  # check's, passed on to every check: each stdio server runs confined as they say
     review_options(p, one_server=False)  # check's, passed on to every check
     output_options(p)
 
@@ -128,6 +132,8 @@ def check_args(args: argparse.Namespace) -> tuple[str, ...]:
         for one in value if isinstance(value, list) else [value]:
             if one is not None and not (dest == "era" and one == "auto"):
                 out += [flag, str(one)]
+    out += ["--no-confine"] if args.no_confine else []
+    out += [] if args.observe is None else ["--observe" if args.observe else "--no-observe"]
     return tuple(out)
 
 

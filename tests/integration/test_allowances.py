@@ -5,6 +5,7 @@ step only (`mcp_review.plan.decide`): nothing starts, in a real git checkout."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -76,3 +77,15 @@ def test_a_server_chosen_in_the_app_runs_as_the_reviewer_decided(own: Path):
     assert after.confinement.confine and after.confinement.observe
     assert after.confinement.allow_net == ("standing.example",)
     assert confined_like(http_target("http://127.0.0.1:9/mcp"), current, named_paths=True).kind == "http"
+
+
+def test_a_fleet_passes_the_reviewers_confinement_on_to_every_check():
+    from mcp_review.cli import parse
+    from mcp_review.cli.fleet import check_args
+
+    args = parse(["fleet", "--no-confine", "--no-observe", "--allow-net", "a.example", "--allow-read", "/data"])
+    passed = check_args(args)
+    assert "--no-confine" in passed and "--no-observe" in passed
+    pairs = set(itertools.pairwise(passed))
+    assert {("--allow-net", "a.example"), ("--allow-read", "/data")} <= pairs
+    assert not {"--no-confine", "--observe", "--no-observe"} & set(check_args(parse(["fleet"]))), "the default: check's"
