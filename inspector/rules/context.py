@@ -26,6 +26,7 @@ from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireLog
 from mcp_review.costs import Costs
 from mcp_review.review import NEEDS_REVIEWER, Attestation, Fact, Finding, Status
+from mcp_review.rules.arguments import CALLS_PER_TOOL
 from mcp_review.sandbox import known_run
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
