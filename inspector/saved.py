@@ -153,6 +153,7 @@ def _parse(f: io.TextIOBase, progress: Progress | None) -> Review | None:
         decisions=doc.get("decisions"),
         eras=doc.get("eras"),
         reach=doc.get("reach"),
+        behaviour=doc.get("behaviour"),
         reviewer=doc.get("reviewer"),
     )
     review.apply_waivers()
