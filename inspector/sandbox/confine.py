@@ -44,6 +44,7 @@ TMP_SIZE = 256 * 1024 * 1024  # the private /tmp and working directory: what a s
 MAX_ENTRIES = 512  # a working directory with more entries is shown read-only as it is, without a scratch over it
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt", "/var", "/boot", "/srv")
 HIDDEN_ROOTS = ("/tmp", "/var/tmp", "/run", "/home", "/root", "/mnt", "/media")
+PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "package.json")  # where a named script's project starts
 HIDDEN_FILES = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-")  # root may read them; a server not
 DEVICES = ("/dev", "/proc", "/sys")
 
@@ -238,8 +239,10 @@ def own_trees(target: Target, env: dict[str, str]) -> list[str]:
 def named_paths(target: Target) -> list[str]:
     """The existing paths the server's command line names (an argument, the value of `--opt=VALUE` or `NAME=VALUE`,
     an environment value it is given) that the confinement would hide: they are the server's to read, as whoever wrote
-    the command line meant (only the reviewer: `Confinement.named_paths`). Never the reviewer's home, a folder that
-    holds it, or a hidden root itself (/tmp, /home): those only --allow-read shows."""
+    the command line meant (only the reviewer: `Confinement.named_paths`). A named file is shown with the project it
+    belongs to (`_project`): `python /tmp/checkout/server.py` imports its siblings and its package (a clone under
+    /tmp or /home ran nothing before). Never the reviewer's home, a folder that holds it, or a hidden root itself
+    (/tmp, /home): those only --allow-read shows."""
     base = target.cwd or os.getcwd()
     hidden = _hidden_roots()
     home = reviewers_home()
@@ -252,8 +255,20 @@ def named_paths(target: Target) -> list[str]:
         if path in hidden or under(home, path):  # a home itself, or what holds one: only --allow-read shows it
             continue
         if any(under(path, r) for r in hidden) and os.path.exists(path):
-            out.append(path)
+            out.append(_project(path, home, hidden) if os.path.isfile(path) else path)
     return list(dict.fromkeys(out))
+
+
+def _project(path: str, home: str, hidden: list[str]) -> str:
+    """The tree a named file belongs to: its nearest folder that marks a project (PROJECT_MARKERS), below any hidden
+    root and never one that holds the home; else the file's own folder."""
+    folder = top = os.path.dirname(path)
+    while not any(os.path.exists(os.path.join(top, marker)) for marker in PROJECT_MARKERS):
+        up = os.path.dirname(top)
+        if up == top or up in hidden or under(home, up):
+            return folder
+        top = up
+    return top
 
 
 def _hidden_roots() -> list[str]:
@@ -279,6 +294,9 @@ def wrap(target: Target, argv: list[str], env: dict[str, str], run: Run) -> tupl
     args += [arg for path in HIDDEN_FILES if os.path.isfile(path) for arg in ("--ro-bind", "/dev/null", path)]
     args += ["--bind", str(run.home), run.seen_home, "--bind", str(run.scratch), str(run.scratch)]
     work = _work(cwd, run, hidden)
+    named = named_paths(target) if spec.named_paths else []
+    holding = [path for path in named if work and under(cwd, path) and path != cwd]  # shown first: work lies on it
+    args += [arg for path in holding for arg in ("--ro-bind-try", path, path)]
     args += work
     canaries = [
         (p.path, p.what)
@@ -289,8 +307,8 @@ def wrap(target: Target, argv: list[str], env: dict[str, str], run: Run) -> tupl
     for tree in own:
         if any(under(tree, r) for r in [*hidden, run.seen_home]) and not (work and under(tree, cwd)):
             args += ["--ro-bind", tree, tree]
-    named = named_paths(target) if spec.named_paths else []
-    for path in [*named, *spec.allow_read]:
+    shown = [p for p in named if p not in holding and not (work and p == cwd)]  # the work scratch shows cwd itself
+    for path in [*shown, *spec.allow_read]:
         args += ["--ro-bind-try", path, path]
     for path in spec.allow_write:
         args += ["--bind-try", path, path]

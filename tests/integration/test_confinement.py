@@ -203,3 +203,25 @@ def test_a_path_the_command_names_is_shown_but_never_the_home_itself(home: Path)
     args = (str(home), str(home.parent), f"--root={home / 'data'}", str(home / "nothing-here"))
     target = stdio_target([PYTHON, *args], env={"WIPE": str(home), "DATA": str(home / "data")})
     assert confine.named_paths(target) == [str(home / "data")]
+
+
+def test_a_checkout_under_a_hidden_root_runs_its_script_with_its_project(tmp_path: Path):
+    """`python /tmp/checkout/tests/servers/x.py`: the script imports its siblings, so the project it belongs to (its
+    nearest folder with a pyproject.toml, package.json, setup.py or .git) is shown read-only. A fresh clone under
+    /tmp or /home ran none of its fixture servers before (`ModuleNotFoundError: rawserver`)."""
+    import shutil
+
+    from tests.support import run_cli
+
+    servers = tmp_path / "checkout" / "tests" / "servers"
+    servers.mkdir(parents=True)
+    for name in ("profiled.py", "rawserver.py"):
+        shutil.copy(SERVERS / name, servers / name)
+    (tmp_path / "checkout" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (tmp_path / "elsewhere").mkdir()
+    target = stdio_target([PYTHON, str(servers / "profiled.py"), "exemplary"])
+    assert confine.named_paths(target) == [str((tmp_path / "checkout").resolve())]
+    listed = run_cli(
+        "list", "--format", "json", "--", PYTHON, str(servers / "profiled.py"), "exemplary", cwd=tmp_path / "elsewhere"
+    )
+    assert listed.returncode == 0 and json.loads(listed.stdout)["tools"], listed.stderr
