@@ -32,6 +32,19 @@ def _blocked(ctx: CheckContext) -> Finding | None:
     return ctx.blocking(None, why) if why else None
 
 
+def _passed(ctx: CheckContext, subject: Subject, said: str) -> Finding:
+    """A behaviour rule's pass, only for a server that ran confined: unconfined (another OS, no user namespaces,
+    --no-confine) it ran with the reviewer's own files and network, so what was seen is not all it could do and
+    nothing it did was bounded: blocking, never a pass (issue 38). Its fails stand: they cite what it did."""
+    if behaviour.confined(ctx.wire):
+        return ctx.passed(subject, said)
+    return ctx.blocking(
+        subject,
+        f"{said}, but the server ran unconfined, with the reviewer's own files and network: not a pass until it runs "
+        "confined (without --no-confine, where bubblewrap and user namespaces are available)",
+    )
+
+
 def _subject(ctx: CheckContext, entry: WireEntry) -> Subject:
     """The tool a call event belongs to, else the method it happened under (None: start-up)."""
     name = behaviour.tool(entry)
@@ -78,7 +91,7 @@ def _judged(
             subject, f"{fails} {_under(entries[0])}: {_listed(entries)}", _cited(entries), fact=fact(entries[0])
         )
     if not groups:
-        yield ctx.passed(None, f"{passes} ({len(seen)} events observed answering requests)")
+        yield _passed(ctx, None, f"{passes} ({len(seen)} events observed answering requests)")
 
 
 # ------------------------------------------------------------------------------------------------ secrets
@@ -168,7 +181,7 @@ def secrets_sent(ctx: CheckContext) -> Iterator[Finding]:
         said = f"the value of {path} ({seen[0].what}, a canary) showed in {where}"
         yield ctx.fail(subject, said, [*([read.seq] if read else []), *cited], fact=fact)
     if not sent:
-        yield ctx.passed(None, f"no value of {len(behaviour.canaries(ctx.wire))} canaries showed anywhere")
+        yield _passed(ctx, None, f"no value of {len(behaviour.canaries(ctx.wire))} canaries showed anywhere")
 
 
 # ----------------------------------------------------------------------------------------------- the network
@@ -319,7 +332,7 @@ def startup_quiet(ctx: CheckContext) -> Iterator[Finding]:
     said = f"{len(early)} events before its first answer, none of them a credential, a host or a write outside"
     said += f"; it started {', '.join(programs)}" if programs else ""
     said += f"; it read {len(outside)} files outside its own and the system's trees" if outside else ""
-    yield ctx.passed(None, said)
+    yield _passed(ctx, None, said)
 
 
 # ------------------------------------------------------------------------------------------------ annotations
@@ -350,7 +363,7 @@ async def _verified(
                 item, f"is annotated {hint}: {str(value).lower()}, yet {lie}: {_listed(wrong)}", _cited(wrong)
             )
         else:
-            yield ctx.passed(item, f"{hint}: {str(value).lower()} held over {len(mine)} observed events of its calls")
+            yield _passed(ctx, item, f"{hint}: {str(value).lower()} held over {len(mine)} observed events of its calls")
 
 
 def _hint(tool: Item, hint: str) -> bool | None:

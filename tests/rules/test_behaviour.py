@@ -62,9 +62,13 @@ def test_each_rule_fails_unconfined_and_observed(tmp_path: Path):
     assert not (tmp_path / ".aws").exists(), "a read of a credential that is not there is still the act"
 
 
-def test_the_twin_passes_unconfined_and_observed(tmp_path: Path):
-    got = statuses(review(tmp_path, [], observe=True))
-    assert got == {rule: "blocking" if rule == "review.secrets-sent" else "pass" for rule in BEHAVIOUR}
+def test_the_twin_is_never_a_pass_unconfined(tmp_path: Path):
+    """Observed but unconfined (the reviewer's own files and network): what it did is judged, a fail stands (above),
+    but nothing is a pass: blocking, naming the confinement that would make it one."""
+    reviewed = review(tmp_path, [], observe=True)
+    assert statuses(reviewed) == dict.fromkeys(BEHAVIOUR, "blocking")
+    said = [f.message for f in reviewed.findings if f.rule in BEHAVIOUR and f.rule != "review.secrets-sent"]
+    assert said and all("ran unconfined" in m and "not a pass until it runs confined" in m for m in said), said
 
 
 def test_unobserved_every_rule_is_blocking_never_a_pass(tmp_path: Path):
