@@ -93,7 +93,10 @@ def _consent(m: re.Match[str], text: str) -> tuple[str, str] | None:
     if m.group().lower().startswith("without") and not _ordered(text, lo, m.start()):
         return None  # "Sends the message without asking the user" discloses; instructions warns it
     purpose = re.search(r"\b(?:to|which|that|will|would|can|may)\s+$", text[max(lo, m.start() - 12) : m.start()], re.I)
-    if m.group().lower().startswith(("skip", "bypass", "avoid", "omit", "forgo")) and purpose:
+    # a whole text that is the skip alone ("Skip confirmation prompt") is a flag's help text, as a CLI wrapper's
+    # `--yes` says it: addressed to nobody, so suggestive, not proven (a sentence of it after others is an order)
+    alone = text.strip(" \t\n.;:!").lower() == m.group().strip().lower()
+    if m.group().lower().startswith(("skip", "bypass", "avoid", "omit", "forgo")) and (purpose or alone):
         return "warn", (
             f"says how to skip the user's confirmation: '{snip(m.group())}' (steering if it asks the model to "
             "use it unasked; a parameter that skips a command-line prompt is not)"
