@@ -30,7 +30,13 @@ def _tools(ctx: CheckContext) -> list[Item]:
     return [t for t in ctx.snapshot.tools if t.name]
 
 
-@rule("design.object-operation-names", modes=("static",), source=f"{SEED} Naming rules & best practices")
+@rule(
+    "design.object-operation-names",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Naming rules & best practices",
+)
 def object_operation_names(ctx: CheckContext) -> Iterator[Finding]:
     """Names follow `object.operation` with a short verb; no vague verbs, no flags in names.
 
@@ -74,7 +80,13 @@ def _input_model(tool: Item) -> dict[str, Any] | None:
     return model if isinstance(model, dict) else None
 
 
-@rule("design.one-arg-input", modes=("static",), source=f"{SEED} Single-parameter input model (one-arg rule)")
+@rule(
+    "design.one-arg-input",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Single-parameter input model (one-arg rule)",
+)
 def one_arg_input(ctx: CheckContext) -> Iterator[Finding]:
     """Each tool takes exactly one parameter, `input`, typed by its input model (an object schema).
 
@@ -107,7 +119,13 @@ def _fields(tool: Item) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     return model, properties(model)
 
 
-@rule("design.field-docs", modes=("static",), source=f"{SEED} Input model development guidelines")
+@rule(
+    "design.field-docs",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Input model development guidelines",
+)
 def field_docs(ctx: CheckContext) -> Iterator[Finding]:
     """Every input field has a description and examples; the model has a model-level example.
 
@@ -137,7 +155,13 @@ def field_docs(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.fail(tool, "missing " + ", ".join(missing[:8])) if missing else ctx.passed(tool, "documented")
 
 
-@rule("design.constraints", modes=("static",), source=f"{SEED} Input model development guidelines: constrain types")
+@rule(
+    "design.constraints",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Input model development guidelines: constrain types",
+)
 def constraints(ctx: CheckContext) -> Iterator[Finding]:
     """Finite sets are enums; strings and numbers are bounded.
 
@@ -173,7 +197,13 @@ def constraints(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.warn(tool, f"unbounded: {', '.join(loose[:8])}") if loose else ctx.passed(tool, "bounded")
 
 
-@rule("design.title-metadata", modes=("static",), source=f"{SEED} Principles: descriptive title and description")
+@rule(
+    "design.title-metadata",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Principles: descriptive title and description",
+)
 def title_metadata(ctx: CheckContext) -> Iterator[Finding]:
     """Every tool has a title and a description whose first sentence says when to use it.
 
@@ -227,7 +257,13 @@ def _time_strings(value: Any, path: str = "") -> list[str]:
     return out
 
 
-@rule("design.lean-output", modes=("call",), source=f"{SEED} Output model development guidelines")
+@rule(
+    "design.lean-output",
+    concern="conventions",
+    severity="low",
+    modes=("call",),
+    source=f"{SEED} Output model development guidelines",
+)
 def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Outputs are flat and minimal; times are `_ms` epochs; rows are identified by `id`/`name`/`url`.
 
@@ -264,7 +300,9 @@ def lean_output(ctx: CheckContext) -> AsyncIterator[Finding]:
     return ctx.samples("the output shape", judge)
 
 
-@rule("design.envelope", modes=("call",), source=f"{SEED} Unified output envelope")
+@rule(
+    "design.envelope", concern="conventions", severity="low", modes=("call",), source=f"{SEED} Unified output envelope"
+)
 def envelope(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Results use the `{ok, result, issues}` envelope.
 

@@ -23,7 +23,13 @@ def _tools(ctx: CheckContext) -> list[Item]:
     return [t for t in ctx.snapshot.tools if t.name]
 
 
-@rule("registry.no-false-strict", modes=("static", "call"), source=f"{SEED} Required exports per tool: #1052")
+@rule(
+    "registry.no-false-strict",
+    concern="conventions",
+    severity="medium",
+    modes=("static", "call"),
+    source=f"{SEED} Required exports per tool: #1052",
+)
 async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A schema that says `additionalProperties: false` is not contradicted by a runtime that accepts unknown fields.
 
@@ -63,7 +69,13 @@ async def no_false_strict(ctx: CheckContext) -> AsyncIterator[Finding]:
             )
 
 
-@rule("registry.list-budget", modes=("static",), source=f"{SEED} Wire trimmer behavior: C5 3500-token ceiling")
+@rule(
+    "registry.list-budget",
+    concern="conventions",
+    severity="medium",
+    modes=("static",),
+    source=f"{SEED} Wire trimmer behavior: C5 3500-token ceiling",
+)
 def list_budget(ctx: CheckContext) -> Iterator[Finding]:
     """The whole `tools/list` stays under its token ceiling (default 3500 cl100k_base tokens; option list_budget).
 
@@ -89,7 +101,13 @@ def list_budget(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.passed(None, f"tools/list costs {total} {ctx.counter.encoding} tokens (ceiling {ceiling})", seqs)
 
 
-@rule("registry.description-budget", modes=("static",), source=f"{SEED} Wire trimmer behavior: short description")
+@rule(
+    "registry.description-budget",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Wire trimmer behavior: short description",
+)
 def description_budget(ctx: CheckContext) -> Iterator[Finding]:
     """Each tool description stays under its ceiling (default 50 cl100k_base tokens; option description_budget).
 
@@ -115,7 +133,13 @@ def description_budget(ctx: CheckContext) -> Iterator[Finding]:
             yield ctx.passed(tool, f"description costs {cost} tokens")
 
 
-@rule("registry.wire-trimmed", modes=("static",), source=f"{SEED} Wire trimmer behavior: stripped from the wire")
+@rule(
+    "registry.wire-trimmed",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Wire trimmer behavior: stripped from the wire",
+)
 def wire_trimmed(ctx: CheckContext) -> Iterator[Finding]:
     """No `docs` field, `$schema`, schema `title` or long prose defaults on the wire.
 
@@ -151,7 +175,13 @@ def wire_trimmed(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.fail(tool, "; ".join(problems)) if problems else ctx.passed(tool, "trimmed")
 
 
-@rule("registry.heading-quirk", modes=("static",), source=f"{SEED} Schemars #-prefix description quirk")
+@rule(
+    "registry.heading-quirk",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Schemars #-prefix description quirk",
+)
 def heading_quirk(ctx: CheckContext) -> Iterator[Finding]:
     """No property whose `title` swallowed a description that began with `#`.
 

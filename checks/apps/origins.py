@@ -68,7 +68,13 @@ def _joined(lines: list[str]) -> str:
     return "; ".join(lines[:SHOWN]) + (f"; and {more} more" if more > 0 else "")
 
 
-@rule("apps.origins-declared", modes=("static", "probe"), source=f"{SOURCE}: Host Behavior (CSP enforcement)")
+@rule(
+    "apps.origins-declared",
+    concern="apps",
+    severity="medium",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: Host Behavior (CSP enforcement)",
+)
 async def origins_declared(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Every origin the app page loads from or talks to is declared in its CSP.
 
@@ -110,7 +116,13 @@ async def origins_declared(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(subject, said, page.evidence)
 
 
-@rule("apps.origins-used", modes=("static", "probe"), source=f"{SOURCE}: UI Resource Format (csp)")
+@rule(
+    "apps.origins-used",
+    concern="apps",
+    severity="low",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: UI Resource Format (csp)",
+)
 async def origins_used(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Every origin an app declares in its CSP is one its page uses.
 
@@ -163,7 +175,9 @@ async def origins_used(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(subject, said, page.evidence)
 
 
-@rule("apps.page-safe", modes=("static", "probe"), source=f"{SOURCE}: Security Model")
+@rule(
+    "apps.page-safe", concern="security", severity="high", modes=("static", "probe"), source=f"{SOURCE}: Security Model"
+)
 async def page_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     """The app page is judged as an app: scripts are expected; what it does with the user's data is not.
 

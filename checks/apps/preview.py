@@ -22,7 +22,7 @@ WAIT = 20.0  # seconds one page may take to show its result
 FLAG = "--preview"
 
 
-@rule("apps.preview", modes=("probe", "call"), source=f"{SOURCE}: Sandbox proxy")
+@rule("apps.preview", concern="apps", severity="medium", modes=("probe", "call"), source=f"{SOURCE}: Sandbox proxy")
 async def preview(ctx: CheckContext) -> AsyncIterator[Finding]:
     """The app works in a host's sandbox: run in headless Chromium, nothing it loads is blocked by its own CSP, it
     logs no error, and it shows the tool's result.

@@ -21,7 +21,13 @@ def _mime_ok(mime: str | None, openai: bool) -> bool:
     return norm == APP_MIME or (openai and norm == SKYBRIDGE_MIME)
 
 
-@rule("apps.resource-resolves", modes=("static", "probe"), source=f"{SOURCE}: Resource Discovery")
+@rule(
+    "apps.resource-resolves",
+    concern="apps",
+    severity="high",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: Resource Discovery",
+)
 async def resource_resolves(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Every app a tool names resolves: `resources/read` of it answers an HTML page with the app MIME type.
 
@@ -130,7 +136,13 @@ def entry_problem(entry: object) -> tuple[str, str] | None:
     return None
 
 
-@rule("apps.csp-origins-only", modes=("static", "probe"), source=f"{SOURCE}: UI Resource Format (csp)")
+@rule(
+    "apps.csp-origins-only",
+    concern="security",
+    severity="medium",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: UI Resource Format (csp)",
+)
 async def csp_origins_only(ctx: CheckContext) -> AsyncIterator[Finding]:
     """An app's CSP lists origins only: no `*`, no `'unsafe-inline'` or other keyword, no `http:`, no bare scheme.
 
@@ -180,7 +192,13 @@ async def csp_origins_only(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(subject, "declares no CSP origins: hosts apply the restrictive default", page.evidence)
 
 
-@rule("apps.domain-set", modes=("static", "probe"), source=f"{SOURCE}: UI Resource Format (domain)")
+@rule(
+    "apps.domain-set",
+    concern="apps",
+    severity="medium",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: UI Resource Format (domain)",
+)
 async def domain_set(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Each app resource sets its dedicated domain (`_meta.ui.domain`, or the Apps SDK's `openai/widgetDomain`).
 

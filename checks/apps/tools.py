@@ -41,7 +41,7 @@ def _shape(tool: Item) -> list[str]:
     return out
 
 
-@rule("apps.visibility-honest", modes=("static",), source=f"{SOURCE}: Visibility")
+@rule("apps.visibility-honest", concern="apps", severity="medium", modes=("static",), source=f"{SOURCE}: Visibility")
 def visibility_honest(ctx: CheckContext) -> Iterator[Finding]:
     """A tool hidden from the model (app-only) is not offered to the model anyway.
 
@@ -117,7 +117,13 @@ PERMISSIONS = {
 }
 
 
-@rule("apps.permissions-justified", modes=("static", "probe"), source=f"{SOURCE}: UI Resource Format (permissions)")
+@rule(
+    "apps.permissions-justified",
+    concern="security",
+    severity="medium",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: UI Resource Format (permissions)",
+)
 async def permissions_justified(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Each permission an app asks for (camera, microphone, geolocation, clipboard) is justified by its purpose.
 
@@ -191,7 +197,7 @@ PAGE_BUDGET = 1024 * 1024  # bytes of one app page: hosts read and cache it per 
 MODEL_SHARE = 2000  # tokens of `content` beyond which the model pays for what the app shows
 
 
-@rule("apps.cost", modes=("static", "probe", "call"), source=f"{SOURCE}: Data Passing")
+@rule("apps.cost", concern="apps", severity="low", modes=("static", "probe", "call"), source=f"{SOURCE}: Data Passing")
 async def cost(ctx: CheckContext) -> AsyncIterator[Finding]:
     """An app costs little: a small bundle, and the data the app shows reaches the app, not the model.
 

@@ -34,7 +34,14 @@ def _credential_value(args: tuple[str, ...], i: int) -> bool:
     return bool(value) and not where and not pointer and value.lower() not in ("true", "false", "none", "null")
 
 
-@rule("review.audience-validated", modes=("probe",), source=f"{SEED} Security: audience-validated", transport="http")
+@rule(
+    "review.audience-validated",
+    concern="security",
+    severity="high",
+    modes=("probe",),
+    source=f"{SEED} Security: audience-validated",
+    transport="http",
+)
 async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
     """HTTP: the server refuses every token it did not issue for itself, with 401 naming its metadata.
 
@@ -79,6 +86,8 @@ async def audience_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
 
 @rule(
     "review.no-token-passthrough",
+    concern="security",
+    severity="high",
     modes=("manual", "observe"),
     source=f"{SEED} Security: no-token-passthrough",
     transport="http",
@@ -131,6 +140,8 @@ def _echoes_bearer(message: Any) -> bool:
 
 @rule(
     "review.resource-server-metadata",
+    concern="security",
+    severity="medium",
     modes=("probe",),
     source=f"{SEED} Security: resource-server-metadata",
     transport="http",
@@ -261,7 +272,13 @@ async def resource_server_metadata(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield await scope_refusal(ctx, str(ctx.options.narrow_token))
 
 
-@rule("review.transport-config", modes=("static", "probe"), source=f"{SEED} Security: transport-config")
+@rule(
+    "review.transport-config",
+    concern="security",
+    severity="medium",
+    modes=("static", "probe"),
+    source=f"{SEED} Security: transport-config",
+)
 async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
     """stdio: credentials come from the environment; HTTP: HTTPS, a bearer on every request, none in the query.
 
@@ -352,6 +369,8 @@ async def transport_config(ctx: CheckContext) -> AsyncIterator[Finding]:
 
 @rule(
     "review.same-origin",
+    concern="security",
+    severity="high",
     modes=("observe",),
     source=f"{SEED} Security: transport-config",
     transport="http",

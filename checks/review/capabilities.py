@@ -91,7 +91,7 @@ def _warn(ctx: CheckContext, tool: Item, what: str, evidence: list[Evidence]) ->
     )
 
 
-@rule("review.capability-shell", modes=("static", "observe"), source=SOURCE)
+@rule("review.capability-shell", concern="security", severity="high", modes=("static", "observe"), source=SOURCE)
 def capability_shell(ctx: CheckContext) -> Iterator[Finding]:
     """A tool that runs shell commands is named, whether or not a probe got an injection through it.
 
@@ -113,7 +113,7 @@ def capability_shell(ctx: CheckContext) -> Iterator[Finding]:
     return capability_findings(ctx, "shell")
 
 
-@rule("review.capability-code", modes=("static", "observe"), source=SOURCE)
+@rule("review.capability-code", concern="security", severity="high", modes=("static", "observe"), source=SOURCE)
 def capability_code(ctx: CheckContext) -> Iterator[Finding]:
     """A tool that evaluates or runs code (a program, a script, an expression in a programming language) is named.
 
@@ -134,7 +134,7 @@ def capability_code(ctx: CheckContext) -> Iterator[Finding]:
     return capability_findings(ctx, "code")
 
 
-@rule("review.capability-file-write", modes=("static", "observe"), source=SOURCE)
+@rule("review.capability-file-write", concern="security", severity="medium", modes=("static", "observe"), source=SOURCE)
 def capability_file_write(ctx: CheckContext) -> Iterator[Finding]:
     """A tool that writes, edits, moves or deletes files at a path it is given is named.
 
@@ -155,7 +155,7 @@ def capability_file_write(ctx: CheckContext) -> Iterator[Finding]:
     return capability_findings(ctx, "file-write")
 
 
-@rule("review.capability-env-read", modes=("static", "observe"), source=SOURCE)
+@rule("review.capability-env-read", concern="security", severity="medium", modes=("static", "observe"), source=SOURCE)
 def capability_env_read(ctx: CheckContext) -> Iterator[Finding]:
     """A tool that returns or prints the server's environment is named.
 
@@ -174,7 +174,7 @@ def capability_env_read(ctx: CheckContext) -> Iterator[Finding]:
     return capability_findings(ctx, "env-read")
 
 
-@rule("review.capability-network", modes=("static", "observe"), source=SOURCE)
+@rule("review.capability-network", concern="security", severity="medium", modes=("static", "observe"), source=SOURCE)
 def capability_network(ctx: CheckContext) -> Iterator[Finding]:
     """A tool that makes requests to a URL or host it is given, or sends data out (mail, messages, webhooks), is
     named.

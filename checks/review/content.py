@@ -27,7 +27,13 @@ EVIDENCE_CITED = 50  # messages cited by one finding; a server can send thousand
 SCANNED = 2000  # distinct texts scanned per method (a flood of different lines is cut there, and said so)
 
 
-@rule("review.results-safe", modes=("call", "observe"), source=f"{SOURCE} (tool results)")
+@rule(
+    "review.results-safe",
+    concern="security",
+    severity="high",
+    modes=("call", "observe"),
+    source=f"{SOURCE} (tool results)",
+)
 async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Tool results carry no instructions aimed at the model, no credentials, no hidden or control characters.
 
@@ -92,7 +98,7 @@ async def results_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
-@rule("review.prompts-safe", modes=("call",), source=f"{SOURCE} (prompt messages)")
+@rule("review.prompts-safe", concern="security", severity="high", modes=("call",), source=f"{SOURCE} (prompt messages)")
 async def prompts_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     """The messages a prompt fills in carry no instructions aimed at the model, no credentials, nothing hidden.
 
@@ -160,6 +166,8 @@ def _arguments(raw: dict[str, object]) -> Iterator[dict[str, str]]:
 # needs_server=False: it judges what was sent, also once a flood of requests ended the connection
 @rule(
     "review.client-requests-safe",
+    concern="security",
+    severity="high",
     modes=("observe",),
     source=f"{SOURCE} (sampling, elicitation, logs)",
     needs_server=False,

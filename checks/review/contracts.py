@@ -26,7 +26,13 @@ from mcp_review.scan.asks import parameter_asks
 from mcp_review.surfaces import Said
 
 
-@rule("review.precise-names", modes=("static",), source=f"{SEED} Tool contracts: precise-names")
+@rule(
+    "review.precise-names",
+    concern="contract",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Tool contracts: precise-names",
+)
 def precise_names(ctx: CheckContext) -> Iterator[Finding]:
     """Tool names are unique, stable and action-oriented.
 
@@ -71,7 +77,13 @@ def _texts(ctx: CheckContext) -> Iterator[tuple[Item | None, Said]]:
 
 
 # probe: it reads resources (resources/read executes no tool)
-@rule("review.descriptions-grounded", modes=("static", "probe"), source=f"{SEED} Tool contracts: descriptions-grounded")
+@rule(
+    "review.descriptions-grounded",
+    concern="security",
+    severity="high",
+    modes=("static", "probe"),
+    source=f"{SEED} Tool contracts: descriptions-grounded",
+)
 async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Descriptions say what a tool does, its side effects and when to call it; nothing hidden or leaked.
 
@@ -194,7 +206,13 @@ def _open(additional: Any) -> bool:
     return additional is None or additional is True or additional == {}
 
 
-@rule("review.input-schema", modes=("static",), source=f"{SEED} Tool contracts: input-schema")
+@rule(
+    "review.input-schema",
+    concern="contract",
+    severity="medium",
+    modes=("static",),
+    source=f"{SEED} Tool contracts: input-schema",
+)
 def input_schema_rule(ctx: CheckContext) -> Iterator[Finding]:
     """Every tool has an object inputSchema with typed properties and a `required` list; no free-form bags.
 

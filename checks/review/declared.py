@@ -108,7 +108,13 @@ async def declared(ctx: CheckContext) -> dict[str, list[tuple[str, int | None]]]
     return out
 
 
-@rule("review.declared-surfaces-reviewed", modes=("static", "probe"), source=f"{SEED} Review: blocking, not passes")
+@rule(
+    "review.declared-surfaces-reviewed",
+    concern="security",
+    severity="medium",
+    modes=("static", "probe"),
+    source=f"{SEED} Review: blocking, not passes",
+)
 async def declared_surfaces_reviewed(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Everything the server declares is reviewed: a surface no rule judges is blocking, never silently skipped.
 

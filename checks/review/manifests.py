@@ -55,7 +55,13 @@ def _schema(ctx: CheckContext, doc: Declared, draft: bool) -> Iterator[Finding]:
         yield (ctx.warn if draft else ctx.fail)("description", long)
 
 
-@rule("review.server-json", modes=("static",), source=f"{SEED} Review: nothing declared goes unreviewed")
+@rule(
+    "review.server-json",
+    concern="contract",
+    severity="medium",
+    modes=("static",),
+    source=f"{SEED} Review: nothing declared goes unreviewed",
+)
 def server_json(ctx: CheckContext) -> Iterator[Finding]:
     """The server's MCP Registry `server.json` is valid and agrees with what the server says on the wire.
 
@@ -146,6 +152,8 @@ async def find_card(ctx: CheckContext) -> tuple[Declared | None, list[int], list
 
 @rule(
     "review.server-card",
+    concern="contract",
+    severity="medium",
     modes=("probe",),
     source=f"{SEED} Review: nothing declared goes unreviewed",
     transport="http",

@@ -19,7 +19,13 @@ from mcp_review.rules.util import (
 )
 
 
-@rule("review.primitive-by-purpose", modes=("static", "call"), source=f"{SEED} Primitive design: primitive-by-purpose")
+@rule(
+    "review.primitive-by-purpose",
+    concern="conventions",
+    severity="low",
+    modes=("static", "call"),
+    source=f"{SEED} Primitive design: primitive-by-purpose",
+)
 async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A tool that only returns static data should be a resource.
 
@@ -64,7 +70,13 @@ async def primitive_by_purpose(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(tool, "results differ between calls (dynamic data)", [first.seq, second.seq])
 
 
-@rule("review.no-overlap", modes=("static",), source=f"{SEED} Primitive design: no-overlap")
+@rule(
+    "review.no-overlap",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Primitive design: no-overlap",
+)
 def no_overlap(ctx: CheckContext) -> Iterator[Finding]:
     """The same data is not exposed as both a tool and a resource or prompt without reason.
 

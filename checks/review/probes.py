@@ -65,7 +65,7 @@ PATHS = Probe(
 )
 
 
-@rule("review.paths-confined", modes=("call",), source=SOURCE)
+@rule("review.paths-confined", concern="security", severity="high", modes=("call",), source=SOURCE)
 async def paths_confined(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Paths stay inside the directory the tool serves: proven by a canary read, listed or written.
 
@@ -159,7 +159,7 @@ def command_payloads() -> list[Payload]:
     return out
 
 
-@rule("review.commands-not-injected", modes=("call",), source=SOURCE)
+@rule("review.commands-not-injected", concern="security", severity="critical", modes=("call",), source=SOURCE)
 async def commands_not_injected(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Arguments never reach a shell as code: proven with a printf that joins two random halves.
 
@@ -231,7 +231,7 @@ def code_payloads() -> list[Payload]:
     return out
 
 
-@rule("review.code-not-executed", modes=("call",), source=SOURCE)
+@rule("review.code-not-executed", concern="security", severity="critical", modes=("call",), source=SOURCE)
 async def code_not_executed(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Arguments are never run as code: proven with programs that join two random halves.
 
@@ -278,7 +278,7 @@ URLS = Probe(
 )
 
 
-@rule("review.urls-confined", modes=("call",), source=SOURCE)
+@rule("review.urls-confined", concern="security", severity="high", modes=("call",), source=SOURCE)
 async def urls_confined(ctx: CheckContext) -> AsyncIterator[Finding]:
     """URLs cannot make the server request loopback or private addresses: proven with a listener.
 
@@ -363,7 +363,7 @@ def template_payloads() -> list[Payload]:
     return [p for p in out if p.proof not in p.value]
 
 
-@rule("review.templates-inert", modes=("call",), source=SOURCE)
+@rule("review.templates-inert", concern="security", severity="high", modes=("call",), source=SOURCE)
 async def templates_inert(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Template and format strings are treated as text, never evaluated: proven with random arithmetic.
 
@@ -403,7 +403,7 @@ SECRETS = Probe(
 )
 
 
-@rule("review.secrets-not-echoed", modes=("call",), source=SOURCE)
+@rule("review.secrets-not-echoed", concern="security", severity="medium", modes=("call",), source=SOURCE)
 async def secrets_not_echoed(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Secret arguments never come back in results or error messages: proven with a canary secret.
 

@@ -28,6 +28,8 @@ from mcp_review.rules.util import (
 
 @rule(
     "review.output-schema-and-structured",
+    concern="contract",
+    severity="medium",
     modes=("static", "call"),
     source=f"{SEED} Tool contracts: output-schema-and-structured",
 )
@@ -113,7 +115,13 @@ async def output_schema(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(tool, "structuredContent conforms and is mirrored in a text block", [record.seq])
 
 
-@rule("review.error-channel-correct", modes=("probe", "call"), source=f"{SEED} Tool contracts: error-channel-correct")
+@rule(
+    "review.error-channel-correct",
+    concern="contract",
+    severity="medium",
+    modes=("probe", "call"),
+    source=f"{SEED} Tool contracts: error-channel-correct",
+)
 async def error_channel(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Execution failures come back as `isError: true`; unknown tools and malformed requests as JSON-RPC errors.
 
@@ -277,7 +285,13 @@ def _joined(ctx: CheckContext, tool: Item, parts: list[Finding]) -> Finding:
     return make(tool, "; ".join(p.message for p in parts), list(dict.fromkeys(s for p in parts for s in p.evidence)))
 
 
-@rule("review.annotations-set", modes=("static",), source=f"{SEED} Tool contracts: annotations-set")
+@rule(
+    "review.annotations-set",
+    concern="contract",
+    severity="medium",
+    modes=("static",),
+    source=f"{SEED} Tool contracts: annotations-set",
+)
 def annotations_set(ctx: CheckContext) -> Iterator[Finding]:
     """Each tool sets readOnlyHint, destructiveHint, idempotentHint and openWorldHint, plausibly.
 

@@ -19,6 +19,8 @@ from mcp_review.rules.util import invalid_arguments
 
 @rule(
     "review.arguments-validated-and-authorized",
+    concern="security",
+    severity="high",
     modes=("call", "manual"),
     source=f"{SEED} Security: arguments-validated-and-authorized",
 )
@@ -81,7 +83,13 @@ async def arguments_validated(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
-@rule("review.injection-safe", modes=("manual",), source=f"{SEED} Security: injection-safe")
+@rule(
+    "review.injection-safe",
+    concern="security",
+    severity="high",
+    modes=("manual",),
+    source=f"{SEED} Security: injection-safe",
+)
 async def injection_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Arguments that reach shells, SQL, paths or URLs are parameterized or escaped: what only a reader can judge.
 
@@ -112,7 +120,13 @@ async def injection_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
-@rule("review.rug-pull-mitigation", modes=("observe", "baseline"), source=f"{SEED} Security: rug-pull-mitigation")
+@rule(
+    "review.rug-pull-mitigation",
+    concern="security",
+    severity="high",
+    modes=("observe", "baseline"),
+    source=f"{SEED} Security: rug-pull-mitigation",
+)
 async def rug_pull(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Tool definitions are stable within a session and against a pinned baseline, or version-bumped.
 

@@ -12,7 +12,13 @@ from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
 
 
-@rule("review.skills-safe", modes=("static", "probe"), source=f"{SEED} Security: descriptions-grounded; SEP-2640")
+@rule(
+    "review.skills-safe",
+    concern="security",
+    severity="high",
+    modes=("static", "probe"),
+    source=f"{SEED} Security: descriptions-grounded; SEP-2640",
+)
 async def skills_safe(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Skills hide nothing from the user: their frontmatter and every file are scanned as a tool description is.
 

@@ -49,7 +49,7 @@ def _announced(ctx: CheckContext) -> Iterator[tuple[str, str, int]]:
                 yield name, str(value), entry.seq
 
 
-@rule("spec.deprecated-features", modes=("static", "observe"), source=SOURCE)
+@rule("spec.deprecated-features", concern="protocol", severity="low", modes=("static", "observe"), source=SOURCE)
 def deprecated_features(ctx: CheckContext) -> Iterator[Finding]:
     """What the server uses that MCP 2026-07-28 deprecates is recorded, with the earliest removal date (2027-07-28).
 

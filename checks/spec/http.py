@@ -23,7 +23,14 @@ NO_TOOL = "mcp-review-no-such-tool"  # a tools/call body no server can run: what
 OTHER_NAME = "mcp-review-other-name"  # an Mcp-Name unlike the body's
 
 
-@rule("spec.http-transport", modes=("probe", "observe"), source=f"{SEED} Server & framework layer", transport="http")
+@rule(
+    "spec.http-transport",
+    concern="protocol",
+    severity="high",
+    modes=("probe", "observe"),
+    source=f"{SEED} Server & framework layer",
+    transport="http",
+)
 async def http_transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Sessions, `MCP-Protocol-Version`, 404 on an unknown session, Origin validation, content types, several POSTs.
 

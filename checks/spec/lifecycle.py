@@ -11,7 +11,13 @@ from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
 
 
-@rule("spec.version-negotiation", modes=("probe",), source=f"{SEED} Protocol layer: version negotiation")
+@rule(
+    "spec.version-negotiation",
+    concern="protocol",
+    severity="high",
+    modes=("probe",),
+    source=f"{SEED} Protocol layer: version negotiation",
+)
 async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """An unsupported requested version gets a version the server supports, not an echo; supported ones are honoured.
 
@@ -101,7 +107,13 @@ async def version_negotiation(ctx: CheckContext) -> AsyncIterator[Finding]:
 CAPS = (("tools", "tools/list"), ("resources", "resources/list"), ("prompts", "prompts/list"))
 
 
-@rule("spec.capabilities", modes=("probe", "observe"), source=f"{SEED} Protocol layer: capabilities")
+@rule(
+    "spec.capabilities",
+    concern="protocol",
+    severity="medium",
+    modes=("probe", "observe"),
+    source=f"{SEED} Protocol layer: capabilities",
+)
 async def capabilities(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Declared capabilities match what is served, and their shapes match the schema.
 

@@ -16,7 +16,7 @@ from mcp_review.rules.core import rule
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 
-@rule("spec.tool-names", modes=("static",), source=f"{SEED} Protocol layer")
+@rule("spec.tool-names", concern="protocol", severity="medium", modes=("static",), source=f"{SEED} Protocol layer")
 def tool_names(ctx: CheckContext) -> Iterator[Finding]:
     """Tool names follow the revision's guidance (1-128 characters of A-Z a-z 0-9 _ . -) and are unique across pages.
 
@@ -61,7 +61,7 @@ def tool_names(ctx: CheckContext) -> Iterator[Finding]:
             yield ctx.passed(tool, "valid and unique" + note)
 
 
-@rule("spec.tool-order", modes=("observe",), source=f"{SEED} Protocol layer")
+@rule("spec.tool-order", concern="protocol", severity="low", modes=("observe",), source=f"{SEED} Protocol layer")
 async def tool_order(ctx: CheckContext) -> AsyncIterator[Finding]:
     """On 2026-07-28, `tools/list` gives the same tools in the same order each time.
 
@@ -114,7 +114,13 @@ async def tool_order(ctx: CheckContext) -> AsyncIterator[Finding]:
         )
 
 
-@rule("spec.unknown-method", modes=("probe",), source=f"{SEED} Server & framework layer: handler dispatch")
+@rule(
+    "spec.unknown-method",
+    concern="protocol",
+    severity="low",
+    modes=("probe",),
+    source=f"{SEED} Server & framework layer: handler dispatch",
+)
 async def unknown_method(ctx: CheckContext) -> AsyncIterator[Finding]:
     """An unknown method gets JSON-RPC -32601 (and HTTP 404 on 2026-07-28 Streamable HTTP).
 
@@ -142,7 +148,7 @@ async def unknown_method(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(None, "unknown method -> -32601", [reply.seq])
 
 
-@rule("spec.ping", modes=("probe",), source=f"{SEED} Server & framework layer")
+@rule("spec.ping", concern="protocol", severity="low", modes=("probe",), source=f"{SEED} Server & framework layer")
 async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
     """`ping` is answered promptly with an empty result.
 
@@ -170,7 +176,13 @@ async def ping(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.fail(None, f"ping -> {reply.error or reply.result!r:.120}, not an empty result", [reply.seq])
 
 
-@rule("spec.pagination", modes=("probe", "static"), source=f"{SEED} Server & framework layer")
+@rule(
+    "spec.pagination",
+    concern="protocol",
+    severity="medium",
+    modes=("probe", "static"),
+    source=f"{SEED} Server & framework layer",
+)
 async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Cursors work (no loops, no duplicates across pages); an invalid cursor gets -32602.
 
@@ -245,7 +257,13 @@ def _icon_problems(icons: Any) -> list[str]:
     return problems
 
 
-@rule("spec.icons", modes=("static",), source=f"{SEED} Concrete type-to-spec mapping: Icons")
+@rule(
+    "spec.icons",
+    concern="protocol",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} Concrete type-to-spec mapping: Icons",
+)
 def icons(ctx: CheckContext) -> Iterator[Finding]:
     """Icons are arrays of `{src, mimeType?, sizes?, theme?}` with https or data: sources.
 

@@ -30,7 +30,13 @@ def _got(got: ProbeResult, ctx: CheckContext) -> str:
     return f"{status}no JSON-RPC answer ({got.failure})"
 
 
-@rule("spec.request-meta", modes=("probe",), source=f"{SEED} Protocol layer: version negotiation")
+@rule(
+    "spec.request-meta",
+    concern="protocol",
+    severity="medium",
+    modes=("probe",),
+    source=f"{SEED} Protocol layer: version negotiation",
+)
 async def request_meta(ctx: CheckContext) -> AsyncIterator[Finding]:
     """2026-07-28: a request without its required `_meta` gets -32602 (HTTP 400); one without `clientInfo` is served.
 
@@ -129,7 +135,13 @@ def _meta_of(result: dict[str, Any]) -> dict[str, Any]:
 REMOVED = ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe")
 
 
-@rule("spec.removed-methods", modes=("probe",), source=f"{SEED} Server & framework layer: handler dispatch")
+@rule(
+    "spec.removed-methods",
+    concern="protocol",
+    severity="medium",
+    modes=("probe",),
+    source=f"{SEED} Server & framework layer: handler dispatch",
+)
 async def removed_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
     """2026-07-28: the methods it removed are answered -32601, over HTTP with status 404.
 
@@ -194,7 +206,13 @@ async def removed_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(None, f"{said}: each -> -32601" + (" with HTTP 404" if streamable(ctx) else ""), seqs)
 
 
-@rule("spec.resource-not-found", modes=("probe",), source=f"{SEED} Server & framework layer: resources")
+@rule(
+    "spec.resource-not-found",
+    concern="protocol",
+    severity="medium",
+    modes=("probe",),
+    source=f"{SEED} Server & framework layer: resources",
+)
 async def resource_not_found(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Reading a resource that does not exist gets an error: -32602 on 2026-07-28, never an empty `contents`.
 

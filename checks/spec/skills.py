@@ -47,7 +47,13 @@ def unread(ctx: CheckContext, catalog: Catalog) -> Finding | None:
     return ctx.blocking("skills not judged", "; ".join(parts)) if parts else None
 
 
-@rule("spec.skills-methods", modes=("static", "probe"), source=f"{SOURCE}: Capability Negotiation")
+@rule(
+    "spec.skills-methods",
+    concern="protocol",
+    severity="medium",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: Capability Negotiation",
+)
 async def skills_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A server that declares skills answers `skills/list` and `skills/get`, and declares `resources`.
 
@@ -129,7 +135,13 @@ def _frontmatter_problems(skill: Skill) -> list[str]:
     return out + ([f"the entry's frontmatter differs from SKILL.md's in {', '.join(differ[:10])}"] if differ else [])
 
 
-@rule("spec.skills-frontmatter", modes=("static", "probe"), source=f"{SOURCE}: Skill Format, Frontmatter")
+@rule(
+    "spec.skills-frontmatter",
+    concern="protocol",
+    severity="low",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: Skill Format, Frontmatter",
+)
 async def skills_frontmatter(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Each skill's frontmatter has a name and a description, and is the frontmatter its SKILL.md begins with.
 
@@ -171,7 +183,13 @@ async def skills_frontmatter(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield missed
 
 
-@rule("spec.skills-digest", modes=("static", "probe"), source=f"{SOURCE}: Integrity and Verification")
+@rule(
+    "spec.skills-digest",
+    concern="protocol",
+    severity="high",
+    modes=("static", "probe"),
+    source=f"{SOURCE}: Integrity and Verification",
+)
 async def skills_digest(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Every file a skill lists hashes to its digest: the bytes `resources/read` returns are the ones promised.
 
@@ -224,7 +242,13 @@ async def skills_digest(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield missed
 
 
-@rule("spec.skills-directory-read", modes=("probe",), source=f"{SOURCE}: Reading Directories")
+@rule(
+    "spec.skills-directory-read",
+    concern="protocol",
+    severity="low",
+    modes=("probe",),
+    source=f"{SOURCE}: Reading Directories",
+)
 async def skills_directory_read(ctx: CheckContext) -> AsyncIterator[Finding]:
     """`resources/directory/read` is served exactly when `directoryRead: true` is declared.
 
@@ -263,7 +287,13 @@ async def skills_directory_read(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(subject, f"{how} ({root})", [reply.seq])
 
 
-@rule("spec.skills-caching", modes=("static",), source=f"{SOURCE}: Listing Skills (CacheableResult)")
+@rule(
+    "spec.skills-caching",
+    concern="protocol",
+    severity="low",
+    modes=("static",),
+    source=f"{SOURCE}: Listing Skills (CacheableResult)",
+)
 async def skills_caching(ctx: CheckContext) -> AsyncIterator[Finding]:
     """On 2026-07-28, every `skills/list` page carries the caching fields `ttlMs` and `cacheScope`.
 
@@ -298,7 +328,7 @@ async def skills_caching(ctx: CheckContext) -> AsyncIterator[Finding]:
             yield ctx.passed(f"skills/list page {page}", f"ttlMs {ttl}, cacheScope {scope!r}", [seq])
 
 
-@rule("spec.skills-static", modes=("static",), source=f"{SOURCE}: Resources")
+@rule("spec.skills-static", concern="protocol", severity="medium", modes=("static",), source=f"{SOURCE}: Resources")
 async def skills_static(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A skill whose manifest is `"dynamic"` cannot be verified: its content can change at run time.
 

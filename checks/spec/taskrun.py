@@ -66,7 +66,7 @@ def unfinished(ctx: CheckContext, tool: Item, run: TaskRun) -> Finding | None:
     return None
 
 
-@rule("spec.task-status", modes=("call",), source=f"{SEED} Task handlers")
+@rule("spec.task-status", concern="protocol", severity="medium", modes=("call",), source=f"{SEED} Task handlers")
 async def task_status(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A task's status moves only the ways the revision allows.
 
@@ -122,7 +122,7 @@ def _iserror_verdict(ctx: CheckContext, tool: Item, run: TaskRun) -> Finding:
     return ctx.fail(tool, f"tasks/result is isError: true, yet the task ended {run.ended!r}, not 'failed'", seq)
 
 
-@rule("spec.task-iserror", modes=("call",), source=f"{SEED} Task handlers")
+@rule("spec.task-iserror", concern="protocol", severity="medium", modes=("call",), source=f"{SEED} Task handlers")
 async def task_iserror(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A tool error (`isError: true`) ends a task the way the revision says: `completed` on 2026-07-28, `failed`
     on 2025-11-25.
@@ -189,7 +189,7 @@ def _ttl_verdict(ctx: CheckContext, tool: Item, run: TaskRun) -> Finding:
     return ctx.passed(tool, f"{ttl_key} {ttl!r} kept; polled {polls} times, {poll_key} apart", [run.seen[-1].seq])
 
 
-@rule("spec.task-ttl", modes=("call",), source=f"{SEED} Task handlers")
+@rule("spec.task-ttl", concern="protocol", severity="low", modes=("call",), source=f"{SEED} Task handlers")
 async def task_ttl(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A task says how long it lives and how often to poll it, and is kept for as long as it says.
 
@@ -219,7 +219,7 @@ async def task_ttl(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield unfinished(ctx, tool, run) or _ttl_verdict(ctx, tool, run)
 
 
-@rule("spec.task-unsolicited", modes=("call",), source=f"{SEED} Task handlers")
+@rule("spec.task-unsolicited", concern="protocol", severity="medium", modes=("call",), source=f"{SEED} Task handlers")
 async def task_unsolicited(ctx: CheckContext) -> AsyncIterator[Finding]:
     """No task comes back unless the request asked for one.
 

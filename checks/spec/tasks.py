@@ -11,7 +11,7 @@ from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
 
 
-@rule("spec.tasks", modes=("probe", "call"), source=f"{SEED} Task handlers")
+@rule("spec.tasks", concern="protocol", severity="medium", modes=("probe", "call"), source=f"{SEED} Task handlers")
 async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Task-augmented calls follow the spec: `tasks/*` semantics and `taskSupport` enforcement.
 
@@ -85,7 +85,7 @@ async def tasks(ctx: CheckContext) -> AsyncIterator[Finding]:
             )
 
 
-@rule("spec.task-methods", modes=("probe",), source=f"{SEED} Task handlers")
+@rule("spec.task-methods", concern="protocol", severity="medium", modes=("probe",), source=f"{SEED} Task handlers")
 async def task_methods(ctx: CheckContext) -> AsyncIterator[Finding]:
     """`tasks/list` and `tasks/result` are served only where the revision has them, and 2026-07-28 `tasks/*` only
     to a request that declared the extension.

@@ -40,7 +40,13 @@ def _said(got: ProbeResult) -> str:
     return "a result" if got.answered else f"no answer ({got.failure})"
 
 
-@rule("spec.logging-level", modes=("probe", "observe"), source=f"{SEED} Server & framework layer: logging")
+@rule(
+    "spec.logging-level",
+    concern="protocol",
+    severity="low",
+    modes=("probe", "observe"),
+    source=f"{SEED} Server & framework layer: logging",
+)
 async def logging_level(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A server that declares `logging` accepts `logging/setLevel` (an unknown level -32602); on 2026-07-28 it logs
     only to a request that asks for a level.
@@ -129,7 +135,13 @@ def _meta(message: Any) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-@rule("spec.resource-subscriptions", modes=("probe",), source=f"{SEED} Server & framework layer: resources")
+@rule(
+    "spec.resource-subscriptions",
+    concern="protocol",
+    severity="medium",
+    modes=("probe",),
+    source=f"{SEED} Server & framework layer: resources",
+)
 async def resource_subscriptions(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A server that declares `resources.subscribe` accepts `resources/subscribe` and `resources/unsubscribe`.
 
@@ -199,7 +211,13 @@ def _completable(ctx: CheckContext) -> tuple[dict[str, Any], str] | None:
     return None
 
 
-@rule("spec.completion", modes=("probe",), source=f"{SEED} Server & framework layer: completion")
+@rule(
+    "spec.completion",
+    concern="protocol",
+    severity="low",
+    modes=("probe",),
+    source=f"{SEED} Server & framework layer: completion",
+)
 async def completion(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A server that declares `completions` answers `completion/complete`, and an unknown prompt -32602.
 
@@ -281,7 +299,7 @@ def _became_task(ctx: CheckContext, request: Any) -> bool:
     return False
 
 
-@rule("spec.progress", modes=("observe",), source=f"{SEED} Notifications: progress")
+@rule("spec.progress", concern="protocol", severity="low", modes=("observe",), source=f"{SEED} Notifications: progress")
 async def progress(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Progress notifications name only tokens of requests in flight, increase, and stop with the answer.
 

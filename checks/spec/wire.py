@@ -18,7 +18,13 @@ PER_METHOD = 1000  # unasked messages of one method validated by spec.wire-schem
 REPEATED = 8192  # bytes from which a message is validated once, however often the server sends it again
 
 
-@rule("spec.wire-schema", modes=("observe",), source=f"{SEED} Protocol layer: camelCase field names")
+@rule(
+    "spec.wire-schema",
+    concern="protocol",
+    severity="medium",
+    modes=("observe",),
+    source=f"{SEED} Protocol layer: camelCase field names",
+)
 def wire_schema(ctx: CheckContext) -> Iterator[Finding]:
     """Every message from the server validates against the official schema of the negotiated revision.
 
@@ -101,7 +107,14 @@ def _content(entry: Any) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-@rule("spec.stdio-clean", modes=("observe",), source=f"{SEED} Protocol layer", transport="stdio")
+@rule(
+    "spec.stdio-clean",
+    concern="protocol",
+    severity="high",
+    modes=("observe",),
+    source=f"{SEED} Protocol layer",
+    transport="stdio",
+)
 def stdio_clean(ctx: CheckContext) -> Iterator[Finding]:
     """A stdio server writes nothing but JSON-RPC messages on stdout.
 
@@ -134,7 +147,13 @@ def _camel_to_snake(method: str) -> str:
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", method).lower()
 
 
-@rule("spec.notification-names", modes=("observe",), source=f"{SEED} Notifications: method strings use underscores")
+@rule(
+    "spec.notification-names",
+    concern="protocol",
+    severity="low",
+    modes=("observe",),
+    source=f"{SEED} Notifications: method strings use underscores",
+)
 def notification_names(ctx: CheckContext) -> Iterator[Finding]:
     """Notification methods use the spec's names (`notifications/tools/list_changed`, not `listChanged`).
 
@@ -183,7 +202,13 @@ def notification_names(ctx: CheckContext) -> Iterator[Finding]:
 ANSWER_IDS_SHOWN = 5  # wrong answers named in a finding; a hostile server may send 100,000
 
 
-@rule("spec.response-ids", modes=("observe",), source=f"{SEED} Protocol layer: JSON-RPC")
+@rule(
+    "spec.response-ids",
+    concern="protocol",
+    severity="high",
+    modes=("observe",),
+    source=f"{SEED} Protocol layer: JSON-RPC",
+)
 def response_ids(ctx: CheckContext) -> Iterator[Finding]:
     """Every answer carries the id of the request it answers.
 

@@ -17,7 +17,13 @@ TEMPLATE = (
 )
 
 
-@rule("tokens.description-template", modes=("static",), source=f"{SEED} §9 Tool description: 4-element template")
+@rule(
+    "tokens.description-template",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} §9 Tool description: 4-element template",
+)
 def description_template(ctx: CheckContext) -> Iterator[Finding]:
     """Descriptions have a purpose sentence, "When to use", "Parameters" and "Limitations".
 

@@ -21,7 +21,9 @@ def _listy(tool: Item) -> bool:
     return "action" in props or any(LISTY.match(w) for w in words(tool.name or ""))
 
 
-@rule("tokens.pagination", modes=("static", "call"), source=f"{SEED} §1 Pagination")
+@rule(
+    "tokens.pagination", concern="conventions", severity="low", modes=("static", "call"), source=f"{SEED} §1 Pagination"
+)
 async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
     """List-style actions take `limit` and `cursor`, clamp out-of-range limits, return `{items, next_cursor, total}`.
 
@@ -87,7 +89,13 @@ async def pagination(ctx: CheckContext) -> AsyncIterator[Finding]:
             )
 
 
-@rule("tokens.field-selection", modes=("static", "call"), source=f"{SEED} §2 Field selection")
+@rule(
+    "tokens.field-selection",
+    concern="conventions",
+    severity="low",
+    modes=("static", "call"),
+    source=f"{SEED} §2 Field selection",
+)
 async def field_selection(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Every action accepts `fields` and honours it.
 

@@ -17,7 +17,13 @@ from mcp_review.rules.util import acts_outward, input_schema, properties, requir
 CANONICAL_KEYS = {"action", "params", "fields", "limit", "cursor"}
 
 
-@rule("tokens.tool-registration", modes=("static",), source=f"{SEED} §5 Tool registration")
+@rule(
+    "tokens.tool-registration",
+    concern="conventions",
+    severity="low",
+    modes=("static",),
+    source=f"{SEED} §5 Tool registration",
+)
 def tool_registration(ctx: CheckContext) -> Iterator[Finding]:
     """One tool per domain, the canonical `{action, params, fields, limit, cursor}` schema, the help catalog described.
 
@@ -55,7 +61,13 @@ def tool_registration(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.fail(tool, "; ".join(problems)) if problems else ctx.passed(tool, "one domain tool, canonical schema")
 
 
-@rule("tokens.destructive-elicitation", modes=("call", "manual"), source=f"{SEED} §5 Tool registration: destructive")
+@rule(
+    "tokens.destructive-elicitation",
+    concern="security",
+    severity="high",
+    modes=("call", "manual"),
+    source=f"{SEED} §5 Tool registration: destructive",
+)
 async def destructive_elicitation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Destructive actions ask for confirmation through elicitation before acting.
 

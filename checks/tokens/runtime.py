@@ -13,7 +13,7 @@ from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
 
 
-@rule("tokens.transport", modes=("probe",), source=f"{SEED} §6 Transport")
+@rule("tokens.transport", concern="conventions", severity="low", modes=("probe",), source=f"{SEED} §6 Transport")
 async def transport(ctx: CheckContext) -> AsyncIterator[Finding]:
     """No SSE transport is offered (stdio or Streamable HTTP only).
 
@@ -63,7 +63,13 @@ async def transport(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield ctx.passed(None, f"Streamable HTTP only (GET {url} -> {ex.status})", [ex.seq])
 
 
-@rule("tokens.request-id", modes=("call",), source=f"{SEED} §7 request_id in success envelope")
+@rule(
+    "tokens.request-id",
+    concern="conventions",
+    severity="low",
+    modes=("call",),
+    source=f"{SEED} §7 request_id in success envelope",
+)
 def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Success envelopes carry `_meta.request_id`.
 
@@ -94,7 +100,13 @@ def request_id(ctx: CheckContext) -> AsyncIterator[Finding]:
     return ctx.samples("the request_id", judge)
 
 
-@rule("tokens.panic-isolation", modes=("manual",), source=f"{SEED} §8 stdio panic isolation")
+@rule(
+    "tokens.panic-isolation",
+    concern="conventions",
+    severity="medium",
+    modes=("manual",),
+    source=f"{SEED} §8 stdio panic isolation",
+)
 def panic_isolation(ctx: CheckContext) -> Iterator[Finding]:
     """A failing handler returns a generic internal error, never a crash or leaked panic text.
 

@@ -37,7 +37,13 @@ def _envelopes(value: Any) -> Iterator[dict[str, Any]]:
             yield from _envelopes(v)
 
 
-@rule("tokens.smart-truncation", modes=("call",), source=f"{SEED} §3 Smart truncation")
+@rule(
+    "tokens.smart-truncation",
+    concern="conventions",
+    severity="low",
+    modes=("call",),
+    source=f"{SEED} §3 Smart truncation",
+)
 def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Strings over 2 KB come back as a truncation envelope with `full_action` and `full_params`.
 
@@ -84,7 +90,13 @@ def smart_truncation(ctx: CheckContext) -> AsyncIterator[Finding]:
     return ctx.samples("long-string truncation", judge)
 
 
-@rule("tokens.output-budget", modes=("call",), source=f"{SEED} §4 Output budget guard")
+@rule(
+    "tokens.output-budget",
+    concern="conventions",
+    severity="low",
+    modes=("call",),
+    source=f"{SEED} §4 Output budget guard",
+)
 def output_budget(ctx: CheckContext) -> AsyncIterator[Finding]:
     """Responses over 8 KB carry `_overflow: true` and a valid `_overflow_action`.
 

@@ -27,16 +27,19 @@ def run(args: argparse.Namespace) -> int:
         rule = rules.get(args.rule)
         if rule is None:
             raise UsageError(f"no rule {args.rule!r}; `mcp-review rules` lists them")
-        print(f"{rule.id}  ({rule.pack}, {rule.mode})\nsource: {rule.cites}\n\n{rule.doc}")
+        rated = f"concern {rule.concern}, severity {rule.severity}, version {rule.version}"
+        print(f"{rule.id}  ({rule.pack}, {rule.mode})\n{rated}\nsource: {rule.cites}\n\n{rule.doc}")
         return ExitCode.OK
     width = max(len(r) for r in rules)
     for rule in rules.values():
-        print(f"{rule.id:<{width}}  {rule.pack:<8}  {rule.mode:<16}  {rule.summary}")
+        rated = f"{rule.concern:<11}  {rule.severity:<8}"
+        print(f"{rule.id:<{width}}  {rule.pack:<8}  {rated}  {rule.mode:<16}  {rule.summary}")
     return ExitCode.OK
 
 
 def markdown(rules: dict[str, Any]) -> str:
-    """docs/rules.md: a heading per rule (the anchor SARIF's `helpUri` names), its pack, mode, sources and docs."""
+    """docs/rules.md: a heading per rule (the anchor SARIF's `helpUri` names), its pack, mode, concern, default
+    severity and version, sources and docs."""
     out = [
         "# Rules",
         "",
@@ -44,5 +47,13 @@ def markdown(rules: dict[str, Any]) -> str:
         "",
     ]
     for rule in rules.values():
-        out += [f"## {rule.id}", "", f"Pack `{rule.pack}`, mode `{rule.mode}`; {rule.cites}.", "", rule.doc, ""]
+        rated = f"concern `{rule.concern}`, severity `{rule.severity}`, version {rule.version}"
+        out += [
+            f"## {rule.id}",
+            "",
+            f"Pack `{rule.pack}`, mode `{rule.mode}`, {rated}; {rule.cites}.",
+            "",
+            rule.doc,
+            "",
+        ]
     return "\n".join(out)
