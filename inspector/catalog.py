@@ -7,10 +7,12 @@ that carried it. Malformed items are kept and marked with their problems: a revi
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcp_review import binding
+from mcp_review.binding import Content
 from mcp_review.connection.channel import BudgetSpent
 from mcp_review.connection.errors import RequestTimeout, RpcError
 from mcp_review.connection.session import Session
@@ -138,6 +140,22 @@ class ServerSnapshot:
 
     def tool(self, name: str) -> Item | None:
         return next((t for t in self.tools if t.name == name), None)
+
+    def contents(self, keys: Iterable[str | None]) -> dict[str, Content]:
+        """What a decision on each of these items is bound to (`binding`): "kind:key" -> the content of every
+        definition listed under that key, as sent. Hashed only for the keys asked: 10,000 tools cost a second."""
+        wanted = {k for k in keys if k is not None}
+        found: dict[str, list[Any]] = {}
+        for spec in LISTS:
+            for item in self.lists[spec.kind] if wanted else ():
+                if item.key in wanted:
+                    found.setdefault(f"{item.kind}:{item.key}", []).append(item.raw)
+        return {key: binding.of_definitions(raws) for key, raws in found.items()}
+
+    def surface(self) -> Content:
+        """What an attestation on the server is bound to: serverInfo, instructions and every listing, as sent."""
+        lists = {spec.key: self.lists[spec.kind].raw for spec in LISTS}
+        return binding.of_server({"serverInfo": self.server_info, "instructions": self.instructions, **lists})
 
     @property
     def server_name(self) -> str:

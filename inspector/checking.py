@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcp_review import baseline, behaviour, lock
+from mcp_review import baseline, behaviour, known, lock
 from mcp_review.catalog import ServerSnapshot, take_snapshot
 from mcp_review.connection.channel import Budget
 from mcp_review.connection.egress import EgressRefused
@@ -29,6 +29,7 @@ from mcp_review.rules.core import Rule, select
 from mcp_review.targets import Target
 from mcp_review.tokens import TokenCounter
 from mcp_review.untrusted import CUT
+from mcp_review.verdicts import DEFAULT_FAIL_ON
 
 PING_SECONDS = 10.0  # at most this long for the `ping` that asks whether an HTTP session outlived a rule
 ORDER = {"static": 0, "baseline": 0, "manual": 0, "call": 1, "probe": 2, "observe": 3}
@@ -51,6 +52,7 @@ class CheckPlan:
     diff_budget: TokenBudget | None = None  # the cost budgets of that diff
     decisions: dict[str, Any] | None = None  # where the review config came from (mcp_review.decisions)
     notices: Sequence[str] = ()  # what a repository file asked for and was refused, one line each
+    fail_on: Sequence[str] = DEFAULT_FAIL_ON  # the gate: which findings hold a merge (mcp_review.verdicts)
 
 
 def _stage(rule: Rule) -> int:
@@ -323,12 +325,16 @@ async def _review(
         changes=ctx.changes.to_json() if ctx.changes else None,
         decisions=plan.decisions,
         reach=reach(ctx) if ctx.calls else None,
+        fail_on=list(plan.fail_on),
+        subjects=snapshot.contents([*(w.subject for w in plan.waivers), *(a.subject for a in plan.attestations)]),
+        rule_versions={r.id: r.version for r in rules},
     )
     if pin_to and not unreachable:
         baseline.save(pin_to, snapshot)
-    review.apply_waivers()
     review.behaviour = behaviour.summary(session.wire)
     review.exchanges = evidence_entries(session.wire, findings, behaviour.shown(review.behaviour))
+    known.mark(review)  # the fails an SDK's default explains, said once per server (reads the cited answers)
+    review.apply_waivers()
     return review
 
 

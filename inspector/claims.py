@@ -33,15 +33,20 @@ def verdict_with(review: Review) -> Verdict:
     skipped = {c["rule"] for c in claims if c["kind"] == "ignore"}
     packs = next((set(c.get("packs") or []) for c in claims if c["kind"] == "packs"), None)
     claimed = [
-        Waiver(c["rule"], c.get("why") or "", c.get("by") or "", c.get("subject"), c.get("expires"))
+        Waiver(
+            c["rule"], c.get("why") or "", c.get("by") or "", c.get("subject"), c.get("expires"), known=c.get("known")
+        )
         for c in claims
         if c["kind"] == "waive"
     ]
-    live = {(w.rule, w.subject) for w in (*review.waivers, *claimed) if not w.expired()}  # subject None: every one
+    live = [w for w in (*review.waivers, *claimed) if not w.expired()]
+    by_rule: dict[str, list[Waiver]] = {}
+    for w in live:
+        by_rule.setdefault(w.rule, []).append(w)
 
     def status(f: Finding) -> str:
-        covered = (f.rule, None) in live or (f.rule, f.subject) in live
-        return "waived" if covered and f.status in WAIVABLE else f.status
+        covered = f.status in WAIVABLE and any(w.covers(f) for w in by_rule.get(f.rule, ()))
+        return "waived" if covered else f.status
 
     attested = [c for c in claims if c["kind"] == "attest"]
     manual = {c["rule"] for c in attested}

@@ -28,6 +28,15 @@
     reason = "annotations land in 0.4"
     by = "alice"
     expires = 2027-01-31                     # optional: after it the finding counts again
+    digest = "sha256:…"                      # optional: the subject's content it was made on (the review says it);
+    version = 1                              # and the rule's version: when either changes it no longer applies
+                                             # (without them it is bound on first use: mcp_review.binding)
+
+    [[waive]]                                # a known SDK behaviour, for the whole review (mcp_review.known)
+    rule = "review.error-channel-correct"
+    known = "unknown-tool-as-result"
+    reason = "we follow the TypeScript SDK here"
+    by = "alice"
 
     [confine]                                # the reviewer's own config only: see mcp_review.sandbox.allowed
     allow_net = ["api.github.com"]
@@ -50,6 +59,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -80,8 +90,10 @@ OPTION_KEYS = {
 TOKEN_ENVS = ("foreign_token_env", "narrow_token_env")  # read the reviewer's environment: the reviewer's grant
 DIFF_BUDGETS = ("max_tools_list_tokens", "max_tool_tokens", "max_token_growth_percent")
 PROBES = ("security", "security-all")
-WAIVE_KEYS = {"rule", "subject", "reason", "by", "expires"}
-ATTEST_KEYS = {"rule", "by", "note", "status", "subject"}
+BINDING_KEYS = {"digest", "version", "parts"}  # what a decision is bound to (mcp_review.binding)
+WAIVE_KEYS = {"rule", "subject", "reason", "by", "expires", "known", *BINDING_KEYS}
+ATTEST_KEYS = {"rule", "by", "note", "status", "subject", *BINDING_KEYS}
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 class ConfigFileError(Exception):
@@ -242,14 +254,17 @@ def load_config(
                 expires = dt.date.fromisoformat(str(expires))
             except ValueError as e:
                 raise ConfigFileError(f"{where}: expires: expected a date like 2027-01-31") from e
+        rule = rule_id(f"{where}: rule", entry["rule"])
         cfg.waivers.append(
             Waiver(
-                rule=rule_id(f"{where}: rule", entry["rule"]),
+                rule=rule,
                 reason=str(entry["reason"]),
                 by=str(entry["by"]),
                 subject=entry.get("subject"),
                 expires=expires.isoformat() if expires else None,
                 source=str(path),
+                known=_known(where, entry, rule),
+                **_binding(where, entry),
             )
         )
     for i, raw in enumerate(data.get("attest", [])):
@@ -266,6 +281,43 @@ def load_config(
                 status=status,
                 subject=entry.get("subject"),
                 source=str(path),
+                **_binding(where, entry),
             )
         )
     return cfg
+
+
+def _binding(where: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """A decision's binding as written (`digest`, `version`, `parts`), checked."""
+    out: dict[str, Any] = {}
+    if "digest" in entry:
+        if not isinstance(entry["digest"], str) or not DIGEST.fullmatch(entry["digest"]):
+            raise ConfigFileError(f"{where}: digest: expected sha256: and 64 hex digits, as a review says it")
+        out["digest"] = entry["digest"]
+    if "version" in entry:
+        if not isinstance(entry["version"], int) or isinstance(entry["version"], bool) or entry["version"] < 1:
+            raise ConfigFileError(f"{where}: version: expected the rule's version, a whole number from 1")
+        out["version"] = entry["version"]
+    if "parts" in entry:
+        parts = entry["parts"]
+        if not isinstance(parts, dict) or not all(isinstance(v, str) for v in parts.values()):
+            raise ConfigFileError(f"{where}: parts: expected a table of the subject's parts and their digests")
+        out["parts"] = dict(parts)
+    return out
+
+
+def _known(where: str, entry: dict[str, Any], rule: str) -> str | None:
+    """The known SDK behaviour a waiver names (mcp_review.known), which must be one of its rule's."""
+    from mcp_review.known import BY_ID
+
+    name = entry.get("known")
+    if name is None:
+        return None
+    behaviour = BY_ID.get(str(name))
+    if behaviour is None:
+        raise ConfigFileError(f"{where}: known: unknown SDK behaviour {name!r} (known: {', '.join(BY_ID)})")
+    if behaviour.rule != rule:
+        raise ConfigFileError(f"{where}: known: {name} is a behaviour of {behaviour.rule}, not of {rule}")
+    if entry.get("subject") is not None:
+        raise ConfigFileError(f"{where}: known: a known behaviour is waived for the whole review, with no subject")
+    return behaviour.id

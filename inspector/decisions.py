@@ -17,12 +17,15 @@ repository's is the reviewer's too once trusted as it is (`mcp-review trust FILE
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp_review import trust
 from mcp_review.config import TOKEN_ENVS, ConfigFileError, ReviewConfig, find_config, load_config
+from mcp_review.output import write_text
 from mcp_review.review import Attestation, Waiver
 from mcp_review.rules.core import DEFAULT_PACKS
 
@@ -42,9 +45,14 @@ def _stamped(cfg: ReviewConfig, origin: trust.Origin) -> None:
     ]
 
 
-def _same(d: Waiver | Attestation) -> tuple[Any, ...]:
-    """A decision as written, whatever file or commit it was read from."""
-    return (type(d).__name__, *(v for k, v in vars(d).items() if k not in ("source", "commit", "origin")))
+NOT_WRITTEN = ("source", "commit", "origin", "state", "bound")  # where it was read from, what a review made of it
+BINDING = ("digest", "version", "parts")  # what it is bound to (mcp_review.binding)
+
+
+def _same(d: Waiver | Attestation, unbound: bool = False) -> tuple[Any, ...]:
+    """A decision as written, whatever file or commit it was read from (`unbound`: whatever it is bound to)."""
+    left = NOT_WRITTEN + (BINDING if unbound else ())
+    return (type(d).__name__, *(repr(v) for k, v in vars(d).items() if k not in left))
 
 
 def _decisions(cfg: ReviewConfig) -> list[Waiver | Attestation]:
@@ -55,6 +63,7 @@ def _added(d: Waiver | Attestation) -> dict[str, Any]:
     """A claim as the review lists it, with what `mcp_review.claims` needs to say what it would do."""
     if isinstance(d, Waiver):
         said: dict[str, Any] = {"kind": "waive", "why": d.reason, "expires": d.expires}
+        said |= {"known": d.known} if d.known else {}
     else:
         said = {"kind": "attest", "why": d.note, "status": d.status}
     return {**said, "rule": d.rule, "subject": d.subject, "by": d.by, "file": d.source, "commit": d.commit}
@@ -73,8 +82,8 @@ def _on_base(cfg: ReviewConfig, origin: trust.Origin, base: str | None, known: K
         had = ReviewConfig()  # a base whose config does not read holds no decision
     kept = {_same(d) for d in _decisions(had)}
     added = [_added(d) for d in _decisions(cfg) if _same(d) not in kept]
-    cfg.waivers = [w for w in cfg.waivers if _same(w) in kept]
-    cfg.attestations = [a for a in cfg.attestations if _same(a) in kept]
+    cfg.waivers = _kept(cfg.waivers, had.waivers, origin)
+    cfg.attestations = _kept(cfg.attestations, had.attestations, origin)
     skip = {"kind": "ignore", "subject": None, "by": None, "why": "not run", "file": str(path), "commit": commit}
     added += [{**skip, "rule": name} for name in cfg.ignore if name not in had.ignore]
     cfg.ignore = [name for name in cfg.ignore if name in had.ignore]
@@ -83,6 +92,23 @@ def _on_base(cfg: ReviewConfig, origin: trust.Origin, base: str | None, known: K
         added.append({**skip, **packs, "kind": "packs"})
         cfg.packs = had.packs
     return added
+
+
+D = TypeVar("D", Waiver, Attestation)
+
+
+def _kept(head: list[D], base: list[D], origin: trust.Origin) -> list[D]:
+    """The decisions of `head` the base had: as written, or, for one the change only binds anew (another digest
+    or version, or none), as the base bound it (the change's binding is a claim, listed by the caller)."""
+    had = {_same(d) for d in base}
+    rebound = {_same(d, unbound=True): d for d in base if _same(d) not in {_same(h) for h in head}}
+    return [
+        d
+        if _same(d) in had
+        else replace(rebound[_same(d, True)], source=origin.file, commit=origin.commit, origin=origin.who)
+        for d in head
+        if _same(d) in had or _same(d, True) in rebound
+    ]
 
 
 def _narrows(before: list[str] | None, after: list[str] | None) -> bool:
@@ -161,3 +187,48 @@ def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
     out.config = _merge(own, repo)
     out.set_by = _set_by([*mine, (repo, origin)])
     return out
+
+
+# ------------------------------------------------------------------------------- bindings made on first use
+BINDINGS = "bindings.json"  # in the reviewer's state directory: what a decision written without a digest was bound to
+
+
+def _binding_key(d: Waiver | Attestation, target: dict[str, Any]) -> str:
+    """A decision as written in its file, for the server it was bound on (a reviewer's own file serves many)."""
+    server = {k: target.get(k) for k in ("kind", "command", "args", "url", "name")}
+    said = [server, str(Path(d.source or "").resolve()), *_same(d, unbound=True)]
+    return hashlib.sha256(json.dumps(said, default=str).encode()).hexdigest()
+
+
+def recall(decisions: list[Waiver] | list[Attestation], target: dict[str, Any]) -> None:
+    """Give each decision of a file that carries no digest the binding an earlier review made of it on first use
+    (`remember`), so a change of what it decided shows from the second review on; in place."""
+    path = trust.state_dir() / BINDINGS
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        stored = {}
+    for d in decisions:
+        saved = stored.get(_binding_key(d, target)) if d.digest is None and d.source not in (None, "tui") else None
+        if isinstance(saved, dict):
+            d.digest, d.version, d.parts = saved.get("digest"), saved.get("version"), saved.get("parts")
+            d.bound = saved.get("bound")
+
+
+def remember(review: Any) -> int:
+    """Keep what this review bound on first use (decisions of a file, written without a digest), for the next
+    review of the same server (`recall`); how many it kept. A repository's CI starts with no state: there each
+    review binds anew, and says so."""
+    fresh = [d for d in [*review.waivers, *review.attestations] if d.bound and d.source not in (None, "tui")]
+    if not fresh:
+        return 0
+    path = trust.state_dir() / BINDINGS
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        stored = {}
+    for d in fresh:
+        stored.setdefault(_binding_key(d, review.target), {**d.binding(), "bound": d.bound})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(path, json.dumps(stored, indent=1, sort_keys=True))
+    return len(fresh)

@@ -28,8 +28,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_review.binding import definition_sha256
 from mcp_review.calls import effective_hints
-from mcp_review.lock import Approval, Entry, Lock, definition_sha256
+from mcp_review.lock import Approval, Entry, Lock
 from mcp_review.scan.scanner import scan_text
 from mcp_review.tokens import DEFAULT_ENCODING
 

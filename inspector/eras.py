@@ -37,7 +37,10 @@ def _verdicts(review: Review) -> dict[tuple[str, str | None], tuple[str, str]]:
 
 
 def summary(review: Review) -> dict[str, Any]:
-    return {"revision": review.revision, "verdict": review.verdict, "counts": review.counts()}
+    """An era's revision, verdict, each concern's verdict, the gate's (when the run chose one) and counts."""
+    out = {"revision": review.revision, "verdict": review.verdict, "verdicts": review.verdicts()}
+    gate = review.gate()
+    return {**out, **({"gate": gate} if gate else {}), "counts": review.counts()}
 
 
 def compare(legacy: Review, modern: Review) -> dict[str, Any]:

@@ -23,19 +23,17 @@ of any file shows), and its cost is the frontmatter's tokens (what a host keeps 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import rfc8785  # the JSON Canonicalization Scheme (RFC 8785): number and string forms exactly as the standard says
-
 from mcp_review import __version__
+from mcp_review.binding import definition_sha256  # one hash for the lock and for decisions (binding.py)
 from mcp_review.catalog import Kind, ServerSnapshot
 from mcp_review.costs import Costs, Figures
 from mcp_review.encodings import ENCODINGS
-from mcp_review.tokens import canonical
+from mcp_review.skills import Skill
 
 LOCK_NAME = "mcp-review.lock"
 LOCK_FORMAT = 1
@@ -45,16 +43,6 @@ SKILL = "skill"  # pinned only when the server declares skills
 
 class LockError(ValueError):
     """The file is not an mcp-review lock (or not one this version reads)."""
-
-
-def definition_sha256(raw: Any) -> str:
-    """SHA-256 of the RFC 8785 form. A value JCS cannot express (an integer beyond 2**53, a NaN from a hostile
-    server) is hashed from its sorted compact JSON instead, prefixed so it never equals a JCS hash's input."""
-    try:
-        data = rfc8785.dumps(raw)
-    except rfc8785.CanonicalizationError:
-        data = b"non-jcs:" + canonical(raw).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the review's modules load only for a command that reviews: 
     from mcp_review.calls import Policy
     from mcp_review.checking import CheckPlan
     from mcp_review.decisions import Resolved
+    from mcp_review.verdicts import Gate
 
 Era = Literal["auto", "legacy", "modern", "both"]  # both: `check` and the app review under each era (eras.py)
 
@@ -69,6 +70,7 @@ class Source:
 
 FLAG = "reviewer"
 DEFAULT = Source("default", "not asked for")
+GATE = Source("default", "a reviewer before a merge: security, and what could not be verified")
 PER_TOOL = Source("server", "annotations of each tool, its most dangerous definition")  # which tools a policy lets
 
 
@@ -108,6 +110,7 @@ class Asked:
     allow_net: tuple[str, ...] = ()
     allow_read: tuple[str, ...] = ()
     allow_write: tuple[str, ...] = ()
+    gate: tuple[str, ...] = ()  # `--fail-on`: the gate (mcp_review.verdicts); none given: its default
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Asked:
@@ -409,7 +412,7 @@ def observed_by_consent(plan: Plan) -> Plan:
 def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
     from mcp_review.checking import CheckPlan
     from mcp_review.config import TOKEN_ENVS, ConfigFileError
-    from mcp_review.decisions import resolve
+    from mcp_review.decisions import recall, resolve
     from mcp_review.lock import find_lock
     from mcp_review.rules.core import DEFAULT_PACKS, PACKS, load_rules
 
@@ -425,6 +428,9 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         if name not in (*PACKS, "all"):
             raise PlanError(f"--pack: unknown pack {name!r}")
     config, set_by = resolved.config, resolved.set_by
+    if plan.target is not None:  # decisions written without a digest: as an earlier review bound them on first use
+        recall(config.waivers, plan.target.public())
+        recall(config.attestations, plan.target.public())
     options = config.build_options(asked.calls, asked.probe, env)
     options.preview = asked.preview
     if asked.calls_per_tool is not None:
@@ -441,6 +447,8 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
     pinned = None if asked.no_pins else asked.baseline or config.baseline
     pinned_from = Source(FLAG, "--baseline") if asked.baseline else _from(set_by, "baseline")
     server_json, server_json_from = _server_json(asked)
+    gate = _gate(asked)
+    gate_from = {"failOn": list(gate.said), **(Source(FLAG, "--fail-on") if asked.gate else GATE).to_json()}
     options = replace(options, server_json=server_json)
     plan = replace(
         plan,
@@ -465,10 +473,22 @@ def _with_review(plan: Plan, asked: Asked, env: Mapping[str, str]) -> Plan:
         budget=asked.budget,
         lock=lock,
         diff_budget=config.diff_budget(),
-        decisions={**resolved.decisions, "provenance": plan.provenance()},
+        decisions={**resolved.decisions, "provenance": {**plan.provenance(), "gate": gate_from}},
         notices=resolved.refused,
+        fail_on=gate.said,
     )
     return replace(plan, check=check)
+
+
+def _gate(asked: Asked) -> Gate:
+    """The gate: `--fail-on` (the reviewer's alone: a repository's file never chooses what holds its merge), else
+    the default for a reviewer before a merge (mcp_review.verdicts)."""
+    from mcp_review.verdicts import DEFAULT, parse
+
+    try:
+        return parse(asked.gate) if asked.gate else DEFAULT
+    except ValueError as e:
+        raise PlanError(str(e)) from e
 
 
 def _server_json(asked: Asked) -> tuple[str | None, Source | None]:

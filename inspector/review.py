@@ -16,10 +16,16 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Literal
 
+from mcp_review import binding
+from mcp_review.binding import Attestation, Content, Waiver
+from mcp_review.verdicts import VERDICTS, Verdict, by_concern, verdict_from, worse
+from mcp_review.verdicts import parse as parse_gate
+
+# the verdict's words live in mcp_review.verdicts, the decisions' in mcp_review.binding
+__all__ = ["VERDICTS", "Attestation", "Verdict", "Waiver", "verdict_from"]
+
 Status = Literal["pass", "fail", "warn", "note", "n/a", "blocking"]
-Verdict = Literal["PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL", "NOT_CHECKED"]
 STATUSES: tuple[Status, ...] = ("fail", "blocking", "warn", "note", "pass", "n/a")  # worst first
-VERDICTS: tuple[Verdict, ...] = ("PASS", "PASS_WITH_WARNINGS", "BLOCKED", "FAIL")  # best first
 NEEDS_REVIEWER = "needs a reviewer: "  # how a manual rule's finding begins until it is attested (CheckContext.manual)
 WAIVABLE = ("fail", "blocking", "warn")  # a warn too: "waive this with what it reads" must be possible
 
@@ -48,38 +54,6 @@ EXIT_CODES: dict[Verdict, ExitCode] = {
 
 
 @dataclass
-class Waiver:
-    rule: str
-    reason: str
-    by: str
-    subject: str | None = None  # None: every subject of the rule
-    expires: str | None = None  # ISO date; after it the waiver no longer applies
-    source: str | None = None  # where it was declared (config file) or "tui"
-    commit: str | None = None  # the commit that last changed that file, when git tracks it
-    origin: str | None = None  # "reviewer" or "repository" (see mcp_review.trust); None: the app's reviewer
-
-    def expired(self, today: dt.date | None = None) -> bool:
-        return bool(self.expires) and dt.date.fromisoformat(str(self.expires)) < (today or dt.date.today())
-
-    def covers(self, finding: Finding) -> bool:
-        return self.rule == finding.rule and (self.subject is None or self.subject == finding.subject)
-
-
-@dataclass
-class Attestation:
-    """A person's verdict on a manual rule: `pass` (it holds) or `fail` (it does not)."""
-
-    rule: str
-    by: str
-    note: str
-    status: Literal["pass", "fail"] = "pass"
-    subject: str | None = None
-    source: str | None = None
-    commit: str | None = None
-    origin: str | None = None
-
-
-@dataclass
 class Remark:
     """A reviewer's note on the review, or on one finding's rule and subject."""
 
@@ -100,6 +74,15 @@ class Fact:
     text: str
 
 
+@dataclass(frozen=True)
+class Known:
+    """A fail that follows from an SDK's default behaviour (`mcp_review.known`'s table): which behaviour, and the SDK
+    the server was told apart as (None: the behaviour is known, the SDK could not be told)."""
+
+    behaviour: str
+    sdk: str | None = None
+
+
 @dataclass(slots=True)  # a review of 10,000 tools holds 100,000 of them
 class Finding:
     rule: str
@@ -115,6 +98,10 @@ class Finding:
     note: str | None = None  # e.g. an expired waiver, an attestation note
     fact: Fact | None = None  # the fact a fail proves, when other rules would fail for it too
     settled_by: str | None = None  # the rule whose fail settles this finding (it is n/a and says so)
+    concern: str = ""  # its rule's (mcp_review.concerns); "" in a review saved before concerns: the registry's
+    severity: str = ""  # its rule's default, or what the rule proved raised or lowered it to ("": the registry's)
+    known: Known | None = None  # the known SDK behaviour this fail follows from (mcp_review.known), if any
+    lapsed: str | None = None  # a waiver made on an earlier version of its subject or rule: why it does not apply
 
     @property
     def effective(self) -> str:
@@ -133,6 +120,8 @@ class Finding:
             "mode": self.mode,
             "evidence": self.evidence,
         }
+        if self.concern:
+            out["concern"], out["severity"] = self.concern, self.severity
         if self.effective == "waived":
             out["waivedStatus"] = self.status
             out["waiver"] = asdict(self.waiver) if self.waiver else None
@@ -142,6 +131,10 @@ class Finding:
             out["fact"] = asdict(self.fact)
         if self.settled_by:
             out["settledBy"] = self.settled_by
+        if self.known:
+            out["known"] = asdict(self.known)
+        if self.lapsed:
+            out["lapsed"] = self.lapsed
         return out
 
 
@@ -170,17 +163,6 @@ def verdict_of(findings: list[Finding]) -> Verdict:
     return verdict_from({f.effective for f in findings})
 
 
-def verdict_from(statuses: set[str]) -> Verdict:
-    """The verdict of findings whose effective statuses are `statuses`."""
-    if "fail" in statuses:
-        return "FAIL"
-    if "blocking" in statuses:
-        return "BLOCKED"
-    if "warn" in statuses:
-        return "PASS_WITH_WARNINGS"
-    return "PASS"
-
-
 @dataclass(repr=False)
 class Review:
     """Everything a review produced; saved as JSON after every change in the TUI, exported by report/."""
@@ -207,6 +189,9 @@ class Review:
     # those sent (`offered`), and per probe rule and tool the payloads that budget left out (`leftOut`)
     reach: dict[str, Any] | None = None
     behaviour: dict[str, Any] | None = None  # what the server did (mcp_review.behaviour.summary), when started here
+    fail_on: list[str] | None = None  # the gate the run chose (`--fail-on`, mcp_review.verdicts); None: none chosen
+    subjects: dict[str, Content] = field(default_factory=dict)  # "kind:key" -> its content, for the decisions on it
+    rule_versions: dict[str, int] = field(default_factory=dict)  # every rule run -> its version (binding.py)
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     reviewer: str | None = None  # who reviewed it in the app (the name its decisions offer), for the sign-off
 
@@ -221,12 +206,27 @@ class Review:
             return "NOT_CHECKED"
         return self.with_other_era(verdict_of(self.findings))
 
-    def with_other_era(self, own: Verdict) -> Verdict:
-        """`own` (this era's findings' verdict), or under `--era both` the other era's when it is worse."""
+    def with_other_era(self, own: Verdict, key: str = "verdict", concern: str | None = None) -> Verdict:
+        """`own` (this era's findings' verdict), or under `--era both` the other era's when it is worse: its
+        `key` ("verdict", "gate", or with `concern` that concern's of "verdicts")."""
         shown = (self.eras or {}).get("shown")
         other = (self.eras or {}).get("legacy" if shown == "modern" else "modern")
-        theirs = other.get("verdict") if isinstance(other, dict) else None
-        return max(own, theirs, key=VERDICTS.index) if theirs in VERDICTS else own
+        theirs = other.get(key) if isinstance(other, dict) else None
+        if concern is not None:
+            theirs = theirs.get(concern) if isinstance(theirs, dict) else None
+        return worse(own, theirs) if theirs in VERDICTS else own
+
+    def verdicts(self) -> dict[str, Verdict]:
+        """Each concern's verdict (mcp_review.verdicts.by_concern), security first; under `--era both` the worse
+        of both eras'. A concern no finding belongs to is NOT_CHECKED."""
+        own = by_concern(self.findings)
+        return {c: self.with_other_era(v, "verdicts", c) if v != "NOT_CHECKED" else v for c, v in own.items()}
+
+    def gate(self) -> Verdict | None:
+        """The verdict of the gate the run chose (`fail_on`), both eras' worse under `--era both`; None: no gate."""
+        if self.fail_on is None or not (self.packs or self.findings):
+            return None
+        return self.with_other_era(parse_gate(self.fail_on).verdict(self.findings), "gate")
 
     def repository_decisions(self) -> str | None:
         """What the repository's own decisions did to this verdict, said beside it (None: nothing)."""
@@ -244,9 +244,13 @@ class Review:
         return f"{said} by {', '.join(sorted(files))}"
 
     def apply_waivers(self, today: dt.date | None = None) -> None:
-        """Mark every finding a live waiver covers; say so where an expired one would have."""
+        """Mark every finding a live waiver covers; say so where an expired one would have, or one made on an
+        earlier version of its subject or rule (`binding`): "waived for an earlier version", with what changed.
+        A waiver written without a digest is bound to what it first covers, and says so (`Waiver.bound`)."""
+        for waiver in self.waivers:
+            waiver.state = "unused"
         for finding in self.findings:
-            finding.waiver = None
+            finding.waiver, finding.lapsed = None, None
             if finding.status not in WAIVABLE:
                 continue
             for waiver in reversed(self.waivers):  # the latest decision on a finding is the one that holds
@@ -254,9 +258,39 @@ class Review:
                     continue
                 if waiver.expired(today):
                     finding.note = f"waiver by {waiver.by} expired on {waiver.expires}: {waiver.reason}"
-                else:
-                    finding.waiver = waiver
+                    continue
+                content, version = self.content_of(finding, waiver), self.rule_versions.get(finding.rule)
+                waiver.bind(content, version, today)
+                why = waiver.lapsed(content, version)
+                if why is None:
+                    finding.waiver, waiver.state = waiver, "live"
                     break
+                waiver.state = "live" if waiver.state == "live" else "stale"
+                finding.lapsed = f"waived for an earlier version by {waiver.by} ({waiver.reason}); since then {why}"
+                if content is not None:  # what a reviewer who accepts this version writes
+                    finding.lapsed += f' (to waive this one: digest = "{content["digest"]}")'
+                elif version is not None:
+                    finding.lapsed += f" (to waive it under this rule: version = {version})"
+
+    def content_of(self, finding: Finding, waiver: Waiver | None = None) -> Content | None:
+        """What a decision on `finding` is bound to (`binding`): its subject's definition as this review saw it,
+        or for a finding on the server its evidence; None for a waiver bound to its rule only (no subject and no
+        digest, or a known SDK behaviour) and for a subject whose content the review did not record."""
+        if waiver is not None and (waiver.known is not None or (waiver.subject is None and waiver.digest is None)):
+            return None
+        if finding.subject is None:
+            return binding.of_evidence(finding.message)
+        saved = self.subjects.get(f"{finding.subject_kind}:{finding.subject}")
+        return saved if saved is not None or finding.subject_kind else binding.of_evidence(finding.message)
+
+    def decision_counts(self) -> dict[str, int]:
+        """How many decisions are live (applied), stale (made on an earlier version of what they decided), unused,
+        and bound on first use (written without a digest: bound to what this review saw)."""
+        out = dict.fromkeys(("live", "stale", "unused", "boundOnFirstUse"), 0)
+        for d in [*self.waivers, *self.attestations]:
+            out[d.state or "unused"] = out.get(d.state or "unused", 0) + 1
+            out["boundOnFirstUse"] += bool(d.bound and d.bound.startswith("on first use"))
+        return {k: n for k, n in out.items() if n}
 
     def merge(self, rerun: Review, only: str) -> None:
         """Take a re-run's findings for `only` (a rule id, or a pack when it has no dot) in place of this
@@ -278,6 +312,7 @@ class Review:
         """Record a person's verdict on a manual rule and show it on its finding at once (the next run makes
         the same finding from the attestation)."""
         self.attestations.append(attestation)
+        attestation.state = "live"
         finding.status, finding.message = attestation.status, f"attested by {attestation.by}: {attestation.note}"
         self.apply_waivers()
 
@@ -304,10 +339,12 @@ class Review:
             "transport": self.transport,
             "packs": self.packs,
             "verdict": self.verdict,
+            "verdicts": self.verdicts(),
+            **({"failOn": self.fail_on, "gate": self.gate()} if self.fail_on is not None else {}),
             "counts": self.counts(),
             "findings": [f.to_json() for f in self.findings] if findings is None else findings,
-            "waivers": [asdict(w) for w in self.waivers],
-            "attestations": [asdict(a) for a in self.attestations],
+            "waivers": [binding.to_json(w) for w in self.waivers],
+            "attestations": [binding.to_json(a) for a in self.attestations],
             "coverage": self.coverage,
             "tools": self.tools,
             "tokens": self.tokens,
@@ -328,6 +365,12 @@ class Review:
             out["reviewer"] = self.reviewer
         if self.behaviour is not None:
             out["behaviour"] = self.behaviour
+        if self.subjects:
+            out["subjects"] = self.subjects
+        if self.rule_versions:
+            out["ruleVersions"] = self.rule_versions
+        if decided := self.decision_counts():
+            out["decisionCounts"] = decided
         return out
 
     def save(self, path: str | Path) -> None:
@@ -355,6 +398,9 @@ class Review:
                 if isinstance(f.get("fact"), dict)
                 else None,
                 settled_by=f.get("settledBy"),
+                concern=str(f.get("concern") or ""),
+                severity=str(f.get("severity") or ""),
+                known=_known(f.get("known")),
             )
             for f in data.get("findings", [])
         ]
@@ -381,9 +427,19 @@ class Review:
             reach=data.get("reach"),
             reviewer=data.get("reviewer"),
             behaviour=data.get("behaviour"),
+            fail_on=[str(t) for t in data["failOn"]] if isinstance(data.get("failOn"), list) else None,
+            subjects=dict(data.get("subjects") or {}),
+            rule_versions={str(k): int(v) for k, v in (data.get("ruleVersions") or {}).items()},
         )
         review.apply_waivers()
         return review
+
+
+def _known(saved: Any) -> Known | None:
+    if not isinstance(saved, dict) or not isinstance(saved.get("behaviour"), str):
+        return None
+    sdk = saved.get("sdk")
+    return Known(saved["behaviour"], sdk if isinstance(sdk, str) else None)
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

@@ -166,3 +166,9 @@ def saved_text(path: Path) -> str:
     import gzip
 
     return gzip.decompress(path.read_bytes()).decode() if path.is_file() else ""
+
+
+def verdict_line(md: str) -> str:
+    """A markdown review's overall verdict line: after the title (with security's verdict) and the line of every
+    concern's (report/headline.py)."""
+    return next(line for line in md.splitlines() if line.startswith("**Verdict: "))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mcp_review.catalog import Item
+from mcp_review.concerns import Severity, severity_rank
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext, Subject
 from mcp_review.scan.intent import ORDER_KIND
@@ -20,6 +21,43 @@ def named_tools(ctx: CheckContext) -> list[Item]:
 
 
 SHOWN_HITS = 10  # scanner hits quoted in one finding; the rest are counted
+
+# What a fail of the content rules proved, by the scanner kind that found it (`verdict`): a credential served, a
+# channel out (a URL data is sent to) or an order to read a sensitive file is a compromise in waiting (critical); a
+# hidden instruction, steering, an evasion or active content is the rules' default (high); control characters,
+# invisible ones and random-looking strings only hide or suggest (medium); a missing description is a convention
+# broken (low). A warn is one step below what it suggests.
+SEVERITY_OF: dict[str, Severity] = {
+    "credential": "critical",
+    "exfiltration-url": "critical",
+    "sensitive-file": "critical",
+    "escape-sequence": "medium",
+    "invisible-character": "medium",
+    "high-entropy": "medium",
+    "no-description": "low",
+    "unsaid-effect": "low",
+}
+LOWER: dict[str, Severity] = {"critical": "high", "high": "medium", "medium": "low", "low": "low"}
+SAME: dict[str, Severity] = {"critical": "critical", "high": "high", "medium": "medium", "low": "low"}
+
+
+class Reason(str):
+    """One reason a content rule gives, with the scanner kind that found it ("" for one the rule states itself)."""
+
+    kind: str
+
+    def __new__(cls, text: str, kind: str = "") -> Reason:
+        made = super().__new__(cls, text)
+        made.kind = kind
+        return made
+
+
+def proven(reasons: list[str], default: str, warned: bool = False) -> Severity | None:
+    """The worst severity `reasons` prove (`warned`: they only suggest, one step below); None: the rule's default."""
+    found = [SEVERITY_OF.get(r.kind, default) for r in reasons if isinstance(r, Reason) and r.kind]
+    if not found:
+        return None
+    return (LOWER if warned else SAME)[min(found, key=severity_rank)]
 
 
 def scanned(
@@ -49,7 +87,8 @@ def scanned(
                 continue
             if instructs and (hit.kind == ORDER_KIND or (hit.kind == STEERING_KIND and hit.severity == "warn")):
                 continue
-            (fails if hit.severity == "fail" else warns).append(f"{said.where}: {hit.message}: {hit.quote}")
+            reason = Reason(f"{said.where}: {hit.message}: {hit.quote}", hit.kind)
+            (fails if hit.severity == "fail" else warns).append(reason)
     return fails, warns
 
 
@@ -81,10 +120,12 @@ def summary(lines: list[str]) -> str:
 def verdict(
     ctx: CheckContext, subject: Subject, hits: tuple[list[str], list[str]], evidence: list[int | None], clean: str
 ) -> Finding:
-    """One finding on `subject` from (fails, warns): fail, warn, or pass saying `clean`."""
+    """One finding on `subject` from (fails, warns): fail, warn, or pass saying `clean`; its severity what the
+    reasons prove (`SEVERITY_OF`), else the rule's."""
     fails, warns = hits
+    default = ctx.rule.severity if ctx.rule else "high"
     if fails:
-        return ctx.fail(subject, summary(fails + warns), evidence)
+        return ctx.fail(subject, summary(fails + warns), evidence, severity=proven(fails, default))
     if warns:
-        return ctx.warn(subject, summary(warns), evidence)
+        return ctx.warn(subject, summary(warns), evidence, severity=proven(warns, default, warned=True))
     return ctx.passed(subject, clean, evidence)

@@ -10,7 +10,7 @@ from mcp_review import surfaces
 from mcp_review.calls import tool_annotations
 from mcp_review.catalog import Item
 from mcp_review.checks.apps.model import PAGE_KINDS, is_app_page
-from mcp_review.checks.review.common import SEED, scanned, verdict
+from mcp_review.checks.review.common import SEED, Reason, scanned, verdict
 from mcp_review.review import Finding
 from mcp_review.rules.context import CheckContext
 from mcp_review.rules.core import rule
@@ -154,10 +154,12 @@ async def descriptions_grounded(ctx: CheckContext) -> AsyncIterator[Finding]:
         if item is not None and item.kind == "tool":
             fails += [f"{where}: {why}" for where, why in parameter_asks(item.raw)]
             if not (item.description or "").strip():
-                fails.insert(0, "description: no description")
+                fails.insert(0, Reason("description: no description", "no-description"))
             mutating = tool_annotations(item.raw).get("readOnlyHint") is not True
             if mutating and item.description and not WRITE_WORDS.search(item.description):
-                warns.append("description: the tool is not read-only but never says what it changes")
+                warns.append(
+                    Reason("description: the tool is not read-only but never says what it changes", "unsaid-effect")
+                )
         clean = "grounded: nothing hidden, leaked or steering found"
         yield verdict(ctx, item, (fails, warns), evidence.get(key, []), clean)
 

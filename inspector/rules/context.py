@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_review import canary
+from mcp_review.binding import Content
 from mcp_review.calls import CallGate, CallRecord, Policy, Share, consent_reason
 from mcp_review.canary import CanaryArea
 from mcp_review.catalog import Item, ServerSnapshot
+from mcp_review.concerns import Severity
 from mcp_review.connection.probe import Prober
 from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireLog
@@ -51,6 +53,12 @@ class Stamp(Protocol):
     def mode(self) -> str: ...
     @property
     def cites(self) -> str: ...
+    @property
+    def concern(self) -> str: ...
+    @property
+    def severity(self) -> str: ...
+    @property
+    def version(self) -> int: ...
 
 
 @dataclass
@@ -211,7 +219,16 @@ class CheckContext:
         return self.revision >= revision
 
     # --------------------------------------------------------------------------------- findings
-    def _finding(self, status: Status, subject: Subject, message: str, evidence: Iterable[int | None]) -> Finding:
+    def _finding(
+        self,
+        status: Status,
+        subject: Subject,
+        message: str,
+        evidence: Iterable[int | None],
+        severity: Severity | None = None,
+    ) -> Finding:
+        """A finding of the running rule: its id, pack, mode, source and concern, and its default severity unless
+        what it proved raised or lowered it (`severity`)."""
         assert self.rule is not None
         kind = subject.kind if isinstance(subject, Item) else None
         name = subject.key if isinstance(subject, Item) else subject
@@ -228,21 +245,32 @@ class CheckContext:
             source=self.rule.cites,
             mode=self.rule.mode,
             evidence=seqs,
+            concern=self.rule.concern,
+            severity=severity or self.rule.severity,
         )
 
     def passed(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
         return self._finding("pass", subject, message, evidence)
 
     def fail(
-        self, subject: Subject, message: str, evidence: Iterable[int | None] = (), fact: Fact | None = None
+        self,
+        subject: Subject,
+        message: str,
+        evidence: Iterable[int | None] = (),
+        fact: Fact | None = None,
+        *,
+        severity: Severity | None = None,
     ) -> Finding:
-        """A fail; `fact` when other rules fail for the same fact (`review.settle` keeps the owner's fail only)."""
-        finding = self._finding("fail", subject, message, evidence)
+        """A fail; `fact` when other rules fail for the same fact (`review.settle` keeps the owner's fail only);
+        `severity` when what it proved is worse or milder than the rule's default."""
+        finding = self._finding("fail", subject, message, evidence, severity)
         finding.fact = fact
         return finding
 
-    def warn(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
-        return self._finding("warn", subject, message, evidence)
+    def warn(
+        self, subject: Subject, message: str, evidence: Iterable[int | None] = (), *, severity: Severity | None = None
+    ) -> Finding:
+        return self._finding("warn", subject, message, evidence, severity)
 
     def note(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
         """A fact recorded, never judged: it does not change the verdict (a deprecated feature in use)."""
@@ -251,19 +279,37 @@ class CheckContext:
     def na(self, subject: Subject, message: str) -> Finding:
         return self._finding("n/a", subject, message, ())
 
-    def blocking(self, subject: Subject, message: str, evidence: Iterable[int | None] = ()) -> Finding:
-        return self._finding("blocking", subject, message, evidence)
+    def blocking(
+        self, subject: Subject, message: str, evidence: Iterable[int | None] = (), *, severity: Severity | None = None
+    ) -> Finding:
+        return self._finding("blocking", subject, message, evidence, severity)
 
     def manual(self, what: str) -> list[Finding]:
-        """The part of a rule only a person can judge: their attestations, or blocking until there is one."""
+        """The part of a rule only a person can judge: their attestations, or blocking until there is one. An
+        attestation made on an earlier version of its subject (the server's surface, or the item it names) or of
+        the rule no longer applies (`binding`): blocking again, saying what changed; one written without a digest
+        is bound to what this review sees, and says so."""
         assert self.rule is not None
         mine = [a for a in self.attestations if a.rule == self.rule.id]
+        ask = f"{NEEDS_REVIEWER}{what} Attest it in mcp-review.toml ([[attest]]) or the TUI."
         if not mine:
-            return [
-                self.blocking(None, f"{NEEDS_REVIEWER}{what} Attest it in mcp-review.toml ([[attest]]) or the TUI.")
-            ]
+            return [self.blocking(None, ask)]
         out = []
+        surface: Content | None = None
         for a in mine:
+            if a.subject is None:
+                surface = surface or self.snapshot.surface()
+                content: Content | None = surface
+            else:
+                content = next(iter(self.snapshot.contents([a.subject]).values()), None)
+            a.bind(content, self.rule.version)
+            why = a.lapsed(content, self.rule.version)
+            a.state = "stale" if why else "live"
+            if why:
+                said = f"Attested {a.status} by {a.by} for an earlier version ({a.note}); since then {why}"
+                again = "attest it again in mcp-review.toml ([[attest]]) or the TUI."
+                out.append(self.blocking(a.subject, f"{NEEDS_REVIEWER}{what} {said}: {again}"))
+                continue
             finding = self._finding(a.status, a.subject, f"attested by {a.by}: {a.note}", ())
             finding.note = a.source
             out.append(finding)
