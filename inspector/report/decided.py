@@ -39,6 +39,8 @@ def lines(review: Review) -> list[tuple[str, str]]:
     if secrets["withheld"]:
         out.append(("withheld", ", ".join(secrets["withheld"]) + ": asked by the client config, not allowed"))
     out += [(f"token env {t['option']}", f"${t['env']}: {said(t)}") for t in secrets["tokenEnv"]]
+    if gate := decided.get("gate"):  # which findings hold the merge (--fail-on)
+        out.append(("gate", f"{','.join(gate.get('failOn') or [])}: {said(gate)}"))
     pieces = (("lock", "lock"), ("baseline", "baseline"), ("serverJson", "server.json"))
     out += [(label, said(decided[piece])) for piece, label in pieces if decided.get(piece)]
     return [*out, ("saved state", said(decided["state"]))]

@@ -1,11 +1,15 @@
 """The JSON review: a documented, stable shape (see README: "The JSON review").
 
 {"tool": {"name", "version"}, "server": {...}, "target": {...}, "revision", "era", "transport", "packs",
- "verdict", "counts", "findings": [{"rule", "pack", "status", "subject", "subjectKind", "message", "source",
- "mode", "evidence": [wire seq, ...]}], "waivers", "attestations", "coverage", "tools", "tokens", "notes",
+ "verdict", "verdicts": {concern: verdict}, "failOn"?, "gate"?, "counts", "findings": [{"rule", "pack", "status",
+ "subject", "subjectKind", "message", "source", "mode", "evidence": [wire seq, ...], "concern", "severity",
+ "known"?: {"behaviour", "sdk"}, "lapsed"?}], "waivers", "attestations" (each with its binding: "digest",
+ "version", "parts", "bound", "state"), "coverage", "tools", "tokens", "notes",
  "remarks": [{"by", "text", "rule", "subject", "at"}], "exchanges": {"seq": wire entry}, "created",
  "eras"?: {"shown", "legacy", "modern", "differ": [...]}}  (`--era both`: README, The JSON review),
- "verdictWithClaims"?: the verdict with the repository's decisions that were not applied (`decisions.added`)
+ "verdictWithClaims"?: the verdict with the repository's decisions that were not applied (`decisions.added`),
+ "knownBehaviours"?: [{"behaviour", "rule", "concern", "sdk", "sdkName", "since", "spec", "fix", "waive", "fails",
+ "waived", "subjects"}], "subjects"?, "ruleVersions"?, "decisionCounts"?
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcp_review import claims
+from mcp_review import claims, known
 from mcp_review.output import inert_json
 from mcp_review.review import Review
 
@@ -47,6 +51,8 @@ def chunks(review: Review) -> Iterator[str]:
     doc = review.to_json(findings=_Lazy(len(findings), lambda i: findings[i].to_json()))
     if claims.of(review):  # the repository's decisions not applied: the verdict they would make (mcp_review.claims)
         doc["verdictWithClaims"] = claims.verdict_with(review)
+    if found := known.listed(review):  # the fails an SDK's default explains, each behaviour once (mcp_review.known)
+        doc["knownBehaviours"] = found
     pending: list[str] = []
     size = 0
     # indent=2 uses the pure-Python encoder anyway (CPython's C encoder only serves indent=None).

@@ -13,15 +13,15 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from mcp_review import __version__, claims
+from mcp_review import __version__, claims, known
 from mcp_review.calls import outcome_said
 from mcp_review.connection.pairing import ANSWERS
-from mcp_review.report import behaviour, changes, eras
+from mcp_review.report import behaviour, changes, eras, headline
 from mcp_review.report.common import cell, clip, code, fence_for, reach_lines
+from mcp_review.report.headline import ICONS
 from mcp_review.review import STATUSES, Attestation, Finding, Review, Waiver
 from mcp_review.text import visible
 
-ICONS = {"FAIL": "❌", "BLOCKED": "⛔", "PASS_WITH_WARNINGS": "⚠️", "PASS": "✅", "NOT_CHECKED": "…"}
 ORDER = (*STATUSES[:3], "waived", *STATUSES[3:])  # the counts line: worst first
 EVIDENCE_CHARS = 1200
 
@@ -142,7 +142,8 @@ def settles(rules: list[str]) -> str:
 
 
 def header(review: Review) -> list[str]:
-    """Title, verdict with the counts (worst first), and what was reviewed how."""
+    """Title with security's verdict, every concern's verdict (security first, then those that fail), the overall
+    verdict with the gate's and the counts (worst first), and what was reviewed how."""
     server = review.server
     name = server.get("name") or "(unnamed server)"
     verdict = review.verdict
@@ -150,13 +151,18 @@ def header(review: Review) -> list[str]:
     applied = review.repository_decisions()  # never a PASS read without whose waivers made it one
     claimed = claims.said(review)  # nor a FAIL without the repository's decisions that were not applied
     said = [f"**Verdict: {ICONS[verdict]} {verdict}**", *(f"{counts[s]:,} {s}" for s in ORDER if s in counts)]
+    said += [gate] if (gate := headline.gate(review)) else []
+    said += [f"decisions: {decided}"] if (decided := headline.decided_counts(review)) else []
     said += [f"with {cell(applied, 300)}"] if applied else []
     said += [cell(claimed, 800)] if claimed else []
     if verdict == "NOT_CHECKED":  # an export before any run: what it holds, and what would check it
         said.append("no checklist ran: the token report and the calls made (`r` in the app, or `mcp-review check`)")
     packs = f"Packs: {', '.join(review.packs)}" if review.packs else "No packs run"
+    title = f"# MCP review: {cell(name, 80)} {cell(server.get('version') or '', 40)}".rstrip()
     return [
-        f"# MCP review: {cell(name, 80)} {cell(server.get('version') or '', 40)}".rstrip(),
+        f"{title} · {headline.security(review, detail=False)}" if verdict != "NOT_CHECKED" else title,
+        "",
+        headline.line(review, lead="**"),
         "",
         "  ·  ".join(said),
         "",
@@ -165,6 +171,42 @@ def header(review: Review) -> list[str]:
         f"- {packs}  ·  reviewed with mcp-review {__version__} on {review.created}",
         "",
     ]
+
+
+def rated(f: Finding) -> str:
+    """A finding's concern and severity, as every finding line shows them."""
+    return f"{f.concern or '?'} · {f.severity or '?'}"
+
+
+def known_section(review: Review, rows: int | None = None) -> list[str]:
+    """The known SDK behaviours the review's fails follow from (`mcp_review.known`), each once: the SDK, since when,
+    what the spec says, the fix, and how to waive it for the whole review (the first `rows` of them)."""
+    found = known.listed(review)
+    if not found:
+        return []
+    out = [f"## Known SDK behaviours: {len(found)}, each said once", ""]
+    for k in found[:rows]:
+        subjects = ", ".join(code(s, 60) if s else "server" for s in k["subjects"][:6])
+        more_subjects = f" and {len(k['subjects']) - 6} more" if len(k["subjects"]) > 6 else ""
+        waived = f", {k['waived']} waived" if k["waived"] else ""
+        since = f" ({cell(k['since'], 200)})" if k["since"] else ""
+        what = cell(k["what"], 300)
+        out += [
+            f"### {k['concern']}: `{k['behaviour']}`, the default of {cell(k['sdkName'], 120)} ({k['rule']})",
+            "",
+            f"{what[:1].upper()}{what[1:]}{since}: a true fail of {k['concern']}, said once here.",
+            "",
+            f"- Found: {k['fails']} fail{'s' if k['fails'] != 1 else ''}{waived} on {subjects}{more_subjects}",
+            f"- The spec: {cell(k['spec'], 400)}",
+            f"- The fix: {cell(k['fix'], 400)}",
+            "- Waive it for the whole review, in mcp-review.toml:",
+            "",
+            "```toml",
+            *k["waive"].splitlines(),
+            "```",
+            "",
+        ]
+    return [*out, *more(len(found[:rows]), len(found), "known SDK behaviours")]
 
 
 def more(shown: int, total: int, what: str) -> list[str]:
@@ -179,9 +221,18 @@ def _from(decision: Waiver | Attestation) -> str:
     return f" (the repository's {decision.source}" + (f" at {decision.commit[:12]})" if decision.commit else ")")
 
 
+def _bound(d: Waiver | Attestation) -> str:
+    """What a decision is bound to, as the table says it: its state, its digest and rule version, how it was bound."""
+    digest = f"`{d.digest.removeprefix('sha256:')[:12]}`" if d.digest else "any content"
+    version = f", rule v{d.version}" if d.version is not None else ""
+    first = f", bound {d.bound}" if d.bound else ""
+    return f"{d.state or 'unused'}: {digest}{version}{first}"
+
+
 def waivers_and_attestations(review: Review, rows: int | None = None, chars: int = 300) -> list[str]:
     waived = [f for f in review.findings if f.effective == "waived"]
-    if not waived and not review.attestations:
+    lapsed = [f for f in review.findings if f.lapsed]
+    if not waived and not lapsed and not review.attestations:
         return []
     lines = []
     for f in waived:
@@ -189,17 +240,22 @@ def waivers_and_attestations(review: Review, rows: int | None = None, chars: int
         assert w is not None
         lines.append(
             f"| {f.rule} (waived {f.status}) | {cell(f.subject or 'server', chars)} | {cell(w.by + _from(w), chars)} "
-            f"| {cell(w.reason, chars)} | {w.expires or ''} |"
+            f"| {cell(w.reason, chars)} | {w.expires or ''} | {_bound(w)} |"
         )
+    lines += [
+        f"| {f.rule} ({f.status}: waived for an earlier version) | {cell(f.subject or 'server', chars)} | | "
+        f"{cell(f.lapsed, chars)} | | stale |"
+        for f in lapsed
+    ]
     for a in review.attestations:
         lines.append(
             f"| {a.rule} (attested {a.status}) | {cell(a.subject or 'server', chars)} | {cell(a.by + _from(a), chars)} "
-            f"| {cell(a.note, chars)} | |"
+            f"| {cell(a.note, chars)} | | {_bound(a)} |"
         )
     shown = lines[:rows]
-    tail = [f"| … and {len(lines) - len(shown)} more | | | | |"] if len(lines) > len(shown) else []
-    head = ["## Waivers and attestations", "", "| rule | subject | who | why | expires |", "|---|---|---|---|---|"]
-    return [*head, *shown, *tail, ""]
+    tail = [f"| … and {len(lines) - len(shown)} more | | | | | |"] if len(lines) > len(shown) else []
+    head = ["## Waivers and attestations", "", "| rule | subject | who | why | expires | bound to |"]
+    return [*head, "|---|---|---|---|---|---|", *shown, *tail, ""]
 
 
 def repository_decisions(review: Review, rows: int | None = None) -> list[str]:
@@ -263,13 +319,13 @@ def sign_off(review: Review) -> list[str]:
 
 
 def render(review: Review) -> str:
-    out = header(review)
+    out = header(review) + known_section(review)
     related = exchanges_of(review)
     pointed = pointers(review)
     blocking = [f for f in review.findings if f.effective == "blocking"]
     if blocking:
         out += ["## Blocking: what would verify each", ""]
-        out += [f"- **{f.rule}** ({subject(f)}): {cell(f.message, 400)}" for f in blocking]
+        out += [f"- **{f.rule}** ({subject(f)}) · {rated(f)}: {cell(f.message, 400)}" for f in blocking]
         out.append("")
     for status, title in (("fail", "Failures"), ("warn", "Warnings"), ("note", "Notes (never judged)")):
         chosen = [f for f in review.findings if f.effective == status]
@@ -282,7 +338,9 @@ def render(review: Review) -> str:
         for (pack, source), items in groups.items():
             out += [f"### {pack} · {cell(source, 160)}", ""]
             for f in items:
-                out.append(f"- **{f.rule}** ({subject(f)}): {cell(f.message, 600)}")
+                sdk = " · a known SDK behaviour (said once above)" if f.known else ""
+                out.append(f"- **{f.rule}** ({subject(f)}) · {rated(f)}{sdk}: {cell(f.message, 600)}")
+                out += [f"  - {cell(f.lapsed, 600)}"] if f.lapsed else []
                 if f.fact and f.rule == f.fact.owner and f.rule in pointed:
                     out += ["", f"  {settles(pointed.pop(f.rule))}"]
                 out += ["", *("  " + line if line else "" for line in exchange(review, f, related=related))]

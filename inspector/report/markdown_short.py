@@ -14,11 +14,13 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+from mcp_review.concerns import severity_rank
 from mcp_review.report import behaviour, changes, eras
 from mcp_review.report.common import cell, code, reach_lines
 from mcp_review.report.markdown import (
     exchange,
     header,
+    known_section,
     more,
     pointers,
     repository_decisions,
@@ -47,6 +49,7 @@ NEEDS = re.compile(r"\bneeds an? [^:]{1,80}:\s*", re.IGNORECASE)  # "… needs a
 def render(review: Review, full: str | None = None) -> str:
     """`full`: the file the complete review was written to (beside this one); None: say how to get it."""
     out = [*header(review), _where(full), ""]
+    out += known_section(review, ROWS)
     out += _blocking([f for f in review.findings if f.effective == "blocking"])
     tail = [
         *waivers_and_attestations(review, ROWS, 120),
@@ -135,18 +138,32 @@ def _blocking(blocking: list[Finding]) -> list[str]:
     ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
     out = [f"## Blocking: {_count(len(blocking), 'finding')}, {_count(len(groups), 'cause')}", ""]
     for text, items in ranked[:CAUSES]:
-        rules = list(dict.fromkeys(f.rule for f in items))
+        rules = list(dict.fromkeys(f.rule + (f" ({f.concern}, {f.severity})" if f.concern else "") for f in items))
         listed = _listed(rules[:RULE_IDS], len(rules))
         out.append(f"- **{cell(text, TEXT)}** ({len(items)}): {listed}; for {_names(items)}")
     return [*out, *more(min(len(ranked), CAUSES), len(ranked), "causes"), ""]
 
 
 def _by_rule(review: Review, status: str) -> dict[str, list[Finding]]:
+    """The findings of `status` by rule, security's rules first, then the worst severity first; a fail that is a
+    known SDK behaviour is said once in its own section, not here."""
     groups: dict[str, list[Finding]] = defaultdict(list)
     for f in review.findings:
-        if f.effective == status:
+        if f.effective == status and not (status == "fail" and f.known is not None):
             groups[f.rule].append(f)
-    return groups
+    order = sorted(groups, key=lambda rule: (groups[rule][0].concern != "security", _worst(groups[rule])))
+    return {rule: groups[rule] for rule in order}
+
+
+def _worst(items: list[Finding]) -> int:
+    return min(severity_rank(f.severity) for f in items)
+
+
+def _rated(items: list[Finding], sep: str) -> str:
+    """A rule group's concern and its findings' severities, worst first, after `sep`: " · security · critical, high"
+    ("" for a rule this version does not know, read back from an older review)."""
+    severities = sorted({f.severity for f in items if f.severity}, key=severity_rank)
+    return f"{sep}{items[0].concern} · {', '.join(severities)}" if items[0].concern else ""
 
 
 def _rule_group(
@@ -154,17 +171,23 @@ def _rule_group(
 ) -> tuple[list[str], str]:
     """(the rule in detail, the rule in one line): heading, summary, subjects by reason, the rules whose findings
     point to its fail (`pointed`), and the first subject's evidence, or where it was already quoted (`shown`)."""
-    brief = f"- **{rule}** ({len(items)}): {_names(items, 3)}"
+    brief = f"- **{rule}** ({len(items)}{_rated(items, ', ')}): {_names(items, 3)}"
     by_reason: dict[str, list[Finding]] = defaultdict(list)
     for f in items:
         by_reason[_without_subject(f.message, f.subject)].append(f)
     ranked = sorted(by_reason.items(), key=lambda kv: -len(kv[1]))
     summary = _summaries().get(rule)
-    lines = [f"### {rule} ({len(items)})", "", *([cell(summary, TEXT), ""] if summary else [])]
-    lines += [f"- {_names(fs)}: {cell(reason, TEXT)}" for reason, fs in ranked[:REASONS]]
+    lines = [f"### {rule} ({len(items)}){_rated(items, ' · ')}", "", *([cell(summary, TEXT), ""] if summary else [])]
+    mixed = len({f.severity for f in items}) > 1  # then each reason says its own
+    lines += [
+        f"- {_names(fs)}: " + (f"*{fs[0].severity}*: " if mixed else "") + cell(reason, TEXT)
+        for reason, fs in ranked[:REASONS]
+    ]
     rest = sum(len(fs) for _, fs in ranked[REASONS:])
     if rest:
         lines.append(f"- … and {rest} more with {len(ranked) - REASONS} other reasons")
+    lapsed = [f for f in items if f.lapsed]
+    lines += [f"- {_names(lapsed)}: {cell(lapsed[0].lapsed, TEXT)}"] if lapsed else []
     lines += ["", settles(pointed[rule])] if items[0].effective == "fail" and rule in pointed else []
     first = next((f for _, fs in ranked for f in fs if f.evidence), None)  # of the reason listed first
     return [*lines, *(_evidence(review, rule, first, shown) if first else [])], brief

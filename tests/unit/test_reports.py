@@ -18,6 +18,8 @@ from mcp_review.report import FORMATS, render
 from mcp_review.report.common import cell
 from mcp_review.report.markdown_short import LIMIT, cause
 from mcp_review.review import Attestation, Finding, Remark, Review, Waiver, verdict_of
+from mcp_review.rules.core import stamp_missing
+from tests.support import verdict_line
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 
@@ -132,6 +134,7 @@ def sample_review() -> Review:
         },
         created="2026-11-23T00:00:00+00:00",
     )
+    stamp_missing(review.findings)  # each finding's concern and severity, as its rule declares them
     review.apply_waivers(today=dt.date(2026, 11, 23))
     return review
 
@@ -184,7 +187,7 @@ def test_expired_waiver_counts_again():
 @pytest.mark.parametrize("fmt", ["md", "md-full"])
 def test_markdown_is_safe_for_a_pull_request(fmt):
     md = render(sample_review(), fmt)
-    assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
+    assert verdict_line(md).startswith("**Verdict: ❌ FAIL**")
     assert "\x1b" not in md and "\\u001b[31m" in md
     outside_code = re.sub(r"````.*?````|```.*?```", "", md, flags=re.S)
     outside_code = re.sub(r"(`+) .*? \1|`[^`\n]*`", "", outside_code)
@@ -295,7 +298,7 @@ def hostile_review(rules: int, tools: int = 60) -> Review:
 def test_short_review_of_a_hostile_server_fits_a_pr_comment(rules, tools):
     md = render(hostile_review(rules, tools), "md")
     assert len(md) < LIMIT, len(md)
-    assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
+    assert verdict_line(md).startswith("**Verdict: ❌ FAIL**")
     assert "\u202e" not in md and "<U+202E>" in md
     assert f"and {tools - 6} more" in md, "subjects are capped per line"
     assert html_tags(md) <= OWN_TAGS, "no tag, link or image of the server's reaches the pull request"
