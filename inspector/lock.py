@@ -33,7 +33,6 @@ from mcp_review.binding import definition_sha256  # one hash for the lock and fo
 from mcp_review.catalog import Kind, ServerSnapshot
 from mcp_review.costs import Costs, Figures
 from mcp_review.encodings import ENCODINGS
-from mcp_review.skills import Skill
 
 LOCK_NAME = "mcp-review.lock"
 LOCK_FORMAT = 1

@@ -9,7 +9,9 @@ script) and the run from GitHub's own variables and event file (`mcp_review.cli.
    the checked-out lock), and puts that diff in the review;
 3. writes the short review (job summary, PR comment), the complete one, and SARIF placed in the repository;
 4. posts the short review as one PR comment, found again by a hidden marker and updated on every push;
-5. sets the outputs and exits as the gates say: a verdict in `fail-verdicts`, or a change of a `fail-on` class.
+5. sets the outputs and exits as the gates say: the verdict of the findings `check-fail-on` selects (check's
+   `--fail-on`, by default security and what could not be verified) when it is one of `fail-verdicts`, or a change
+   of a `fail-on` class.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def inputs(env: Mapping[str, str]) -> dict[str, str]:
     """The Action's inputs by name (`fail-on` from INPUT_FAIL_ON), defaults as action.yml documents them."""
     defaults = {
         "fail-on": "breaking,safety",
+        "check-fail-on": "",  # check's --fail-on; empty: its default (security,blocking)
         "fail-verdicts": "FAIL,BLOCKED",
         "lock": "mcp-review.lock",
         "comment": "true",
@@ -85,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     split = target.index("--") if "--" in target else len(target)
     options, server = target[:split], target[split:]  # a command stays after `--`, after every option
     extra = shlex.split(given["args"])
+    extra += ["--fail-on", given["check-fail-on"]] if given["check-fail-on"] else []
     base = given["base"] or gh.base_sha
     base_ok = bool(base) and _git(root, "cat-file", "-e", f"{base}^{{commit}}") is not None
     checked = _mcp_review(
@@ -138,6 +142,9 @@ def _report(gh: Any, root: Path, out: Path, given: Mapping[str, str], changes: A
     key = given["name"] or sarif.category(review)
     outputs = {"verdict": review.verdict, "review": str(named(out, "json")), "markdown": str(written["md"][0])}
     outputs["sarif"] = str(written["sarif"][0])
+    verdicts = review.verdicts()
+    gated = review.gate() or review.verdict  # the verdict of the findings check-fail-on selects
+    outputs |= {"security": verdicts["security"], "verdicts": json.dumps(verdicts), "gate": gated}
     if given["comment"].lower() == "true" and gh.pull_request is not None:
         try:
             done, url = upsert_comment(gh, comment_body(short, key), key)
@@ -145,17 +152,22 @@ def _report(gh: Any, root: Path, out: Path, given: Mapping[str, str], changes: A
             print(f"mcp-review: {done} the pull request comment {url}", file=sys.stderr)
         except GitHubError as e:  # a fork's read-only token: the summary and SARIF still carry the review
             print(f"::warning title=mcp-review comment::{e}")
-    code = gate(review.verdict, given["fail-verdicts"], changes_fail)
+    code = gate(gated, given["fail-verdicts"], changes_fail)
     outputs["changes-fail"] = str(changes_fail).lower()
     outputs["exit-code"] = str(int(code))
     gh.set_outputs(outputs)
-    print(f"mcp-review: {review.verdict}; changes failing --fail-on: {changes_fail}; exit {int(code)}", file=sys.stderr)
+    said = f"gate {','.join(review.fail_on or ['all'])}: {gated}"
+    print(
+        f"mcp-review: {review.verdict}; {said}; changes failing fail-on: {changes_fail}; exit {int(code)}",
+        file=sys.stderr,
+    )
     return code
 
 
 def gate(verdict: str, fail_verdicts: str, changes_fail: bool) -> ExitCode:
-    """The exit code: the verdict's (FAIL 1, BLOCKED 3; PASS_WITH_WARNINGS 1) when it is one of `fail_verdicts`,
-    else 1 when a change since the base's lock is of a `fail-on` class, else 0."""
+    """The exit code: the gated verdict's (FAIL 1, BLOCKED 3; PASS_WITH_WARNINGS 1; the verdict of the findings
+    check-fail-on selects) when it is one of `fail_verdicts`, else 1 when a change since the base's lock is of a
+    `fail-on` class, else 0."""
     gated = {v.strip().upper() for v in fail_verdicts.split(",") if v.strip()}
     unknown = gated - set(VERDICTS) - {"NONE"}
     if unknown:

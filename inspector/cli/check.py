@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,14 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
         "browser; the tool result it shows is the review's sample call, as --calls allows)",
     )
     p.add_argument(
+        "--fail-on",
+        dest="gate",  # `diff --fail-on` names change classes: another option, another name in the record
+        action="append",
+        default=[],
+        metavar="TERMS",
+        help=f"{gate_help()} (README: The gate)",
+    )
+    p.add_argument(
         "--review-config",
         metavar="FILE",
         help="mcp-review.toml (default: ./mcp-review.toml or [tool.mcp-review] in ./pyproject.toml)",
@@ -86,6 +95,12 @@ def review_options(p: argparse.ArgumentParser, one_server: bool = True) -> None:
             metavar="SECONDS",
             help="how long the whole check may wait on the server, plus 1 s per request (default 4 x --timeout)",
         )
+
+
+def gate_help() -> str:
+    from mcp_review.verdicts import HELP
+
+    return HELP
 
 
 def consent_notice(granted: Permissions) -> str:
@@ -124,6 +139,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     decided = decide(args, review=True)
     from mcp_review import claims
+    from mcp_review.decisions import remember
+    from mcp_review.report import headline
     from mcp_review.report.formats import write
     from mcp_review.report.locate import repository_root
     from mcp_review.review import EXIT_CODES
@@ -164,16 +181,38 @@ def run(args: argparse.Namespace) -> int:
             print(f"mcp-review: {note}", file=sys.stderr)
     if line := claims.verdict_line(review):  # never a verdict read without whose decisions made it, or would
         print(f"mcp-review: {line}", file=sys.stderr)
+    code = EXIT_CODES[review.gate() or review.verdict]  # the gate's verdict: what --fail-on selects
+    if remember(review) and not args.quiet:  # decisions written without a digest: bound to what this review saw
+        for line in bound_lines(review):
+            print(f"mcp-review: {line}", file=sys.stderr)
 
     fmt = FORMATS[args.format]
     root = repository_root(args.source_root) if fmt.root else None  # only a format that places findings asks
     if not args.out:
         sys.stdout.writelines(fmt.chunks(review, root=root))
-        return EXIT_CODES[review.verdict]
-    wrote = write(fmt, review, args.out, root=root)  # with its companion beside it: review.md, review.full.md
-    if not args.quiet:
-        print(f"mcp-review: {review.verdict}: wrote {' and '.join(map(str, wrote))}", file=sys.stderr)
-    return EXIT_CODES[review.verdict]
+    else:
+        wrote = write(fmt, review, args.out, root=root)  # with its companion beside it: review.md, review.full.md
+        if not args.quiet:
+            print(f"mcp-review: {review.verdict}: wrote {' and '.join(map(str, wrote))}", file=sys.stderr)
+    if not args.quiet:  # security first, then the concerns that fail; the overall verdict; the gate and its exit
+        print(f"mcp-review: {headline.line(review, icons=False)}", file=sys.stderr)
+        print(f"mcp-review: verdict {review.verdict}; {headline.gate(review, icons=False)}", file=sys.stderr)
+    return code
+
+
+def bound_lines(review: Any, most: int = 10) -> list[str]:
+    """One line per decision this review bound on first use: what to write in its file to keep it bound."""
+    bound = [
+        d for d in [*review.waivers, *review.attestations] if d.bound and d.bound.endswith(str(review.created)[:10])
+    ]
+    out = [
+        f"{d.source}: {d.rule}" + (f" on {d.subject}" if d.subject else "") + " bound on first use; keep it bound "
+        "with " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in d.binding().items() if k != "parts")
+        for d in bound[:most]
+    ]
+    return out + (
+        [f"… and {len(bound) - most} more (the JSON review's waivers and attestations)"] if bound[most:] else []
+    )
 
 
 async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progress: Any) -> Any:

@@ -29,6 +29,7 @@ MATRIX_LIMIT = 256  # jobs GitHub Actions runs from one matrix
 FORWARDED = {  # option -> how it goes on to each `check`
     "pack": "--pack",
     "ignore": "--ignore",
+    "gate": "--fail-on",
     "calls": "--calls",
     "probe": "--probe",
     "calls_per_tool": "--calls-per-tool",

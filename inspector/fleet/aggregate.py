@@ -6,15 +6,16 @@ hundreds of big reviews is never held whole. Rows sort worst first, then by name
 same whatever order the files came in.
 
 Formats, one `Format` record each in `FORMATS` (`fleet --format` and the endings of `--out` names read them):
-`md` and `text` (a table: verdict, fails, blocking, warnings, token cost of the tool listing, what the
-server says it is), `json` (the same as data), `sarif` (one run per server, each the run `check --format sarif`
-writes for it, with its own `automationDetails.id` so code scanning keeps them apart; a server with no review is a
-run whose invocation failed), `junit` (one suite per server, each the suite `check --format junit` writes, named
-after the fleet's entry).
+`md` and `text` (a table: security's verdict first, the overall verdict, the gate's, fails, blocking, warnings,
+token cost of the tool listing, what the server says it is), `json` (the same as data), `sarif` (one run per
+server, each the run `check --format sarif` writes for it, with its own `automationDetails.id` so code scanning
+keeps them apart; a server with no review is a run whose invocation failed), `junit` (one suite per server,
+each the suite `check --format junit` writes, named after the fleet's entry).
 
 Verdicts, worst first: FAIL, ERROR (no review: it hung, crashed or could not start), BLOCKED, PASS_WITH_WARNINGS,
-PASS. The exit code means what `check`'s does, for the worst server: 1 a server failed, 2 one could not be
-reviewed, 3 one is blocked, 0 every one passed.
+PASS. The exit code means what `check`'s does, for the worst server by the gate each review was made with (`fleet
+--fail-on`, passed to each check; a review without one: its overall verdict): 1 a server's gate failed, 2 one
+could not be reviewed, 3 one's gate is blocked, 0 every one passed.
 """
 
 from __future__ import annotations
@@ -54,14 +55,25 @@ class Row:
     server: str | None = None  # the name and version the server reports (its text: shown inert)
     error: str | None = None
     path: Path | None = None  # where the review is (read again for SARIF and JUnit)
+    security: str | None = None  # the security concern's verdict
+    gate: str | None = None  # the verdict of the findings the run's gate selects (check --fail-on)
+    verdicts: dict[str, str] = field(default_factory=dict)  # every concern's
+
+    @property
+    def gated(self) -> str:
+        """What the fleet's exit code reads: the gate's verdict, else the overall one (and ERROR stays ERROR)."""
+        return self.gate if self.gate and not self.error else self.verdict
 
     def to_json(self) -> dict[str, Any]:
         return {
             "key": self.key,
             "name": self.name,
             "origin": self.origin,
+            "security": self.security,
             "verdict": self.verdict,
-            "exitCode": int(EXIT.get(self.verdict, ExitCode.OK)),
+            "verdicts": self.verdicts,
+            "gate": self.gate,
+            "exitCode": int(EXIT.get(self.gated, ExitCode.OK)),
             "counts": self.counts,
             "tokens": self.tokens,
             "tools": self.tools,
@@ -93,6 +105,7 @@ def row_of(path: Path) -> Row:
     info = data.get("server") or {}
     reported = " ".join(str(v) for v in (info.get("name"), info.get("version")) if v) or None
     tokens = (data.get("tokens") or {}).get("total")
+    verdicts = {str(k): str(v) for k, v in (data.get("verdicts") or {}).items()}
     return Row(
         key,
         name,
@@ -103,6 +116,9 @@ def row_of(path: Path) -> Row:
         len(data.get("tools") or []),
         reported,
         path=path,
+        security=verdicts.get("security"),
+        gate=str(data["gate"]) if data.get("gate") else None,
+        verdicts=verdicts,
     )
 
 
@@ -123,7 +139,9 @@ def verdict(rows: Sequence[Row]) -> str:
 
 
 def exit_code(rows: Sequence[Row]) -> int:
-    return int(EXIT.get(verdict(rows), ExitCode.OK))
+    """`check`'s exit code for the worst server by its gate (`Row.gated`)."""
+    worst = min((r.gated for r in rows), key=lambda v: ORDER.index(v) if v in ORDER else 0, default="PASS")
+    return int(EXIT.get(worst, ExitCode.OK))
 
 
 def tally(rows: Sequence[Row]) -> dict[str, int]:
@@ -131,8 +149,11 @@ def tally(rows: Sequence[Row]) -> dict[str, int]:
 
 
 def headline(rows: Sequence[Row]) -> str:
+    """How many servers of each security verdict, then of each overall verdict: security first, as every face."""
+    security = {v: n for v in (*ORDER, "NOT_CHECKED") if (n := sum((r.security or "ERROR") == v for r in rows))}
+    said = ", ".join(f"{n} {v}" for v, n in security.items()) or "none"
     counted = ", ".join(f"{n} {v}" for v, n in tally(rows).items()) or "none"
-    return f"{len(rows)} servers: {counted}"
+    return f"{len(rows)} servers: security {said}; overall {counted}"
 
 
 def _cells(row: Row) -> list[str]:
@@ -140,15 +161,17 @@ def _cells(row: Row) -> list[str]:
         return "-" if row.error else str(row.counts.get(status, 0))
 
     tokens = "-" if row.tokens is None else f"{row.tokens:,}"
-    return [row.verdict, n("fail"), n("blocking"), n("warn"), tokens]
+    security = "-" if row.error else row.security or "?"
+    return [security, row.verdict, "-" if row.error else row.gate or "-", n("fail"), n("blocking"), n("warn"), tokens]
 
 
-HEAD = ["verdict", "fails", "blocking", "warnings", "tokens"]
+HEAD = ["security", "verdict", "gate", "fails", "blocking", "warnings", "tokens"]
 
 
 def markdown(rows: Sequence[Row]) -> str:
     out = [f"## mcp-review fleet: {headline(rows)}", ""]
-    out += ["| Server | Verdict | Fails | Blocking | Warnings | Tokens | Reports as |", "|---|---|--:|--:|--:|--:|---|"]
+    out += ["| Server | Security | Verdict | Gate | Fails | Blocking | Warnings | Tokens | Reports as |"]
+    out += ["|---|---|---|---|--:|--:|--:|--:|---|"]
     for row in rows:
         out.append(f"| {cell(row.name, 80)} | " + " | ".join(_cells(row)) + f" | {cell(row.server or '-', 60)} |")
     errored = [r for r in rows if r.error]
@@ -169,7 +192,8 @@ def text(rows: Sequence[Row]) -> str:
 
 def _aligned(line: list[str], widths: list[int]) -> str:
     """Names and verdicts to the left, numbers to the right."""
-    cells = (c.ljust(w) if i in (0, 1, 6) else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
+    left = (0, 1, 2, 3, len(line) - 1)  # the server, its verdicts and what it reports as; numbers to the right
+    cells = (c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
     return "  ".join(cells).rstrip()
 
 
@@ -178,6 +202,7 @@ def as_json(rows: Sequence[Row]) -> dict[str, Any]:
         "tool": {"name": "mcp-review", "version": __version__},
         "verdict": verdict(rows),
         "exitCode": exit_code(rows),
+        "headline": headline(rows),
         "verdicts": tally(rows),
         "servers": [r.to_json() for r in rows],
     }
@@ -251,7 +276,9 @@ def json_report(rows: Sequence[Row]) -> str:
 
 
 FORMATS: dict[str, Format[Sequence[Row]]] = family(
-    Format("text", "txt", "a table: verdict, fails, blocking, warnings, tokens", "fleet.aggregate:text"),
+    Format(
+        "text", "txt", "a table: security, verdict, gate, fails, blocking, warnings, tokens", "fleet.aggregate:text"
+    ),
     Format("md", "md", "the same table in markdown, with the servers not reviewed", "fleet.aggregate:markdown"),
     Format("json", "json", "the same as data", "fleet.aggregate:json_report"),
     Format("sarif", "sarif", "a run per server", "fleet.aggregate:sarif", streams=True, also=("sarif.json",)),

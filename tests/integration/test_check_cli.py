@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcp_review.rules.core import load_rules
-from tests.support import fixture_argv, run_cli
+from tests.support import fixture_argv, run_cli, verdict_line
 
 EXEMPLARY = fixture_argv("profiled", "exemplary")
 MANY = fixture_argv("many", "--tools", "50")
@@ -163,22 +163,23 @@ def test_formats_on_a_live_server(fmt, tmp_path):
 
 
 def test_short_review_of_50_tools_fits_a_pr_comment():
-    out = check("--pack", "all", "-q", "--", *MANY)
+    out = check("--pack", "all", "--fail-on", "all", "-q", "--", *MANY)
     md = out.stdout
     assert out.returncode == 1 and len(md) < 65_536, (out.returncode, len(md))
-    assert md.splitlines()[2].startswith("**Verdict: ❌ FAIL**")
+    assert verdict_line(md).startswith("**Verdict: ❌ FAIL**")
     assert md.count("run with --calls read-only") == 1, "blocking findings are grouped by cause"
     assert "`mcp-review check --format md-full`" in md, "it says where the complete review is"
     assert md.count("### tokens.field-selection (50)") == 1 and "and 44 more" in md, "grouped by rule, capped"
 
 
 def test_out_writes_the_complete_review_beside_the_short_one(tmp_path):
-    out = check("--pack", "all", "--calls", "read-only", "-q", "--out", "review.md", "--", *MANY, cwd=tmp_path)
+    argv = ("--pack", "all", "--calls", "read-only", "--fail-on", "all", "-q", "--out", "review.md", "--", *MANY)
+    out = check(*argv, cwd=tmp_path)
     short, full = (tmp_path / "review.md").read_text(), (tmp_path / "review.full.md").read_text()
     assert out.returncode == 1 and len(short) < 65_536 < len(full)
     assert "is in `review.full.md` beside this one" in short
     assert short.count("only --calls all (the reviewer's consent)") == 1
-    counts = {status: int(n) for n, status in re.findall(r"(\d+) (fail|warn)\b", short.splitlines()[2])}
+    counts = {status: int(n) for n, status in re.findall(r"(\d+) (fail|warn)\b", verdict_line(short))}
     evidence = full.count("<summary>evidence (wire)</summary>")
     # > 300: many.py's read-only tools do not say openWorldHint: false, so --calls read-only calls none of them
     assert evidence == counts["fail"] + counts["warn"] > 300, "every failure and warning with its exchange"

@@ -76,7 +76,8 @@ def fleet(tmp_path_factory):
         budget = f"{4 * slowness():g}"
         outs = [f"--out={where / name}" for name in OUTS]
         done = cli(
-            "fleet", "--list", "servers.txt", "--jobs", "4", "--budget", budget, "--pack", "spec", "--state", "state",
+            "fleet", "--list", "servers.txt", "--jobs", "4", "--budget", budget, "--pack", "spec", "--fail-on", "all",
+            "--state", "state",
             *outs, cwd=where, home=where,
         )  # fmt: skip
     return where, done
@@ -100,7 +101,8 @@ def test_every_server_is_reviewed_or_reported_and_none_stops_the_fleet(fleet):
     assert sum(s["name"].endswith("/sse") for s in reviewed) == 1
     assert all(isinstance(s["tokens"], int) and s["tokens"] > 0 for s in reviewed)
     verdicts = {s["verdict"] for s in servers}
-    assert "FAIL" in verdicts and done.returncode == 1  # the worst server's exit, as `check` gives it
+    assert "FAIL" in verdicts and done.returncode == 1  # the worst server's exit, as `check --fail-on all` gives it
+    assert all(s["gate"] == s["verdict"] for s in reviewed), "--fail-on reached every check: all, the overall verdict"
     assert report(where)["exitCode"] == 1 and report(where)["verdict"] == "FAIL"
 
 
@@ -117,7 +119,7 @@ def test_the_table_has_a_row_per_server_worst_first(fleet):
     rows = [line for line in md.splitlines() if line.startswith("| ") and not line.startswith("| Server")]
     assert len(rows) == 22 and md.startswith("## mcp-review fleet: 22 servers: ")
     order = ["FAIL", "ERROR", "BLOCKED", "PASS_WITH_WARNINGS", "PASS"]
-    seen = [line.split(" | ")[1] for line in rows]
+    seen = [line.split(" | ")[2] for line in rows]  # after security's verdict: the overall one
     assert seen == sorted(seen, key=order.index)
     assert "**Not reviewed:**" in md and md.count("\n- ") == 2
     assert done.stdout == (where / "fleet.txt").read_text()  # --format text (the default) on stdout
@@ -172,7 +174,7 @@ def test_a_matrix_job_per_server_and_their_merge_is_the_fleets_report(fleet, tmp
     assert {j["key"] for j in jobs} == {p.stem for p in (where / "state").glob("*.json")}
     job = next(j for j in jobs if j["name"].endswith("names.py"))  # one job, as on its own runner
     one = cli(
-        "fleet", "--list", "servers.txt", "--only", job["key"], "--state", "job", "--pack", "spec",
+        "fleet", "--list", "servers.txt", "--only", job["key"], "--state", "job", "--pack", "spec", "--fail-on", "all",
         cwd=where, home=where,
     )  # fmt: skip
     assert one.returncode in (0, 1, 3), one.stderr
