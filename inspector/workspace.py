@@ -18,20 +18,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from mcp_review import calls, claims, lock, saved
+from mcp_review import binding, calls, claims, known, lock, saved
+from mcp_review.binding import Content
 from mcp_review.calls import Policy
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.checking import CheckPlan
 from mcp_review.connection.session import Session
 from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.costs import Costs, review_tokens
+from mcp_review.decisions import remember
 from mcp_review.diff import Diff, diff
 from mcp_review.plan import chosen_in_app
+from mcp_review.report import headline
 from mcp_review.report.formats import Format, write
 from mcp_review.report.locate import repository_root
-from mcp_review.review import Attestation, Review, Waiver
+from mcp_review.review import Attestation, Finding, Review, Waiver
 from mcp_review.rules.context import Options
-from mcp_review.rules.core import DEFAULT_PACKS, Rule, load_rules, select
+from mcp_review.rules.core import DEFAULT_PACKS, Rule, load_rules, select, stamp_missing
 from mcp_review.targets import Target
 from mcp_review.text import one_line
 from mcp_review.tokens import TokenCounter
@@ -81,10 +84,12 @@ class LockDiff:
 
 
 def verdict_said(review: Review) -> str:
-    """The verdict as the status line says it: the reviewer's, then what the repository's decisions that were not
-    applied would make it (the Overview says which, and why)."""
+    """The verdict as the status line says it: security's first, the overall one and the gate's, then what the
+    repository's decisions that were not applied would make it (the Overview says which, and why)."""
     claimed = claims.short(review)
-    return f"verdict {review.verdict}" + (f" · {claimed} (the Overview, 1, says which)" if claimed else "")
+    gate = f" · gate {verdict}" if (verdict := review.gate()) else ""  # the Overview says which findings it reads
+    first = f"{headline.security(review, icons=False, detail=False)} · verdict {review.verdict}{gate}"
+    return first + (f" · {claimed} (the Overview, 1, says which)" if claimed else "")
 
 
 def summary(review: Review) -> str:
@@ -183,7 +188,10 @@ class Workspace:
                 if progress is not None:
                     progress()
 
-            return saved.read(found, step)
+            review = saved.read(found, step)
+            if review is not None:
+                stamp_missing(review.findings)  # the saved file keeps no concern: its rules' concerns and severities
+            return review
 
         state = self.reopening = Reopening(found, concurrent.futures.Future())  # before the reader reports
         state.future = self._reader.submit(read)
@@ -224,6 +232,25 @@ class Workspace:
         """What a decision, a run or an export waits for (None: nothing): the review saved before, being read, is
         the one they go into."""
         return f"{self.reopening.said()}: a moment" if self.reopening is not None else None
+
+    def bind(self, finding: Finding, decision: Waiver | Attestation) -> None:
+        """Bind a decision the reviewer makes in the app to what it decides (`mcp_review.binding`): the rule's version
+        and its subject's content as this session's snapshot lists it (an attestation on the server: its surface; a
+        waiver of a finding on the server: that finding's evidence). With no snapshot (a saved review, not
+        connected), the content the review recorded; with none, the decision is bound on first use."""
+        review = self.review or self.decided_on()
+        rule = load_rules().get(finding.rule)
+        decision.version = rule.version if rule else None
+        content: Content | None
+        if finding.subject is None:
+            surface = isinstance(decision, Attestation) and self.snapshot is not None
+            content = self.snapshot.surface() if surface and self.snapshot else binding.of_evidence(finding.message)
+        else:
+            if self.snapshot is not None:
+                review.subjects |= self.snapshot.contents([finding.subject])
+            content = review.content_of(finding)
+        if content is not None:
+            decision.digest, decision.parts = content["digest"], dict(content["parts"])
 
     def decided_on(self) -> Review:
         """The review a decision or an export goes into: this one, or before any checklist run one without
@@ -274,10 +301,18 @@ class Workspace:
 
     # ---------------------------------------------------------------------------------------- the checklist
     def choose(
-        self, packs: Sequence[str], options: Options, both: bool = False, requests: RequestPolicy = "auto"
+        self,
+        packs: Sequence[str],
+        options: Options,
+        both: bool = False,
+        requests: RequestPolicy = "auto",
+        fail_on: Sequence[str] | None = None,
     ) -> None:
-        """The reviewer's run choices (the run dialog's answer); `both`: review under each era (`--era both`)."""
+        """The reviewer's run choices (the run dialog's answer); `both`: review under each era (`--era both`);
+        `fail_on`: the gate (None: as it was)."""
+        gate = tuple(fail_on) if fail_on is not None else self.plan.fail_on
         self.plan = replace(self.plan, packs=list(packs), options=options, era="both" if both else self.era)
+        self.plan = replace(self.plan, fail_on=gate)
         self.requests = requests
         self.plan = chosen_in_app(self.plan, "calls", "chosen in the app's run dialog", policy=options.calls)
         self.calls_chosen = True
@@ -309,8 +344,10 @@ class Workspace:
         return select(list(plan.packs), list(plan.ignore))
 
     def reviewed(self, review: Review) -> None:
-        """A run ended with `review` (saved already): its evidence is on this session's wire."""
+        """A run ended with `review` (saved already): its evidence is on this session's wire. What it bound on first
+        use (a file's decisions written without a digest) is kept for the next review (`decisions.remember`)."""
         self.review, self.checking, self.restored = review, False, False
+        remember(review)
 
     def merged(self, review: Review, only: str | None) -> Review:
         """The review a run made, as the app keeps it: the reviewer's notes outlive a re-run, and a re-run of
@@ -320,6 +357,7 @@ class Workspace:
         review.notes = [*review.notes, *self._unattended_note()]  # a new list: the snapshot's own stays as it is
         if only and previous is not None:
             previous.merge(review, only)
+            known.mark(previous)  # an SDK told apart by one rule's answer names it for the re-run rule too
             return previous
         return review
 

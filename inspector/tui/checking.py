@@ -107,14 +107,14 @@ def choose_checks(ws: Workspace, shell: Shell, why: str = "", only: str | None =
     def chosen(choice: Choice | None) -> None:
         if not choice:
             return
-        packs, options, both, requests = choice
+        packs, options, both, requests, fail_on = choice
         if options.calls != "all":
-            ws.choose(packs, options, both, requests)
+            ws.choose(packs, options, both, requests, fail_on)
             run_checks(ws, shell, only)
             return
 
         def consent(yes: bool | None) -> None:
-            ws.choose(packs, options if yes else replace(options, calls="read-only"), both, requests)
+            ws.choose(packs, options if yes else replace(options, calls="read-only"), both, requests, fail_on)
             run_checks(ws, shell, only)
 
         from mcp_review.rules.arguments import CALLS_SEND, PROBES_SEND
@@ -127,7 +127,8 @@ def choose_checks(ws: Workspace, shell: Shell, why: str = "", only: str | None =
         shell.ask(ConfirmScreen("Consent to call every tool", message, yes="Allow"), consent)
 
     options = ws.options if ws.calls_chosen else replace(ws.options, calls="read-only")
-    shell.ask(RunScreen(ws.plan.packs, options, why, ws.plan.era == "both", ws.requests, ws.call_estimate), chosen)
+    estimate, gate = ws.call_estimate, ws.plan.fail_on
+    shell.ask(RunScreen(ws.plan.packs, options, why, ws.plan.era == "both", ws.requests, estimate, gate), chosen)
 
 
 QUIT = "the app quit while the checklist ran"

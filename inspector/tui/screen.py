@@ -110,7 +110,7 @@ class ReviewScreen(Screen[None]):
             CallsPane: (log,),
             PrimitivesPane: (counter,),
             SkillsPane: (counter,),
-            ChecklistPane: (log, self.ws.decided_on, self.ws.waiting),
+            ChecklistPane: (log, self.ws.decided_on, self.ws.waiting, self.ws.bind),
             WirePane: (log, counter),
             LogsPane: (log,),
             BehaviourPane: (log,),

@@ -13,6 +13,7 @@ from mcp_review.report import render
 from mcp_review.review import NEEDS_REVIEWER, Review
 from tests.integration.test_check_cli import cli
 from tests.integration.test_trust import EXEMPLARY, git, review_of
+from tests.support import verdict_line
 
 WAIVE = '[[waive]]\nrule = "{rule}"\nreason = "reviewed"\nby = "security-team"\n'
 ATTEST = '[[attest]]\nrule = "{rule}"\nnote = "read it"\nby = "security-team"\n'
@@ -64,9 +65,9 @@ def test_outside_git_the_repositorys_decisions_are_claims_in_every_export(tmp_pa
     loaded = Review.from_json(review)
     for fmt in ("md", "md-full"):
         md = render(loaded, fmt)
-        verdict_line = md.split("\n")[2]
-        assert verdict_line.startswith("**Verdict: ") and f"{plain['verdict']}**" in verdict_line
-        assert f"with them the verdict would be {review['verdictWithClaims']}" in verdict_line
+        said = verdict_line(md)
+        assert said.startswith("**Verdict: ") and f"{plain['verdict']}**" in said
+        assert f"with them the verdict would be {review['verdictWithClaims']}" in said
         assert "### The repository's decisions (no base: not a git checkout; none applied)" in md
     junit = render(loaded, "junit")
     assert 'name="mcp-review.claims" value="not applied: ' in junit and junit.count('name="mcp-review.claim"') > 1

@@ -44,7 +44,7 @@ async def test_the_status_line_and_overview_say_the_verdict_with_the_claims_whol
         shown = read(screen_text(app))
         said = claims.said(review)
         assert said is not None and CONFIG in said and "with them the verdict would be PASS;" in said
-        assert f"verdict PASS_WITH_WARNINGS · {claims.short(review)} (the Overview, 1, says which)" in shown
+        assert f"verdict PASS_WITH_WARNINGS · gate PASS · {claims.short(review)} (the Overview, 1, says which)" in shown
         assert "would be PASS with 1 decision of the repository's " + CONFIG in shown, "the status line names it"
         assert said in shown, "the Overview says it all"
         assert "…" not in screen_text(app).splitlines()[1], "nothing cut on the status line"

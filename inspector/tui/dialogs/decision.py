@@ -25,6 +25,16 @@ PLACEHOLDERS = {
     "approve": "note: why this change is fine",
 }
 REQUIRED = ("who", "why")
+BOUND = ("waive", "attest")  # the decisions bound to what they decide (mcp_review.binding)
+
+
+def bound_to(kind: str, finding: Any) -> str:
+    """What a waiver or an attestation made here is bound to, in one line: it lapses when that changes."""
+    if finding.subject is None:
+        what = "the server as listed now" if kind == "attest" else "this finding's evidence"
+    else:
+        what = f"{one_line(finding.subject, 24)}'s definition as listed now"
+    return f"bound to {what} and the rule's version"
 
 
 class DecisionScreen(Dialog[dict[str, str] | None]):
@@ -92,7 +102,10 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
             else:
                 subject = one_line(self.finding.subject or "the server", 60)
                 yield Static(Text(f"{self.kind} {self.finding.rule} for {subject}", style="bold"), id="decided-on")
-                yield Static(Text(one_line(self.finding.message, 300)), id="finding-message")
+                message = one_line(self.finding.message, 200 if self.kind in BOUND else 300)
+                yield Static(Text(message), id="finding-message")
+                if self.kind in BOUND:  # one line: at 80x24 the fields and buttons still fit
+                    yield Static(Text(bound_to(self.kind, self.finding), style="dim"), id="bound")
             # each field keeps its name in its frame once it is filled (the placeholder is gone then)
             yield _named(Input(value=self.who, placeholder="who (required)", id="who"), "who")
             why = Input(self.given.get("why", ""), placeholder=f"{PLACEHOLDERS[self.kind]} (required)", id="why")

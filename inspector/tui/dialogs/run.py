@@ -1,5 +1,6 @@
 """Running the checklist: which packs, which tools the checks may call (the reviewer's consent), whether the
-security probes may send canary payloads to the tools they may call, and under which era (`--era both`)."""
+security probes may send canary payloads to the tools they may call, under which era (`--era both`), and the gate:
+which findings hold a merge (`--fail-on`, mcp_review.verdicts)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from mcp_review.calls import POLICIES, Policy
 from mcp_review.rules.context import Options
 from mcp_review.tui.dialogs.base import Dialog
 from mcp_review.tui.dialogs.common import DIALOG_CSS
+from mcp_review.verdicts import DEFAULT_FAIL_ON, HELP, parse
 from mcp_review.workspace import RequestPolicy
 
 CALLS = [(f"{name}: {lets}", name) for name, lets in POLICIES.items()]  # as `check --help` says them
@@ -40,7 +42,7 @@ REQUESTS = [
 SENDS = "probes (canaries only: temp-dir paths, printf, code, 127.0.0.1 URL):"
 
 
-Choice = tuple[list[str], Options, bool, RequestPolicy]  # packs, options, both eras, who answers requests
+Choice = tuple[list[str], Options, bool, RequestPolicy, tuple[str, ...]]  # packs, options, both eras, requests, gate
 
 
 class RunScreen(Dialog[Choice | None]):
@@ -49,7 +51,10 @@ class RunScreen(Dialog[Choice | None]):
     on a person). It shows the run choices as the workspace keeps them (packs, `Options`' calls and probes, the era,
     the policy) and answers in that form."""
 
-    DEFAULT_CSS = DIALOG_CSS + "#packs-row { height: 3; } #packs { width: 1fr; } #era { width: 36; }"
+    DEFAULT_CSS = DIALOG_CSS + (
+        "#packs-row { height: 3; } #packs { width: 1fr; } #era { width: 36; }"
+        " #gate-row { height: 1; } #gate-label { width: auto; } #gate { width: 1fr; }"
+    )
     BINDINGS = [Binding("ctrl+s", "submit", "Run", id="run")]
 
     def __init__(
@@ -60,11 +65,13 @@ class RunScreen(Dialog[Choice | None]):
         both: bool = False,
         requests: RequestPolicy = "auto",
         estimate: Callable[[Policy], str] | None = None,
+        fail_on: Sequence[str] = DEFAULT_FAIL_ON,
     ) -> None:
         """`estimate`: what a run would call under a policy (`Workspace.call_estimate`), said under the choice."""
         super().__init__()
         self.packs, self.options, self.why, self.both, self.requests = list(packs), options, why, both, requests
         self.estimate = estimate
+        self.fail_on = tuple(fail_on)
         # the widest probe allowed (a config may allow both): one choice here
         self.probe = next((p for p in ("security-all", "security") if p in options.probe), "off")
 
@@ -88,6 +95,9 @@ class RunScreen(Dialog[Choice | None]):
             yield Select(PROBES, value=self.probe, allow_blank=False, compact=True, id="probe")
             yield Static(Text("server requests during the run (roots, sampling, elicitation):"))
             yield Select(REQUESTS, value=self.requests, allow_blank=False, compact=True, id="requests")
+            with Horizontal(id="gate-row"):  # which findings hold the merge: check --fail-on
+                yield Static(Text("gate (fail on): "), id="gate-label")
+                yield Input(value=",".join(self.fail_on), compact=True, id="gate", tooltip=HELP)
             yield Static(id="problems")
             yield from self.buttons("Run", "run")
 
@@ -107,8 +117,15 @@ class RunScreen(Dialog[Choice | None]):
         if not packs or unknown:
             self.query_one("#problems", Static).update(Text(f"unknown pack(s): {', '.join(unknown) or '(none given)'}"))
             return
+        try:
+            gate = parse(self.query_one("#gate", Input).value)
+        except ValueError as e:
+            self.query_one("#problems", Static).update(Text(str(e).split(" (")[0].replace("--fail-on", "gate")))
+            self.query_one("#gate", Input).focus()
+            return
         calls, probe = str(self.query_one("#calls", Select).value), str(self.query_one("#probe", Select).value)
         probes = frozenset() if probe == "off" else frozenset({probe})
         both = self.query_one("#era", Select).value == "both"
         requests = cast(RequestPolicy, str(self.query_one("#requests", Select).value))
-        self.dismiss((packs, replace(self.options, calls=cast(Policy, calls), probe=probes), both, requests))
+        chosen = replace(self.options, calls=cast(Policy, calls), probe=probes)
+        self.dismiss((packs, chosen, both, requests, gate.said))

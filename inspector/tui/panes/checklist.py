@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from mcp_review import known
 from mcp_review.connection.pairing import Link, State
 from mcp_review.connection.wire import WireEntry, WireLog
 from mcp_review.review import WAIVABLE, Attestation, Finding, Remark, Review, Waiver, rank
@@ -56,7 +57,10 @@ def order_findings(findings: list[Finding]) -> tuple[list[Finding], list[str]]:
     ordered: list[Finding] = []
     for key in sorted(sections):
         ordered += sorted(sections[key], key=lambda f: rank(f.effective) * len(rules) + rules[f.rule])
-    return ordered, [f"{f.effective} {f.rule} {f.subject or 'server'}: {f.message}".lower() for f in ordered]
+    searched = [
+        f"{f.effective} {f.concern} {f.severity} {f.rule} {f.subject or 'server'}: {f.message}" for f in ordered
+    ]
+    return ordered, [text.lower() for text in searched]
 
 
 def saved_entry(saved: dict[str, Any]) -> WireEntry:
@@ -109,8 +113,11 @@ class Section(NamedTuple):
     findings: int = 0  # not `count`: that would shadow tuple.count
 
 
+SEVERITY = {"critical": "crit", "high": "high", "medium": "med", "low": "low"}  # four cells: 80 columns fit
+
+
 class ChecklistPane(FilteredPane):
-    COLUMNS = ("status", "rule", "finding")  # the subject leads the finding: it fits in 80 columns
+    COLUMNS = ("status", "sev", "rule", "finding")  # the subject leads the finding: it fits in 80 columns
     BINDINGS = [
         Binding("w", "waive", "Waive", id="waive", tooltip="Waive the highlighted finding, with a reason"),
         Binding("a", "attest", "Attest", id="attest", tooltip="Attest the highlighted manual rule"),
@@ -127,16 +134,17 @@ class ChecklistPane(FilteredPane):
         wire_log: WireView,
         decided_on: Callable[[], Review],
         waiting: Callable[[], str | None],
+        bind: Callable[[Finding, Waiver | Attestation], None],
         *,
         title: str,
         id: str,
     ) -> None:
         """`decided_on`: the review a decision goes into before any checklist run (`Workspace.decided_on`);
-        `waiting`: what it waits for meanwhile (the review saved before, being read: `Workspace.waiting`)."""
+        `waiting`: what it waits for meanwhile (the review saved before, being read: `Workspace.waiting`);
+        `bind`: binds a decision to what it decides, as this session sees it (`Workspace.bind`)."""
         super().__init__(title, id=id)  # from the tab's declaration (screen.TABS)
         self.wire_log = wire_log  # shows the evidence a finding cites
-        self.decided_on = decided_on
-        self.waiting = waiting
+        self.decided_on, self.waiting, self.bind = decided_on, waiting, bind
         self.review: Review | None = None
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
         self.order: tuple[list[Finding], list[str]] | None = None  # see `_order`
@@ -145,7 +153,12 @@ class ChecklistPane(FilteredPane):
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="check-filter")
         grid = Grid(
-            self.COLUMNS, flex="finding", caps={"rule": 28}, least={"status": 8}, zebra_stripes=True, id="checks"
+            self.COLUMNS,
+            flex="finding",
+            caps={"rule": 28},
+            least={"status": 8, "sev": 4},
+            zebra_stripes=True,
+            id="checks",
         )
         grid.empty = NOT_RUN
         yield grid
@@ -200,25 +213,31 @@ class ChecklistPane(FilteredPane):
         table.show(rows, self.cells, cursor=next(same, first) if key else first)
         self.show_count(len(findings), len(ordered))
 
-    def cells(self, row: Finding | Section | Rule) -> tuple[Text, str | Text, Text]:
+    def cells(self, row: Finding | Section | Rule) -> tuple[Text, Text, str | Text, Text]:
         if isinstance(row, Section):
             return self._section_cells(row)
         if isinstance(row, Rule):  # while checks run
             status = self.live.get(row.id, "queued")
             style = {"queued": "dim", "running": "reverse"}.get(status) or status_style(self.app, status)
-            return Text(status, style=style), row.id, Text(one_line(row.summary, 200))
+            return Text(status, style=style), self._severity(row.severity), row.id, Text(one_line(row.summary, 200))
         finding = Text(one_line(row.subject or "server", 40), style="bold")
         finding.append(": " + one_line(row.message, 200), style="")
-        return Text(row.effective, style=status_style(self.app, row.effective)), row.rule, finding
+        shown = Text(row.effective, style=status_style(self.app, row.effective))
+        return shown, self._severity(row.severity, row.effective), row.rule, finding
 
-    def _section_cells(self, section: Section) -> tuple[Text, Text, Text]:
+    def _severity(self, severity: str, status: str = "") -> Text:
+        """A finding's severity in four cells; bold where it counts (a fail, blocking or warn)."""
+        weighs = status in ("fail", "blocking", "warn")
+        return Text(SEVERITY.get(severity, severity[:4]), style="bold" if weighs else "dim")
+
+    def _section_cells(self, section: Section) -> tuple[Text, Text, Text, Text]:
         """A header row for a pack and seed section, coloured by its worst status (in words in the text, so
         the status column only ever holds a finding's status): nothing to waive or attest on it."""
         about = Text(one_line(section.source, 200), style="bold")
         if section.findings:
             about.append(f" · {plural(section.findings, 'finding')}, worst {section.worst}", style="")
         style = status_style(self.app, section.worst) if section.worst else ""
-        return Text("§", style=style), Text(section.pack, style="bold"), about
+        return Text("§", style=style), Text(""), Text(section.pack, style="bold"), about
 
     def start_live(self, rules: list[Rule]) -> None:
         """One row per selected rule, grouped like the findings: queued, then running, then its worst status."""
@@ -241,13 +260,23 @@ class ChecklistPane(FilteredPane):
     def finding_text(self, f: Finding) -> Text:
         """The finding in full, with every wire exchange it cites (MAX_EVIDENCE of them) as sent."""
         detail = Text()
-        detail.append(f"{f.effective} {f.rule} · {one_line(f.subject or 'server', 80)} · {f.mode}\n", style="bold")
+        subject = one_line(f.subject or "server", 80)
+        detail.append(f"{f.effective} {f.rule} · {subject} · {f.concern} · {f.severity} · {f.mode}\n", style="bold")
         detail.append(visible(f.message, 4000) + "\n")
         detail.append(f"source: {f.source}\n", style="dim")
+        if f.known is not None:
+            sdk = known.SDKS[f.known.sdk].name if f.known.sdk in known.SDKS else "an SDK not told apart"
+            detail.append(
+                f"a known SDK behaviour, {f.known.behaviour}: the default of {sdk} (the Overview says it "
+                f'once; a [[waive]] with known = "{f.known.behaviour}" waives it for the whole review)\n'
+            )
         if f.waiver:
             until = f" until {f.waiver.expires}" if f.waiver.expires else " (no expiry)"
-            waived = f"waived by {f.waiver.by}{until}: {f.waiver.reason}\n"
+            bound = f" · bound to {f.waiver.digest.removeprefix('sha256:')[:12]}" if f.waiver.digest else ""
+            waived = f"waived by {f.waiver.by}{until}: {f.waiver.reason}{bound}\n"
             detail.append(visible(waived, 2000), style=status_style(self.app, "waived"))
+        if f.lapsed:
+            detail.append(visible(f.lapsed, 2000) + "\n", style=status_style(self.app, "blocking"))
         for remark in self.review.remarks if self.review else []:
             if (remark.rule, remark.subject) == (f.rule, f.subject):
                 detail.append(visible(f"note by {remark.by} ({remark.at}): {remark.text}\n", 2000), style="italic")
@@ -333,7 +362,9 @@ class ChecklistPane(FilteredPane):
         def decided(values: dict[str, str] | None) -> None:
             if values and self.review is not None:
                 expires = values["expires"] or None
-                self.review.waive(Waiver(finding.rule, values["why"], values["who"], finding.subject, expires, "tui"))
+                waiver = Waiver(finding.rule, values["why"], values["who"], finding.subject, expires, "tui")
+                self.bind(finding, waiver)  # to the finding's subject as this session saw it, and the rule's version
+                self.review.waive(waiver)
                 self._decided()
 
         old = finding.waiver  # waived already: its waiver, to change (not a blank one over it)
@@ -350,6 +381,7 @@ class ChecklistPane(FilteredPane):
             if values and self.review is not None:
                 status: Literal["pass", "fail"] = "fail" if values["status"] == "fail" else "pass"
                 attestation = Attestation(finding.rule, values["who"], values["why"], status, finding.subject, "tui")
+                self.bind(finding, attestation)
                 self.review.attest(finding, attestation)
                 self._decided()
 

@@ -12,15 +12,17 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabPane
 
-from mcp_review import claims
+from mcp_review import claims, known
 from mcp_review.catalog import ServerSnapshot
 from mcp_review.costs import Costs
 from mcp_review.encodings import ENCODINGS
+from mcp_review.report import headline
 from mcp_review.review import Review
 from mcp_review.targets import Target
 from mcp_review.text import one_line, plural, visible
 from mcp_review.tokens import ESTIMATES, TokenCounter
 from mcp_review.tui.dialogs.pin import unapproved_counts
+from mcp_review.tui.styles import status_style
 from mcp_review.workspace import LockDiff
 
 TOP_TOOLS = 10  # the costliest tools named on the overview
@@ -102,9 +104,9 @@ class OverviewPane(TabPane):
         self.shown = (snap, target, costs, review)
         out = Text()
         out.append(f"{one_line(snap.server_name, 80)} {one_line(snap.server_version or '', 40)}\n", style="bold")
-        verdict = review.verdict if review is not None else None  # one pass over every finding, once
+        verdict = review.verdict if review is not None else "NOT_CHECKED"  # one pass over every finding, once
         if review is not None and verdict != "NOT_CHECKED":
-            out.append(f"verdict: {verdict}" + (f" · reviewed {review.created}\n" if review.created else "\n"))
+            out.append_text(self.verdict_lines(review, verdict))
             out.append_text(repository_lines(review))
         elif self.pending is not None:
             out.append(f"verdict: {self.pending}… (every key works meanwhile)\n")
@@ -150,6 +152,36 @@ class OverviewPane(TabPane):
             out.append("\ninstructions:\n", style="bold")
             out.append(visible(snap.instructions, 4000))
         self.query_one("#overview", Static).update(out)
+
+    def verdict_lines(self, review: Review, overall: str) -> Text:
+        """Security's verdict first, then every other concern's (those that fail first), the overall verdict and
+        the gate's (`overall`: the review's verdict, made once), the decisions live and stale, and each known SDK
+        behaviour once, with how to waive it."""
+        out = Text()
+        (concern, verdict, why), *others = headline.concerns(review)
+        said = f"{concern} {headline.WORDS.get(verdict, verdict)}" + (f" ({why})" if why else "")
+        out.append(said, style=self._style(verdict))
+        for concern, verdict, why in others:
+            out.append(" · ")
+            out.append(f"{concern} {headline.WORDS.get(verdict, verdict)}", style=self._style(verdict, bold=False))
+            out.append(f" ({why})" if why else "")
+        gate = headline.gate(review, icons=False)
+        out.append(f"\nverdict {overall}" + (f" · {gate}" if gate else ""))
+        out.append(f" · reviewed {review.created}\n" if review.created else "\n")
+        if decided := headline.decided_counts(review):
+            out.append(f"decisions: {decided}\n")
+        if found := known.listed(review):
+            sdks = sorted({k["sdkName"].split(" (")[0] for k in found})
+            said = ", ".join(f"{k['behaviour']} ({k['concern']}, {plural(k['fails'], 'fail')})" for k in found)
+            out.append(f"known SDK behaviours, each a true fail said once ({' and '.join(sdks)}): {said}; ")
+            out.append('waive one for the whole review with known = "…" in a [[waive]] of its rule\n')
+        return out
+
+    def _style(self, verdict: str, bold: bool = True) -> str:
+        """A verdict's colour, as its status's (FAIL as a fail, BLOCKED as a blocking finding) in the theme."""
+        status = {"FAIL": "fail", "BLOCKED": "blocking", "PASS_WITH_WARNINGS": "warn", "PASS": "pass"}.get(verdict)
+        style = status_style(self.app, status) if status else "dim"
+        return style if bold else style.replace("bold ", "")
 
     def show_failure(self, reason: str, detail: Sequence[str]) -> None:
         self.shown = self.drift = None
