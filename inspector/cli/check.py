@@ -207,12 +207,20 @@ def bound_lines(review: Any, most: int = 10) -> list[str]:
     ]
     out = [
         f"{d.source}: {d.rule}" + (f" on {d.subject}" if d.subject else "") + " bound on first use; keep it bound "
-        "with " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in d.binding().items() if k != "parts")
+        "with " + ", ".join(f"{k} = {_toml(v)}" for k, v in d.binding().items())
         for d in bound[:most]
     ]
     return out + (
         [f"… and {len(bound) - most} more (the JSON review's waivers and attestations)"] if bound[most:] else []
     )
+
+
+def _toml(value: Any) -> str:
+    """A binding's value as TOML writes it: JSON's strings and numbers, an inline table for `parts` (its keys are a
+    definition's top-level field names, quoted: a hostile server may name a field anything)."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {json.dumps(v)}" for k, v in value.items()) + " }"
+    return json.dumps(value)
 
 
 async def _run_check(args: argparse.Namespace, target: Target, plan: Any, progress: Any) -> Any:
