@@ -46,10 +46,17 @@ def definition_sha256(raw: Any) -> str:
 Content = dict[str, Any]  # {"digest": "sha256:<hex>", "parts": {name: <PART hex>}}
 
 
+PARTS = 32  # parts kept by name: a hostile definition's 10,000 fields are 31 and one "other fields"
+NAME = 80  # characters of a part's name kept (a field's name is the server's, of any length)
+
+
 def _content(whole: Any, parts: dict[str, Any]) -> Content:
+    named = list(parts.items())
+    if len(named) > PARTS:
+        named = [*named[: PARTS - 1], ("other fields", dict(named[PARTS - 1 :]))]
     return {
         "digest": f"sha256:{definition_sha256(whole)}",
-        "parts": {name: definition_sha256(value)[:PART] for name, value in parts.items()},
+        "parts": {str(name)[:NAME]: definition_sha256(value)[:PART] for name, value in named},
     }
 
 

@@ -204,3 +204,13 @@ def test_the_config_reads_a_binding_and_a_known_behaviour_and_refuses_wrong_ones
         bad.write_text(f'[[waive]]\nrule = "review.error-channel-correct"\nreason = "r"\nby = "a"\n{body}\n')
         with pytest.raises(ConfigFileError, match=said):
             load_config(bad, set(RULES), set(PACKS))
+
+
+def test_a_hostile_definitions_parts_stay_bounded():
+    """10,000 fields, one with a name of 10,000 characters: the parts a config file keeps stay few and short, and a
+    change among the folded fields still shows (as "other fields")."""
+    wide = {"name": "t", "x" * 10_000: 1, **{f"f{i}": i for i in range(10_000)}}
+    parts = binding.of_definitions([wide])["parts"]
+    assert len(parts) == binding.PARTS and max(map(len, parts)) <= binding.NAME
+    changed = binding.of_definitions([{**wide, "f9999": -1}])["parts"]
+    assert binding.changed(parts, changed) == "its other fields changed"
