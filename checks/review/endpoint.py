@@ -30,6 +30,8 @@ Asked = tuple[str, str, str | None, dict[str, str], str | None, tuple[str, ...]]
 
 @rule(
     "review.browser-origins-refused",
+    concern="security",
+    severity="high",
     modes=("probe",),
     source=f"{SEED} Security: transport-config (Origin, DNS rebinding)",
     transport="http",
@@ -139,7 +141,14 @@ def _judged(ctx: CheckContext, exchanges: list[tuple[str, HttpExchange]], prefli
     )
 
 
-@rule("review.survives-probes", modes=("observe",), source=f"{SEED} Security: injection-safe", needs_server=False)
+@rule(
+    "review.survives-probes",
+    concern="security",
+    severity="medium",
+    modes=("observe",),
+    source=f"{SEED} Security: injection-safe",
+    needs_server=False,
+)
 def survives_probes(ctx: CheckContext) -> Iterator[Finding]:
     """The server stays up and keeps its session while the review probes it.
 
