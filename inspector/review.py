@@ -82,6 +82,14 @@ class Known:
     behaviour: str
     sdk: str | None = None
 
+    @classmethod
+    def from_json(cls, saved: Any) -> Known | None:
+        """The inverse of `asdict` (a finding's "known"); None when `saved` is not one."""
+        if not isinstance(saved, dict) or not isinstance(saved.get("behaviour"), str):
+            return None
+        sdk = saved.get("sdk")
+        return cls(saved["behaviour"], sdk if isinstance(sdk, str) else None)
+
 
 @dataclass(slots=True)  # a review of 10,000 tools holds 100,000 of them
 class Finding:
@@ -400,7 +408,7 @@ class Review:
                 settled_by=f.get("settledBy"),
                 concern=str(f.get("concern") or ""),
                 severity=str(f.get("severity") or ""),
-                known=_known(f.get("known")),
+                known=Known.from_json(f.get("known")),
             )
             for f in data.get("findings", [])
         ]
@@ -433,13 +441,6 @@ class Review:
         )
         review.apply_waivers()
         return review
-
-
-def _known(saved: Any) -> Known | None:
-    if not isinstance(saved, dict) or not isinstance(saved.get("behaviour"), str):
-        return None
-    sdk = saved.get("sdk")
-    return Known(saved["behaviour"], sdk if isinstance(sdk, str) else None)
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

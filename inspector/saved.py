@@ -4,16 +4,17 @@ Not the JSON review (report/json.py, a documented export for people and CI): thi
 after every change and read when the same server is opened again, so it is made to be small and to be read without
 holding the app. gzip (level 1: most of the gain for a tenth of level 9's time) of JSON lines:
 
-    {"saved": 1, "review": {the JSON review's header fields}, "rules": {rule: [pack, source, mode]},
+    {"saved": 1, "review": {the JSON review's header fields}, "rules": {rule: [pack, source, mode, concern, severity]},
      "findings": N, "exchanges": M, "cwd": where it was saved from}
-    {"f": [[rule index, status, message, subject, subjectKind, evidence, note, fact, settledBy], ...]}  (BLOCK a line)
+    {"f": [[rule index, status, message, subject, subjectKind, evidence, note, fact, settledBy, severity, known],
+           ...]}  (BLOCK a line; a severity only where it is not its rule's first finding's)
     {"x": [seq, wire entry]}  (one a line)
 
-What a finding shares with its rule (pack, source, mode) is said once, in `rules`; a waiver is not stored on its
-finding (the review's waivers are applied again); the verdict and counts are derived (the header keeps them for a
-hint without reading the rest). A review of 10,000 tools (110,000 findings) is about 1.5 MB here against 72 MB as
-indented JSON, and is read a line at a time in a thread (`read`, with progress), so a key is never held for longer
-than one line's parse.
+What a finding shares with its rule (pack, source, mode, concern, severity) is said once, in `rules`; a waiver is
+not stored on its finding (the review's waivers are applied again); the verdict and counts are derived (the header
+keeps them for a hint without reading the rest). A review of 10,000 tools (110,000 findings) is about 1.5 MB here
+against 72 MB as indented JSON, and is read a line at a time in a thread (`read`, with progress), so a key is never
+held for longer than one line's parse.
 
 Which file is a server's (`review_file`): named after the server, keyed by what starts it, its relative paths made
 absolute (a command, a script argument that names a file, a config file), not by the folder the app ran in: the
@@ -38,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_review.output import write_text
-from mcp_review.review import Attestation, Fact, Finding, Remark, Review, Waiver
+from mcp_review.review import Fact, Finding, Known, Review
 
 FORMAT = 1
 SUFFIX = ".review.gz"
@@ -58,7 +59,7 @@ def lines(review: Review, cwd: str | None) -> Iterator[str]:
     for f in review.findings:
         if f.rule not in rules:
             rules[f.rule] = len(rules)
-            table[f.rule] = [f.pack, f.source, f.mode]
+            table[f.rule] = [f.pack, f.source, f.mode, f.concern, f.severity]
     doc = review.to_json(findings=[])
     doc.pop("findings")
     doc.pop("exchanges")
@@ -72,7 +73,8 @@ def lines(review: Review, cwd: str | None) -> Iterator[str]:
     }
     yield _dumps(header)
     for start in range(0, len(review.findings), BLOCK):
-        yield _dumps({"f": [_row(rules[f.rule], f) for f in review.findings[start : start + BLOCK]]})
+        block = review.findings[start : start + BLOCK]
+        yield _dumps({"f": [_row(rules[f.rule], f, table[f.rule][4]) for f in block]})
     for seq, entry in sorted(review.exchanges.items()):
         yield _dumps({"x": [seq, entry]})
 
@@ -81,9 +83,10 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
-def _row(rule: int, f: Finding) -> list[Any]:
-    row = [rule, f.status, f.message, f.subject, f.subject_kind, f.evidence, f.note, f.fact and asdict(f.fact)]
-    row.append(f.settled_by)
+def _row(rule: int, f: Finding, severity: str) -> list[Any]:
+    row: list[Any] = [rule, f.status, f.message, f.subject, f.subject_kind, f.evidence, f.note]
+    row += [f.fact and asdict(f.fact), f.settled_by, f.severity if f.severity != severity else None]
+    row.append(f.known and asdict(f.known))
     while row[-1] is None:  # what most findings lack is left off the end
         row.pop()
     return row
@@ -132,40 +135,21 @@ def _parse(f: io.TextIOBase, progress: Progress | None) -> Review | None:
         gc.freeze()
     if len(findings) != total:  # cut short (a disk filled up mid-write cannot leave this: writes are atomic)
         return None
-    review = Review(
-        server=doc.get("server", {}),
-        target=doc.get("target", {}),
-        revision=doc.get("revision"),
-        era=doc.get("era"),
-        transport=doc.get("transport", ""),
-        findings=findings,
-        waivers=[Waiver(**w) for w in doc.get("waivers", [])],
-        attestations=[Attestation(**a) for a in doc.get("attestations", [])],
-        coverage=list(doc.get("coverage", [])),
-        tools=list(doc.get("tools", [])),
-        tokens=dict(doc.get("tokens", {})),
-        notes=list(doc.get("notes", [])),
-        remarks=[Remark(**r) for r in doc.get("remarks", [])],
-        packs=list(doc.get("packs", [])),
-        exchanges=exchanges,
-        created=doc.get("created", ""),
-        changes=doc.get("changes"),
-        decisions=doc.get("decisions"),
-        eras=doc.get("eras"),
-        reach=doc.get("reach"),
-        behaviour=doc.get("behaviour"),
-        reviewer=doc.get("reviewer"),
-    )
+    review = Review.from_json(doc)  # the header's fields as the JSON review reads them: one place for them
+    review.findings, review.exchanges = findings, exchanges
     review.apply_waivers()
     return review
 
 
-def _finding(rules: list[tuple[str, str, str, str]], row: list[Any]) -> Finding:
-    rule, pack, source, mode = rules[row[0]]
-    row = row + [None] * (9 - len(row))
+def _finding(rules: list[tuple[str, ...]], row: list[Any]) -> Finding:
+    rule, pack, source, mode, *shared = rules[row[0]]
+    concern, severity = (*shared, "", "")[:2]  # saved before concerns: none (`stamp_missing` gives the registry's)
+    row = row + [None] * (11 - len(row))
     fact = Fact(str(row[7].get("owner")), str(row[7].get("text"))) if isinstance(row[7], dict) else None
     evidence = list(row[5] or [])
-    return Finding(rule, pack, row[1], row[2], row[3], row[4], source, mode, evidence, None, row[6], fact, row[8])
+    found = Finding(rule, pack, row[1], row[2], row[3], row[4], source, mode, evidence, None, row[6], fact, row[8])
+    found.concern, found.severity, found.known = concern, row[9] or severity, Known.from_json(row[10])
+    return found
 
 
 def _convert(path: Path, progress: Progress | None) -> Review | None:

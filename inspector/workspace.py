@@ -190,7 +190,7 @@ class Workspace:
 
             review = saved.read(found, step)
             if review is not None:
-                stamp_missing(review.findings)  # the saved file keeps no concern: its rules' concerns and severities
+                stamp_missing(review.findings)  # saved before concerns: its rules' concerns and severities, as now
             return review
 
         state = self.reopening = Reopening(found, concurrent.futures.Future())  # before the reader reports

@@ -9,7 +9,7 @@ import os
 import time
 
 from mcp_review import saved
-from mcp_review.review import Fact, Finding, Review, Waiver
+from mcp_review.review import Fact, Finding, Known, Review, Waiver
 
 TARGET = {"kind": "stdio", "command": "python", "args": ["server.py", "--flag"]}
 
@@ -30,6 +30,10 @@ def review(findings: int) -> Review:
         for i in range(findings)
     ]
     made[0].fact, made[0].note, made[0].settled_by = Fact("spec.tool-names", "a fact"), "a note", "spec.tool-names"
+    for f in made:  # what issue 39 gave a finding: its concern and severity, a fail's known SDK behaviour
+        f.concern, f.severity = ("conventions", "low") if f.pack == "review" else ("protocol", "medium")
+    made[2].severity, made[2].known = "high", Known("fastmcp-server-error-id", "FastMCP 1.x")
+    digest = "sha256:" + "0" * 64
     out = Review(
         server={"name": "notes-server", "version": "1.0"},
         target=TARGET,
@@ -37,7 +41,10 @@ def review(findings: int) -> Review:
         era="legacy",
         transport="stdio",
         findings=made,
-        waivers=[Waiver("review.annotations-set", "known", "alice", subject="tool_1")],
+        waivers=[Waiver("review.annotations-set", "known", "alice", subject="tool_1", digest=digest, version=1)],
+        subjects={"tool:tool_1": {"digest": digest, "parts": {"description": "ab"}}},  # what the decisions bind to
+        rule_versions={"review.annotations-set": 1, "spec.tool-names": 1},
+        fail_on=["security>=high", "blocking"],
         packs=["review", "spec"],
         reach={"callsPerTool": 3, "offered": {}, "leftOut": {}},  # what the calls reached comes back too
         exchanges={1: {"seq": 1, "message": {"id": 1, "result": {"tools": []}}}, 2: {"seq": 2, "message": None}},
