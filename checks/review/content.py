@@ -194,9 +194,11 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
     Known false positives: a server that asks for a credential it really needs, through the form the spec allows
     for it (URL elicitation for secrets), is fine; the scanner judges the text, not the need. Only what the server
     sent during this review is seen: requests that only other inputs trigger stay unseen (the finding says how many
-    messages were read). Each distinct text is scanned once, the first 2,000 per method: a flood of different
-    lines beyond that is not read (the finding says so). The count is of the whole session: a server whose every
-    tool asks once, reviewed through more than 10,000 calls, reaches it (raise `client_requests` for it).
+    messages were read). A span that is part of an argument the review sent (a probe's canary, quoted back in "Delete
+    note «…»?") is not the server's and never counts; a hostile text around it still does. Each distinct text is
+    scanned once, the first 2,000 per method: a flood of different lines beyond that is not read (the finding says
+    so). The count is of the whole session: a server whose every tool asks once, reviewed through more than 10,000
+    calls, reaches it (raise `client_requests` for it).
 
     Passes: every such message is clean. Fails: a hostile or leaky span; more requests of the client than a session
     answers. Warns: a suspicious span. n/a: the server sent none during the review.
@@ -210,7 +212,12 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
     seqs: dict[str, list[int]] = {}
     forms: list[str] = []  # form fields that ask for a secret
     distinct: set[str] = set()  # a server can send the same log line 50,000 times: each text is scanned once
+    ours: set[str] = set()  # the arguments the review sent (a probe's canaries): quoted back, they are not the server's
     for entry in ctx.wire.entries:
+        if entry.direction == "send" and entry.method in ("tools/call", "prompts/get"):
+            params = entry.message.get("params")
+            arguments = params.get("arguments") if isinstance(params, dict) else None
+            ours.update(s.text for s in surfaces.strings(arguments, ""))
         if entry.direction == "recv" and entry.method in surfaces.CLIENT_METHODS:
             said = [s for s in surfaces.client_message(entry.message) if s.text not in distinct]
             distinct.update(s.text for s in said)
@@ -224,7 +231,7 @@ def client_requests_safe(ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.na(None, "the server sent no sampling, elicitation or log message during the review")
         return
     for method, sent in seqs.items():
-        fails, warns = scanned(texts[method], instructs=method == "sampling/createMessage")
+        fails, warns = scanned(texts[method], ours, instructs=method == "sampling/createMessage")
         if method == "elicitation/create":
             why = "a form asks the user for a secret (the spec forbids it in form mode)"
             fails += [f"{where}: {why}" for where in forms]
