@@ -61,7 +61,7 @@ async def test_a_saved_review_reopens_in_the_background_and_every_key_works_mean
         release.set()
         await until(pilot, lambda: app.workspace.review is not None)
         await pilot.press("1")
-        await until(pilot, lambda: "verdict: PASS_WITH_WARNINGS · reviewed 2026-01-02" in overview(app))
+        await until(pilot, lambda: "verdict PASS_WITH_WARNINGS · reviewed 2026-01-02" in overview(app))
         assert len(app.checklist.shown_findings) > 5000, "every finding in the Checklist, with its section rows"
         assert any("the review saved before came back" in m for m in notifications(heard))
 
@@ -92,7 +92,7 @@ async def test_a_review_made_from_another_folder_is_found_or_hinted_at(tmp_path,
     app = ReviewApp(started_here, state_dir=state)  # a recent server, started in its own folder from here
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.workspace.review is not None)
-        assert "verdict: PASS_WITH_WARNINGS" in overview(app)
+        assert "verdict PASS_WITH_WARNINGS" in overview(app)
 
     app, heard = ReviewApp(another, state_dir=state), []
     async with app.run_test(size=(80, 24), message_hook=heard.append) as pilot:
