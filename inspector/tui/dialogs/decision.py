@@ -102,10 +102,10 @@ class DecisionScreen(Dialog[dict[str, str] | None]):
             else:
                 subject = one_line(self.finding.subject or "the server", 60)
                 yield Static(Text(f"{self.kind} {self.finding.rule} for {subject}", style="bold"), id="decided-on")
-                message = one_line(self.finding.message, 200 if self.kind in BOUND else 300)
-                yield Static(Text(message), id="finding-message")
-                if self.kind in BOUND:  # one line: at 80x24 the fields and buttons still fit
-                    yield Static(Text(bound_to(self.kind, self.finding), style="dim"), id="bound")
+                message = Text(one_line(self.finding.message, 200 if self.kind in BOUND else 300))
+                if self.kind in BOUND:  # what it is bound to, in the finding's two lines (they scroll): at 60x20
+                    message.append("\n" + bound_to(self.kind, self.finding), style="dim")  # the fields still fit
+                yield Static(message, id="finding-message")
             # each field keeps its name in its frame once it is filled (the placeholder is gone then)
             yield _named(Input(value=self.who, placeholder="who (required)", id="who"), "who")
             why = Input(self.given.get("why", ""), placeholder=f"{PLACEHOLDERS[self.kind]} (required)", id="why")
