@@ -33,7 +33,7 @@ async def test_demo_overview_tools_checks_wire_and_export(tmp_path):
             "grouped by pack and section"
         )
         sections = [
-            str(checks.get_cell_at((i, 2)))
+            str(checks.get_cell_at((i, 3)))  # status, sev, rule, finding
             for i, f in enumerate(app.main.query_one(ChecklistPane).shown_findings)
             if f is None
         ]

@@ -121,7 +121,7 @@ async def test_rerunning_a_rule_keeps_the_filter(tmp_path):
         table.focus()
         app.main.status("")
         await pilot.press("u")
-        await until(pilot, lambda: status_line(app).startswith("verdict"))
+        await until(pilot, lambda: status_line(app).startswith("security"))  # the verdict, security first
         shown = [f for f in app.main.query_one(ChecklistPane).shown_findings if f is not None]
         assert shown and {f.effective for f in shown} == {"fail"}, "the filter the box shows is the one applied"
         assert app.main.query_one("#check-filter", Input).value == "status:fail"
