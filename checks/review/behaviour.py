@@ -102,7 +102,14 @@ def _sent(ctx: CheckContext) -> dict[str, list[behaviour.Sighting]]:
     return out
 
 
-@rule("review.secrets-read", modes=("observe",), source=SOURCE, transport="stdio")
+@rule(
+    "review.secrets-read",
+    modes=("observe",),
+    source=SOURCE,
+    transport="stdio",
+    concern="security",
+    severity="critical",
+)
 def secrets_read(ctx: CheckContext) -> Iterator[Finding]:
     """The server reads no credential of the reviewer's answering a request: no canary of its home is opened.
 
@@ -144,7 +151,14 @@ def secrets_read(ctx: CheckContext) -> Iterator[Finding]:
     )
 
 
-@rule("review.secrets-sent", modes=("observe",), source=SOURCE, transport="stdio")
+@rule(
+    "review.secrets-sent",
+    modes=("observe",),
+    source=SOURCE,
+    transport="stdio",
+    concern="security",
+    severity="critical",
+)
 def secrets_sent(ctx: CheckContext) -> Iterator[Finding]:
     """No canary's value leaves the server: not in a result, a log line, stderr, a DNS name, a datagram, a command.
 
@@ -185,7 +199,14 @@ def secrets_sent(ctx: CheckContext) -> Iterator[Finding]:
 
 
 # ----------------------------------------------------------------------------------------------- the network
-@rule("review.hosts-named", modes=("observe",), source=SOURCE, transport="stdio")
+@rule(
+    "review.hosts-named",
+    modes=("observe",),
+    source=SOURCE,
+    transport="stdio",
+    concern="security",
+    severity="medium",
+)
 def hosts_named(ctx: CheckContext) -> Iterator[Finding]:
     """The server reaches only hosts someone named: the reviewer (--allow-net), or the request it answers.
 
@@ -218,7 +239,14 @@ def hosts_named(ctx: CheckContext) -> Iterator[Finding]:
 
 
 # ------------------------------------------------------------------------------------------------- processes
-@rule("review.no-shell-on-call", modes=("observe",), source=SOURCE, transport="stdio")
+@rule(
+    "review.no-shell-on-call",
+    modes=("observe",),
+    source=SOURCE,
+    transport="stdio",
+    concern="security",
+    severity="high",
+)
 def no_shell_on_call(ctx: CheckContext) -> Iterator[Finding]:
     """A tool call starts no shell or interpreter (sh, bash, python, node, perl...).
 
@@ -259,7 +287,14 @@ def no_shell_on_call(ctx: CheckContext) -> Iterator[Finding]:
 
 
 # -------------------------------------------------------------------------------------------------- files
-@rule("review.writes-in-scratch", modes=("observe",), source=SOURCE, transport="stdio")
+@rule(
+    "review.writes-in-scratch",
+    modes=("observe",),
+    source=SOURCE,
+    transport="stdio",
+    concern="security",
+    severity="high",
+)
 def writes_in_scratch(ctx: CheckContext) -> Iterator[Finding]:
     """The server changes files only in its scratch: its working directory, /tmp, the paths it is handed.
 
@@ -292,7 +327,14 @@ def writes_in_scratch(ctx: CheckContext) -> Iterator[Finding]:
 
 
 # ------------------------------------------------------------------------------------------------ start-up
-@rule("review.startup-quiet", modes=("observe",), source=SOURCE, transport="stdio")
+@rule(
+    "review.startup-quiet",
+    modes=("observe",),
+    source=SOURCE,
+    transport="stdio",
+    concern="security",
+    severity="medium",
+)
 def startup_quiet(ctx: CheckContext) -> Iterator[Finding]:
     """Before its first answer the server reads no credential, reaches no host nobody named, writes nothing outside
     its scratch.
@@ -372,7 +414,14 @@ def _hint(tool: Item, hint: str) -> bool | None:
     return found if isinstance(found, bool) else None
 
 
-@rule("review.read-only-verified", modes=("call", "observe"), source=HINTS, transport="stdio")
+@rule(
+    "review.read-only-verified",
+    modes=("call", "observe"),
+    source=HINTS,
+    transport="stdio",
+    concern="security",
+    severity="high",
+)
 async def read_only_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A tool annotated `readOnlyHint: true` changes no file when it is called.
 
@@ -400,7 +449,14 @@ async def read_only_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
-@rule("review.open-world-verified", modes=("call", "observe"), source=HINTS, transport="stdio")
+@rule(
+    "review.open-world-verified",
+    modes=("call", "observe"),
+    source=HINTS,
+    transport="stdio",
+    concern="security",
+    severity="medium",
+)
 async def open_world_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A tool annotated `openWorldHint: false` reaches no host when it is called.
 
@@ -424,7 +480,14 @@ async def open_world_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
-@rule("review.destructive-verified", modes=("call", "observe"), source=HINTS, transport="stdio")
+@rule(
+    "review.destructive-verified",
+    modes=("call", "observe"),
+    source=HINTS,
+    transport="stdio",
+    concern="security",
+    severity="high",
+)
 async def destructive_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A tool annotated `destructiveHint: false` removes nothing when it is called.
 
