@@ -396,8 +396,9 @@ class ReviewApp(ClosedScreensApp):
         if message.error is not None:
             self.notify(f"cannot save the review: {one_line(message.error, 200)}", severity="error", markup=False)
         elif message.say and review is not None and message.path is not None:
-            # one line, a long path cut; but never the verdict the repository's decisions would make
-            self.status(f"{verdict_said(review)} · saved to {message.path}", whole=bool(claims.of(review)))
+            # the news first, so the path shows at 80 columns though security's verdict is long (the run's end said
+            # it, the Overview says it); one line, a long tail cut, but never what the repository's decisions would make
+            self.status(f"saved to {message.path} · {verdict_said(review)}", whole=bool(claims.of(review)))
 
     @on(msg.LockCompared)
     def show_drift(self, message: msg.LockCompared) -> None:
