@@ -62,7 +62,7 @@ def test_an_official_app_example_has_no_false_fail(name):
 # elsewhere accepted (the example's cors() and createMcpExpressApp({host: "0.0.0.0"}) turn off the SDK's DNS
 # rebinding check); an error answered with `"id": null`, which the 2025-11-25 schema does not allow (`id?:
 # RequestId`: absent, never null).
-HTTP_FAILS = {"review.transport-config", "spec.http-transport", "spec.wire-schema"}
+HTTP_FAILS = {"review.browser-origins-refused", "review.transport-config", "spec.http-transport", "spec.wire-schema"}
 
 
 @pytest.mark.parametrize("name", sorted(APP_EXAMPLES))
