@@ -12,19 +12,27 @@ what it does answering requests.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 from mcp_review import behaviour
 from mcp_review.catalog import Item
 from mcp_review.checks.review.common import SEED, named_tools
+from mcp_review.concerns import Severity
 from mcp_review.connection.wire import WireEntry
 from mcp_review.review import Fact, Finding
 from mcp_review.rules.context import CheckContext, Subject
-from mcp_review.rules.core import rule
+from mcp_review.rules.core import Mode, rule
 
 SOURCE = f"{SEED} Security: arguments-validated-and-authorized, injection-safe (observed behaviour)"
 HINTS = f"{SEED} Tool contracts: annotations-set (verified by behaviour)"
 SHOWN = 3  # events quoted in one finding; the rest are counted
 CITED = 12  # event seqs cited in one finding
+
+
+def _watched(rule_id: str, modes: tuple[Mode, ...], source: str, severity: Severity) -> Callable[..., Any]:
+    """`@rule` for a behaviour rule: each judges what a stdio server mcp-review started was seen doing, a security
+    concern; only the id, modes, source and severity differ."""
+    return rule(rule_id, modes=modes, source=source, transport="stdio", concern="security", severity=severity)
 
 
 def _blocked(ctx: CheckContext) -> Finding | None:
@@ -102,14 +110,7 @@ def _sent(ctx: CheckContext) -> dict[str, list[behaviour.Sighting]]:
     return out
 
 
-@rule(
-    "review.secrets-read",
-    modes=("observe",),
-    source=SOURCE,
-    transport="stdio",
-    concern="security",
-    severity="critical",
-)
+@_watched("review.secrets-read", ("observe",), SOURCE, "critical")
 def secrets_read(ctx: CheckContext) -> Iterator[Finding]:
     """The server reads no credential of the reviewer's answering a request: no canary of its home is opened.
 
@@ -151,14 +152,7 @@ def secrets_read(ctx: CheckContext) -> Iterator[Finding]:
     )
 
 
-@rule(
-    "review.secrets-sent",
-    modes=("observe",),
-    source=SOURCE,
-    transport="stdio",
-    concern="security",
-    severity="critical",
-)
+@_watched("review.secrets-sent", ("observe",), SOURCE, "critical")
 def secrets_sent(ctx: CheckContext) -> Iterator[Finding]:
     """No canary's value leaves the server: not in a result, a log line, stderr, a DNS name, a datagram, a command.
 
@@ -199,14 +193,7 @@ def secrets_sent(ctx: CheckContext) -> Iterator[Finding]:
 
 
 # ----------------------------------------------------------------------------------------------- the network
-@rule(
-    "review.hosts-named",
-    modes=("observe",),
-    source=SOURCE,
-    transport="stdio",
-    concern="security",
-    severity="medium",
-)
+@_watched("review.hosts-named", ("observe",), SOURCE, "medium")
 def hosts_named(ctx: CheckContext) -> Iterator[Finding]:
     """The server reaches only hosts someone named: the reviewer (--allow-net), or the request it answers.
 
@@ -239,14 +226,7 @@ def hosts_named(ctx: CheckContext) -> Iterator[Finding]:
 
 
 # ------------------------------------------------------------------------------------------------- processes
-@rule(
-    "review.no-shell-on-call",
-    modes=("observe",),
-    source=SOURCE,
-    transport="stdio",
-    concern="security",
-    severity="high",
-)
+@_watched("review.no-shell-on-call", ("observe",), SOURCE, "high")
 def no_shell_on_call(ctx: CheckContext) -> Iterator[Finding]:
     """A tool call starts no shell or interpreter (sh, bash, python, node, perl...).
 
@@ -287,14 +267,7 @@ def no_shell_on_call(ctx: CheckContext) -> Iterator[Finding]:
 
 
 # -------------------------------------------------------------------------------------------------- files
-@rule(
-    "review.writes-in-scratch",
-    modes=("observe",),
-    source=SOURCE,
-    transport="stdio",
-    concern="security",
-    severity="high",
-)
+@_watched("review.writes-in-scratch", ("observe",), SOURCE, "high")
 def writes_in_scratch(ctx: CheckContext) -> Iterator[Finding]:
     """The server changes files only in its scratch: its working directory, /tmp, the paths it is handed.
 
@@ -327,14 +300,7 @@ def writes_in_scratch(ctx: CheckContext) -> Iterator[Finding]:
 
 
 # ------------------------------------------------------------------------------------------------ start-up
-@rule(
-    "review.startup-quiet",
-    modes=("observe",),
-    source=SOURCE,
-    transport="stdio",
-    concern="security",
-    severity="medium",
-)
+@_watched("review.startup-quiet", ("observe",), SOURCE, "medium")
 def startup_quiet(ctx: CheckContext) -> Iterator[Finding]:
     """Before its first answer the server reads no credential, reaches no host nobody named, writes nothing outside
     its scratch.
@@ -414,14 +380,7 @@ def _hint(tool: Item, hint: str) -> bool | None:
     return found if isinstance(found, bool) else None
 
 
-@rule(
-    "review.read-only-verified",
-    modes=("call", "observe"),
-    source=HINTS,
-    transport="stdio",
-    concern="security",
-    severity="high",
-)
+@_watched("review.read-only-verified", ("call", "observe"), HINTS, "high")
 async def read_only_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A tool annotated `readOnlyHint: true` changes no file when it is called.
 
@@ -449,14 +408,7 @@ async def read_only_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
-@rule(
-    "review.open-world-verified",
-    modes=("call", "observe"),
-    source=HINTS,
-    transport="stdio",
-    concern="security",
-    severity="medium",
-)
+@_watched("review.open-world-verified", ("call", "observe"), HINTS, "medium")
 async def open_world_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A tool annotated `openWorldHint: false` reaches no host when it is called.
 
@@ -480,14 +432,7 @@ async def open_world_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
         yield finding
 
 
-@rule(
-    "review.destructive-verified",
-    modes=("call", "observe"),
-    source=HINTS,
-    transport="stdio",
-    concern="security",
-    severity="high",
-)
+@_watched("review.destructive-verified", ("call", "observe"), HINTS, "high")
 async def destructive_verified(ctx: CheckContext) -> AsyncIterator[Finding]:
     """A tool annotated `destructiveHint: false` removes nothing when it is called.
 
