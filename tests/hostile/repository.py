@@ -253,8 +253,10 @@ def _app(repo: Path, env: dict[str, str], shipped: bool, run: bool) -> dict[str,
 
 def _unwrapped(screen: str) -> str:
     """The screen's lines joined where the app wrapped them (a word per line break), its box borders left out: what
-    the reviewer reads, as one text to find a sentence in."""
-    lines = [line.strip(" │┃▎▊").rstrip() for line in screen.splitlines()]
+    the reviewer reads, as one text to find a sentence in. A scrollbar's thumb (block elements, U+2580-U+259F) at a
+    line's right end is left out too: a long screen scrolls."""
+    edges = " │┃" + "".join(map(chr, range(0x2580, 0x25A0)))
+    lines = [line.strip(edges).rstrip() for line in screen.splitlines()]
     return " ".join(line for line in lines if line)
 
 

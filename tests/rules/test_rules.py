@@ -37,9 +37,13 @@ def test_every_rule_has_docs_and_both_fixtures():
     assert set(RULES) == declared_rules(), "the registry holds exactly the rules the packs' source declares"
 
 
+RULE_DECORATORS = {"rule", "_watched"}
+
+
 def declared_rules() -> set[str]:
-    """Every `@rule("id", ...)` written in checks/, read from the source: a pack that fails to import, or a rule
-    that stops registering, is missing from RULES but not from here."""
+    """Every `@rule("id", ...)` (or a pack's own wrapper of it, such as `@_watched("id", ...)`) written in checks/,
+    read from the source: a pack that fails to import, or a rule that stops registering, is missing from RULES but
+    not from here."""
     import ast
 
     declared = set()
@@ -49,7 +53,7 @@ def declared_rules() -> set[str]:
                 declared |= {
                     d.args[0].value
                     for d in node.decorator_list
-                    if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "rule" and d.args
+                    if isinstance(d, ast.Call) and getattr(d.func, "id", None) in RULE_DECORATORS and d.args
                     if isinstance(d.args[0], ast.Constant)
                 }
     return declared

@@ -288,7 +288,9 @@ def test_check(request, data, case):
     code, out = review(request, data, case, "check", "--format", "json", "--calls", "read-only")
     report = json.loads(out)
     assert report["verdict"] in VERDICTS
-    assert code == {"FAIL": 1, "BLOCKED": 3}.get(report["verdict"], 0)
+    # the exit code is the gate's (default --fail-on security,blocking), not the overall verdict's
+    assert report["failOn"] == ["security", "blocking"]
+    assert code == {"FAIL": 1, "BLOCKED": 3}.get(report["gate"], 0)
     assert report["findings"]
     assert not [f for f in report["findings"] if "rule error" in f["message"]]
     failed = sorted({f["rule"] for f in report["findings"] if f["status"] == "fail"})

@@ -57,7 +57,9 @@ def test_the_sentence_names_the_file_why_and_the_verdict_with_them():
     assert "(not on the base: the merge base with main (the default branch) at fedcba987654)" in str(claims.said(found))
     assert "(not on the base: --base HEAD~1)" in str(claims.said(review(added, base="HEAD~1", how="--base HEAD~1")))
     assert claims.verdict_line(found) == f"FAIL · {claims.said(found)}"
-    assert summary(found).startswith(
-        "verdict FAIL · would be PASS_WITH_WARNINGS with 2 decisions of the repository's pyproject.toml, not applied"
+    assert summary(found).startswith("security ")  # the status line leads with the security verdict (issue 39)
+    assert (
+        " · verdict FAIL · would be PASS_WITH_WARNINGS with 2 decisions of the repository's pyproject.toml, not applied"
+        in summary(found)
     )
     assert claims.line(added[1]) == "attest pass review.injection-safe (every subject) by author: fine"
