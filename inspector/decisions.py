@@ -17,6 +17,7 @@ repository's is the reviewer's too once trusted as it is (`mcp-review trust FILE
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
@@ -28,6 +29,7 @@ from mcp_review.config import TOKEN_ENVS, ConfigFileError, ReviewConfig, find_co
 from mcp_review.output import write_text
 from mcp_review.review import Attestation, Waiver
 from mcp_review.rules.core import DEFAULT_PACKS
+from mcp_review.saved import UNUSED_DAYS
 
 
 @dataclass
@@ -191,6 +193,7 @@ def resolve(named: str | None, base: str | None, known: Known) -> Resolved:
 
 # ------------------------------------------------------------------------------- bindings made on first use
 BINDINGS = "bindings.json"  # in the reviewer's state directory: what a decision written without a digest was bound to
+BINDINGS_KEEP = 10_000  # bindings kept, the most recently used (a few hundred bytes each)
 
 
 def _binding_key(d: Waiver | Attestation, target: dict[str, Any]) -> str:
@@ -215,10 +218,11 @@ def recall(decisions: list[Waiver] | list[Attestation], target: dict[str, Any]) 
             d.bound = saved.get("bound")
 
 
-def remember(review: Any) -> int:
+def remember(review: Any, today: dt.date | None = None) -> int:
     """Keep what this review bound on first use (decisions of a file, written without a digest), for the next
     review of the same server (`recall`); how many it kept. A repository's CI starts with no state: there each
-    review binds anew, and says so."""
+    review binds anew, and says so. Each binding records the day it was last used; the file is pruned as it is
+    written (`_pruned`)."""
     fresh = [d for d in [*review.waivers, *review.attestations] if d.bound and d.source not in (None, "tui")]
     if not fresh:
         return 0
@@ -227,8 +231,27 @@ def remember(review: Any) -> int:
         stored = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (OSError, ValueError):
         stored = {}
+    day = (today or dt.date.today()).isoformat()
     for d in fresh:
-        stored.setdefault(_binding_key(d, review.target), {**d.binding(), "bound": d.bound})
+        stored.setdefault(_binding_key(d, review.target), {**d.binding(), "bound": d.bound})["used"] = day
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, json.dumps(stored, indent=1, sort_keys=True))
+    write_text(path, json.dumps(_pruned(stored, today or dt.date.today()), indent=1, sort_keys=True))
     return len(fresh)
+
+
+def _pruned(stored: dict[str, Any], today: dt.date) -> dict[str, Any]:
+    """The bindings used within the last `UNUSED_DAYS` days (`mcp_review.saved`), at most `BINDINGS_KEEP` of them,
+    the most recently used: the bounds of the saved reviews, as a binding serves only a review of its server."""
+
+    def used(entry: Any) -> str:
+        if not isinstance(entry, dict):
+            return ""
+        said = entry.get("used") or str(entry.get("bound") or "").rpartition(", ")[2]  # "on first use, DATE"
+        try:
+            return dt.date.fromisoformat(str(said)).isoformat()
+        except ValueError:
+            return ""  # unreadable: pruned
+
+    oldest = (today - dt.timedelta(days=UNUSED_DAYS)).isoformat()
+    kept = sorted(((used(v), k) for k, v in stored.items() if used(v) >= oldest), reverse=True)[:BINDINGS_KEEP]
+    return {k: stored[k] for _, k in kept}
