@@ -75,6 +75,19 @@ def script_argv(script: Path, *extra: str) -> list[str]:
     return [PYTHON, str(script), *extra]
 
 
+def copied_server(folder: Path, name: str = "good.py") -> Path:
+    """Fixture server `tests/servers/NAME` and the fixture modules beside it copied into the project `folder`; its
+    path there. A command that names a path outside its project (a repository's entry, a wrapper script in a test's
+    folder) is not shown to the confined server (Confinement.named_paths), and this repository's own clone may sit
+    under a hidden root (/tmp, /home)."""
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in (SERVERS / name, *(SERVERS / m for m in ("serve.py", "rawserver.py"))):
+        shutil.copy(path, folder / path.name)
+    return folder / name
+
+
 @functools.cache
 def _on_sdk(script: Path) -> bool:
     return any(line.startswith(("from mcp", "import mcp")) for line in script.read_text().splitlines())

@@ -220,11 +220,12 @@ def own_trees(target: Target, env: dict[str, str]) -> list[str]:
     for program in programs:
         for tree in {prefix(program), prefix(os.path.realpath(program))}:
             cfg = Path(tree, "pyvenv.cfg")
-            if cfg.is_file():  # a venv: its base interpreter's tree too
+            if cfg.is_file():  # a venv: its base interpreter's tree too, and what its editable installs name
                 for line in cfg.read_text(errors="replace").splitlines():
                     key, _, value = line.partition("=")
                     if key.strip() == "home":
                         trees.append(prefix(os.path.join(value.strip(), "python")))
+                trees += _pth_projects(tree)
             trees.append(tree)
     home = reviewers_home()
     out = []
@@ -259,10 +260,37 @@ def named_paths(target: Target) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _pth_projects(venv: str) -> list[str]:
+    """The projects the path entries of a venv's `.pth` files lie in, where the confinement hides them: an editable
+    install (`pip install -e`, `uv pip install -e`) of the server under review, or of mcp-review itself (whose demo
+    server is `python -m mcp_review.demo`), imports from its source tree, which a venv's own tree does not hold (a
+    strict editable install's tree of links, under the project's build/, points into it too). Lines that are code
+    (`import ...`) are not paths; a home itself, or what holds one, is never shown."""
+    hidden, home = _hidden_roots(), reviewers_home()
+    out = []
+    for pth in sorted(Path(venv).glob("lib*/python*/site-packages/*.pth")):
+        try:
+            lines = pth.read_text(errors="replace").splitlines()[:100]
+        except OSError:
+            continue
+        for line in lines:
+            entry = os.path.realpath(os.path.join(pth.parent, line.strip()))
+            if not line.strip() or line.startswith(("#", "import ", "import\t")) or not os.path.isdir(entry):
+                continue
+            if entry not in hidden and not under(home, entry) and any(under(entry, r) for r in hidden):
+                out.append(_tree(entry, home, hidden))
+    return out
+
+
 def _project(path: str, home: str, hidden: list[str]) -> str:
-    """The tree a named file belongs to: its nearest folder that marks a project (PROJECT_MARKERS), below any hidden
-    root and never one that holds the home; else the file's own folder."""
-    folder = top = os.path.dirname(path)
+    """The tree a named file belongs to (`_tree` of its folder)."""
+    return _tree(os.path.dirname(path), home, hidden)
+
+
+def _tree(folder: str, home: str, hidden: list[str]) -> str:
+    """The tree `folder` belongs to: its nearest folder that marks a project (PROJECT_MARKERS), below any hidden root
+    and never one that holds the home; else `folder` itself."""
+    top = folder
     while not any(os.path.exists(os.path.join(top, marker)) for marker in PROJECT_MARKERS):
         up = os.path.dirname(top)
         if up == top or up in hidden or under(home, up):

@@ -17,17 +17,20 @@ from pathlib import Path
 from mcp_review.report import render
 from mcp_review.review import Review
 from tests.integration.test_check_cli import cli
-from tests.support import SERVERS
+from tests.support import copied_server
 
 RULE, TOOL = "review.annotations-set", "notes_list"
-WRAPPER = f"""import os, sys
+WRAPPER = """import os, sys
 from pathlib import Path
-version = (Path(__file__).parent / "version.txt").read_text().strip()
-os.execv(sys.executable, [sys.executable, {str(SERVERS / "surface.py")!r}, "--surface", version])
+here = Path(__file__).parent
+version = (here / "version.txt").read_text().strip()
+os.execv(sys.executable, [sys.executable, str(here / "surface.py"), "--surface", version])
 """
 
 
 def server(folder: Path, version: str) -> list[str]:
+    """The wrapper and surface.py in `folder` (the project the confined server is shown: tests/support.py)."""
+    copied_server(folder, "surface.py")
     (folder / "server.py").write_text(WRAPPER)
     (folder / "version.txt").write_text(version)
     return [sys.executable, str(folder / "server.py")]

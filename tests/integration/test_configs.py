@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcp_review.configs import Allowed, ConfigError, discover, find_server, load_servers, strip_jsonc
-from tests.support import run_cli
+from tests.support import copied_server, run_cli
 
 
 def write(path: Path, data: object) -> Path:
@@ -151,22 +151,10 @@ def test_cli_servers(tmp_path):
     assert "cursor-one" in table.stdout and "Cursor" in table.stdout
 
 
-def copied_server(folder: Path) -> str:
-    """good.py (and the module it imports) copied into the project `folder`: a repository's entry that names a path
-    outside its checkout is not shown to the confined server (Confinement.named_paths), and this repository's own
-    clone may sit under a hidden root (/tmp, /home)."""
-    import shutil
-
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in ("good.py", "serve.py"):
-        shutil.copy(Path(__file__).parents[1] / "servers" / name, folder / name)
-    return str(folder / "good.py")
-
-
 def test_cli_server_without_config_uses_the_discovered_files(tmp_path):
     """`--server NAME` alone: the entry from the files `servers` lists; the project's file wins and is named."""
     home, project = tmp_path / "home", tmp_path / "project"
-    good = copied_server(project)
+    good = str(copied_server(project))
     write(home / ".cursor" / "mcp.json", {"mcpServers": {"notes": {"command": "/no/such/server"}}})
     write(project / ".mcp.json", {"mcpServers": {"notes": {"command": sys.executable, "args": [good]}}})
     out = cli("list", "--format", "json", "--server", "notes", cwd=project, env={"HOME": str(home)})
@@ -220,7 +208,7 @@ def test_the_reviewers_own_file_expands_as_its_client_would(tmp_path, monkeypatc
 
 
 def test_cli_withholds_and_says_so_in_one_line(tmp_path):
-    good = copied_server(tmp_path)
+    good = str(copied_server(tmp_path))
     entry = {"command": sys.executable, "args": [good], "env": {"T": "${GITHUB_TOKEN}"}}
     write(tmp_path / ".mcp.json", {"mcpServers": {"notes-dev": entry}})
     env = {"GITHUB_TOKEN": "ghp_planted_value", "HOME": str(tmp_path / "home")}

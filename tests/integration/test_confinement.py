@@ -225,3 +225,30 @@ def test_a_checkout_under_a_hidden_root_runs_its_script_with_its_project(tmp_pat
         "list", "--format", "json", "--", PYTHON, str(servers / "profiled.py"), "exemplary", cwd=tmp_path / "elsewhere"
     )
     assert listed.returncode == 0 and json.loads(listed.stdout)["tools"], listed.stderr
+
+
+def test_a_venvs_editable_install_under_a_hidden_root_is_shown_with_its_project(tmp_path: Path):
+    """`.venv/bin/python -m server` where the venv holds an editable install (`pip install -e`: a `.pth` naming the
+    project's source) of a project under a hidden root: the source's project is shown read-only, as the venv's own
+    tree is. mcp-review's own demo (`python -m mcp_review.demo`) failed so from a clone under /tmp or /home run
+    from another folder (`No module named 'mcp_review'`); so does a server a reviewer installs editable."""
+    import shutil
+    import subprocess
+
+    from tests.support import run_cli
+
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    for name in ("profiled.py", "rawserver.py"):
+        shutil.copy(SERVERS / name, project / "src" / name)
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    (site,) = (tmp_path / "venv" / "lib").glob("python*/site-packages")
+    (site / "__editable__.x.pth").write_text(f"{project / 'src'}\nimport os; os.environ.get('X')\n")
+    (tmp_path / "elsewhere").mkdir()
+    venv_python = str(tmp_path / "venv" / "bin" / "python")
+    assert str(project.resolve()) in confine.own_trees(stdio_target([venv_python, "-m", "profiled"]), dict(os.environ))
+    listed = run_cli(
+        "list", "--format", "json", "--", venv_python, "-m", "profiled", "exemplary", cwd=tmp_path / "elsewhere"
+    )
+    assert listed.returncode == 0 and json.loads(listed.stdout)["tools"], listed.stderr
