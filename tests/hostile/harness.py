@@ -311,8 +311,9 @@ def _judge(work: Path, outcome: dict[str, Any], keys: dict[str, str], port: int,
     crash = None
     if app.get("error"):
         crash = app["error"].strip().splitlines()[-1]
-    elif traceback_seen:
-        crash = stderr.strip().splitlines()[-1]
+    elif traceback_seen:  # its last line, then the traceback (its last frames): a rare crash is told by its frames
+        last = stderr.rsplit("Traceback (most recent call last)", 1)[1]
+        crash = stderr.strip().splitlines()[-1] + " | " + last.strip()[-1500:]
     elif outcome["exit"] not in (0, 1, 2, 3) and not outcome["hang"]:
         crash = f"exit code {outcome['exit']}"
     terminal = outcome["mode"] != "app" and bool(TERMINAL.search(stdout + stderr))
