@@ -143,7 +143,7 @@ EXPECT = {
     "roots-deaf": _deaf_flood_said,
     "rounds-endless": _rounds_cut,
     "round-elicit": lambda runs: runs["call"]["exit"] == 0 and len(runs["app"]["app"]["exported"]) == len(FORMATS),
-    "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 1,000 tools", "listing_items"),
+    "endless-pages": _rule_says("spec.pagination", "blocking: stopped at 400 tools", "listing_items"),
     "prompt-flood": _rule_says("review.prompts-safe", "blocking: 100,000 messages: only the first 1,000"),
     "no-read-flood": lambda runs: "stopped reading its input" in runs["list"]["error_line"],
     # list does not call the tool: check waits for one call's stream (2 when each call waited for its own)
