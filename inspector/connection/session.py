@@ -50,7 +50,8 @@ from mcp_review.connection.protocol import (
 from mcp_review.connection.protocol import KNOWN_VERSIONS as KNOWN_VERSIONS  # re-exported for the rules
 from mcp_review.connection.protocol import headless_handlers as headless_handlers  # and for the CLI
 from mcp_review.connection.transport import PLAIN, Delivery, Outgoing
-from mcp_review.connection.wire import WireLog
+from mcp_review.connection.wire import WireEntry, WireLog
+from mcp_review.connection.within import WITHIN, Within, ours_answered_by, ours_in, within
 from mcp_review.limits import LIMITS
 from mcp_review.redact import Redactor
 from mcp_review.targets import Target
@@ -319,16 +320,18 @@ class Session:
         assert self.channel
         if not self.asked.admit(methods, self.channel.conn, seq, f"{len(methods):,} inputRequests of {method}"):
             raise ClientRequestsExceeded(self.asked.refusal(method))
-        answers = await asyncio.gather(*(self.fulfil(request) for request in requests.values()))
+        ours = ours_answered_by(self.wire, seq)  # the request whose answer asks: the handlers are told (`within`)
+        answers = await asyncio.gather(*(self.fulfil(request, ours) for request in requests.values()))
         return dict(zip(map(str, requests), answers, strict=True))
 
-    async def fulfil(self, request: Any) -> Json:
-        """Answer one `inputRequests` entry (a retried request's, or a 2026-07-28 task's) with the same handlers as a
-        legacy server request (`fulfil_all` counts them)."""
+    async def fulfil(self, request: Any, ours: WireEntry | None = None) -> Json:
+        """Answer one `inputRequests` entry (a retried request's, or a 2026-07-28 task's: the answer to `ours`) with
+        the same handlers as a legacy server request (`fulfil_all` counts them)."""
         if not isinstance(request, dict):
             return {}
+        params = request.get("params") or {}
         try:
-            return await self._handle(str(request.get("method")), request.get("params") or {})
+            return await self._handle(str(request.get("method")), params, within(ours, params))
         except HandlerError as e:
             return {"error": e.to_json()}
 
@@ -343,21 +346,26 @@ class Session:
         self.channel.end(ClientFlood(self.asked.refusal(method)))
         return False
 
-    async def _on_request(self, msg: Json, _delivery: Delivery) -> Json:
-        return await self._handle(str(msg.get("method")), msg.get("params") or {})
+    async def _on_request(self, msg: Json, delivery: Delivery) -> Json:
+        params = msg.get("params") or {}
+        return await self._handle(str(msg.get("method")), params, within(ours_in(self.wire, delivery.exchange), params))
 
-    async def _handle(self, method: str, params: Any) -> Json:
+    async def _handle(self, method: str, params: Any, asked_within: Within | None) -> Json:
         if not isinstance(params, dict):  # handlers (and the app's dialogs) get an object, or nothing
             raise HandlerError(-32602, "Invalid params: params must be an object")
         h = self.handlers
         if method == "ping":
             return {}
-        if method == "roots/list" and h.roots:
-            return {"roots": await h.roots()}
-        if method == "sampling/createMessage" and h.sampling:
-            return await h.sampling(params)
-        if method == "elicitation/create" and h.elicitation:
-            return await h.elicitation(params)
+        told = WITHIN.set(asked_within)  # what the handler reads of the request it answers
+        try:
+            if method == "roots/list" and h.roots:
+                return {"roots": await h.roots()}
+            if method == "sampling/createMessage" and h.sampling:
+                return await h.sampling(params)
+            if method == "elicitation/create" and h.elicitation:
+                return await h.elicitation(params)
+        finally:
+            WITHIN.reset(told)
         raise HandlerError(-32601, f"Method not found: {method}")
 
     def _on_notification(self, msg: Json, delivery: Delivery) -> None:

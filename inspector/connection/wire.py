@@ -353,6 +353,10 @@ class WireLog:
         lines = self._by_exchange.get(exchange, []) if exchange is not None else []
         return next((e for e in reversed(lines) if e.http and "status" in e.http), None)
 
+    def sent_in(self, exchange: int | None) -> list[WireEntry]:
+        """What we sent in the body of HTTP exchange `exchange` (none for a GET stream, or no exchange)."""
+        return self._sent_in.get(exchange, []) if exchange is not None else []
+
     def carried(self, entry: WireEntry) -> list[WireEntry]:
         """The HTTP request and response lines of the exchange that carried `entry` (a message)."""
         return self._by_exchange.get(entry.exchange, []) if entry.exchange is not None and entry.http is None else []

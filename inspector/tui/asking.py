@@ -30,6 +30,8 @@ from textual.app import App
 
 from mcp_review.connection.channel import HandlerError
 from mcp_review.connection.protocol import ClientHandlers
+from mcp_review.connection.within import WITHIN, Within
+from mcp_review.text import one_line
 from mcp_review.tui.dialogs import DECLINE_ALL, AnswerScreen, ElicitScreen, RootsScreen, SampleScreen
 from mcp_review.tui.dialogs.answer import LATER
 from mcp_review.tui.dialogs.form import FormDialog
@@ -37,6 +39,20 @@ from mcp_review.tui.dialogs.roots import own_directories
 from mcp_review.tui.screen import TABS
 
 STREAK = 3  # declines in a row of requests the server sent on its own, after which its requests are set aside
+
+
+def asked_for(seen: Within | None, caller: Any) -> str:
+    """Which call asks, as the wire says (`connection/within.py`: its tool, its task); else that the reviewer's call
+    runs meanwhile, which proves nothing and is said so; "" when the server asks on its own."""
+    if seen is not None and seen.task_id is not None:
+        tool = seen.tool or (caller.task_tool(seen.task_id) if caller is not None else None)
+        return f"asked by task {seen.task_id}" + (f" of the tool {tool}" if tool else "")
+    if seen is not None and seen.tool is not None:
+        return f"asked by the call of {seen.tool}"
+    if seen is not None and seen.method is not None:
+        return f"asked within {seen.method}"
+    running = one_line(caller.calling, 60) if caller is not None and caller.running is not None else ""
+    return f"came while your call of {running} runs: nothing on the wire ties it to that call" if running else ""
 
 
 class Asker:
@@ -162,6 +178,7 @@ class Asker:
         shown, aside = False, False
         caller = getattr(self.app, "caller", None)  # the review app's (calling.py); a bare App has none
         within_call = caller is not None and caller.running is not None  # the reviewer's own call asks
+        about = asked_for(WITHIN.get(), caller)  # the session says which request of ours this one belongs to
         try:
             await self.painted.wait()
             while True:
@@ -177,6 +194,7 @@ class Asker:
                     if self.declining:
                         return None
                     screen = kind(*args)
+                    screen.asked_by = about
                     answer = await self._show(screen, within_call)
                 if answer is LATER:  # a digit: set aside, and that tab shown
                     aside = True
@@ -211,7 +229,8 @@ class Asker:
             return None
         if within_call:
             return answer
-        self.streak = self.streak + 1 if answer is None else 0
+        refused = answer is None or answer.get("action") in ("decline", "cancel")  # an elicitation says which
+        self.streak = self.streak + 1 if refused else 0
         if self.streak >= STREAK:  # it asks again as soon as it is declined: what it asks next waits
             self.streak = 0
             self._hold()

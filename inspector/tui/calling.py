@@ -37,6 +37,7 @@ class Caller:
         self.ws = ws  # its connection carries the calls
         self.status = status  # shows a line in the app's status bar
         self.running: asyncio.Future[CallRecord | None] | None = None
+        self.calling = ""  # the tool of the call running (`running`), for what the server asks meanwhile
         self.driver: TaskDriver | None = None  # the task running, when the reviewer ran the tool as one
         self.ticker: Timer | None = None
         self.started = 0.0
@@ -114,6 +115,11 @@ class Caller:
         if tool is not None:
             self.edit(tool, call["arguments"])
 
+    def task_tool(self, task_id: str) -> str | None:
+        """The tool of the reviewer's task `task_id`, when it is the one running."""
+        run = self.driver.state if self.driver is not None else None
+        return run.tool if run is not None and run.task_id == task_id else None
+
     @property
     def cancellable(self) -> bool:
         """A call or task runs: `x` cancels it (the footer shows it only then)."""
@@ -151,7 +157,7 @@ class Caller:
     def _call(
         self, tool: Item, arguments: dict[str, Any], consent: Consent, as_task: bool, sent_invalid: list[str]
     ) -> None:
-        name = tool.name or ""
+        name = self.calling = tool.name or ""
         self.inputs_at_start = self.inputs
         self.started = time.monotonic()
         self.progress = ""

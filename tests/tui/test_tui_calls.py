@@ -261,6 +261,7 @@ async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path
         assert (app.workspace.snapshot.revision, app.workspace.snapshot.era) == ("2026-07-28", "modern")
         await call_with_consent(pilot, app, "greet")
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
+        assert "asked by the call of greet" in str(app.screen.query_one("#asked-for").render())  # its round
         app.screen.query_one("#field-name", Input).value = "Ada"  # the form generated from requestedSchema
         await pilot.pause()
         assert json.loads(app.screen.query_one("#editor", TextArea).text) == {"name": "Ada"}
@@ -293,9 +294,9 @@ async def test_modern_input_required_rounds_are_answered_in_the_dialogs(tmp_path
 
         await call_with_consent(pilot, app, "greet")
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen))
-        await pilot.press("escape")  # decline
+        await pilot.press("escape")  # dismissed without a choice: the spec's cancel
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
-        assert "No name given (decline)" in str(app.screen.body)
+        assert "No name given (cancel)" in str(app.screen.body)
 
     rounds = [e.message for e in app.main.wire_log.entries if e.direction == "recv" and e.kind == "response"]
     asked = [m["result"] for m in rounds if m["result"].get("resultType") == "input_required"]

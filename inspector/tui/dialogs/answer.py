@@ -46,6 +46,7 @@ class AnswerScreen(FormDialog):
     ]
     heading = "The server asks"
     waiting = 0  # requests from the server queued behind this one (the app sets it)
+    asked_by = ""  # which call asks, when one does (the app sets it: `asking.asked_for`)
     tab_after = 0  # the tab the reviewer asked for when setting the request aside (LATER)
 
     def __init__(self, params: dict[str, Any]) -> None:
@@ -78,6 +79,8 @@ class AnswerScreen(FormDialog):
         # with a form, what is asked (an elicitation's message and schema) takes at most a third: the form the rest
         with Vertical(id="dialog", classes="-above-form" if form is not None and form.fields else ""):
             yield Static(Text(f"{self.heading}{queued}", style="bold"))
+            if self.asked_by:
+                yield Static(Text(self.asked_by, style="italic"), id="asked-for")
             with VerticalScroll(id="result"):
                 yield Static(self.describe())
             yield from form_and_json(form, draft)

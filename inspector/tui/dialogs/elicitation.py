@@ -1,4 +1,8 @@
-"""elicitation/create: the server asks the reviewer for input, as a form or as a URL to visit."""
+"""elicitation/create: the server asks the reviewer for input, as a form or as a URL to visit.
+
+The spec has three answers: `accept` (with the content), `decline` (the reviewer said no) and `cancel` (dismissed
+without choosing). Escape is cancel, as closing any dialog is; the Decline button is the explicit no.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import Button
 
 from mcp_review.text import visible
@@ -21,6 +26,9 @@ class ElicitScreen(AnswerScreen):
     """elicitation/create: a form (edited as JSON, checked against requestedSchema) or a URL, never opened here."""
 
     heading = "The server asks for input (elicitation)"
+    BINDINGS = [Binding("escape", "cancel_request", "Cancel (no choice)", id="cancel-request")]
+    CANCEL: dict[str, Any] = {"action": "cancel"}  # dismissed without choosing (the spec's third answer)
+    DECLINE: dict[str, Any] = {"action": "decline"}  # the reviewer's explicit no
 
     @property
     def is_url(self) -> bool:
@@ -47,6 +55,14 @@ class ElicitScreen(AnswerScreen):
     def extra_buttons(self) -> ComposeResult:
         if self.is_url:
             yield Button("Open URL…", id="open-url")
+        yield Button("Cancel", id="cancel-request")
+
+    def action_decline(self) -> None:
+        self.dismiss(self.DECLINE)
+
+    @on(Button.Pressed, "#cancel-request")
+    def action_cancel_request(self) -> None:
+        self.dismiss(self.CANCEL)
 
     @on(Button.Pressed, "#open-url")
     def open_url(self) -> None:
