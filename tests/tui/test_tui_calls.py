@@ -119,7 +119,7 @@ async def test_answer_a_sampling_request_from_server_everything(tmp_path):
 async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
     from textual.widgets import TextArea
 
-    from mcp_review.tui.dialogs import FillScreen, ResultScreen
+    from mcp_review.tui.dialogs import FillScreen, ResultScreen, TemplateScreen
 
     app = ReviewApp(stdio_target(fixture_argv("good")), state_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -137,7 +137,7 @@ async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
         async def fill(row: int, arguments: str) -> str:
             """Open a row that asks for arguments (a template, a prompt), give them, and read the result."""
             await open_row(row)
-            await until(pilot, lambda: isinstance(app.screen, FillScreen))
+            await until(pilot, lambda: isinstance(app.screen, FillScreen))  # the prompt's (a PromptScreen)
             app.screen.query_one(TextArea).text = arguments
             await pilot.pause()
             await pilot.press("ctrl+s")
@@ -148,7 +148,19 @@ async def test_read_a_resource_fill_a_template_and_get_a_prompt(tmp_path):
         await until(pilot, lambda: isinstance(app.screen, ResultScreen))
         assert "n1" in str(app.screen.body)
         await pilot.press("escape")
-        assert "Review the MCP server" in await fill(2, '{"note_id": "n2"}')
+        await open_row(2)  # the template: a field per variable, the URI drawn as it is typed, Read
+        await until(pilot, lambda: isinstance(app.screen, TemplateScreen))
+        await pilot.press("n", "2")  # the cursor is in the first field
+        assert str(app.screen.query_one("#live").render()) == "reads: notes://note/n2"
+        shown = screen_text(app)
+        assert "Read" in shown and "Cancel" in shown and "Decline" not in shown and "Accept" not in shown
+        assert "^s Read" in shown.splitlines()[-1]
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert "Review the MCP server" in str(app.screen.body)
+        assert [e.message["params"]["uri"] for e in app.main.wire_log.entries if e.method == "resources/read"][-1] == (
+            "notes://note/n2"
+        )
         await pilot.press("escape")
         assert "Summarize my notes about groceries." in await fill(3, '{"topic": "groceries"}')
 

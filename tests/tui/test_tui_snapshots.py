@@ -218,7 +218,7 @@ DIALOGS = {
     "confirm": open_confirm,
     "tool": opener("2", "#tools", "search_notes", "enter", "ToolScreen"),
     "run": open_run,
-    "fill": opener("4", "#primitives", "template", "o", "FillScreen"),
+    "fill": opener("4", "#primitives", "template", "o", "TemplateScreen"),
     "result": opener("4", "#primitives", "resource", "o", "ResultScreen"),
     "connect": open_connect,
     "waive": decision("w"),

@@ -15,7 +15,7 @@ from mcp_review.tui.dialogs.connect import ConnectScreen, ask_target, remember_t
 from mcp_review.tui.dialogs.decision import DecisionScreen
 from mcp_review.tui.dialogs.elicitation import ElicitScreen
 from mcp_review.tui.dialogs.export import ExportScreen
-from mcp_review.tui.dialogs.fill import FillScreen, prompt_text, resource_text
+from mcp_review.tui.dialogs.fill import FillScreen, PromptScreen, TemplateScreen, prompt_text, resource_text
 from mcp_review.tui.dialogs.form import SchemaForm
 from mcp_review.tui.dialogs.pin import PinScreen
 from mcp_review.tui.dialogs.result import ResultScreen, ToolScreen, result_text
@@ -36,11 +36,13 @@ __all__ = [
     "ExportScreen",
     "FillScreen",
     "PinScreen",
+    "PromptScreen",
     "ResultScreen",
     "RootsScreen",
     "RunScreen",
     "SampleScreen",
     "SchemaForm",
+    "TemplateScreen",
     "ToolScreen",
     "app_page",
     "ask_target",

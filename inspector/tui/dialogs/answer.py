@@ -47,6 +47,7 @@ class AnswerScreen(FormDialog):
     heading = "The server asks"
     waiting = 0  # requests from the server queued behind this one (the app sets it)
     asked_by = ""  # which call asks, when one does (the app sets it: `asking.asked_for`)
+    accept_label, decline_label = "Accept", "Decline"  # the buttons' words (a dialog the reviewer opened says more)
     tab_after = 0  # the tab the reviewer asked for when setting the request aside (LATER)
 
     def __init__(self, params: dict[str, Any]) -> None:
@@ -69,6 +70,10 @@ class AnswerScreen(FormDialog):
     def problems(self, value: Any) -> list[str]:
         return []
 
+    def live(self, value: Any) -> Text | None:
+        """What the answer does, drawn as it is typed (a template's URI); None: nothing to draw."""
+        return None
+
     def answer(self, value: Any) -> dict[str, Any]:
         return value  # type: ignore[no-any-return]
 
@@ -84,13 +89,14 @@ class AnswerScreen(FormDialog):
             with VerticalScroll(id="result"):
                 yield Static(self.describe())
             yield from form_and_json(form, draft)
+            yield Static(id="live")
             yield Static(id="problems")
             with Horizontal(id="buttons"):
                 yield from self.extra_buttons()
                 if self.waiting:
                     yield Button(f"Decline all {self.waiting + 1}", id="decline-all")
-                yield Button("Decline", id="decline")
-                yield Button("Accept", id="accept", variant="primary")
+                yield Button(self.decline_label, id="decline")
+                yield Button(self.accept_label, id="accept", variant="primary")
 
     def on_mount(self) -> None:
         self._check()
@@ -108,7 +114,10 @@ class AnswerScreen(FormDialog):
 
     @on(TextArea.Changed)
     def _check(self) -> None:
-        _, problems = self._value()
+        value, problems = self._value()
+        live = self.live(value)
+        self.query_one("#live", Static).display = live is not None
+        self.query_one("#live", Static).update(live or "")
         self.query_one("#problems", Static).update(Text("\n".join(problems)))
         self.query_one("#accept", Button).disabled = bool(problems)
 

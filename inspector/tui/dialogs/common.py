@@ -10,6 +10,7 @@ DIALOG_CSS = """
 #buttons { height: 3; align-horizontal: right; dock: bottom; }  /* never pushed out of a short terminal (60x20) */
 #editor { height: 1fr; min-height: 5; }
 #result { height: 1fr; }
+#live { height: auto; max-height: 2; }
 #problems { color: $error; height: auto; max-height: 3; overflow-y: auto; }
 #dialog TabbedContent, #dialog ContentSwitcher, #dialog TabPane { height: 1fr; }
 /* what is asked above a form: a few lines that scroll (focus them), so at 60x20 and 80x24 the form keeps its rows */

@@ -12,24 +12,35 @@ from mcp_review.calls import describe_block
 from mcp_review.limits import LIMITS
 from mcp_review.text import one_line, visible
 from mcp_review.tui.dialogs.answer import AnswerScreen
-from mcp_review.tui.dialogs.form import FormDialog
+from mcp_review.tui.dialogs.form import FormDialog, SchemaForm
+from mcp_review.uritemplates import expand, variables
+
+Field = tuple[str, bool, str]  # an argument's name, whether it is required, its description
 
 
 class FillScreen(AnswerScreen):
-    """Arguments for something the reviewer asks of the server: a prompt's arguments, a template's variables."""
+    """Arguments for something the reviewer asks of the server: a form of one field per argument (empty: nothing
+    is sent the reviewer did not type), the JSON beside it (ctrl+t), and buttons that say what they do."""
 
     BINDINGS = [Binding("escape", "decline", "Cancel", id="cancel")]  # the reviewer asked: nothing to decline
     AUTO_FOCUS = FormDialog.AUTO_FOCUS  # and typing goes into the first field at once
+    decline_label = "Cancel"
 
-    def __init__(self, heading: str, about: Any, draft: dict[str, Any], required: list[str]) -> None:
+    def __init__(self, heading: str, about: Any, fields: list[Field]) -> None:
         super().__init__({})
-        self.heading, self.about, self.initial, self.required = heading, about, draft, required
+        self.heading, self.about = heading, about
+        self.required = [name for name, required, _ in fields if required]
+        self.schema = {
+            "type": "object",
+            "properties": {name: {"type": "string", "description": said} for name, _, said in fields},
+            "required": self.required,
+        }
 
     def describe(self) -> Text:
         return Text(visible(json.dumps(self.about, indent=2, ensure_ascii=False), 4000))
 
-    def draft(self) -> Any:
-        return self.initial
+    def form(self, draft: Any) -> SchemaForm | None:
+        return SchemaForm(self.schema, draft, id="form")
 
     def draft_key(self) -> str:
         return f"fill {self.heading}"
@@ -38,6 +49,38 @@ class FillScreen(AnswerScreen):
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             return ["the answer is an object of strings"]
         return [f"{name!r} is required" for name in self.required if not value.get(name)]
+
+
+class TemplateScreen(FillScreen):
+    """A resource template: one field per variable of its URI template (RFC 6570), the URI it reads drawn as it is
+    typed; Read sends resources/read of that URI."""
+
+    BINDINGS = [Binding("ctrl+s", "submit", "Read", id="accept")]
+    accept_label = "Read"
+
+    def __init__(self, template: str, about: Any) -> None:
+        optional = "left out of the URI when empty"
+        fields = [(name, required, "" if required else optional) for name, required in variables(template)]
+        super().__init__(f"Read {one_line(template, 200)}", about, fields)
+        self.template = template
+
+    def uri(self, value: Any) -> str:
+        """The URI the values read: the template expanded (what is not a string yet expands as empty)."""
+        values = value if isinstance(value, dict) else {}
+        return expand(self.template, {k: v for k, v in values.items() if isinstance(v, str)})
+
+    def live(self, value: Any) -> Text | None:
+        return Text.assemble(("reads: ", "bold"), visible(self.uri(value), 2000))
+
+
+class PromptScreen(FillScreen):
+    """A prompt's arguments; Get sends prompts/get with those typed."""
+
+    BINDINGS = [Binding("ctrl+s", "submit", "Get prompt", id="accept")]
+    accept_label = "Get prompt"
+
+    def __init__(self, name: str, about: Any, fields: list[Field]) -> None:
+        super().__init__(f"Get prompt {one_line(name, 200)}", about, fields)
 
 
 def resource_text(uri: str, result: Any) -> Text:

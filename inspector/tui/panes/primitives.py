@@ -5,9 +5,7 @@ get it; an MCP App's resource (`ui://`, an app MIME type, or one a tool names) o
 
 from __future__ import annotations
 
-import re
 from typing import Any
-from urllib.parse import quote
 
 from rich.text import Text
 from textual import on
@@ -21,16 +19,9 @@ from mcp_review.costs import Costs
 from mcp_review.review import Review
 from mcp_review.text import one_line
 from mcp_review.tokens import TokenCounter
-from mcp_review.tui.dialogs import AppPageScreen, FillScreen, app_page, prompt_text, resource_text
+from mcp_review.tui.dialogs import AppPageScreen, PromptScreen, TemplateScreen, app_page, prompt_text, resource_text
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import Fetch
-
-TEMPLATE_VARIABLE = r"\{[+#./;?&]?([A-Za-z0-9_]+)\}"
-
-
-def expand_template(template: str, values: dict[str, str]) -> str:
-    """RFC 6570 level 1: {name} becomes the percent-encoded value (enough for reading a resource by hand)."""
-    return re.sub(TEMPLATE_VARIABLE, lambda m: quote(values.get(m.group(1), ""), safe=""), template)
 
 
 class PrimitivesPane(TabPane):
@@ -86,18 +77,15 @@ class PrimitivesPane(TabPane):
         if item.kind == "resource":
             self._read(item.key, self.is_app(item))
         elif item.kind == "template":
-            names = re.findall(TEMPLATE_VARIABLE, item.key)
-            self.app.push_screen(
-                FillScreen(f"Fill {item.key}", item.raw, dict.fromkeys(names, ""), names),
-                lambda values: None if values is None else self._read(expand_template(item.key, values)),
-            )
+            screen = TemplateScreen(item.key, item.raw)
+            self.app.push_screen(screen, lambda values: None if values is None else self._read(screen.uri(values)))
         else:
             arguments = [
                 a for a in item.get("arguments") or [] if isinstance(a, dict) and isinstance(a.get("name"), str)
             ]
-            required = [a["name"] for a in arguments if a.get("required")]
+            fields = [(a["name"], bool(a.get("required")), str(a.get("description") or "")) for a in arguments]
             self.app.push_screen(
-                FillScreen(f"Get prompt {item.key}", item.raw, {a["name"]: "" for a in arguments}, required),
+                PromptScreen(item.key, item.raw, fields),
                 lambda values: None if values is None else self._get_prompt(item.key, values),
             )
 
