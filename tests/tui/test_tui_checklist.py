@@ -16,7 +16,7 @@ from mcp_review.tui.app import ReviewApp
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.panes.checklist import ChecklistPane
 from tests.support import saved_text
-from tests.tui_pilot import run_checks, until
+from tests.tui_pilot import run_checks, screen_text, until
 
 
 async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_path):
@@ -52,6 +52,18 @@ async def test_the_checklist_lists_every_selected_rule_live_while_it_runs(tmp_pa
         assert app.main.query_one(ChecklistPane).live["review.descriptions-grounded"] == "fail"
         # a probe's bare request (on session.channel) answered through the app's loop, as in `check`: not timed out
         assert app.main.query_one(ChecklistPane).live["spec.request-meta"] == "pass"
+
+        # the rule column fits the longest id: whole at 120 columns, without its pack (its section's row) at 80
+        await pilot.press("5")
+        longest = max(app.workspace.review.findings, key=lambda f: len(f.rule))
+        assert longest.rule == "review.arguments-validated-and-authorized"
+        for width, shown in ((120, longest.rule), (80, "arguments-validated-and-authorized")):
+            await pilot.resize_terminal(width, 40)
+            checks.move_cursor(next(i for i, f in enumerate(checks.rows) if getattr(f, "rule", "") == longest.rule))
+            await pilot.pause()
+            line = next(line for line in screen_text(app).splitlines() if f" {shown} " in line)
+            status, sev = line.split()[:2]
+            assert status == checks.current.effective and sev in ("crit", "high", "med", "low"), line
 
 
 async def test_choose_packs_and_calls_with_consent_then_rerun_one_rule(tmp_path):

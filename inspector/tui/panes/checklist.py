@@ -114,6 +114,14 @@ class Section(NamedTuple):
 
 
 SEVERITY = {"critical": "crit", "high": "high", "medium": "med", "low": "low"}  # four cells: 80 columns fit
+WIDE = 100  # columns from which a rule id keeps its pack; narrower, its section's header row names the pack
+FINDING_ROOM = 24  # what the finding keeps beside a long rule id: status 8, sev 4, 2 between columns, a scrollbar
+
+
+def rule_cap(width: int) -> int:
+    """The rule column's width when the columns do not fit in `width`: at 80 columns the longest rule id without
+    its pack (34, `arguments-validated-and-authorized`), so no id is cut; never under 22 (at 60 columns)."""
+    return max(22, width - FINDING_ROOM - 8 - 4 - 2 * 4 - 2)
 
 
 class ChecklistPane(FilteredPane):
@@ -155,7 +163,7 @@ class ChecklistPane(FilteredPane):
         grid = Grid(
             self.COLUMNS,
             flex="finding",
-            caps={"rule": 28},
+            caps={"rule": rule_cap(self.app.size.width)},
             least={"status": 8, "sev": 4},
             zebra_stripes=True,
             id="checks",
@@ -164,6 +172,19 @@ class ChecklistPane(FilteredPane):
         yield grid
         with VerticalScroll(classes="detail"):  # focusable: the keys and the mouse scroll it
             yield Static(id="check-detail")
+
+    def on_resize(self) -> None:
+        """The rule ids follow the width: their pack kept or left to the section's row, the column as wide as
+        they need at 80 columns."""
+        grid = self.query_one(Grid)
+        grid.caps["rule"] = rule_cap(self.app.size.width)
+        grid.redraw()
+
+    def rule_id(self, rule: str, pack: str) -> str:
+        """A rule id as the rule column shows it: without its pack below WIDE columns (the section's row names it;
+        the finding's detail, the filter and the exports keep the whole id)."""
+        narrow = self.app.size.width < WIDE and rule.startswith(f"{pack}.")
+        return rule[len(pack) + 1 :] if narrow else rule
 
     def show(
         self, review: Review | None, order: tuple[list[Finding], list[str]] | None = None, wire: WireLog | None = None
@@ -219,11 +240,12 @@ class ChecklistPane(FilteredPane):
         if isinstance(row, Rule):  # while checks run
             status = self.live.get(row.id, "queued")
             style = {"queued": "dim", "running": "reverse"}.get(status) or status_style(self.app, status)
-            return Text(status, style=style), self._severity(row.severity), row.id, Text(one_line(row.summary, 200))
+            rule, summary = self.rule_id(row.id, row.pack), Text(one_line(row.summary, 200))
+            return Text(status, style=style), self._severity(row.severity), rule, summary
         finding = Text(one_line(row.subject or "server", 40), style="bold")
         finding.append(": " + one_line(row.message, 200), style="")
         shown = Text(row.effective, style=status_style(self.app, row.effective))
-        return shown, self._severity(row.severity, row.effective), row.rule, finding
+        return shown, self._severity(row.severity, row.effective), self.rule_id(row.rule, row.pack), finding
 
     def _severity(self, severity: str, status: str = "") -> Text:
         """A finding's severity in four cells; bold where it counts (a fail, blocking or warn)."""
