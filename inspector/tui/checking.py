@@ -30,7 +30,7 @@ from mcp_review.rules.core import Rule
 from mcp_review.tui.dialogs import ConfirmScreen, RunScreen
 from mcp_review.tui.dialogs.run import Choice
 from mcp_review.tui.messages import ChecksDone, ChecksProgress, ChecksStarted
-from mcp_review.tui.panes.checklist import order_findings
+from mcp_review.tui.panes.ordering import order_findings
 from mcp_review.tui.panes.tools import worst_by_subject
 from mcp_review.tui.shell import Shell
 from mcp_review.workspace import Workspace, summary

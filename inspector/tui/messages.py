@@ -18,6 +18,7 @@ from mcp_review.connection.wire import WireLog
 from mcp_review.costs import Costs
 from mcp_review.review import Finding, Review
 from mcp_review.rules.core import Rule
+from mcp_review.tui.panes.ordering import Order
 from mcp_review.workspace import LockDiff
 
 
@@ -62,7 +63,7 @@ class ChecksProgress(Message):
 @dataclass
 class ChecksDone(Message):
     review: Review
-    order: tuple[list[Finding], list[str]]  # the Checklist's order of its findings (`order_findings`)
+    order: Order  # the Checklist's order of its findings and its rows (`order_findings`)
     worst: dict[str, str]  # each subject's worst status, for the Tools and Skills tabs (`worst_by_subject`)
     verdict: str  # the verdict and the count of each status, for the status line
     wire: WireLog  # the wire log the findings' evidence is in

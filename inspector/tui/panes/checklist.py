@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import groupby
-from typing import Any, Literal, NamedTuple, cast, get_args
+from typing import Any, Literal, cast, get_args
 
 from rich.text import Text
 from textual import on
@@ -25,6 +25,7 @@ from mcp_review.tui.dialogs import DecisionScreen, ResultScreen
 from mcp_review.tui.grid import Grid
 from mcp_review.tui.messages import ChecksProgress, Decided, RerunAsked
 from mcp_review.tui.panes.keys import FilteredPane
+from mcp_review.tui.panes.ordering import Order, Section, by_section, order_findings, sectioned
 from mcp_review.tui.panes.table import show_detail, split_filter
 from mcp_review.tui.panes.wire import WireView
 from mcp_review.tui.styles import status_style
@@ -37,30 +38,7 @@ SEED_SAID = (  # a section's "seed 003" was never explained
 PLACEHOLDER = "filter findings: status:fail, status:blocking… and/or any text"
 
 
-def by_section(item: Finding | Rule) -> tuple[str, str]:
-    """How the checklist groups rules and findings: pack, then seed section."""
-    return item.pack, item.source
-
-
 MAX_EVIDENCE = 50  # wire entries shown of one finding's evidence
-
-
-def order_findings(findings: list[Finding]) -> tuple[list[Finding], list[str]]:
-    """Every finding by pack and seed section, the worst first in each, and what the filter searches in each
-    (as its row reads, lower case). 110,000 findings take about 0.3 s: a run makes this in a thread."""
-    # Sorted section by section on integer keys: one sort of 110,000 tuples of strings is a single call that
-    # holds the interpreter (the app's loop too) for 0.2 s, though it runs in a thread.
-    sections: dict[tuple[str, str], list[Finding]] = {}
-    for f in findings:
-        sections.setdefault((f.pack, f.source), []).append(f)
-    rules = {rule: i for i, rule in enumerate(sorted({f.rule for f in findings}))}
-    ordered: list[Finding] = []
-    for key in sorted(sections):
-        ordered += sorted(sections[key], key=lambda f: rank(f.effective) * len(rules) + rules[f.rule])
-    searched = [
-        f"{f.effective} {f.concern} {f.severity} {f.rule} {f.subject or 'server'}: {f.message}" for f in ordered
-    ]
-    return ordered, [text.lower() for text in searched]
 
 
 def saved_entry(saved: dict[str, Any]) -> WireEntry:
@@ -102,15 +80,6 @@ def related(saved: dict[int, dict[str, Any]], seq: int) -> set[int]:
     found = pair | {a for s in pair for a in saved[s].get("answered") or [] if a in saved}
     exchanges = {saved[s].get("exchange") for s in found} - {None}
     return found | {s for s, e in saved.items() if exchanges and e.get("exchange") in exchanges}
-
-
-class Section(NamedTuple):
-    """A header row for a pack and seed section: its worst status (none while checks run) and findings."""
-
-    worst: str
-    pack: str
-    source: str
-    findings: int = 0  # not `count`: that would shadow tuple.count
 
 
 SEVERITY = {"critical": "crit", "high": "high", "medium": "med", "low": "low"}  # four cells: 80 columns fit
@@ -155,7 +124,7 @@ class ChecklistPane(FilteredPane):
         self.decided_on, self.waiting, self.bind = decided_on, waiting, bind
         self.review: Review | None = None
         self.live: dict[str, str] = {}  # rule id -> queued, running or its worst status, while checks run
-        self.order: tuple[list[Finding], list[str]] | None = None  # see `_order`
+        self.order: Order | None = None  # see `_order`
         self.wire: WireLog | None = None  # the wire log the review's evidence is in (see `show`)
 
     def compose(self) -> ComposeResult:
@@ -186,9 +155,7 @@ class ChecklistPane(FilteredPane):
         narrow = self.app.size.width < WIDE and rule.startswith(f"{pack}.")
         return rule[len(pack) + 1 :] if narrow else rule
 
-    def show(
-        self, review: Review | None, order: tuple[list[Finding], list[str]] | None = None, wire: WireLog | None = None
-    ) -> None:
+    def show(self, review: Review | None, order: Order | None = None, wire: WireLog | None = None) -> None:
         """The review's findings; `order`, when the run made it already (off the app's loop), saves making it.
         `wire`: the wire log its evidence was recorded in (None: a saved review, from another session)."""
         self.review, self.order, self.wire = review, order, wire
@@ -203,7 +170,7 @@ class ChecklistPane(FilteredPane):
         row = self.query_one(Grid).current
         return row if isinstance(row, Finding) else None
 
-    def _order(self) -> tuple[list[Finding], list[str]]:
+    def _order(self) -> Order:
         if self.order is None:  # made once per review and decision, not per keystroke
             self.order = order_findings(self.review.findings if self.review else [])
         return self.order
@@ -213,26 +180,30 @@ class ChecklistPane(FilteredPane):
         worst status; the sections with a fail or blocking lead), the worst findings first in each."""
         table, was = self.query_one(Grid), self.highlighted()
         statuses, text = split_filter(needle)
-        ordered, texts = self._order()
-        findings = [
-            f
-            for f, searched in zip(ordered, texts, strict=True)
-            if (not statuses or f.effective in statuses) and (not text or text in searched)
-        ]
-        sections = [list(group) for _key, group in groupby(findings, key=by_section)]
-        sections.sort(key=lambda items: rank(items[0].effective))
-        rows: list[Finding | Section] = []
-        for items in sections:
-            rows += [Section(items[0].effective, items[0].pack, items[0].source, len(items)), *items]
+        order = self._order()
+        if statuses or text:
+            findings = [
+                f
+                for f, searched in zip(order.findings, order.texts, strict=True)
+                if (not statuses or f.effective in statuses) and (not text or text in searched)
+            ]
+            rows, shown = sectioned(findings), len(findings)
+        else:  # no filter: the rows made with the order (off the loop after a run)
+            rows, shown = order.rows, len(order.findings)
         # stay on the same finding (after a re-run, its successor) or at the same place; at first, the first finding
         key = (was.rule, was.subject) if was else None
-        same = (i for i, f in enumerate(rows) if isinstance(f, Finding) and (f.rule, f.subject) == key)
+        if key is None or statuses or text:
+            same = next((i for i, f in enumerate(rows) if isinstance(f, Finding) and (f.rule, f.subject) == key), None)
+        else:
+            same = order.at.get(key)
         first = 1 if was is None and table.cursor_row == 0 and len(rows) > 1 else None
         table.empty = (
-            f"no finding matches {needle.strip()!r}: / edits the filter, ctrl+u there clears it" if ordered else NOT_RUN
+            f"no finding matches {needle.strip()!r}: / edits the filter, ctrl+u there clears it"
+            if order.findings
+            else NOT_RUN
         )
-        table.show(rows, self.cells, cursor=next(same, first) if key else first)
-        self.show_count(len(findings), len(ordered))
+        table.show(rows, self.cells, cursor=(first if same is None else same) if key else first)
+        self.show_count(shown, len(order.findings))
 
     def cells(self, row: Finding | Section | Rule) -> tuple[Text, Text, str | Text, Text]:
         if isinstance(row, Section):
