@@ -82,7 +82,9 @@ class AnswerScreen(FormDialog):
         draft = self.draft()
         form = self.form(draft)
         # with a form, what is asked (an elicitation's message and schema) takes at most a third: the form the rest
-        with Vertical(id="dialog", classes="-above-form" if form is not None and form.fields else ""):
+        above = "-above-form" if form is not None and form.fields else ""
+        # a line naming the call that asks costs what is asked a line, so the form keeps its rows at 80x24
+        with Vertical(id="dialog", classes=f"{above} -asked" if self.asked_by else above):
             yield Static(Text(f"{self.heading}{queued}", style="bold"))
             if self.asked_by:
                 yield Static(Text(self.asked_by, style="italic"), id="asked-for")

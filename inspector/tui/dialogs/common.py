@@ -16,6 +16,7 @@ DIALOG_CSS = """
 /* what is asked above a form: a few lines that scroll (focus them), so at 60x20 and 80x24 the form keeps its rows */
 #about { height: auto; max-height: 3; }
 #dialog.-above-form #result { height: auto; max-height: 4; }
+#dialog.-above-form.-asked #result { max-height: 3; }
 #dialog TabPane { padding: 0; }
 """
 
