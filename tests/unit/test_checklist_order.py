@@ -40,4 +40,5 @@ def test_the_unfiltered_rows_and_the_place_of_each_finding_come_with_the_order()
         row = order.rows[i]
         assert isinstance(row, Finding) and (row.rule, row.subject) == (rule, subject)
     assert len(order.at) == len(FINDINGS)
+    assert order_findings(FINDINGS, places=False).at is None, "on the loop (a decision): the rows are searched"
     assert order.texts[0] == "blocking   review.a t3: t3: blocking", "what the filter searches, as the row reads"

@@ -171,8 +171,8 @@ class ChecklistPane(FilteredPane):
         return row if isinstance(row, Finding) else None
 
     def _order(self) -> Order:
-        if self.order is None:  # made once per review and decision, not per keystroke
-            self.order = order_findings(self.review.findings if self.review else [])
+        if self.order is None:  # made once per review and decision, not per keystroke (a run's, in its thread)
+            self.order = order_findings(self.review.findings if self.review else [], places=False)
         return self.order
 
     def _fill(self, needle: str) -> None:
@@ -192,7 +192,7 @@ class ChecklistPane(FilteredPane):
             rows, shown = order.rows, len(order.findings)
         # stay on the same finding (after a re-run, its successor) or at the same place; at first, the first finding
         key = (was.rule, was.subject) if was else None
-        if key is None or statuses or text:
+        if key is None or statuses or text or order.at is None:
             same = next((i for i, f in enumerate(rows) if isinstance(f, Finding) and (f.rule, f.subject) == key), None)
         else:
             same = order.at.get(key)

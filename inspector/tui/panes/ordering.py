@@ -28,12 +28,13 @@ Place = tuple[str, str | None]  # a finding's rule and subject: its row stays hi
 
 class Order(NamedTuple):
     """`findings` in the Checklist's order, `texts` what the filter searches in each (as its row reads, lower
-    case), `rows` the rows of no filter, and `at` the row of each (rule, subject) there (its first)."""
+    case), `rows` the rows of no filter, and `at` the row of each (rule, subject) there (its first; None when not
+    made: the rows are searched)."""
 
     findings: list[Finding]
     texts: list[str]
     rows: list[Row]
-    at: dict[Place, int]
+    at: dict[Place, int] | None
 
 
 def by_section(item: Finding | Rule) -> tuple[str, str]:
@@ -51,9 +52,10 @@ def sectioned(findings: Sequence[Finding]) -> list[Row]:
     return rows
 
 
-def order_findings(findings: list[Finding]) -> Order:
+def order_findings(findings: list[Finding], places: bool = True) -> Order:
     """Every finding by pack and seed section, the worst first in each, and the rest of `Order`. 110,000 findings
-    take about 0.4 s: a run makes this in a thread."""
+    take about 0.4 s, 0.12 s of it `at`: a run makes this in a thread; on the loop (a decision reorders) `places`
+    is False, as one search of the rows for the highlighted finding costs less than the index."""
     # Sorted section by section on integer keys: one sort of 110,000 tuples of strings is a single call that
     # holds the interpreter (the app's loop too) for 0.2 s, though it runs in a thread.
     sections: dict[tuple[str, str], list[Finding]] = {}
@@ -68,7 +70,7 @@ def order_findings(findings: list[Finding]) -> Order:
     ]
     rows = sectioned(ordered)
     at: dict[Place, int] = {}
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows if places else ()):
         if isinstance(row, Finding):
             at.setdefault((row.rule, row.subject), i)
-    return Order(ordered, [text.lower() for text in searched], rows, at)
+    return Order(ordered, [text.lower() for text in searched], rows, at if places else None)
