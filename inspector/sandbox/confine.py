@@ -163,8 +163,10 @@ class Layout:
             ("device", DEVICES),
             ("scratch", self.scratch),
             ("temp", ("/tmp", "/var/tmp", "/dev/shm")),
-            ("own", self.own),
+            # the working directory before its own trees: the same folder (a project installed editable and run
+            # from its checkout) is its work, where it may write; a tree inside it (its .venv) is still its own
             ("work", (self.cwd,) if self.cwd not in ("/", self.home) else ()),
+            ("own", self.own),
             ("cache", (f"{self.home}/.cache",)),
             ("home", (self.home,)),
         ):

@@ -122,3 +122,7 @@ def test_the_wire_log_says_where_and_under_which_request():
     assert [layout.where(p) for p in ("/tmp/run/scratch/a", "/tmp/x", "/srv/db", "/home/r/.bashrc", "/etc/x")] == [
         "scratch", "temp", "work", "home", "system"
     ]  # fmt: skip
+    # a project run from its own checkout is both its work and (installed editable) its own tree: work, where it
+    # may write; its .venv inside is still its own
+    editable = Layout(True, "/home/r", "/tmp/checkout", own=("/tmp/checkout", "/tmp/checkout/.venv"))
+    assert [editable.where(p) for p in ("/tmp/checkout/pyproject.toml", "/tmp/checkout/.venv/bin/x")] == ["work", "own"]
