@@ -203,14 +203,20 @@ def _binding_key(d: Waiver | Attestation, target: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(said, default=str).encode()).hexdigest()
 
 
-def recall(decisions: list[Waiver] | list[Attestation], target: dict[str, Any]) -> None:
-    """Give each decision of a file that carries no digest the binding an earlier review made of it on first use
-    (`remember`), so a change of what it decided shows from the second review on; in place."""
+def _stored() -> tuple[Path, dict[str, Any]]:
+    """The bindings file of the reviewer's state directory and what it holds (nothing when unreadable)."""
     path = trust.state_dir() / BINDINGS
     try:
         stored = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (OSError, ValueError):
         stored = {}
+    return path, stored if isinstance(stored, dict) else {}
+
+
+def recall(decisions: list[Waiver] | list[Attestation], target: dict[str, Any]) -> None:
+    """Give each decision of a file that carries no digest the binding an earlier review made of it on first use
+    (`remember`), so a change of what it decided shows from the second review on; in place."""
+    _, stored = _stored()
     for d in decisions:
         saved = stored.get(_binding_key(d, target)) if d.digest is None and d.source not in (None, "tui") else None
         if isinstance(saved, dict):
@@ -226,11 +232,7 @@ def remember(review: Any, today: dt.date | None = None) -> int:
     fresh = [d for d in [*review.waivers, *review.attestations] if d.bound and d.source not in (None, "tui")]
     if not fresh:
         return 0
-    path = trust.state_dir() / BINDINGS
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
-        stored = {}
+    path, stored = _stored()
     day = (today or dt.date.today()).isoformat()
     for d in fresh:
         stored.setdefault(_binding_key(d, review.target), {**d.binding(), "bound": d.bound})["used"] = day
