@@ -233,11 +233,11 @@ def remember(review: Any, today: dt.date | None = None) -> int:
     if not fresh:
         return 0
     path, stored = _stored()
-    day = (today or dt.date.today()).isoformat()
+    today = today or dt.date.today()
     for d in fresh:
-        stored.setdefault(_binding_key(d, review.target), {**d.binding(), "bound": d.bound})["used"] = day
+        stored.setdefault(_binding_key(d, review.target), {**d.binding(), "bound": d.bound})["used"] = today.isoformat()
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, json.dumps(_pruned(stored, today or dt.date.today()), indent=1, sort_keys=True))
+    write_text(path, json.dumps(_pruned(stored, today), indent=1, sort_keys=True))
     return len(fresh)
 
 
@@ -255,5 +255,6 @@ def _pruned(stored: dict[str, Any], today: dt.date) -> dict[str, Any]:
             return ""  # unreadable: pruned
 
     oldest = (today - dt.timedelta(days=UNUSED_DAYS)).isoformat()
-    kept = sorted(((used(v), k) for k, v in stored.items() if used(v) >= oldest), reverse=True)[:BINDINGS_KEEP]
-    return {k: stored[k] for _, k in kept}
+    days = {k: used(v) for k, v in stored.items()}
+    kept = sorted((k for k, day in days.items() if day >= oldest), key=lambda k: (days[k], k), reverse=True)
+    return {k: stored[k] for k in kept[:BINDINGS_KEEP]}

@@ -255,11 +255,15 @@ def named_paths(target: Target) -> list[str]:
         if not value or value.startswith("-") or len(value) > 4096:
             continue
         path = os.path.realpath(os.path.join(base, os.path.expanduser(value)))
-        if path in hidden or under(home, path):  # a home itself, or what holds one: only --allow-read shows it
-            continue
-        if any(under(path, r) for r in hidden) and os.path.exists(path):
+        if _hidden_but_showable(path, hidden, home) and os.path.exists(path):
             out.append(_project(path, home, hidden) if os.path.isfile(path) else path)
     return list(dict.fromkeys(out))
+
+
+def _hidden_but_showable(path: str, hidden: list[str], home: str) -> bool:
+    """`path` lies under a root the confinement hides, and is neither such a root itself nor a home or a folder
+    that holds one (those only --allow-read shows)."""
+    return path not in hidden and not under(home, path) and any(under(path, r) for r in hidden)
 
 
 def _pth_projects(venv: str) -> list[str]:
@@ -270,16 +274,16 @@ def _pth_projects(venv: str) -> list[str]:
     (`import ...`) are not paths; a home itself, or what holds one, is never shown."""
     hidden, home = _hidden_roots(), reviewers_home()
     out = []
-    for pth in sorted(Path(venv).glob("lib*/python*/site-packages/*.pth")):
+    for pth in sorted({p.resolve() for p in Path(venv).glob("lib*/python*/site-packages/*.pth")}):  # lib64 -> lib
         try:
             lines = pth.read_text(errors="replace").splitlines()[:100]
         except OSError:
             continue
         for line in lines:
-            entry = os.path.realpath(os.path.join(pth.parent, line.strip()))
-            if not line.strip() or line.startswith(("#", "import ", "import\t")) or not os.path.isdir(entry):
+            if not line.strip() or line.startswith(("#", "import ", "import\t")):
                 continue
-            if entry not in hidden and not under(home, entry) and any(under(entry, r) for r in hidden):
+            entry = os.path.realpath(os.path.join(pth.parent, line.strip()))
+            if os.path.isdir(entry) and _hidden_but_showable(entry, hidden, home):
                 out.append(_tree(entry, home, hidden))
     return out
 
