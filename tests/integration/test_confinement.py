@@ -24,7 +24,7 @@ from mcp_review.connection.session import Session, headless_handlers
 from mcp_review.connection.stdio import StdioTransport
 from mcp_review.sandbox import confine, known_run, observe
 from mcp_review.targets import Confinement, stdio_target
-from tests.support import PYTHON, SERVERS, eventually
+from tests.support import PYTHON, SERVERS, copied_server, eventually
 
 pytestmark = pytest.mark.skipif(
     bool(confine.unavailable() or observe.unavailable()) and not os.environ.get("MCP_REVIEW_REQUIRE_THIRDPARTY"),
@@ -209,14 +209,11 @@ def test_a_checkout_under_a_hidden_root_runs_its_script_with_its_project(tmp_pat
     """`python /tmp/checkout/tests/servers/x.py`: the script imports its siblings, so the project it belongs to (its
     nearest folder with a pyproject.toml, package.json, setup.py or .git) is shown read-only. A fresh clone under
     /tmp or /home ran none of its fixture servers before (`ModuleNotFoundError: rawserver`)."""
-    import shutil
 
     from tests.support import run_cli
 
     servers = tmp_path / "checkout" / "tests" / "servers"
-    servers.mkdir(parents=True)
-    for name in ("profiled.py", "rawserver.py"):
-        shutil.copy(SERVERS / name, servers / name)
+    copied_server(servers, "profiled.py")
     (tmp_path / "checkout" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     (tmp_path / "elsewhere").mkdir()
     target = stdio_target([PYTHON, str(servers / "profiled.py"), "exemplary"])
@@ -232,16 +229,13 @@ def test_a_venvs_editable_install_under_a_hidden_root_is_shown_with_its_project(
     project's source) of a project under a hidden root: the source's project is shown read-only, as the venv's own
     tree is. mcp-review's own demo (`python -m mcp_review.demo`) failed so from a clone under /tmp or /home run
     from another folder (`No module named 'mcp_review'`); so does a server a reviewer installs editable."""
-    import shutil
     import subprocess
 
     from tests.support import run_cli
 
     project = tmp_path / "project"
-    (project / "src").mkdir(parents=True)
+    copied_server(project / "src", "profiled.py")
     (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
-    for name in ("profiled.py", "rawserver.py"):
-        shutil.copy(SERVERS / name, project / "src" / name)
     subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
     (site,) = (tmp_path / "venv" / "lib").glob("python*/site-packages")
     (site / "__editable__.x.pth").write_text(f"{project / 'src'}\nimport os; os.environ.get('X')\n")
