@@ -63,7 +63,7 @@ def bound(mode: str, timeout: float) -> float:
     """How long a run may take before it counts as a hang, in seconds at the machine's pace (tests/pace.py): a few
     of the --timeout mcp-review was given, plus the start-up of Python. The app runs the checklist with every tool
     callable, a call, six tabs and five exports, each screen captured: ~36 s at --timeout 1 on a quiet 2-core
-    machine for the slowest cases (progress-flood, many-strings' 27 MB listing), up to ~1.7x that while the suite's
+    machine for the slowest cases (progress-flood, many-strings' 11 MB listing), up to ~1.7x that while the suite's
     workers share two cores. A hang never ends; this bound is ~2x that. The timeouts count whole (mcp-review waits
     them in wall time, whatever the pace), so a run whose machine got quieter since it began is no hang either."""
     return {"check": 30, "app": 60}.get(mode, 8) * timeout + 20

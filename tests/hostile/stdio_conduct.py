@@ -1,7 +1,7 @@
 """The hostile stdio cases whose attack is how they behave over time (hang, memory, orphan, crash, app), for
 stdio_server.py.
 
-- floods: progress-flood (a call that only ever sends progress), notify-flood (endless log notifications),
+- floods: progress-flood (a call that only ever sends progress, ~2,000 a second), notify-flood (endless log notifications),
   stderr-flood (an endless stderr with 40 MB lines); hangs: endless-cursor (tools/list pages that never end),
   no-read (stops reading stdin; a tool whose arguments fill the pipe).
 - requests to the client: burst-requests (300 sampling, 50 roots and an elicitation right after connecting),
@@ -36,18 +36,24 @@ def deaf() -> None:
 
 
 def progress_flood() -> Case:
+    """Bursts of 50 every 25 ms (~2,000 a second, 30 times what a screen draws): a client that waits anew on each
+    progress never ends the call. Not as fast as the pipe takes them: the flood's cost was what both sides burned
+    while a bound ran out (26 s of CPU of the corpus's 480), and notify-flood is the flood at full speed."""
+
     def call(params: dict) -> Any:
         token = params.get("_meta", {}).get("progressToken", 1)
         i = 0
         while True:
-            i += 1
-            send(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "notifications/progress",
-                    "params": {"progressToken": token, "progress": i, "message": "x" * 200},
-                }
-            )
+            for _ in range(50):
+                i += 1
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/progress",
+                        "params": {"progressToken": token, "progress": i, "message": "x" * 200},
+                    }
+                )
+            time.sleep(0.025)
 
     return Case(call=call)
 
