@@ -11,6 +11,7 @@ is replaced only once the reviewer says so, and no folder is made.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 from pathlib import Path
 
@@ -38,10 +39,15 @@ class Exporter:
         review = self.workspace.decided_on()
         review.reviewer = reviewer() or None  # the sign-off names who the app knows (as a decision dialog does)
         screen = ExportScreen(export_name(review.server.get("name")))
+        # The preview goes to the dialog through the app's loop, never posted from the files thread: a screen finds
+        # its app from another thread only once it is pushed, and a quick render was done before that (Textual's
+        # NoActiveAppError in that thread, the preview lost, the dialog "rendering…" for good).
+        loop = asyncio.get_running_loop()
 
         def rendered(done: concurrent.futures.Future[str]) -> None:
             error = done.exception()
-            screen.post_message(ExportScreen.Previewed(f"no preview: {error}" if error else done.result()))
+            said = ExportScreen.Previewed(f"no preview: {error}" if error else done.result())
+            loop.call_soon_threadsafe(screen.post_message, said)
 
         self.workspace.render(PREVIEW, review).add_done_callback(rendered)
         self.shell.ask(screen, lambda values: self._chosen(review, values))

@@ -11,6 +11,7 @@ handled) or stop the loop where the review waits (it is said, `on_loop`, instead
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import json
 import threading
@@ -84,3 +85,28 @@ async def test_the_app_answers_keys_while_the_export_is_rendered_and_written(tmp
         assert exported.error is None and exported.paths == [path]
         assert json.loads(path.read_text())["server"]["name"] == own.server["name"]
         assert not review.on_loop, "nothing of the export was made on the app's loop"
+
+
+class DoneElsewhere(concurrent.futures.Future[str]):
+    """A render finished by another thread the moment the exporter listens for it: before the dialog is pushed."""
+
+    def add_done_callback(self, fn: Any) -> None:
+        super().add_done_callback(fn)
+        finisher = threading.Thread(target=self.set_result, args=("the preview",))
+        finisher.start()
+        finisher.join()
+
+
+async def test_a_preview_rendered_before_its_dialog_is_pushed_still_reaches_it(tmp_path):
+    """Seen in a full run: a quick render, done in the files thread before the dialog was on screen, posted to a
+    screen that could not find its app from there; the preview was lost and the dialog said "rendering" for good."""
+    app = ReviewApp(demo_target(), export_dir=tmp_path, state_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        ws = app.workspace
+        await until(pilot, lambda: ws.snapshot is not None)
+        ws.render = lambda fmt, review: DoneElsewhere()  # type: ignore[method-assign]
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        screen = app.screen
+        await until(pilot, lambda: screen.preview is not None, 10)
+        assert screen.query_one(".preview", TextArea).text == "the preview"
