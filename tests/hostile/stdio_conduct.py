@@ -1,9 +1,9 @@
 """The hostile stdio cases whose attack is how they behave over time (hang, memory, orphan, crash, app), for
 stdio_server.py.
 
-- floods: progress-flood (a call that only ever sends progress, ~2,000 a second), notify-flood (endless log notifications),
-  stderr-flood (an endless stderr with 40 MB lines); hangs: endless-cursor (tools/list pages that never end),
-  no-read (stops reading stdin; a tool whose arguments fill the pipe).
+- floods: progress-flood (a call that only ever sends progress, ~2,000 a second), notify-flood (endless log
+  notifications), stderr-flood (an endless stderr with 40 MB lines); hangs: endless-cursor (tools/list pages that
+  never end), no-read (stops reading stdin; a tool whose arguments fill the pipe).
 - requests to the client: burst-requests (300 sampling, 50 roots and an elicitation right after connecting),
   elicit-first (an elicitation before anything else).
 - the process: orphans (a child, a setsid daemon, an env-scrubbed daemon; ignores SIGTERM), ignore-term (ignores
